@@ -1,0 +1,173 @@
+/* Context, status strings, version and allocation helpers. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#ifdef HAVE_HWLOC
+#include <hwloc.h>
+#endif
+
+const char *strata_version(void) { return STRATA_VERSION; }
+
+const char *strata_status_str(strata_status s)
+{
+    switch (s) {
+    case STRATA_OK: return "success";
+    case STRATA_ERR_INVALID_ARG: return "invalid argument";
+    case STRATA_ERR_NOMEM: return "out of memory";
+    case STRATA_ERR_OVERFLOW: return "size would overflow 32-bit vertex/triangle counts";
+    case STRATA_ERR_IO: return "input/output error";
+    case STRATA_ERR_FORMAT: return "malformed or unrecognised file format";
+    case STRATA_ERR_TRUNCATED: return "file is truncated";
+    case STRATA_ERR_TOO_LARGE: return "dimensions exceed the supported limits";
+    case STRATA_ERR_UNSUPPORTED: return "not supported by this build";
+    case STRATA_ERR_NOT_FINITE: return "NaN or infinite value in input";
+    case STRATA_ERR_BAD_MESH: return "invalid mesh (index out of range or degenerate triangle)";
+    case STRATA_ERR_BAD_LEVELS: return "invalid terrace levels (empty, not ascending or not finite)";
+    case STRATA_ERR_CANCELLED: return "cancelled";
+    case STRATA_ERR_ISA: return "requested instruction set not available on this CPU";
+    default: return "unknown status";
+    }
+}
+
+static void *default_alloc(void *user, size_t size, size_t align)
+{
+    (void)user;
+    void *p = NULL;
+    if (size == 0)
+        size = align;
+    if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size) != 0)
+        return NULL;
+    return p;
+}
+
+static void default_free(void *user, void *p)
+{
+    (void)user;
+    free(p);
+}
+
+void *strata__alloc(const strata_allocator *a, size_t size)
+{
+    return a->alloc(a->user, size, STRATA_ALIGN);
+}
+
+void strata__free(const strata_allocator *a, void *p)
+{
+    if (p)
+        a->free(a->user, p);
+}
+
+void *strata__alloc_array(const strata_allocator *a, size_t n, size_t size)
+{
+    if (size != 0 && n > SIZE_MAX / size)
+        return NULL;
+    return strata__alloc(a, n * size);
+}
+
+/* One worker per physical core when hwloc can tell, else per processor. */
+static int detect_default_threads(void)
+{
+#ifdef _OPENMP
+    const char *env = getenv("OMP_NUM_THREADS");
+    if (env && *env)
+        return omp_get_max_threads();
+    int n = omp_get_num_procs();
+#ifdef HAVE_HWLOC
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) == 0) {
+        if (hwloc_topology_load(topo) == 0) {
+            int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+            if (cores > 0 && cores <= n)
+                n = cores;
+        }
+        hwloc_topology_destroy(topo);
+    }
+#endif
+    return n > 0 ? n : 1;
+#else
+    return 1;
+#endif
+}
+
+strata_status strata_ctx_create(const strata_ctx_options *opt, strata_ctx **out)
+{
+    if (!out)
+        return STRATA_ERR_INVALID_ARG;
+    *out = NULL;
+    strata_allocator al = {default_alloc, default_free, NULL};
+    if (opt && opt->allocator) {
+        if (!opt->allocator->alloc || !opt->allocator->free)
+            return STRATA_ERR_INVALID_ARG;
+        al = *opt->allocator;
+    }
+    if (opt && opt->threads < 0)
+        return STRATA_ERR_INVALID_ARG;
+    strata_ctx *ctx = strata__alloc(&al, sizeof *ctx);
+    if (!ctx)
+        return STRATA_ERR_NOMEM;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->alloc = al;
+    ctx->default_threads = detect_default_threads();
+    ctx->threads = ctx->default_threads;
+    atomic_init(&ctx->cancel, 0);
+    if (opt && opt->threads > 0)
+        strata_ctx_set_threads(ctx, opt->threads);
+    *out = ctx;
+    return STRATA_OK;
+}
+
+void strata_ctx_destroy(strata_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    strata_allocator al = ctx->alloc;
+    strata__free(&al, ctx);
+}
+
+strata_status strata_ctx_set_threads(strata_ctx *ctx, int n)
+{
+    if (!ctx || n < 0)
+        return STRATA_ERR_INVALID_ARG;
+#ifdef _OPENMP
+    ctx->threads = n == 0 ? ctx->default_threads : n;
+#else
+    ctx->threads = 1;
+#endif
+    return STRATA_OK;
+}
+
+int strata_ctx_threads(const strata_ctx *ctx) { return ctx ? ctx->threads : 1; }
+
+void strata_ctx_set_progress(strata_ctx *ctx, strata_progress_fn fn, void *user)
+{
+    if (!ctx)
+        return;
+    ctx->progress = fn;
+    ctx->progress_user = user;
+}
+
+void strata_ctx_cancel(strata_ctx *ctx)
+{
+    if (ctx)
+        atomic_store(&ctx->cancel, 1);
+}
+
+void strata_ctx_reset_cancel(strata_ctx *ctx)
+{
+    if (ctx)
+        atomic_store(&ctx->cancel, 0);
+}
+
+strata_status strata__progress(strata_ctx *ctx, const char *stage, double done)
+{
+    if (!ctx)
+        return STRATA_OK;
+    if (ctx->progress && ctx->progress(ctx->progress_user, stage, done) != 0)
+        atomic_store(&ctx->cancel, 1);
+    return strata__cancelled(ctx) ? STRATA_ERR_CANCELLED : STRATA_OK;
+}

@@ -1,0 +1,74 @@
+/* Internal declarations shared by the library's source files. */
+#ifndef STRATA_INTERNAL_H
+#define STRATA_INTERNAL_H
+
+#include "strata.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#define STRATA_ALIGN 64
+
+#if defined(__GNUC__)
+#define STRATA_HIDDEN __attribute__((visibility("hidden")))
+#define STRATA_LIKELY(x) __builtin_expect(!!(x), 1)
+#define STRATA_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define STRATA_HIDDEN
+#define STRATA_LIKELY(x) (x)
+#define STRATA_UNLIKELY(x) (x)
+#endif
+
+struct strata_ctx {
+    strata_allocator alloc;
+    int threads;         /* effective worker count, >= 1 */
+    int default_threads; /* what threads = 0 means */
+    strata_progress_fn progress;
+    void *progress_user;
+    atomic_int cancel;
+};
+
+struct strata_mesh {
+    strata_allocator alloc; /* copied from the creating context */
+    uint32_t nverts, ntris, nedges;
+    strata_geometry geometry;
+    float center[3];
+    float radius;
+    float *x, *y, *z, *h;       /* nverts each */
+    uint32_t *a, *b, *c;        /* ntris each */
+    uint32_t *e0, *e1, *e2;     /* ntris each */
+    uint32_t *ev0, *ev1;        /* nedges each */
+};
+
+/* Allocation through a context's or mesh's allocator (64-byte aligned). */
+STRATA_HIDDEN void *strata__alloc(const strata_allocator *a, size_t size);
+STRATA_HIDDEN void strata__free(const strata_allocator *a, void *p);
+/* n * size with overflow check; returns NULL (and sets *ok=false) on
+ * overflow. */
+STRATA_HIDDEN void *strata__alloc_array(const strata_allocator *a, size_t n,
+                                        size_t size);
+
+/* Allocate a mesh with room for the given counts; arrays uninitialised. */
+STRATA_HIDDEN strata_status strata__mesh_alloc(const strata_allocator *a,
+                                               uint32_t nverts, uint32_t ntris,
+                                               uint32_t nedges,
+                                               strata_mesh **out);
+
+/* Recompute h[] from the positions and the mesh's geometry. */
+STRATA_HIDDEN void strata__mesh_update_heights(strata_mesh *m);
+
+/* Cancel flag / progress: returns STRATA_ERR_CANCELLED when the run must
+ * stop.  Call from the calling thread only. */
+STRATA_HIDDEN strata_status strata__progress(strata_ctx *ctx, const char *stage,
+                                             double done);
+static inline bool strata__cancelled(const strata_ctx *ctx)
+{
+    return atomic_load_explicit(&((strata_ctx *)ctx)->cancel,
+                                memory_order_relaxed) != 0;
+}
+
+/* Build the edge table of a mesh whose triangles are set, by sorting the
+ * vertex pairs.  Fills nedges, ev0, ev1, e0, e1, e2 (allocating ev0/ev1). */
+STRATA_HIDDEN strata_status strata__mesh_build_edges(strata_mesh *m);
+
+#endif

@@ -1,0 +1,36 @@
+/* Helpers shared by the Check suites. */
+#ifndef STRATA_TESTUTIL_H
+#define STRATA_TESTUTIL_H
+
+#include <check.h>
+#include <stdlib.h>
+
+#include "strata.h"
+
+/* Assert a strata call returned STRATA_OK, printing the status string. */
+#define ck_assert_ok(expr)                                                     \
+    do {                                                                       \
+        strata_status st_ = (expr);                                            \
+        ck_assert_msg(st_ == STRATA_OK, "%s -> %s", #expr,                     \
+                      strata_status_str(st_));                                 \
+    } while (0)
+
+/* Assert a call returned a given status. */
+#define ck_assert_status(expr, want)                                           \
+    do {                                                                       \
+        strata_status st_ = (expr);                                            \
+        ck_assert_msg(st_ == (want), "%s -> %s, expected %s", #expr,           \
+                      strata_status_str(st_), strata_status_str(want));        \
+    } while (0)
+
+/* Run one suite, return the process exit status. */
+static inline int run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+#endif
