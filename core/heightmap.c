@@ -1,0 +1,662 @@
+/* Heightmaps: binary PGM, PFM and greyscale PNG decoding, file loading and
+ * the grid mesh built from a heightmap.
+ *
+ * Every size a file claims is checked against the limits and against the
+ * bytes actually present (for PNG: what they could inflate to) before the
+ * pixel array is allocated, so a tiny hostile file cannot make us allocate
+ * gigabytes. */
+#define _POSIX_C_SOURCE 200809L /* fileno, fstat */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#if HAVE_SPNG
+#include <spng.h>
+#elif HAVE_LIBPNG
+#include <png.h>
+#include <setjmp.h>
+#endif
+
+struct strata_heightmap {
+    strata_allocator alloc;
+    uint32_t w, h;
+    float *data; /* w*h samples, row 0 at the top */
+};
+
+/* Largest file strata_heightmap_load reads: a colour PFM (12 bytes a pixel)
+ * at the pixel limit plus room for a header.  No valid heightmap is bigger. */
+#define MAX_FILE_BYTES ((uint64_t)STRATA_HEIGHTMAP_MAX_PIXELS * 12 + 4096)
+
+static strata_status check_dims(uint64_t w, uint64_t h)
+{
+    /* A side below 2 cannot make a grid cell: outside the documented limits
+     * just like a side above STRATA_HEIGHTMAP_MAX_SIDE. */
+    if (w < 2 || h < 2 || w > STRATA_HEIGHTMAP_MAX_SIDE ||
+        h > STRATA_HEIGHTMAP_MAX_SIDE || w * h > STRATA_HEIGHTMAP_MAX_PIXELS)
+        return STRATA_ERR_TOO_LARGE;
+    return STRATA_OK;
+}
+
+/* Allocate a heightmap of checked dimensions. */
+static strata_status hm_new(const strata_allocator *al, uint32_t w, uint32_t h,
+                            strata_heightmap **out)
+{
+    strata_heightmap *hm = strata__alloc(al, sizeof *hm);
+    if (!hm)
+        return STRATA_ERR_NOMEM;
+    hm->alloc = *al;
+    hm->w = w;
+    hm->h = h;
+    hm->data = strata__alloc_array(al, (size_t)w * h, sizeof(float));
+    if (!hm->data) {
+        strata__free(al, hm);
+        return STRATA_ERR_NOMEM;
+    }
+    *out = hm;
+    return STRATA_OK;
+}
+
+void strata_heightmap_destroy(strata_heightmap *hm)
+{
+    if (!hm)
+        return;
+    strata_allocator al = hm->alloc;
+    strata__free(&al, hm->data);
+    strata__free(&al, hm);
+}
+
+uint32_t strata_heightmap_width(const strata_heightmap *hm) { return hm ? hm->w : 0; }
+uint32_t strata_heightmap_height(const strata_heightmap *hm) { return hm ? hm->h : 0; }
+const float *strata_heightmap_data(const strata_heightmap *hm) { return hm ? hm->data : NULL; }
+
+/* ------------------------------------------------------------------ */
+/* Netpbm-style headers (PGM and PFM)                                  */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    const uint8_t *p, *end;
+} cursor;
+
+static bool is_space(uint8_t c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static bool is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
+
+/* The separator before a header token: at least one whitespace byte or
+ * comment ('#' to the end of the line).  Running out of bytes inside the
+ * header is truncation (the file is a prefix of a header), any other byte
+ * where a separator must be is a format error. */
+static strata_status skip_separator(cursor *c)
+{
+    if (c->p == c->end)
+        return STRATA_ERR_TRUNCATED;
+    if (!is_space(*c->p) && *c->p != '#')
+        return STRATA_ERR_FORMAT;
+    for (;;) {
+        if (c->p == c->end)
+            return STRATA_ERR_TRUNCATED;
+        if (*c->p == '#') {
+            while (c->p < c->end && *c->p != '\n' && *c->p != '\r')
+                c->p++;
+        } else if (is_space(*c->p)) {
+            c->p++;
+        } else {
+            return STRATA_OK;
+        }
+    }
+}
+
+/* A separator, then an unsigned decimal of 1 to 9 digits.  Nine digits is
+ * far above any limit, so more is garbage, not a big size. */
+static strata_status header_uint(cursor *c, uint32_t *v)
+{
+    strata_status st = skip_separator(c);
+    if (st != STRATA_OK)
+        return st;
+    uint32_t n = 0, digits = 0;
+    while (c->p < c->end && is_digit(*c->p)) {
+        if (++digits > 9)
+            return STRATA_ERR_FORMAT;
+        n = n * 10 + (uint32_t)(*c->p++ - '0');
+    }
+    if (digits == 0)
+        return STRATA_ERR_FORMAT;
+    *v = n;
+    return STRATA_OK;
+}
+
+/* The raster starts after exactly one whitespace byte following the last
+ * header token. */
+static strata_status header_end(cursor *c)
+{
+    if (c->p == c->end)
+        return STRATA_ERR_TRUNCATED;
+    if (!is_space(*c->p))
+        return STRATA_ERR_FORMAT;
+    c->p++;
+    return STRATA_OK;
+}
+
+/* The PFM scale: a separator, then [+-]digits[.digits][(e|E)[+-]digits].
+ * Only its sign is used (negative: little-endian samples); its magnitude
+ * is a nominal unit the samples are not multiplied by.  We evaluate it
+ * without strtod, which depends on the locale and wants a terminated
+ * string, only to refuse zero and out-of-range scales. */
+static strata_status header_scale(cursor *c, bool *little_endian)
+{
+    strata_status st = skip_separator(c);
+    if (st != STRATA_OK)
+        return st;
+    bool neg = false, dot = false;
+    if (c->p < c->end && (*c->p == '+' || *c->p == '-'))
+        neg = *c->p++ == '-';
+    double mant = 0.0;
+    int e10 = 0, mdigits = 0;
+    for (; c->p < c->end; c->p++) {
+        if (is_digit(*c->p)) {
+            if (++mdigits > 40) /* a scale is a short number */
+                return STRATA_ERR_FORMAT;
+            mant = mant * 10.0 + (*c->p - '0');
+            e10 -= dot;
+        } else if (*c->p == '.' && !dot) {
+            dot = true;
+        } else {
+            break;
+        }
+    }
+    if (mdigits == 0 && c->p < c->end)
+        return STRATA_ERR_FORMAT;
+    if (c->p < c->end && (*c->p == 'e' || *c->p == 'E')) {
+        c->p++;
+        bool eneg = false;
+        if (c->p < c->end && (*c->p == '+' || *c->p == '-'))
+            eneg = *c->p++ == '-';
+        int e = 0, edigits = 0;
+        while (c->p < c->end && is_digit(*c->p)) {
+            if (++edigits > 4)
+                return STRATA_ERR_FORMAT;
+            e = e * 10 + (*c->p++ - '0');
+        }
+        if (edigits == 0 && c->p < c->end)
+            return STRATA_ERR_FORMAT;
+        e10 += eneg ? -e : e;
+    }
+    if (c->p == c->end)
+        return STRATA_ERR_TRUNCATED;
+    const double scale = mant * pow(10.0, e10);
+    if (!(scale > 0.0) || !isfinite((float)scale) || (float)scale == 0.0f)
+        return STRATA_ERR_FORMAT;
+    *little_endian = neg;
+    return STRATA_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* PGM (P5)                                                            */
+/* ------------------------------------------------------------------ */
+
+static strata_status decode_pgm(const strata_allocator *al, cursor c,
+                                strata_heightmap **out)
+{
+    uint32_t w, h, maxval;
+    strata_status st;
+    if ((st = header_uint(&c, &w)) != STRATA_OK ||
+        (st = header_uint(&c, &h)) != STRATA_OK ||
+        (st = header_uint(&c, &maxval)) != STRATA_OK)
+        return st;
+    if (maxval == 0 || maxval > 65535)
+        return STRATA_ERR_FORMAT;
+    if ((st = header_end(&c)) != STRATA_OK || (st = check_dims(w, h)) != STRATA_OK)
+        return st;
+    const size_t bps = maxval < 256 ? 1 : 2;
+    const size_t n = (size_t)w * h;
+    if ((size_t)(c.end - c.p) / bps < n)
+        return STRATA_ERR_TRUNCATED;
+
+    strata_heightmap *hm;
+    if ((st = hm_new(al, w, h, &hm)) != STRATA_OK)
+        return st;
+    /* Samples above maxval are invalid PGM; clamp them rather than reject a
+     * file that is otherwise fine, so the result stays in [0,1]. */
+    const float fmax = (float)maxval;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t v = bps == 1 ? c.p[i] : (uint32_t)c.p[2 * i] << 8 | c.p[2 * i + 1];
+        hm->data[i] = v >= maxval ? 1.0f : (float)v / fmax;
+    }
+    *out = hm;
+    return STRATA_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* PFM (Pf grey, PF colour)                                            */
+/* ------------------------------------------------------------------ */
+
+static strata_status decode_pfm(const strata_allocator *al, cursor c,
+                                uint32_t channels, strata_heightmap **out)
+{
+    uint32_t w, h;
+    bool little = false;
+    strata_status st;
+    if ((st = header_uint(&c, &w)) != STRATA_OK ||
+        (st = header_uint(&c, &h)) != STRATA_OK ||
+        (st = header_scale(&c, &little)) != STRATA_OK ||
+        (st = header_end(&c)) != STRATA_OK ||
+        (st = check_dims(w, h)) != STRATA_OK)
+        return st;
+    const size_t stride = 4 * (size_t)channels;
+    if ((size_t)(c.end - c.p) / stride / w < h)
+        return STRATA_ERR_TRUNCATED;
+
+    strata_heightmap *hm;
+    if ((st = hm_new(al, w, h, &hm)) != STRATA_OK)
+        return st;
+    /* File rows run bottom to top; ours run top to bottom. */
+    for (uint32_t r = 0; r < h; r++) {
+        const uint8_t *src = c.p + (size_t)r * w * stride;
+        float *dst = hm->data + (size_t)(h - 1 - r) * w;
+        for (uint32_t x = 0; x < w; x++, src += stride) {
+            uint32_t bits = little ? (uint32_t)src[0] | (uint32_t)src[1] << 8 |
+                                         (uint32_t)src[2] << 16 | (uint32_t)src[3] << 24
+                                   : (uint32_t)src[3] | (uint32_t)src[2] << 8 |
+                                         (uint32_t)src[1] << 16 | (uint32_t)src[0] << 24;
+            float v;
+            memcpy(&v, &bits, sizeof v);
+            if (!isfinite(v)) {
+                strata_heightmap_destroy(hm);
+                return STRATA_ERR_NOT_FINITE;
+            }
+            dst[x] = v;
+        }
+    }
+    *out = hm;
+    return STRATA_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* PNG                                                                 */
+/* ------------------------------------------------------------------ */
+
+static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Largest chunk other than IDAT we accept.  Both libraries hold such
+ * chunks (text, ICC profiles) in memory; refusing them here keeps that
+ * bounded and gives the same answer with either library. */
+#define PNG_MAX_META ((size_t)1 << 26)
+
+/* Walk the chunks up to IEND before decoding: a file cut anywhere is then
+ * truncated whichever library (if any) decodes it, and libraries that stop
+ * reading at the end of the image data cannot accept a cut file. */
+static strata_status png_walk(const uint8_t *d, size_t len)
+{
+    size_t pos = 8;
+    for (;;) {
+        if (len - pos < 12) /* length, type, CRC */
+            return STRATA_ERR_TRUNCATED;
+        const uint32_t n = be32(d + pos);
+        if (n > 0x7fffffffu) /* the PNG limit on chunk lengths */
+            return STRATA_ERR_FORMAT;
+        if (len - pos - 12 < n)
+            return STRATA_ERR_TRUNCATED;
+        if (n > PNG_MAX_META && memcmp(d + pos + 4, "IDAT", 4) != 0)
+            return STRATA_ERR_TOO_LARGE;
+        const bool iend = memcmp(d + pos + 4, "IEND", 4) == 0;
+        pos += 12 + (size_t)n;
+        if (iend)
+            return STRATA_OK;
+    }
+}
+
+#if HAVE_SPNG || HAVE_LIBPNG
+/* Both libraries decode into the same layout: rows of `stride` bytes,
+ * `channels` samples a pixel of `depth` bits, 16-bit samples big-endian,
+ * sub-byte samples packed from the most significant bit.  The raw image is
+ * decoded into hm->data itself (at most 4 bytes a pixel, grey+alpha 16-bit)
+ * to avoid a second image-sized buffer, and converted to floats back to
+ * front: the raw bytes of pixels before i all lie below byte 4i, so writing
+ * float i never clobbers a pixel not yet read.  Alpha is ignored. */
+static void png_normalise(strata_heightmap *hm, size_t stride, int channels,
+                          int depth)
+{
+    const uint8_t *raw = (const uint8_t *)hm->data;
+    const uint32_t maxval = (1u << depth) - 1;
+    const float fmax = (float)maxval;
+    for (size_t i = (size_t)hm->w * hm->h; i-- > 0;) {
+        const uint8_t *row = raw + (i / hm->w) * stride;
+        const size_t x = i % hm->w;
+        uint32_t v;
+        if (depth == 16) {
+            const uint8_t *s = row + x * 2 * channels;
+            v = (uint32_t)s[0] << 8 | s[1];
+        } else if (depth == 8) {
+            v = row[x * channels];
+        } else { /* 1, 2, 4 bits: grey only */
+            const size_t bit = x * depth;
+            v = (uint32_t)(row[bit / 8] >> (8 - depth - bit % 8)) & maxval;
+        }
+        hm->data[i] = (float)v / fmax;
+    }
+}
+#endif
+
+#if HAVE_SPNG
+static strata_status spng_status(int err)
+{
+    switch (err) {
+    case SPNG_OK: return STRATA_OK;
+    case SPNG_EMEM: return STRATA_ERR_NOMEM;
+    case SPNG_EUSER_WIDTH:
+    case SPNG_EUSER_HEIGHT:
+    case SPNG_ECHUNK_LIMITS: return STRATA_ERR_TOO_LARGE; /* see PNG_MAX_META */
+    case SPNG_IO_EOF:
+    case SPNG_IO_ERROR:
+    case SPNG_EIO:
+    case SPNG_EOF: return STRATA_ERR_TRUNCATED;
+    default: return STRATA_ERR_FORMAT;
+    }
+}
+
+static strata_status decode_png(const strata_allocator *al, const uint8_t *data,
+                                size_t len, strata_heightmap **out)
+{
+    spng_ctx *sp = spng_ctx_new(0);
+    if (!sp)
+        return STRATA_ERR_NOMEM;
+    strata_heightmap *hm = NULL;
+    struct spng_ihdr ihdr;
+    size_t size = 0;
+    strata_status st;
+    /* libspng keeps ancillary chunks (which we never use) in memory: cap
+     * that, as compressed text could otherwise inflate without bound.  The
+     * chunk limit does not apply to IDAT. */
+    spng_set_image_limits(sp, STRATA_HEIGHTMAP_MAX_SIDE, STRATA_HEIGHTMAP_MAX_SIDE);
+    spng_set_chunk_limits(sp, PNG_MAX_META, PNG_MAX_META);
+    spng_set_crc_action(sp, SPNG_CRC_ERROR, SPNG_CRC_DISCARD);
+    if ((st = spng_status(spng_set_png_buffer(sp, data, len))) != STRATA_OK ||
+        (st = spng_status(spng_get_ihdr(sp, &ihdr))) != STRATA_OK ||
+        (st = check_dims(ihdr.width, ihdr.height)) != STRATA_OK)
+        goto done;
+    int channels = ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE         ? 1
+                   : ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA ? 2
+                                                                        : 0;
+    if (!channels) {
+        st = STRATA_ERR_UNSUPPORTED;
+        goto done;
+    }
+    if ((st = spng_status(spng_decoded_image_size(sp, SPNG_FMT_RAW, &size))) != STRATA_OK)
+        goto done;
+    if ((uint64_t)size > (uint64_t)4 * ihdr.width * ihdr.height || size % ihdr.height) {
+        st = STRATA_ERR_FORMAT; /* cannot happen for a valid IHDR */
+        goto done;
+    }
+    if ((st = hm_new(al, ihdr.width, ihdr.height, &hm)) != STRATA_OK)
+        goto done;
+    /* libspng ORs sub-byte samples of interlaced images into place: start
+     * from zeros.  Then read on to IEND to check the CRCs of the chunks after
+     * the image data. */
+    memset(hm->data, 0, size);
+    if ((st = spng_status(spng_decode_image(sp, hm->data, size, SPNG_FMT_RAW, 0))) != STRATA_OK ||
+        (st = spng_status(spng_decode_chunks(sp))) != STRATA_OK)
+        goto done;
+    png_normalise(hm, size / ihdr.height, channels, ihdr.bit_depth);
+    *out = hm;
+    hm = NULL;
+done:
+    strata_heightmap_destroy(hm);
+    spng_ctx_free(sp);
+    return st;
+}
+
+#elif HAVE_LIBPNG
+/* State shared with libpng's callbacks.  It lives in decode_png's frame,
+ * not in png_run's which calls setjmp, so its fields are well defined after
+ * a longjmp without being volatile. */
+typedef struct {
+    const uint8_t *p;
+    size_t left;
+    const strata_allocator *al;
+    strata_status st; /* why png_error was called */
+    bool alloc_failed;
+    strata_heightmap *hm;
+    png_bytep *rows;
+} png_job;
+
+static void png_read_mem(png_structp png, png_bytep dst, size_t n)
+{
+    png_job *job = png_get_io_ptr(png);
+    if (n > job->left) {
+        job->st = STRATA_ERR_TRUNCATED;
+        png_error(png, "truncated");
+    }
+    memcpy(dst, job->p, n);
+    job->p += n;
+    job->left -= n;
+}
+
+/* libpng's default handlers print to stderr; the library must not. */
+static void png_silent_warning(png_structp png, png_const_charp msg) { (void)png; (void)msg; }
+
+static void png_silent_error(png_structp png, png_const_charp msg)
+{
+    (void)msg;
+    png_job *job = png_get_error_ptr(png);
+    if (job->st == STRATA_OK)
+        job->st = job->alloc_failed ? STRATA_ERR_NOMEM : STRATA_ERR_FORMAT;
+    png_longjmp(png, 1);
+}
+
+static png_voidp png_alloc_fn(png_structp png, png_alloc_size_t n)
+{
+    png_job *job = png_get_mem_ptr(png);
+    void *p = strata__alloc(job->al, n);
+    if (!p)
+        job->alloc_failed = true;
+    return p;
+}
+
+static void png_free_fn(png_structp png, png_voidp p)
+{
+    png_job *job = png_get_mem_ptr(png);
+    strata__free(job->al, p);
+}
+
+/* Every libpng call that may fail, behind one setjmp; errors set job->st. */
+static void png_run(png_structp png, png_infop info, png_job *job)
+{
+    if (setjmp(png_jmpbuf(png)))
+        return;
+    png_set_read_fn(png, job, png_read_mem);
+    png_set_user_limits(png, STRATA_HEIGHTMAP_MAX_SIDE, STRATA_HEIGHTMAP_MAX_SIDE);
+    png_set_chunk_malloc_max(png, PNG_MAX_META);
+#ifdef PNG_HANDLE_AS_UNKNOWN_SUPPORTED
+    /* Skip every ancillary chunk (we use none of them)... */
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
+#endif
+    /* ...so the remaining benign errors concern the image data itself (too
+     * little of it, say): refuse those instead of returning zeros. */
+    png_set_benign_errors(png, 0);
+    png_read_info(png, info);
+
+    png_uint_32 w, h;
+    int depth, color, interlace;
+    png_get_IHDR(png, info, &w, &h, &depth, &color, &interlace, NULL, NULL);
+    if ((job->st = check_dims(w, h)) != STRATA_OK)
+        return;
+    if (color != PNG_COLOR_TYPE_GRAY && color != PNG_COLOR_TYPE_GRAY_ALPHA) {
+        job->st = STRATA_ERR_UNSUPPORTED;
+        return;
+    }
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    const size_t stride = png_get_rowbytes(png, info);
+    if (stride > (size_t)4 * w) {
+        job->st = STRATA_ERR_FORMAT; /* not for a valid IHDR */
+        return;
+    }
+    if ((job->st = hm_new(job->al, w, h, &job->hm)) != STRATA_OK)
+        return;
+    if (!(job->rows = strata__alloc_array(job->al, h, sizeof *job->rows))) {
+        job->st = STRATA_ERR_NOMEM;
+        return;
+    }
+    for (png_uint_32 y = 0; y < h; y++)
+        job->rows[y] = (png_bytep)job->hm->data + (size_t)y * stride;
+    png_read_image(png, job->rows);
+    png_read_end(png, NULL); /* check the chunks after the image data too */
+    png_normalise(job->hm, stride, color == PNG_COLOR_TYPE_GRAY ? 1 : 2, depth);
+}
+
+static strata_status decode_png(const strata_allocator *al, const uint8_t *data,
+                                size_t len, strata_heightmap **out)
+{
+    png_job job = {data, len, al, STRATA_OK, false, NULL, NULL};
+    png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &job,
+                                               png_silent_error, png_silent_warning,
+                                               &job, png_alloc_fn, png_free_fn);
+    if (!png)
+        return STRATA_ERR_NOMEM;
+    png_infop info = png_create_info_struct(png);
+    if (info)
+        png_run(png, info, &job);
+    else
+        job.st = STRATA_ERR_NOMEM;
+    png_destroy_read_struct(&png, &info, NULL);
+    strata__free(al, job.rows);
+    if (job.st != STRATA_OK)
+        strata_heightmap_destroy(job.hm);
+    else
+        *out = job.hm;
+    return job.st;
+}
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Entry points                                                        */
+/* ------------------------------------------------------------------ */
+
+strata_status strata_heightmap_decode(strata_ctx *ctx, const void *data, size_t len,
+                                      strata_heightmap **out)
+{
+    if (!out)
+        return STRATA_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!ctx || !data)
+        return STRATA_ERR_INVALID_ARG;
+    const uint8_t *d = data;
+    cursor c = {d + 2, d + len};
+    /* Input too short to hold its magic is a prefix of a file when its
+     * bytes begin one: truncated, like every other prefix. */
+    if (len >= 2 && d[0] == 'P' && d[1] == '5')
+        return decode_pgm(&ctx->alloc, c, out);
+    if (len >= 2 && d[0] == 'P' && (d[1] == 'f' || d[1] == 'F'))
+        return decode_pfm(&ctx->alloc, c, d[1] == 'F' ? 3 : 1, out);
+    if (len < 2 && (len == 0 || d[0] == 'P'))
+        return STRATA_ERR_TRUNCATED;
+    if (memcmp(d, png_sig, len < 8 ? len : 8) != 0)
+        return STRATA_ERR_FORMAT;
+    if (len < 8)
+        return STRATA_ERR_TRUNCATED;
+    /* The IHDR always comes first at a fixed place: check the size there,
+     * the same way with either library (or none). */
+    if (len >= 26 && memcmp(d + 12, "IHDR", 4) == 0) {
+        const uint32_t w = be32(d + 16), h = be32(d + 20);
+        strata_status st = check_dims(w, h);
+        if (st != STRATA_OK)
+            return st;
+        /* Deflate expands at most 1032:1, so the file length bounds the
+         * image a real file can hold: a tiny file claiming a big image is
+         * refused before anything image-sized is allocated. */
+        static const uint8_t channels[7] = {1, 1, 3, 1, 2, 1, 4};
+        const uint64_t bits = (uint64_t)d[24] * channels[d[25] < 7 ? d[25] : 0];
+        if ((uint64_t)w * h * bits / 8 > (uint64_t)len * 1032 + 1024)
+            return STRATA_ERR_TRUNCATED;
+    }
+    strata_status st = png_walk(d, len);
+    if (st != STRATA_OK)
+        return st;
+#if HAVE_SPNG || HAVE_LIBPNG
+    return decode_png(&ctx->alloc, d, len, out);
+#else
+    return STRATA_ERR_UNSUPPORTED;
+#endif
+}
+
+strata_status strata_heightmap_load(strata_ctx *ctx, const char *path,
+                                    strata_heightmap **out)
+{
+    if (!out)
+        return STRATA_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!ctx || !path)
+        return STRATA_ERR_INVALID_ARG;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return STRATA_ERR_IO;
+    strata_status st = STRATA_OK;
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0) {
+        st = STRATA_ERR_IO;
+    } else if (!S_ISREG(sb.st_mode)) {
+        errno = EINVAL; /* directories, pipes: size unknown or no data */
+        st = STRATA_ERR_IO;
+    } else if ((uint64_t)sb.st_size > MAX_FILE_BYTES || (uint64_t)sb.st_size > SIZE_MAX) {
+        st = STRATA_ERR_TOO_LARGE;
+    } else {
+        len = (size_t)sb.st_size;
+        /* +1: never ask for 0 bytes; decode() wants a non-NULL pointer. */
+        if (!(buf = strata__alloc(&ctx->alloc, len + 1)))
+            st = STRATA_ERR_NOMEM;
+        else if (fread(buf, 1, len, f) != len)
+            st = STRATA_ERR_IO; /* a read error, or the file shrank */
+    }
+    int saved = errno;
+    fclose(f);
+    errno = saved;
+    if (st == STRATA_OK)
+        st = strata_heightmap_decode(ctx, buf, len, out);
+    strata__free(&ctx->alloc, buf);
+    return st;
+}
+
+strata_status strata_mesh_from_heightmap(strata_ctx *ctx, const strata_heightmap *hm,
+                                         float cell_size, float height_scale,
+                                         strata_mesh **out)
+{
+    if (!out)
+        return STRATA_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!ctx || !hm || !(cell_size > 0.0f) || !isfinite(cell_size) ||
+        !isfinite(height_scale))
+        return STRATA_ERR_INVALID_ARG;
+    strata_mesh *m;
+    strata_status st = strata_shape_grid(ctx, hm->w - 1, hm->h - 1, cell_size, &m);
+    if (st != STRATA_OK)
+        return st;
+    /* Grid vertex (i, j) is j*w + i, the same index as sample (i, j). */
+    const size_t n = (size_t)hm->w * hm->h;
+    for (size_t i = 0; i < n; i++) {
+        m->y[i] = hm->data[i] * height_scale;
+        if (!isfinite(m->y[i])) { /* a large PFM sample times the scale */
+            strata_mesh_destroy(m);
+            return STRATA_ERR_NOT_FINITE;
+        }
+    }
+    strata__mesh_update_heights(m);
+    *out = m;
+    return STRATA_OK;
+}
