@@ -1,4 +1,8 @@
 /* Context, status strings, version and allocation helpers. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
 #include "internal.h"
 
 #include <stdlib.h>

@@ -40,6 +40,30 @@ struct strata_mesh {
     uint32_t *ev0, *ev1;        /* nedges each */
 };
 
+struct strata_result {
+    strata_allocator alloc;
+    uint32_t nverts;
+    float *x, *y, *z;
+    float *nx, *ny, *nz; /* NULL without normals */
+    uint64_t nindices;
+    uint32_t *indices;
+    uint32_t nterraces;
+    strata_terrace *terraces;
+    strata_walls walls;
+    strata_geometry geometry;
+    float center[3];
+    float radius;
+};
+
+/* An empty result with the given counts allocated (normals if asked). */
+STRATA_HIDDEN strata_status strata__result_alloc(const strata_allocator *a,
+                                                 uint32_t nverts, uint64_t nindices,
+                                                 uint32_t nterraces, int normals,
+                                                 strata_result **out);
+
+/* Fill roof_area / wall_area of every terrace from the final buffers. */
+STRATA_HIDDEN void strata__result_areas(strata_ctx *ctx, strata_result *r);
+
 /* Allocation through a context's or mesh's allocator (64-byte aligned). */
 STRATA_HIDDEN void *strata__alloc(const strata_allocator *a, size_t size);
 STRATA_HIDDEN void strata__free(const strata_allocator *a, void *p);
@@ -66,6 +90,10 @@ static inline bool strata__cancelled(const strata_ctx *ctx)
     return atomic_load_explicit(&((strata_ctx *)ctx)->cancel,
                                 memory_order_relaxed) != 0;
 }
+
+/* True when a curve maps every t to itself (points on the diagonal from
+ * 0 to 1): displacement then skips it, leaving heights bit for bit. */
+STRATA_HIDDEN bool strata__curve_is_identity(const strata_curve *c);
 
 /* Build the edge table of a mesh whose triangles are set, by sorting the
  * vertex pairs.  Fills nedges, ev0, ev1, e0, e1, e2 (allocating ev0/ev1). */

@@ -17,15 +17,15 @@ static void check_edge_table(const strata_mesh *m, uint32_t *border, uint32_t *o
     uint32_t *use = calloc(v.nedges ? v.nedges : 1, sizeof *use);
     ck_assert_ptr_nonnull(use);
     for (uint32_t e = 0; e < v.nedges; e++)
-        ck_assert_uint_lt(v.ev0[e], v.ev1[e]);
+        require((v.ev0[e]) < (v.ev1[e]), "%s: %llu vs %llu", "v.ev0[e] < v.ev1[e]", (unsigned long long)(v.ev0[e]), (unsigned long long)(v.ev1[e]));
     for (uint32_t t = 0; t < v.ntris; t++) {
         const uint32_t vv[3] = {v.a[t], v.b[t], v.c[t]};
         const uint32_t ee[3] = {v.e0[t], v.e1[t], v.e2[t]};
         for (int s = 0; s < 3; s++) {
             uint32_t p = vv[s], q = vv[(s + 1) % 3], e = ee[s];
-            ck_assert_uint_lt(e, v.nedges);
+            require((e) < (v.nedges), "%s: %llu vs %llu", "e < v.nedges", (unsigned long long)(e), (unsigned long long)(v.nedges));
             uint32_t lo = p < q ? p : q, hi = p < q ? q : p;
-            ck_assert_msg(v.ev0[e] == lo && v.ev1[e] == hi,
+            require(v.ev0[e] == lo && v.ev1[e] == hi,
                           "tri %u side %d: edge %u is (%u,%u), want (%u,%u)", t, s, e,
                           v.ev0[e], v.ev1[e], lo, hi);
             use[e]++;
@@ -33,7 +33,7 @@ static void check_edge_table(const strata_mesh *m, uint32_t *border, uint32_t *o
     }
     *border = *over = 0;
     for (uint32_t e = 0; e < v.nedges; e++) {
-        ck_assert_uint_gt(use[e], 0); /* no orphan edges */
+        require((use[e]) > (0), "%s: %llu vs %llu", "use[e] > 0", (unsigned long long)(use[e]), (unsigned long long)(0)); /* no orphan edges */
         *border += use[e] == 1;
         *over += use[e] > 2;
     }
@@ -61,7 +61,7 @@ static void check_oriented(const strata_mesh *m)
     }
     qsort(d, n, sizeof *d, cmp_u64);
     for (size_t i = 1; i < n; i++)
-        ck_assert_msg(d[i] != d[i - 1], "directed edge used twice: inconsistent winding");
+        require(d[i] != d[i - 1], "directed edge used twice: inconsistent winding");
     free(d);
 }
 
@@ -89,7 +89,7 @@ static strata_ctx *new_ctx(int threads)
 START_TEST(test_version_status)
 {
     ck_assert_str_eq(strata_version(), STRATA_VERSION);
-    ck_assert_int_eq(STRATA_VERSION_NUMBER, 100);
+    require((STRATA_VERSION_NUMBER) == (100), "%s: %lld vs %lld", "STRATA_VERSION_NUMBER == 100", (long long)(STRATA_VERSION_NUMBER), (long long)(100));
     for (int s = 0; s < STRATA_STATUS_COUNT_; s++) {
         const char *msg = strata_status_str((strata_status)s);
         ck_assert_ptr_nonnull(msg);
@@ -135,11 +135,11 @@ START_TEST(test_allocator_hook)
     strata_mesh *m, *s;
     ck_assert_ok(strata_shape_icosphere(ctx, 2, 1.0f, &m));
     ck_assert_ok(strata_mesh_subdivide(ctx, m, 1, STRATA_SUBDIVIDE_PROJECT, &s));
-    ck_assert_int_gt(c.calls, 10);
+    require((c.calls) > (10), "%s: %lld vs %lld", "c.calls > 10", (long long)(c.calls), (long long)(10));
     strata_mesh_destroy(m);
     strata_mesh_destroy(s);
     strata_ctx_destroy(ctx);
-    ck_assert_int_eq(c.live, 0); /* every allocation went back through the hook */
+    require((c.live) == (0), "%s: %lld vs %lld", "c.live == 0", (long long)(c.live), (long long)(0)); /* every allocation went back through the hook */
 
     strata_allocator bad = {NULL, count_free, &c};
     o.allocator = &bad;
@@ -155,12 +155,12 @@ END_TEST
 START_TEST(test_threads)
 {
     strata_ctx *ctx = new_ctx(0);
-    ck_assert_int_ge(strata_ctx_threads(ctx), 1);
+    require((strata_ctx_threads(ctx)) >= (1), "%s: %lld vs %lld", "strata_ctx_threads(ctx) >= 1", (long long)(strata_ctx_threads(ctx)), (long long)(1));
     ck_assert_ok(strata_ctx_set_threads(ctx, 3));
 #ifdef _OPENMP
-    ck_assert_int_eq(strata_ctx_threads(ctx), 3);
+    require((strata_ctx_threads(ctx)) == (3), "%s: %lld vs %lld", "strata_ctx_threads(ctx) == 3", (long long)(strata_ctx_threads(ctx)), (long long)(3));
 #else
-    ck_assert_int_eq(strata_ctx_threads(ctx), 1);
+    require((strata_ctx_threads(ctx)) == (1), "%s: %lld vs %lld", "strata_ctx_threads(ctx) == 1", (long long)(strata_ctx_threads(ctx)), (long long)(1));
 #endif
     ck_assert_status(strata_ctx_set_threads(ctx, -2), STRATA_ERR_INVALID_ARG);
     strata_ctx_destroy(ctx);
@@ -172,7 +172,7 @@ static int cancel_after_first(void *user, const char *stage, double done)
 {
     int *calls = user;
     ck_assert_str_eq(stage, "subdivide");
-    ck_assert(done >= 0.0 && done <= 1.0);
+    require(done >= 0.0 && done <= 1.0, "%s", "done >= 0.0 && done <= 1.0");
     return ++*calls >= 2;
 }
 
@@ -188,7 +188,7 @@ START_TEST(test_cancel_progress)
     int calls = 0;
     strata_ctx_set_progress(ctx, cancel_after_first, &calls);
     ck_assert_status(strata_mesh_subdivide(ctx, m, 3, 0, &s), STRATA_ERR_CANCELLED);
-    ck_assert_int_eq(calls, 2);
+    require((calls) == (2), "%s: %lld vs %lld", "calls == 2", (long long)(calls), (long long)(2));
     strata_ctx_reset_cancel(ctx);
     strata_ctx_set_progress(ctx, NULL, NULL);
     ck_assert_ok(strata_mesh_subdivide(ctx, m, 1, 0, &s));
@@ -224,19 +224,19 @@ START_TEST(test_create_edges_by_sorting)
     ck_assert_ok(strata_mesh_create(ctx, xyz, v.nverts, tri, v.ntris, &s));
     strata_mesh_view w;
     strata_mesh_get_view(s, &w);
-    ck_assert_uint_eq(w.nedges, v.nedges);
+    require((w.nedges) == (v.nedges), "%s: %llu vs %llu", "w.nedges == v.nedges", (unsigned long long)(w.nedges), (unsigned long long)(v.nedges));
     uint32_t border, over;
     check_edge_table(s, &border, &over);
-    ck_assert_uint_eq(border, 2 * (7 + 5));
-    ck_assert_uint_eq(over, 0);
+    require((border) == (2 * (7 + 5)), "%s: %llu vs %llu", "border == 2 * (7 + 5)", (unsigned long long)(border), (unsigned long long)(2 * (7 + 5)));
+    require((over) == (0), "%s: %llu vs %llu", "over == 0", (unsigned long long)(over), (unsigned long long)(0));
     /* Sorted numbering is by (min, max) vertex pair. */
     for (uint32_t e = 1; e < w.nedges; e++)
-        ck_assert(((uint64_t)w.ev0[e - 1] << 32 | w.ev1[e - 1]) <
-                  ((uint64_t)w.ev0[e] << 32 | w.ev1[e]));
+        require(((uint64_t)w.ev0[e - 1] << 32 | w.ev1[e - 1]) <
+                  ((uint64_t)w.ev0[e] << 32 | w.ev1[e]), "edges not in sorted order");
     /* Both tables map each triangle side to the same vertex pair. */
     for (uint32_t t = 0; t < v.ntris; t++) {
-        ck_assert_uint_eq(v.ev0[v.e1[t]], w.ev0[w.e1[t]]);
-        ck_assert_uint_eq(v.ev1[v.e2[t]], w.ev1[w.e2[t]]);
+        require((v.ev0[v.e1[t]]) == (w.ev0[w.e1[t]]), "%s: %llu vs %llu", "v.ev0[v.e1[t]] == w.ev0[w.e1[t]]", (unsigned long long)(v.ev0[v.e1[t]]), (unsigned long long)(w.ev0[w.e1[t]]));
+        require((v.ev1[v.e2[t]]) == (w.ev1[w.e2[t]]), "%s: %llu vs %llu", "v.ev1[v.e2[t]] == w.ev1[w.e2[t]]", (unsigned long long)(v.ev1[v.e2[t]]), (unsigned long long)(w.ev1[w.e2[t]]));
     }
     ck_assert_mem_eq(w.h, w.y, sizeof(float) * w.nverts);
     free(xyz);
@@ -267,7 +267,7 @@ START_TEST(test_create_errors)
     nan_xyz[7] = INFINITY;
     ck_assert_status(strata_mesh_create(ctx, nan_xyz, 4, ok, 2, &m), STRATA_ERR_NOT_FINITE);
     ck_assert_ok(strata_mesh_create(ctx, xyz, 4, ok, 2, &m));
-    ck_assert_uint_eq(strata_mesh_edge_count(m), 5);
+    require((strata_mesh_edge_count(m)) == (5), "%s: %llu vs %llu", "strata_mesh_edge_count(m) == 5", (unsigned long long)(strata_mesh_edge_count(m)), (unsigned long long)(5));
     /* Geometry switching recomputes heights. */
     const float c[3] = {0, -1, 0};
     ck_assert_ok(strata_mesh_set_geometry(m, STRATA_RADIAL, c, 0.5f));
@@ -296,19 +296,19 @@ START_TEST(test_polygon)
     strata_mesh_get_view(m, &v);
     uint32_t want_v = sides == 3 ? 3 : sides == 4 ? 4 : (uint32_t)sides + 1;
     uint32_t want_t = sides == 3 ? 1 : sides == 4 ? 2 : (uint32_t)sides;
-    ck_assert_uint_eq(v.nverts, want_v);
-    ck_assert_uint_eq(v.ntris, want_t);
-    ck_assert_int_eq((int64_t)v.nverts - v.nedges + v.ntris, 1); /* a disc */
+    require((v.nverts) == (want_v), "%s: %llu vs %llu", "v.nverts == want_v", (unsigned long long)(v.nverts), (unsigned long long)(want_v));
+    require((v.ntris) == (want_t), "%s: %llu vs %llu", "v.ntris == want_t", (unsigned long long)(v.ntris), (unsigned long long)(want_t));
+    require(((int64_t)v.nverts - v.nedges + v.ntris) == (1), "%s: %lld vs %lld", "(int64_t)v.nverts - v.nedges + v.ntris == 1", (long long)((int64_t)v.nverts - v.nedges + v.ntris), (long long)(1)); /* a disc */
     uint32_t border, over;
     check_edge_table(m, &border, &over);
-    ck_assert_uint_eq(border, (uint32_t)sides);
-    ck_assert_uint_eq(over, 0);
+    require((border) == ((uint32_t)sides), "%s: %llu vs %llu", "border == (uint32_t)sides", (unsigned long long)(border), (unsigned long long)((uint32_t)sides));
+    require((over) == (0), "%s: %llu vs %llu", "over == 0", (unsigned long long)(over), (unsigned long long)(0));
     check_oriented(m);
     double area = 0;
     for (uint32_t t = 0; t < v.ntris; t++) {
         double n[3];
         tri_normal(&v, t, n);
-        ck_assert(n[1] > 0); /* faces up */
+        require(n[1] > 0, "%s", "n[1] > 0"); /* faces up */
         area += 0.5 * n[1];
     }
     double want_area = 0.5 * sides * 4.0 * sin(2 * M_PI / sides);
@@ -343,19 +343,19 @@ START_TEST(test_grid)
         ck_assert_ok(strata_shape_grid(ctx, nx, nz, 0.25f, &m));
         strata_mesh_view v;
         strata_mesh_get_view(m, &v);
-        ck_assert_uint_eq(v.nverts, (nx + 1) * (nz + 1));
-        ck_assert_uint_eq(v.ntris, 2 * nx * nz);
-        ck_assert_uint_eq(v.nedges, nx * (nz + 1) + (nx + 1) * nz + nx * nz);
+        require((v.nverts) == ((nx + 1) * (nz + 1)), "%s: %llu vs %llu", "v.nverts == (nx + 1) * (nz + 1)", (unsigned long long)(v.nverts), (unsigned long long)((nx + 1) * (nz + 1)));
+        require((v.ntris) == (2 * nx * nz), "%s: %llu vs %llu", "v.ntris == 2 * nx * nz", (unsigned long long)(v.ntris), (unsigned long long)(2 * nx * nz));
+        require((v.nedges) == (nx * (nz + 1) + (nx + 1) * nz + nx * nz), "%s: %llu vs %llu", "v.nedges == nx * (nz + 1) + (nx + 1) * nz + nx * nz", (unsigned long long)(v.nedges), (unsigned long long)(nx * (nz + 1) + (nx + 1) * nz + nx * nz));
         uint32_t border, over;
         check_edge_table(m, &border, &over);
-        ck_assert_uint_eq(border, 2 * (nx + nz));
-        ck_assert_uint_eq(over, 0);
+        require((border) == (2 * (nx + nz)), "%s: %llu vs %llu", "border == 2 * (nx + nz)", (unsigned long long)(border), (unsigned long long)(2 * (nx + nz)));
+        require((over) == (0), "%s: %llu vs %llu", "over == 0", (unsigned long long)(over), (unsigned long long)(0));
         check_oriented(m);
         double area = 0;
         for (uint32_t t = 0; t < v.ntris; t++) {
             double n[3];
             tri_normal(&v, t, n);
-            ck_assert(n[1] > 0);
+            require(n[1] > 0, "%s", "n[1] > 0");
             area += 0.5 * n[1];
         }
         ck_assert_double_eq_tol(area, nx * nz * 0.0625, 1e-9);
@@ -380,13 +380,13 @@ static void check_sphere(const strata_mesh *m, float r)
 {
     strata_mesh_view v;
     strata_mesh_get_view(m, &v);
-    ck_assert_int_eq(v.geometry, STRATA_RADIAL);
+    require((v.geometry) == (STRATA_RADIAL), "%s: %lld vs %lld", "v.geometry == STRATA_RADIAL", (long long)(v.geometry), (long long)(STRATA_RADIAL));
     ck_assert_float_eq(v.radius, r);
-    ck_assert_int_eq((int64_t)v.nverts - v.nedges + v.ntris, 2); /* Euler */
+    require(((int64_t)v.nverts - v.nedges + v.ntris) == (2), "%s: %lld vs %lld", "(int64_t)v.nverts - v.nedges + v.ntris == 2", (long long)((int64_t)v.nverts - v.nedges + v.ntris), (long long)(2)); /* Euler */
     uint32_t border, over;
     check_edge_table(m, &border, &over);
-    ck_assert_uint_eq(border, 0); /* closed: every edge has two triangles */
-    ck_assert_uint_eq(over, 0);
+    require((border) == (0), "%s: %llu vs %llu", "border == 0", (unsigned long long)(border), (unsigned long long)(0)); /* closed: every edge has two triangles */
+    require((over) == (0), "%s: %llu vs %llu", "over == 0", (unsigned long long)(over), (unsigned long long)(0));
     check_oriented(m);
     for (uint32_t i = 0; i < v.nverts; i++) {
         double d = sqrt((double)v.x[i] * v.x[i] + (double)v.y[i] * v.y[i] +
@@ -398,7 +398,7 @@ static void check_sphere(const strata_mesh *m, float r)
         double n[3];
         tri_normal(&v, t, n);
         const uint32_t a = v.a[t];
-        ck_assert(n[0] * v.x[a] + n[1] * v.y[a] + n[2] * v.z[a] > 0); /* outward */
+        require(n[0] * v.x[a] + n[1] * v.y[a] + n[2] * v.z[a] > 0, "%s", "n[0] * v.x[a] + n[1] * v.y[a] + n[2] * v.z[a] > 0"); /* outward */
     }
 }
 
@@ -409,9 +409,9 @@ START_TEST(test_icosphere)
     strata_mesh *m;
     ck_assert_ok(strata_shape_icosphere(ctx, level, 3.0f, &m));
     uint32_t p = 1u << (2 * level);
-    ck_assert_uint_eq(strata_mesh_vertex_count(m), 10 * p + 2);
-    ck_assert_uint_eq(strata_mesh_triangle_count(m), 20 * p);
-    ck_assert_uint_eq(strata_mesh_edge_count(m), 30 * p);
+    require((strata_mesh_vertex_count(m)) == (10 * p + 2), "%s: %llu vs %llu", "strata_mesh_vertex_count(m) == 10 * p + 2", (unsigned long long)(strata_mesh_vertex_count(m)), (unsigned long long)(10 * p + 2));
+    require((strata_mesh_triangle_count(m)) == (20 * p), "%s: %llu vs %llu", "strata_mesh_triangle_count(m) == 20 * p", (unsigned long long)(strata_mesh_triangle_count(m)), (unsigned long long)(20 * p));
+    require((strata_mesh_edge_count(m)) == (30 * p), "%s: %llu vs %llu", "strata_mesh_edge_count(m) == 30 * p", (unsigned long long)(strata_mesh_edge_count(m)), (unsigned long long)(30 * p));
     check_sphere(m, 3.0f);
     strata_mesh_destroy(m);
     strata_ctx_destroy(ctx);
@@ -428,21 +428,21 @@ START_TEST(test_icosphere_limits)
     strata_mesh *m = (strata_mesh *)1;
     uint32_t v, t, e;
     ck_assert_ok(strata_subdivide_counts(12, 20, 30, 13, &v, &t, &e));
-    ck_assert_uint_eq(t, 20u << 26);
+    require((t) == (20u << 26), "%s: %llu vs %llu", "t == 20u << 26", (unsigned long long)(t), (unsigned long long)(20u << 26));
     ck_assert_status(strata_subdivide_counts(12, 20, 30, 14, &v, &t, &e), STRATA_ERR_OVERFLOW);
     long before = c.calls;
     ck_assert_status(strata_shape_icosphere(ctx, 14, 1.0f, &m), STRATA_ERR_OVERFLOW);
     ck_assert_ptr_null(m);
-    ck_assert_int_eq(c.calls, before); /* refused before allocating */
+    require((c.calls) == (before), "%s: %lld vs %lld", "c.calls == before", (long long)(c.calls), (long long)(before)); /* refused before allocating */
     ck_assert_status(strata_shape_icosphere(ctx, 40, 1.0f, &m), STRATA_ERR_OVERFLOW);
     ck_assert_status(strata_shape_icosphere(ctx, -1, 1.0f, &m), STRATA_ERR_INVALID_ARG);
     ck_assert_status(strata_shape_icosphere(ctx, 2, 0.0f, &m), STRATA_ERR_INVALID_ARG);
     /* Too big for the allocator: a clean NOMEM, nothing leaked. */
     ck_assert_status(strata_shape_icosphere(ctx, 10, 1.0f, &m), STRATA_ERR_NOMEM);
     ck_assert_ptr_null(m);
-    ck_assert_int_eq(c.live, 1); /* only the context */
+    require((c.live) == (1), "%s: %lld vs %lld", "c.live == 1", (long long)(c.live), (long long)(1)); /* only the context */
     strata_ctx_destroy(ctx);
-    ck_assert_int_eq(c.live, 0);
+    require((c.live) == (0), "%s: %lld vs %lld", "c.live == 0", (long long)(c.live), (long long)(0));
 }
 END_TEST
 
@@ -476,15 +476,15 @@ START_TEST(test_subdivide_grid)
         ck_assert_ok(strata_subdivide_counts(gv.nverts, gv.ntris, gv.nedges, depth, &wv, &wt, &we));
         strata_mesh_view v;
         strata_mesh_get_view(s, &v);
-        ck_assert_uint_eq(v.ntris, gv.ntris << (2 * depth));
-        ck_assert_uint_eq(v.nverts, wv);
-        ck_assert_uint_eq(v.nedges, we);
+        require((v.ntris) == (gv.ntris << (2 * depth)), "%s: %llu vs %llu", "v.ntris == gv.ntris << (2 * depth)", (unsigned long long)(v.ntris), (unsigned long long)(gv.ntris << (2 * depth)));
+        require((v.nverts) == (wv), "%s: %llu vs %llu", "v.nverts == wv", (unsigned long long)(v.nverts), (unsigned long long)(wv));
+        require((v.nedges) == (we), "%s: %llu vs %llu", "v.nedges == we", (unsigned long long)(v.nedges), (unsigned long long)(we));
         /* A subdivided 3x2 grid is a (3*2^d)x(2*2^d) grid of the same size. */
-        ck_assert_uint_eq(v.nverts, (3u * (1u << depth) + 1) * (2u * (1u << depth) + 1));
+        require((v.nverts) == ((3u * (1u << depth) + 1) * (2u * (1u << depth) + 1)), "%s: %llu vs %llu", "v.nverts == (3u * (1u << depth) + 1) * (2u * (1u << depth) + 1)", (unsigned long long)(v.nverts), (unsigned long long)((3u * (1u << depth) + 1) * (2u * (1u << depth) + 1)));
         uint32_t border, over;
         check_edge_table(s, &border, &over);
-        ck_assert_uint_eq(border, 2 * 5 * (1u << depth));
-        ck_assert_uint_eq(over, 0);
+        require((border) == (2 * 5 * (1u << depth)), "%s: %llu vs %llu", "border == 2 * 5 * (1u << depth)", (unsigned long long)(border), (unsigned long long)(2 * 5 * (1u << depth)));
+        require((over) == (0), "%s: %llu vs %llu", "over == 0", (unsigned long long)(over), (unsigned long long)(0));
         check_oriented(s);
         for (uint32_t i = 0; i < v.nverts; i++) {
             ck_assert_float_eq_tol(v.y[i], v.x[i] + 2 * v.z[i], 1e-5f);
@@ -515,7 +515,7 @@ START_TEST(test_subdivide_sphere_equals_icosphere)
     strata_mesh_view vb, vc;
     strata_mesh_get_view(b, &vb);
     strata_mesh_get_view(c, &vc);
-    ck_assert_uint_eq(vb.nverts, vc.nverts);
+    require((vb.nverts) == (vc.nverts), "%s: %llu vs %llu", "vb.nverts == vc.nverts", (unsigned long long)(vb.nverts), (unsigned long long)(vc.nverts));
     ck_assert_mem_eq(vb.x, vc.x, sizeof(float) * vb.nverts);
     ck_assert_mem_eq(vb.a, vc.a, sizeof(uint32_t) * vb.ntris);
     ck_assert_mem_eq(vb.ev1, vc.ev1, sizeof(uint32_t) * vb.nedges);

@@ -23,6 +23,15 @@
                       strata_status_str(st_), strata_status_str(want));        \
     } while (0)
 
+/* For inner loops: Check records every passing ck_assert with a write(2),
+ * which makes million-element loops crawl; this only calls Check when the
+ * condition fails. */
+#define require(cond, ...)                                                     \
+    do {                                                                       \
+        if (!(cond))                                                           \
+            ck_abort_msg(__VA_ARGS__);                                         \
+    } while (0)
+
 /* Run one suite, return the process exit status. */
 static inline int run_suite(Suite *s)
 {

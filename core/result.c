@@ -1,0 +1,163 @@
+/* strata_result: allocation, views, per-terrace areas and the unsliced
+ * mesh as a one-terrace result. */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+strata_status strata__result_alloc(const strata_allocator *al, uint32_t nverts,
+                                   uint64_t nindices, uint32_t nterraces, int normals,
+                                   strata_result **out)
+{
+    *out = NULL;
+    if (nindices > SIZE_MAX / sizeof(uint32_t))
+        return STRATA_ERR_OVERFLOW;
+    strata_result *r = strata__alloc(al, sizeof *r);
+    if (!r)
+        return STRATA_ERR_NOMEM;
+    memset(r, 0, sizeof *r);
+    r->alloc = *al;
+    r->nverts = nverts;
+    r->nindices = nindices;
+    r->nterraces = nterraces;
+    float **fv[] = {&r->x, &r->y, &r->z, &r->nx, &r->ny, &r->nz};
+    for (size_t i = 0; i < (normals ? 6u : 3u); i++)
+        if (!(*fv[i] = strata__alloc_array(al, nverts, sizeof(float))))
+            goto fail;
+    if (!(r->indices = strata__alloc_array(al, (size_t)nindices, sizeof(uint32_t))) ||
+        !(r->terraces = strata__alloc_array(al, nterraces, sizeof(strata_terrace))))
+        goto fail;
+    memset(r->terraces, 0, (size_t)nterraces * sizeof(strata_terrace));
+    *out = r;
+    return STRATA_OK;
+fail:
+    strata_result_destroy(r);
+    return STRATA_ERR_NOMEM;
+}
+
+void strata_result_destroy(strata_result *r)
+{
+    if (!r)
+        return;
+    strata_allocator al = r->alloc;
+    void *arrays[] = {r->x, r->y, r->z, r->nx, r->ny, r->nz, r->indices, r->terraces};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+        strata__free(&al, arrays[i]);
+    strata__free(&al, r);
+}
+
+void strata_result_get_view(const strata_result *r, strata_result_view *v)
+{
+    memset(v, 0, sizeof *v);
+    if (!r)
+        return;
+    v->nverts = r->nverts;
+    v->x = r->x; v->y = r->y; v->z = r->z;
+    v->nx = r->nx; v->ny = r->ny; v->nz = r->nz;
+    v->nindices = r->nindices;
+    v->indices = r->indices;
+    v->nterraces = r->nterraces;
+    v->terraces = r->terraces;
+    v->walls = r->walls;
+    v->geometry = r->geometry;
+    memcpy(v->center, r->center, sizeof v->center);
+    v->radius = r->radius;
+}
+
+/* Area of the triangles in indices [first, first+count), summed in index
+ * order in double so the figure does not depend on the thread count. */
+static double range_area(const strata_result *r, uint64_t first, uint64_t count)
+{
+    double sum = 0.0;
+    for (uint64_t i = first; i < first + count; i += 3) {
+        const uint32_t a = r->indices[i], b = r->indices[i + 1], c = r->indices[i + 2];
+        double ux = (double)r->x[b] - r->x[a], uy = (double)r->y[b] - r->y[a],
+               uz = (double)r->z[b] - r->z[a];
+        double vx = (double)r->x[c] - r->x[a], vy = (double)r->y[c] - r->y[a],
+               vz = (double)r->z[c] - r->z[a];
+        double nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
+        sum += 0.5 * sqrt(nx * nx + ny * ny + nz * nz);
+    }
+    return sum;
+}
+
+void strata__result_areas(strata_ctx *ctx, strata_result *r)
+{
+    const int64_t n = r->nterraces;
+#pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
+    for (int64_t k = 0; k < n; k++) {
+        strata_terrace *t = &r->terraces[k];
+        t->roof_area = range_area(r, t->roof_first, t->roof_count);
+        t->wall_area = range_area(r, t->wall_first, t->wall_count);
+    }
+}
+
+strata_status strata_result_from_mesh(strata_ctx *ctx, const strata_mesh *m, int normals,
+                                      strata_result **out)
+{
+    if (!out)
+        return STRATA_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!ctx || !m || m->ntris == 0)
+        return STRATA_ERR_INVALID_ARG;
+    float hmin, hmax;
+    strata_status st = strata_mesh_height_range(m, &hmin, &hmax);
+    if (st != STRATA_OK)
+        return st;
+    /* With normals every triangle gets its own three vertices (flat
+     * shading of an unsliced surface). */
+    const uint64_t nv = normals ? 3 * (uint64_t)m->ntris : m->nverts;
+    if (nv > UINT32_MAX)
+        return STRATA_ERR_OVERFLOW;
+    strata_result *r;
+    st = strata__result_alloc(&ctx->alloc, (uint32_t)nv, 3 * (uint64_t)m->ntris, 1, normals, &r);
+    if (st != STRATA_OK)
+        return st;
+    r->geometry = m->geometry;
+    memcpy(r->center, m->center, sizeof r->center);
+    r->radius = m->radius;
+    r->walls = STRATA_WALLS_UPPER;
+    const int64_t T = m->ntris;
+    if (!normals) {
+        memcpy(r->x, m->x, (size_t)m->nverts * sizeof(float));
+        memcpy(r->y, m->y, (size_t)m->nverts * sizeof(float));
+        memcpy(r->z, m->z, (size_t)m->nverts * sizeof(float));
+    }
+#pragma omp parallel for num_threads(ctx->threads) schedule(static)
+    for (int64_t ti = 0; ti < T; ti++) {
+        const size_t t = (size_t)ti;
+        const uint32_t v[3] = {m->a[t], m->b[t], m->c[t]};
+        if (!normals) {
+            for (int k = 0; k < 3; k++)
+                r->indices[3 * t + k] = v[k];
+            continue;
+        }
+        double ux = (double)m->x[v[1]] - m->x[v[0]], uy = (double)m->y[v[1]] - m->y[v[0]],
+               uz = (double)m->z[v[1]] - m->z[v[0]];
+        double wx = (double)m->x[v[2]] - m->x[v[0]], wy = (double)m->y[v[2]] - m->y[v[0]],
+               wz = (double)m->z[v[2]] - m->z[v[0]];
+        double nx = uy * wz - uz * wy, ny = uz * wx - ux * wz, nz = ux * wy - uy * wx;
+        double len = sqrt(nx * nx + ny * ny + nz * nz);
+        if (len > 0) {
+            nx /= len; ny /= len; nz /= len;
+        }
+        for (int k = 0; k < 3; k++) {
+            const size_t o = 3 * t + (size_t)k;
+            r->x[o] = m->x[v[k]];
+            r->y[o] = m->y[v[k]];
+            r->z[o] = m->z[v[k]];
+            r->nx[o] = (float)nx;
+            r->ny[o] = (float)ny;
+            r->nz[o] = (float)nz;
+            r->indices[o] = (uint32_t)o;
+        }
+    }
+    r->terraces[0].level = hmin;
+    r->terraces[0].roof_first = 0;
+    r->terraces[0].roof_count = r->nindices;
+    r->terraces[0].wall_first = r->nindices;
+    r->terraces[0].wall_count = 0;
+    strata__result_areas(ctx, r);
+    *out = r;
+    return STRATA_OK;
+}

@@ -1,0 +1,580 @@
+/* The slicer: bands, not stacks (DESIGN.md).  Scalar reference.
+ *
+ * Output vertex ids:
+ *   [0, V)          the roof copy of input vertex v, at L[level(v)]
+ *   [V, V+P)        bottom copies (at L[level-1]) of input vertices lying
+ *                   exactly on their plane (h == L[level], level > 0): one
+ *                   per lower wedge around such a vertex (see below),
+ *                   numbered in the order of the wedges' smallest edge id
+ *   [V+P, ...)      two per interior plane crossing of each edge (top copy
+ *                   at L[k], bottom copy at L[k-1]), numbered by a prefix
+ *                   sum over edges, planes ascending
+ *   (normals only)  four per wall quad, appended in index order
+ *
+ * A crossing exactly at the high end q of an edge (h(q) == L[k]) is not a
+ * new point: its top copy is q itself.  Such a q is treated as lying
+ * infinitesimally above its plane (simulation of simplicity): the
+ * neighbours of q below the plane form wedges around q that touch only at
+ * q, and each wedge gets its own bottom copy, shared by the edges from q
+ * into that wedge (a union-find over those edges).  A saddle exactly on a
+ * plane thus keeps every edge manifold.  Polygons and walls that collapse
+ * onto q are dropped, so no triangle has zero area.
+ *
+ * Triangles are processed in chunks.  A first pass counts, per chunk, the
+ * triangles each output bucket (terrace x roof/wall) receives; prefix sums
+ * over buckets then chunks give every chunk its write offsets; a second
+ * pass, running the same code, writes.  The layout is therefore the input
+ * order within each bucket, whatever the thread count.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+/* States of an edge lying in a plane with a triangle below on a side. */
+enum { FIN_NONE = 0, FIN_ONE, FIN_CANCEL, FIN_KEEP };
+
+typedef struct {
+    const strata_mesh *m;
+    const float *L;
+    uint32_t n;
+    strata_walls walls;
+    const uint32_t *lev;      /* per input vertex */
+    const uint32_t *vbot;     /* per edge: bottom copy of a crossing at its
+                                 high end, or NONE */
+    const uint32_t *cut_base; /* per edge: id of its first interior
+                                 crossing's top copy */
+    const uint8_t *fin;       /* per edge: FIN_CANCEL marks a fin; NULL
+                                 when no vertex lies on a plane */
+} slicer;
+
+/* Level of a height: the number of planes <= h, minus one, at least 0. */
+static inline uint32_t level_of(const float *L, uint32_t n, float h)
+{
+    uint32_t lo = 0, len = n; /* first index with L[i] > h */
+    while (len > 0) {
+        uint32_t half = len / 2;
+        if (L[lo + half] <= h) {
+            lo += half + 1;
+            len -= half + 1;
+        } else {
+            len = half;
+        }
+    }
+    return lo > 0 ? lo - 1 : 0;
+}
+
+/* Top and bottom copies of the crossing of plane k on edge e, whose end
+ * levels are lu and lw (different) and whose high end is vertex q. */
+typedef struct {
+    uint32_t top, bot;
+} cut;
+
+static inline cut crossing(const slicer *s, uint32_t e, uint32_t k, uint32_t lo, uint32_t hi,
+                           uint32_t q)
+{
+    cut c;
+    if (k == hi && s->vbot[e] != NONE) {
+        c.top = q;
+        c.bot = s->vbot[e];
+    } else {
+        c.top = s->cut_base[e] + 2 * (k - lo - 1);
+        c.bot = c.top + 1;
+    }
+    return c;
+}
+
+/* Output bucket of a roof or wall of terrace k. */
+static inline uint32_t bucket(const slicer *s, uint32_t k, int wall)
+{
+    if (s->walls == STRATA_WALLS_SEPARATE)
+        return wall ? s->n + k : k;
+    return 2 * k + (uint32_t)wall;
+}
+
+/* Per-chunk sink: counts (write == 0) or writes triangles at cursors. */
+typedef struct {
+    uint64_t *cursor; /* per bucket: next index slot (write) or count */
+    uint32_t *indices;
+} sink;
+
+static inline void emit(sink *k, uint32_t b, uint32_t p, uint32_t q, uint32_t r, int write)
+{
+    if (write) {
+        uint32_t *o = k->indices + k->cursor[b];
+        o[0] = p;
+        o[1] = q;
+        o[2] = r;
+    }
+    k->cursor[b] += 3;
+}
+
+static inline void slice_triangle(const slicer *s, uint32_t t, sink *out, int write)
+{
+    const strata_mesh *m = s->m;
+    const uint32_t v[3] = {m->a[t], m->b[t], m->c[t]};
+    const uint32_t l[3] = {s->lev[v[0]], s->lev[v[1]], s->lev[v[2]]};
+    if (STRATA_LIKELY(l[0] == l[1] && l[1] == l[2])) {
+        /* The common case: one roof triangle reusing the input ids. */
+        emit(out, bucket(s, l[0], 0), v[0], v[1], v[2], write);
+        return;
+    }
+    const uint32_t e[3] = {m->e0[t], m->e1[t], m->e2[t]};
+    uint32_t lo = l[0], hi = l[0];
+    for (int i = 1; i < 3; i++) {
+        lo = l[i] < lo ? l[i] : lo;
+        hi = l[i] > hi ? l[i] : hi;
+    }
+    /* Per side: low and high end levels and the high vertex. */
+    uint32_t slo[3], shi[3], sq[3];
+    for (int i = 0; i < 3; i++) {
+        const int j = (i + 1) % 3;
+        const int up = l[i] < l[j];
+        slo[i] = up ? l[i] : l[j];
+        shi[i] = up ? l[j] : l[i];
+        sq[i] = up ? v[j] : v[i];
+    }
+
+    for (uint32_t k = lo; k <= hi; k++) {
+        /* Band k: walk the boundary a->b->c collecting its corners. */
+        uint32_t poly[8];
+        int np = 0;
+        for (int i = 0; i < 3; i++) {
+            const int j = (i + 1) % 3;
+            if (l[i] == k)
+                poly[np++] = v[i];
+            if (l[i] == l[j])
+                continue;
+            const int has_k = slo[i] < k && k <= shi[i];         /* plane k   */
+            const int has_k1 = slo[i] < k + 1 && k + 1 <= shi[i]; /* plane k+1 */
+            if (l[i] < l[j]) {                                    /* ascending */
+                if (has_k)
+                    poly[np++] = crossing(s, e[i], k, slo[i], shi[i], sq[i]).top;
+                if (has_k1)
+                    poly[np++] = crossing(s, e[i], k + 1, slo[i], shi[i], sq[i]).bot;
+            } else {
+                if (has_k1)
+                    poly[np++] = crossing(s, e[i], k + 1, slo[i], shi[i], sq[i]).bot;
+                if (has_k)
+                    poly[np++] = crossing(s, e[i], k, slo[i], shi[i], sq[i]).top;
+            }
+        }
+        /* Drop repeated corners (crossings that are vertices). */
+        int nd = 0;
+        for (int i = 0; i < np; i++)
+            if (nd == 0 || poly[nd - 1] != poly[i])
+                poly[nd++] = poly[i];
+        while (nd > 1 && poly[nd - 1] == poly[0])
+            nd--;
+        const uint32_t b = bucket(s, k, 0);
+        for (int i = 1; i + 1 < nd; i++)
+            emit(out, b, poly[0], poly[i], poly[i + 1], write);
+    }
+
+    for (uint32_t k = lo + 1; k <= hi; k++) {
+        /* Plane k leaves the triangle's boundary upward on one side (exit)
+         * and comes back down on another (entry). */
+        cut ci = {NONE, NONE}, cj = {NONE, NONE};
+        for (int i = 0; i < 3; i++) {
+            if (!(slo[i] < k && k <= shi[i]))
+                continue;
+            const cut c = crossing(s, e[i], k, slo[i], shi[i], sq[i]);
+            if (l[i] < l[(i + 1) % 3])
+                ci = c;
+            else
+                cj = c;
+        }
+        if (ci.top == cj.top)
+            continue; /* both at one vertex on the plane: no wall */
+        if (s->fin && ci.top < m->nverts && cj.top < m->nverts) {
+            /* Both ends are vertices: the wall stands on the side joining
+             * them.  If it is a fin, both walls of it go. */
+            int i = 0;
+            while (!((v[i] == ci.top && v[(i + 1) % 3] == cj.top) ||
+                     (v[i] == cj.top && v[(i + 1) % 3] == ci.top)))
+                i++;
+            if (s->fin[e[i]] == FIN_CANCEL)
+                continue;
+        }
+        const uint32_t b = bucket(s, s->walls == STRATA_WALLS_LOWER ? k - 1 : k, 1);
+        emit(out, b, cj.bot, ci.bot, ci.top, write);
+        emit(out, b, cj.bot, ci.top, cj.top, write);
+    }
+}
+
+/* Position of a point at height `level` above/below p (FLAT: y replaced;
+ * RADIAL: projected on the sphere of radius R + level). */
+static inline void place(const strata_mesh *m, float px, float py, float pz, float level,
+                         float *ox, float *oy, float *oz)
+{
+    if (m->geometry == STRATA_FLAT) {
+        *ox = px;
+        *oy = level;
+        *oz = pz;
+        return;
+    }
+    const float dx = px - m->center[0], dy = py - m->center[1], dz = pz - m->center[2];
+    const float s = (m->radius + level) / sqrtf(dx * dx + dy * dy + dz * dz);
+    *ox = m->center[0] + dx * s;
+    *oy = m->center[1] + dy * s;
+    *oz = m->center[2] + dz * s;
+}
+
+static strata_status check_options(const strata_mesh *m, const strata_slice_options *o)
+{
+    strata_status st = strata_levels_validate(o->levels, o->nlevels);
+    if (st != STRATA_OK)
+        return st;
+    if (o->walls != STRATA_WALLS_UPPER && o->walls != STRATA_WALLS_LOWER &&
+        o->walls != STRATA_WALLS_SEPARATE)
+        return STRATA_ERR_INVALID_ARG;
+    if (m->geometry == STRATA_RADIAL && !(m->radius + o->levels[0] > 0.0f))
+        return STRATA_ERR_BAD_LEVELS; /* a terrace at or below the centre */
+    for (uint32_t i = 0; i < m->nverts; i++)
+        if (!isfinite(m->h[i]))
+            return STRATA_ERR_NOT_FINITE;
+    return STRATA_OK;
+}
+
+/* Replace each wall quad's vertices by four of its own with the quad's
+ * normal; roof vertices get the surface normal (up, or radial). */
+static void add_normals(strata_ctx *ctx, strata_result *r, const strata_mesh *m,
+                        uint32_t first_wall_vertex)
+{
+    const int64_t nbase = first_wall_vertex;
+#pragma omp parallel for num_threads(ctx->threads) schedule(static)
+    for (int64_t i = 0; i < nbase; i++) {
+        if (m->geometry == STRATA_FLAT) {
+            r->nx[i] = 0.0f;
+            r->ny[i] = 1.0f;
+            r->nz[i] = 0.0f;
+        } else {
+            const float dx = r->x[i] - m->center[0], dy = r->y[i] - m->center[1],
+                        dz = r->z[i] - m->center[2];
+            const float inv = 1.0f / sqrtf(dx * dx + dy * dy + dz * dz);
+            r->nx[i] = dx * inv;
+            r->ny[i] = dy * inv;
+            r->nz[i] = dz * inv;
+        }
+    }
+    /* Wall vertex numbering: quads in index order over all wall ranges. */
+    uint64_t quad_base = 0;
+    for (uint32_t k = 0; k < r->nterraces; k++) {
+        const strata_terrace *t = &r->terraces[k];
+        const int64_t nq = (int64_t)(t->wall_count / 6);
+        const uint64_t qb = quad_base;
+#pragma omp parallel for num_threads(ctx->threads) schedule(static)
+        for (int64_t q = 0; q < nq; q++) {
+            uint32_t *ix = r->indices + t->wall_first + 6 * (uint64_t)q;
+            /* (cj_bot, ci_bot, ci_top), (cj_bot, ci_top, cj_top) */
+            const uint32_t src[4] = {ix[0], ix[1], ix[2], ix[5]};
+            const uint32_t base = first_wall_vertex + (uint32_t)(4 * (qb + (uint64_t)q));
+            double ux = (double)r->x[src[1]] - r->x[src[0]], uy = (double)r->y[src[1]] - r->y[src[0]],
+                   uz = (double)r->z[src[1]] - r->z[src[0]];
+            double wx = (double)r->x[src[2]] - r->x[src[0]], wy = (double)r->y[src[2]] - r->y[src[0]],
+                   wz = (double)r->z[src[2]] - r->z[src[0]];
+            double nx = uy * wz - uz * wy, ny = uz * wx - ux * wz, nz = ux * wy - uy * wx;
+            const double len = sqrt(nx * nx + ny * ny + nz * nz);
+            if (len > 0) {
+                nx /= len;
+                ny /= len;
+                nz /= len;
+            }
+            for (int c = 0; c < 4; c++) {
+                r->x[base + c] = r->x[src[c]];
+                r->y[base + c] = r->y[src[c]];
+                r->z[base + c] = r->z[src[c]];
+                r->nx[base + c] = (float)nx;
+                r->ny[base + c] = (float)ny;
+                r->nz[base + c] = (float)nz;
+            }
+            ix[0] = base;
+            ix[1] = base + 1;
+            ix[2] = base + 2;
+            ix[3] = base;
+            ix[4] = base + 2;
+            ix[5] = base + 3;
+        }
+        quad_base += (uint64_t)nq;
+    }
+}
+
+strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_slice_options *opt,
+                           strata_result **out)
+{
+    if (!out)
+        return STRATA_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!ctx || !m || !opt)
+        return STRATA_ERR_INVALID_ARG;
+    strata_status st = check_options(m, opt);
+    if (st != STRATA_OK)
+        return st;
+    if ((st = strata__progress(ctx, "slice", 0.0)) != STRATA_OK)
+        return st;
+
+    const strata_allocator *al = &ctx->alloc;
+    const uint32_t V = m->nverts, E = m->nedges, T = m->ntris, n = opt->nlevels;
+    const float *L = opt->levels;
+    uint32_t *lev = strata__alloc_array(al, V, sizeof(uint32_t));
+    uint8_t *on = strata__alloc_array(al, V, 1);
+    uint32_t *vbot = strata__alloc_array(al, E, sizeof(uint32_t));
+    uint32_t *cut_base = strata__alloc_array(al, E, sizeof(uint32_t));
+    uint64_t *counts = NULL;
+    uint8_t *root = NULL, *fin = NULL;
+    uint64_t *fin_bot = NULL;
+    strata_result *r = NULL;
+    if (!lev || !on || !vbot || !cut_base) {
+        st = STRATA_ERR_NOMEM;
+        goto done;
+    }
+
+    /* 1. Levels, and which vertices sit exactly on their plane. */
+    const int64_t V64 = V, E64 = E;
+#pragma omp parallel for num_threads(ctx->threads) schedule(static)
+    for (int64_t i = 0; i < V64; i++) {
+        const uint32_t k = level_of(L, n, m->h[i]);
+        lev[i] = k;
+        on[i] = k > 0 && m->h[i] == L[k];
+    }
+    /* 2a. Edges whose crossing at the high end is that vertex start as
+     * their own wedge (vbot[e] = e, a union-find parent); others NONE. */
+    uint64_t nwedge_edges = 0;
+#pragma omp parallel for num_threads(ctx->threads) schedule(static) reduction(+ : nwedge_edges)
+    for (int64_t ei = 0; ei < E64; ei++) {
+        const uint32_t p = m->ev0[ei], q = m->ev1[ei];
+        const uint32_t high = lev[p] < lev[q] ? q : p;
+        const int vx = lev[p] != lev[q] && on[high];
+        vbot[ei] = vx ? (uint32_t)ei : NONE;
+        nwedge_edges += (uint64_t)vx;
+    }
+    /* 2b. Two such edges from q into one triangle whose other corners are
+     * both below q's plane bound the same wedge. */
+    if (nwedge_edges > 0) {
+        for (uint32_t t = 0; t < T; t++) {
+            const uint32_t v[3] = {m->a[t], m->b[t], m->c[t]};
+            const uint32_t e[3] = {m->e0[t], m->e1[t], m->e2[t]};
+            for (int i = 0; i < 3; i++) {
+                const uint32_t q = v[i];
+                const uint32_t p1 = v[(i + 1) % 3], p2 = v[(i + 2) % 3];
+                if (!on[q] || lev[p1] >= lev[q] || lev[p2] >= lev[q])
+                    continue;
+                uint32_t ra = e[i], rb = e[(i + 2) % 3]; /* sides q-p1, p2-q */
+                while (vbot[ra] != ra)
+                    ra = vbot[ra] = vbot[vbot[ra]];
+                while (vbot[rb] != rb)
+                    rb = vbot[rb] = vbot[vbot[rb]];
+                if (ra != rb) { /* smaller edge id is the root */
+                    if (ra < rb)
+                        vbot[rb] = ra;
+                    else
+                        vbot[ra] = rb;
+                }
+            }
+        }
+    }
+    /* 2c. Number the wedges (roots, in edge order), then crossings. */
+    uint64_t next = V;
+    if (nwedge_edges > 0 && !(root = strata__alloc_array(al, E, 1))) {
+        st = STRATA_ERR_NOMEM;
+        goto done;
+    }
+    for (uint32_t e = 0; e < E; e++) {
+        if (vbot[e] == NONE)
+            continue;
+        root[e] = vbot[e] == e; /* roots are the smallest edge of their set */
+        if (root[e]) {
+            vbot[e] = (uint32_t)(next > UINT32_MAX ? UINT32_MAX : next);
+            next++;
+        } else {
+            vbot[e] = vbot[vbot[e]]; /* root < e: already numbered */
+        }
+    }
+    for (uint32_t e = 0; e < E; e++) {
+        const uint32_t p = m->ev0[e], q = m->ev1[e];
+        const uint32_t lp = lev[p], lq = lev[q];
+        cut_base[e] = (uint32_t)(next > UINT32_MAX ? UINT32_MAX : next);
+        if (lp == lq)
+            continue;
+        const uint32_t span = (lp < lq ? lq - lp : lp - lq) - (vbot[e] != NONE);
+        next += 2 * (uint64_t)span;
+    }
+    const uint64_t nbase_verts = next;
+    if (nbase_verts > UINT32_MAX) {
+        st = STRATA_ERR_OVERFLOW;
+        goto done;
+    }
+    /* 2d. Fins: an input edge lying in plane k with the third corners of
+     * both its triangles below.  Each triangle would stand a wall on it;
+     * when both walls also share their bottom copies they are the same quad
+     * twice, back to back, enclosing nothing - both are dropped, and the two
+     * roofs below then share the bottom edge. */
+    if (nwedge_edges > 0) {
+        fin = strata__alloc_array(al, E, 1);
+        fin_bot = strata__alloc_array(al, E, sizeof(uint64_t));
+        if (!fin || !fin_bot) {
+            st = STRATA_ERR_NOMEM;
+            goto done;
+        }
+        memset(fin, FIN_NONE, E);
+        for (uint32_t t = 0; t < T; t++) {
+            const uint32_t v[3] = {m->a[t], m->b[t], m->c[t]};
+            const uint32_t e[3] = {m->e0[t], m->e1[t], m->e2[t]};
+            for (int i = 0; i < 3; i++) {
+                const uint32_t u = v[i], w = v[(i + 1) % 3], r3 = v[(i + 2) % 3];
+                if (!on[u] || !on[w] || lev[u] != lev[w] || lev[r3] >= lev[u])
+                    continue;
+                /* Bottom copies at u and w, in vertex id order. */
+                const uint32_t bu = vbot[e[(i + 2) % 3]], bw = vbot[e[(i + 1) % 3]];
+                const uint64_t key = u < w ? (uint64_t)bu << 32 | bw : (uint64_t)bw << 32 | bu;
+                const uint32_t ei = e[i];
+                if (fin[ei] == FIN_NONE) {
+                    fin[ei] = FIN_ONE;
+                    fin_bot[ei] = key;
+                } else if (fin[ei] == FIN_ONE) {
+                    fin[ei] = fin_bot[ei] == key ? FIN_CANCEL : FIN_KEEP;
+                } else {
+                    fin[ei] = FIN_KEEP; /* a non-manifold input edge */
+                }
+            }
+        }
+    }
+
+    /* 3. Count per chunk and bucket.  The chunk size only changes how work
+     * is split, never the output; keep the count table bounded. */
+    const slicer s = {m, L, n, opt->walls, lev, vbot, cut_base, fin};
+    const uint32_t nb = 2 * n;
+    uint64_t chunk = 16384;
+    while (((uint64_t)T + chunk - 1) / chunk * nb > (8u << 20) && chunk < (1u << 30))
+        chunk *= 2;
+    const int64_t nchunks = T ? (int64_t)(((uint64_t)T + chunk - 1) / chunk) : 0;
+    counts = strata__alloc_array(al, (size_t)(nchunks ? nchunks : 1) * nb, sizeof(uint64_t));
+    if (!counts) {
+        st = STRATA_ERR_NOMEM;
+        goto done;
+    }
+    memset(counts, 0, (size_t)(nchunks ? nchunks : 1) * nb * sizeof(uint64_t));
+#pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
+    for (int64_t c = 0; c < nchunks; c++) {
+        if (strata__cancelled(ctx))
+            continue;
+        sink k = {counts + (size_t)c * nb, NULL};
+        const uint32_t t1 = (uint32_t)((uint64_t)(c + 1) * chunk < T ? (uint64_t)(c + 1) * chunk : T);
+        for (uint32_t t = (uint32_t)((uint64_t)c * chunk); t < t1; t++)
+            slice_triangle(&s, t, &k, 0);
+    }
+    if ((st = strata__progress(ctx, "slice", 0.4)) != STRATA_OK)
+        goto done;
+
+    /* 4. Offsets: buckets in output order, chunks in input order. */
+    uint64_t total = 0, wall_indices = 0;
+    {
+        uint64_t cursor = 0;
+        /* Reuse the count table in place as the table of offsets. */
+        for (uint32_t b = 0; b < nb; b++)
+            for (int64_t c = 0; c < nchunks; c++) {
+                uint64_t *cell = &counts[(size_t)c * nb + b];
+                const uint64_t cnt = *cell;
+                *cell = cursor;
+                cursor += cnt;
+                const int is_wall = opt->walls == STRATA_WALLS_SEPARATE ? b >= n : (b & 1u);
+                if (is_wall)
+                    wall_indices += cnt;
+            }
+        total = cursor;
+    }
+    const uint64_t nverts_out = nbase_verts + (opt->normals ? 4 * (wall_indices / 6) : 0);
+    if (nverts_out > UINT32_MAX) {
+        st = STRATA_ERR_OVERFLOW;
+        goto done;
+    }
+    st = strata__result_alloc(al, (uint32_t)nverts_out, total, n, opt->normals, &r);
+    if (st != STRATA_OK)
+        goto done;
+    r->walls = opt->walls;
+    r->geometry = m->geometry;
+    memcpy(r->center, m->center, sizeof r->center);
+    r->radius = m->radius;
+
+    /* Terrace table from the first chunk's offsets of each bucket. */
+    for (uint32_t k = 0; k < n; k++) {
+        strata_terrace *tr = &r->terraces[k];
+        const uint32_t br = bucket(&s, k, 0), bw = bucket(&s, k, 1);
+        const uint64_t end_r = br + 1 < nb ? (nchunks ? counts[br + 1] : 0) : total;
+        const uint64_t end_w = bw + 1 < nb ? (nchunks ? counts[bw + 1] : 0) : total;
+        tr->level = L[k];
+        tr->roof_first = nchunks ? counts[br] : 0;
+        tr->roof_count = end_r - tr->roof_first;
+        tr->wall_first = nchunks ? counts[bw] : 0;
+        tr->wall_count = end_w - tr->wall_first;
+    }
+
+    /* 5. Vertices: roof copies, wedge bottom copies, crossings. */
+#pragma omp parallel num_threads(ctx->threads)
+    {
+#pragma omp for schedule(static) nowait
+        for (int64_t i = 0; i < V64; i++)
+            place(m, m->x[i], m->y[i], m->z[i], L[lev[i]], &r->x[i], &r->y[i], &r->z[i]);
+#pragma omp for schedule(static)
+        for (int64_t ei = 0; ei < E64; ei++) {
+            const uint32_t e = (uint32_t)ei;
+            uint32_t p = m->ev0[e], q = m->ev1[e];
+            if (lev[p] == lev[q])
+                continue;
+            if (lev[p] > lev[q]) { /* canonical direction: low to high */
+                uint32_t tmp = p;
+                p = q;
+                q = tmp;
+            }
+            if (vbot[e] != NONE && root[e]) /* once per wedge */
+                place(m, m->x[q], m->y[q], m->z[q], L[lev[q] - 1], &r->x[vbot[e]],
+                      &r->y[vbot[e]], &r->z[vbot[e]]);
+            const uint32_t lo = lev[p], hi = lev[q] - (vbot[e] != NONE);
+            const float hp = m->h[p], dh = m->h[q] - m->h[p];
+            const float dx = m->x[q] - m->x[p], dy = m->y[q] - m->y[p], dz = m->z[q] - m->z[p];
+            uint32_t o = cut_base[e];
+            for (uint32_t k = lo + 1; k <= hi; k++, o += 2) {
+                const float t = (L[k] - hp) / dh;
+                const float px = m->x[p] + t * dx, py = m->y[p] + t * dy, pz = m->z[p] + t * dz;
+                place(m, px, py, pz, L[k], &r->x[o], &r->y[o], &r->z[o]);
+                place(m, px, py, pz, L[k - 1], &r->x[o + 1], &r->y[o + 1], &r->z[o + 1]);
+            }
+        }
+    }
+
+    /* 6. Triangles, written at their offsets. */
+#pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
+    for (int64_t c = 0; c < nchunks; c++) {
+        if (strata__cancelled(ctx))
+            continue;
+        sink k = {counts + (size_t)c * nb, r->indices};
+        const uint32_t t1 = (uint32_t)((uint64_t)(c + 1) * chunk < T ? (uint64_t)(c + 1) * chunk : T);
+        for (uint32_t t = (uint32_t)((uint64_t)c * chunk); t < t1; t++)
+            slice_triangle(&s, t, &k, 1);
+    }
+    if ((st = strata__progress(ctx, "slice", 0.9)) != STRATA_OK)
+        goto done;
+
+    if (opt->normals)
+        add_normals(ctx, r, m, (uint32_t)nbase_verts);
+    strata__result_areas(ctx, r);
+    st = strata__progress(ctx, "slice", 1.0);
+
+done:
+    strata__free(al, lev);
+    strata__free(al, on);
+    strata__free(al, root);
+    strata__free(al, fin);
+    strata__free(al, fin_bot);
+    strata__free(al, vbot);
+    strata__free(al, cut_base);
+    strata__free(al, counts);
+    if (st != STRATA_OK) {
+        strata_result_destroy(r);
+        return st;
+    }
+    *out = r;
+    return STRATA_OK;
+}

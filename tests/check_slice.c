@@ -1,0 +1,855 @@
+/* Suite "slice": the properties DESIGN.md promises for sliced output, on
+ * grids, polygons, icospheres, shuffled random meshes and heights exactly
+ * on planes, with 1, 2, 16 and 1000 terraces. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ inputs */
+
+static uint64_t rng_state;
+static double rnd(void) /* uniform in [0, 1) */
+{
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(rng_state >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static strata_ctx *new_ctx(int threads)
+{
+    strata_ctx *ctx;
+    strata_ctx_options o = {threads, NULL};
+    ck_assert_ok(strata_ctx_create(&o, &ctx));
+    return ctx;
+}
+
+typedef float (*height_fn)(float x, float z, int i);
+
+/* Rebuild mesh m (FLAT) with y from fn, optionally shuffling vertex ids and
+ * triangle order (so the edge table comes from sorting). */
+static strata_mesh *with_heights(strata_ctx *ctx, const strata_mesh *m, height_fn fn, int shuffle)
+{
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    uint32_t *perm = malloc(sizeof *perm * v.nverts), *tperm = malloc(sizeof *tperm * v.ntris);
+    for (uint32_t i = 0; i < v.nverts; i++)
+        perm[i] = i;
+    for (uint32_t t = 0; t < v.ntris; t++)
+        tperm[t] = t;
+    if (shuffle) {
+        for (uint32_t i = v.nverts - 1; i > 0; i--) {
+            uint32_t j = (uint32_t)(rnd() * (i + 1)), tmp = perm[i];
+            perm[i] = perm[j];
+            perm[j] = tmp;
+        }
+        for (uint32_t i = v.ntris - 1; i > 0; i--) {
+            uint32_t j = (uint32_t)(rnd() * (i + 1)), tmp = tperm[i];
+            tperm[i] = tperm[j];
+            tperm[j] = tmp;
+        }
+    }
+    float *xyz = malloc(sizeof(float) * 3 * v.nverts);
+    uint32_t *tri = malloc(sizeof(uint32_t) * 3 * v.ntris);
+    for (uint32_t i = 0; i < v.nverts; i++) {
+        const uint32_t o = perm[i];
+        xyz[3 * o] = v.x[i];
+        xyz[3 * o + 1] = fn(v.x[i], v.z[i], (int)i);
+        xyz[3 * o + 2] = v.z[i];
+    }
+    for (uint32_t t = 0; t < v.ntris; t++) {
+        const uint32_t o = tperm[t];
+        tri[3 * o] = perm[v.a[t]];
+        tri[3 * o + 1] = perm[v.b[t]];
+        tri[3 * o + 2] = perm[v.c[t]];
+    }
+    strata_mesh *out;
+    ck_assert_ok(strata_mesh_create(ctx, xyz, v.nverts, tri, v.ntris, &out));
+    free(xyz);
+    free(tri);
+    free(perm);
+    free(tperm);
+    return out;
+}
+
+static float h_waves(float x, float z, int i)
+{
+    (void)i;
+    return sinf(1.7f * x) * cosf(1.3f * z) + 0.3f * sinf(4.1f * x + 2.3f * z);
+}
+static float h_random(float x, float z, int i)
+{
+    (void)x; (void)z; (void)i;
+    return (float)(rnd() * 4.0 - 2.0);
+}
+static float h_integer(float x, float z, int i) /* heights on integer planes */
+{
+    (void)x; (void)z; (void)i;
+    return (float)(int)(rnd() * 5.0);
+}
+static float h_ramp(float x, float z, int i)
+{
+    (void)z; (void)i;
+    return x;
+}
+
+/* ------------------------------------------------------------ checking */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void cross(const strata_result_view *r, uint32_t a, uint32_t b, uint32_t c, double n[3])
+{
+    double ux = (double)r->x[b] - r->x[a], uy = (double)r->y[b] - r->y[a], uz = (double)r->z[b] - r->z[a];
+    double vx = (double)r->x[c] - r->x[a], vy = (double)r->y[c] - r->y[a], vz = (double)r->z[c] - r->z[a];
+    n[0] = uy * vz - uz * vy;
+    n[1] = uz * vx - ux * vz;
+    n[2] = ux * vy - uy * vx;
+}
+
+/* Terrace of each triangle and whether it is a wall. */
+static void classify(const strata_result_view *r, int32_t *terr, uint8_t *wall)
+{
+    uint64_t seen = 0;
+    for (uint32_t k = 0; k < r->nterraces; k++) {
+        const strata_terrace *t = &r->terraces[k];
+        for (uint64_t i = t->roof_first; i < t->roof_first + t->roof_count; i += 3) {
+            terr[i / 3] = (int32_t)k;
+            wall[i / 3] = 0;
+        }
+        for (uint64_t i = t->wall_first; i < t->wall_first + t->wall_count; i += 3) {
+            terr[i / 3] = (int32_t)k;
+            wall[i / 3] = 1;
+        }
+        seen += t->roof_count + t->wall_count;
+    }
+    require((seen) == (r->nindices), "%s: %llu vs %llu", "seen == r->nindices", (unsigned long long)(seen), (unsigned long long)(r->nindices)); /* ranges partition the buffer */
+}
+
+static uint32_t level_of(const float *L, uint32_t n, float h)
+{
+    uint32_t k = 0;
+    while (k + 1 < n && L[k + 1] <= h)
+        k++;
+    return k;
+}
+
+typedef struct {
+    uint64_t border_edges;
+    int64_t euler;
+} topo;
+
+/* Manifold by vertex id: every directed edge once; an undirected edge used
+ * twice is used in both directions. */
+static topo check_manifold(const strata_result_view *r)
+{
+    const uint64_t nt = r->nindices / 3;
+    uint64_t *d = malloc(sizeof *d * (r->nindices ? r->nindices : 1));
+    uint8_t *used = calloc(r->nverts ? r->nverts : 1, 1);
+    for (uint64_t t = 0; t < nt; t++) {
+        const uint32_t *ix = r->indices + 3 * t;
+        for (int s = 0; s < 3; s++) {
+            require((ix[s]) < (r->nverts), "%s: %llu vs %llu", "ix[s] < r->nverts", (unsigned long long)(ix[s]), (unsigned long long)(r->nverts));
+            used[ix[s]] = 1;
+            d[3 * t + s] = (uint64_t)ix[s] << 32 | ix[(s + 1) % 3];
+        }
+    }
+    qsort(d, r->nindices, sizeof *d, cmp_u64);
+    topo tp = {0, 0};
+    uint64_t undirected = 0;
+    for (uint64_t i = 0; i < r->nindices; i++) {
+        require(i == 0 || d[i] != d[i - 1], "directed edge %u->%u used twice",
+                      (unsigned)(d[i] >> 32), (unsigned)d[i]);
+        const uint64_t rev = d[i] << 32 | d[i] >> 32;
+        const int has_rev = bsearch(&rev, d, r->nindices, sizeof *d, cmp_u64) != NULL;
+        if (!has_rev)
+            tp.border_edges++;
+        undirected += has_rev ? 1 : 2; /* each shared edge is seen twice */
+    }
+    undirected /= 2;
+    uint64_t nused = 0;
+    for (uint32_t i = 0; i < r->nverts; i++)
+        nused += used[i];
+    tp.euler = (int64_t)nused - (int64_t)undirected + (int64_t)nt;
+    free(d);
+    free(used);
+    return tp;
+}
+
+/* Properties 2, 3 and 5 for a FLAT result; returns the projected roof
+ * area. */
+static double check_flat_geometry(const strata_result_view *r, const float *L)
+{
+    const uint64_t nt = r->nindices / 3;
+    int32_t *terr = malloc(sizeof *terr * (nt ? nt : 1));
+    uint8_t *wall = malloc(nt ? nt : 1);
+    classify(r, terr, wall);
+    double roof_area = 0.0;
+    for (uint64_t t = 0; t < nt; t++) {
+        const uint32_t *ix = r->indices + 3 * t;
+        require(ix[0] != ix[1] && ix[1] != ix[2] && ix[0] != ix[2], "%s", "ix[0] != ix[1] && ix[1] != ix[2] && ix[0] != ix[2]");
+        double n[3];
+        cross(r, ix[0], ix[1], ix[2], n);
+        const double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        require(len > 0.0, "zero-area triangle %llu", (unsigned long long)t);
+        if (!wall[t]) {
+            require(n[1] > 0.0, "roof triangle facing down");
+            for (int s = 0; s < 3; s++) /* exactly on its plane */
+                require(memcmp(&r->y[ix[s]], &L[terr[t]], sizeof(float)) == 0,
+                              "roof vertex y=%.9g, terrace %d level %.9g", r->y[ix[s]], terr[t],
+                              L[terr[t]]);
+            roof_area += 0.5 * n[1];
+        } else {
+            require(fabs(n[1]) <= 1e-9 * len, "wall not vertical");
+        }
+    }
+    free(terr);
+    free(wall);
+    return roof_area;
+}
+
+/* Every border edge lies on the rectangle's border. */
+static void check_border_on_rect(const strata_result_view *r, float x0, float x1, float z0, float z1)
+{
+    const uint64_t nt = r->nindices / 3;
+    uint64_t *d = malloc(sizeof *d * r->nindices);
+    for (uint64_t t = 0; t < nt; t++)
+        for (int s = 0; s < 3; s++)
+            d[3 * t + s] = (uint64_t)r->indices[3 * t + s] << 32 | r->indices[3 * t + (s + 1) % 3];
+    qsort(d, r->nindices, sizeof *d, cmp_u64);
+    for (uint64_t i = 0; i < r->nindices; i++) {
+        const uint64_t rev = d[i] << 32 | d[i] >> 32;
+        if (bsearch(&rev, d, r->nindices, sizeof *d, cmp_u64))
+            continue;
+        const uint32_t p = (uint32_t)(d[i] >> 32), q = (uint32_t)d[i];
+        const int on_x0 = r->x[p] == x0 && r->x[q] == x0, on_x1 = r->x[p] == x1 && r->x[q] == x1;
+        const int on_z0 = r->z[p] == z0 && r->z[q] == z0, on_z1 = r->z[p] == z1 && r->z[q] == z1;
+        require(on_x0 || on_x1 || on_z0 || on_z1, "border edge inside the domain");
+    }
+    free(d);
+}
+
+/* Property 4: at random points, exactly one roof lies above, and it is the
+ * terrace of the unsliced surface's height there. */
+static void check_random_points(const strata_mesh *m, const strata_result_view *r, const float *L,
+                                uint32_t n, float x0, float x1, float z0, float z1, int npoints)
+{
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    const uint64_t nt = r->nindices / 3;
+    int32_t *terr = malloc(sizeof *terr * nt);
+    uint8_t *wall = malloc(nt);
+    classify(r, terr, wall);
+    const double spacing = n > 1 ? (double)L[1] - L[0] : 1.0;
+    int tested = 0;
+    for (int it = 0; it < npoints; it++) {
+        const double px = x0 + (x1 - x0) * rnd(), pz = z0 + (z1 - z0) * rnd();
+        /* Unsliced height: the input triangle containing the point. */
+        double h = NAN;
+        for (uint32_t t = 0; t < v.ntris && isnan(h); t++) {
+            const uint32_t a = v.a[t], b = v.b[t], c = v.c[t];
+            const double det = ((double)v.x[b] - v.x[a]) * ((double)v.z[c] - v.z[a]) -
+                               ((double)v.x[c] - v.x[a]) * ((double)v.z[b] - v.z[a]);
+            const double l1 = ((px - v.x[a]) * ((double)v.z[c] - v.z[a]) -
+                               ((double)v.x[c] - v.x[a]) * (pz - v.z[a])) / det;
+            const double l2 = (((double)v.x[b] - v.x[a]) * (pz - v.z[a]) -
+                               (px - v.x[a]) * ((double)v.z[b] - v.z[a])) / det;
+            if (l1 >= 0 && l2 >= 0 && l1 + l2 <= 1)
+                h = (1 - l1 - l2) * v.h[a] + l1 * v.h[b] + l2 * v.h[c];
+        }
+        require(!isnan(h), "%s", "!isnan(h)");
+        int near = 0;
+        for (uint32_t k = 0; k < n; k++)
+            near |= fabs(h - L[k]) < 1e-3 * spacing;
+        if (near)
+            continue;
+        int hits = 0, ambiguous = 0;
+        int32_t hit_terrace = -1;
+        for (uint64_t t = 0; t < nt; t++) {
+            if (wall[t])
+                continue;
+            const uint32_t *ix = r->indices + 3 * t;
+            double s[3];
+            for (int e = 0; e < 3; e++) {
+                const uint32_t p = ix[e], q = ix[(e + 1) % 3];
+                s[e] = ((double)r->x[q] - r->x[p]) * (pz - r->z[p]) -
+                       ((double)r->z[q] - r->z[p]) * (px - r->x[p]);
+            }
+            /* Roofs wind counter-clockwise seen from +y: inside when all
+             * three are <= 0 in this (x, z) orientation. */
+            if (s[0] <= 0 && s[1] <= 0 && s[2] <= 0) {
+                if (s[0] > -1e-9 || s[1] > -1e-9 || s[2] > -1e-9)
+                    ambiguous = 1;
+                hits++;
+                hit_terrace = terr[t];
+            }
+        }
+        if (ambiguous)
+            continue;
+        require(hits == 1, "point (%g, %g) under %d roofs", px, pz, hits);
+        require((hit_terrace) == ((int32_t)level_of(L, n, (float)h)), "%s: %lld vs %lld", "hit_terrace == (int32_t)level_of(L, n, (float)h)", (long long)(hit_terrace), (long long)((int32_t)level_of(L, n, (float)h)));
+        tested++;
+    }
+    require((tested) > (npoints / 3), "%s: %lld vs %lld", "tested > npoints / 3", (long long)(tested), (long long)(npoints / 3));
+    free(terr);
+    free(wall);
+}
+
+static void uniform_levels(const strata_mesh *m, uint32_t n, float *L)
+{
+    ck_assert_ok(strata_levels_uniform(m, n, NULL, L));
+}
+
+/* Slice a FLAT grid-like mesh over the rectangle and check everything. */
+static void check_flat_case(strata_ctx *ctx, const strata_mesh *m, const float *L, uint32_t n,
+                            float x0, float x1, float z0, float z1, strata_walls walls)
+{
+    strata_slice_options o = {L, n, walls, 0};
+    strata_result *res;
+    ck_assert_ok(strata_slice(ctx, m, &o, &res));
+    strata_result_view r;
+    strata_result_get_view(res, &r);
+    require((r.nterraces) == (n), "%s: %llu vs %llu", "r.nterraces == n", (unsigned long long)(r.nterraces), (unsigned long long)(n));
+    topo tp = check_manifold(&r);
+    require((tp.euler) == (1), "%s: %lld vs %lld", "tp.euler == 1", (long long)(tp.euler), (long long)(1)); /* a disc */
+    check_border_on_rect(&r, x0, x1, z0, z1);
+    const double area = check_flat_geometry(&r, L);
+    const double want = ((double)x1 - x0) * ((double)z1 - z0);
+    require(fabs(area - want) <= 1e-5 * want, "roof area %.9g, domain %.9g", area, want);
+    double stat_area = 0;
+    for (uint32_t k = 0; k < n; k++)
+        stat_area += r.terraces[k].roof_area;
+    ck_assert_double_eq_tol(stat_area, want, 1e-5 * want);
+    check_random_points(m, &r, L, n, x0, x1, z0, z1, 150);
+    strata_result_destroy(res);
+}
+
+static void grid_bounds(const strata_mesh *m, float *x0, float *x1, float *z0, float *z1)
+{
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    *x0 = *z0 = INFINITY;
+    *x1 = *z1 = -INFINITY;
+    for (uint32_t i = 0; i < v.nverts; i++) {
+        *x0 = fminf(*x0, v.x[i]);
+        *x1 = fmaxf(*x1, v.x[i]);
+        *z0 = fminf(*z0, v.z[i]);
+        *z1 = fmaxf(*z1, v.z[i]);
+    }
+}
+
+/* ------------------------------------------------------------ tests */
+
+static const uint32_t terrace_counts[] = {1, 2, 16, 1000};
+
+START_TEST(test_flat_waves)
+{
+    rng_state = 1234 + (uint64_t)_i;
+    strata_ctx *ctx = new_ctx(1);
+    strata_mesh *g, *m;
+    ck_assert_ok(strata_shape_grid(ctx, 24, 17, 0.25f, &g));
+    m = with_heights(ctx, g, h_waves, 0);
+    float x0, x1, z0, z1;
+    grid_bounds(m, &x0, &x1, &z0, &z1);
+    const uint32_t n = terrace_counts[_i];
+    float *L = malloc(sizeof *L * n);
+    uniform_levels(m, n, L);
+    check_flat_case(ctx, m, L, n, x0, x1, z0, z1, STRATA_WALLS_UPPER);
+    free(L);
+    strata_mesh_destroy(g);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_flat_random_shuffled)
+{
+    rng_state = 99 + (uint64_t)_i;
+    strata_ctx *ctx = new_ctx(1);
+    strata_mesh *g, *m;
+    ck_assert_ok(strata_shape_grid(ctx, 13, 11, 1.0f, &g));
+    m = with_heights(ctx, g, h_random, 1);
+    float x0, x1, z0, z1;
+    grid_bounds(m, &x0, &x1, &z0, &z1);
+    const uint32_t n = terrace_counts[_i];
+    float *L = malloc(sizeof *L * n);
+    uniform_levels(m, n, L);
+    check_flat_case(ctx, m, L, n, x0, x1, z0, z1, (strata_walls)(_i % 3));
+    free(L);
+    strata_mesh_destroy(g);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Integer heights with integer planes: many vertices exactly on planes. */
+START_TEST(test_heights_on_planes)
+{
+    rng_state = 7 + (uint64_t)_i;
+    strata_ctx *ctx = new_ctx(1);
+    strata_mesh *g, *m;
+    ck_assert_ok(strata_shape_grid(ctx, 16, 16, 1.0f, &g));
+    m = with_heights(ctx, g, h_integer, _i & 1);
+    float x0, x1, z0, z1;
+    grid_bounds(m, &x0, &x1, &z0, &z1);
+    static const float planes[][5] = {{0, 1, 2, 3, 4}, {1, 2, 3, 0, 0}, {0.5f, 2, 0, 0, 0}};
+    static const uint32_t np[] = {5, 3, 2};
+    const int which = _i % 3;
+    check_flat_case(ctx, m, planes[which], np[which], x0, x1, z0, z1, STRATA_WALLS_UPPER);
+    free(NULL);
+    strata_mesh_destroy(g);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* A planar ramp y = x: one wall per plane per row of cells, all facing
+ * downhill (-x), roofs exactly as wide as the plane spacing. */
+START_TEST(test_ramp_walls_face_downhill)
+{
+    strata_ctx *ctx = new_ctx(1);
+    strata_mesh *g, *m;
+    ck_assert_ok(strata_shape_grid(ctx, 8, 3, 1.0f, &g));
+    m = with_heights(ctx, g, h_ramp, 0);
+    const float L[] = {-4, -2.5f, -1, 0.5f, 2, 3.5f};
+    strata_slice_options o = {L, 6, STRATA_WALLS_UPPER, 0};
+    strata_result *res;
+    ck_assert_ok(strata_slice(ctx, m, &o, &res));
+    strata_result_view r;
+    strata_result_get_view(res, &r);
+    for (uint32_t k = 0; k < 6; k++) {
+        const strata_terrace *t = &r.terraces[k];
+        require((t->wall_count > 0) == (k > 0), "%s: %llu vs %llu", "t->wall_count > 0 == k > 0", (unsigned long long)(t->wall_count > 0), (unsigned long long)(k > 0));
+        for (uint64_t i = t->wall_first; i < t->wall_first + t->wall_count; i += 3) {
+            double n[3];
+            cross(&r, r.indices[i], r.indices[i + 1], r.indices[i + 2], n);
+            require(n[0] < 0 && fabs(n[2]) < 1e-9 && fabs(n[1]) < 1e-9, "%s", "n[0] < 0 && fabs(n[2]) < 1e-9 && fabs(n[1]) < 1e-9");
+            for (int s = 0; s < 3; s++) /* walls of plane k stand at x = L[k] */
+                ck_assert_float_eq_tol(r.x[r.indices[i + s]], L[k], 1e-6f);
+        }
+        /* Terrace k covers L[k] <= x < L[k+1] across the 3-unit depth. */
+        const double x_lo = k == 0 ? -4.0 : L[k], x_hi = k == 5 ? 4.0 : L[k + 1];
+        ck_assert_double_eq_tol(t->roof_area, (x_hi - x_lo) * 3.0, 1e-5);
+        ck_assert_double_eq_tol(t->wall_area, k == 0 ? 0.0 : (L[k] - L[k - 1]) * 3.0, 1e-5);
+    }
+    strata_result_destroy(res);
+    strata_mesh_destroy(g);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_polygon_fan)
+{
+    rng_state = 5;
+    strata_ctx *ctx = new_ctx(1);
+    strata_mesh *p, *s, *m;
+    ck_assert_ok(strata_shape_polygon(ctx, 7, 3.0f, &p));
+    ck_assert_ok(strata_mesh_subdivide(ctx, p, 3, 0, &s));
+    m = with_heights(ctx, s, h_waves, 0);
+    float L[16];
+    uniform_levels(m, 16, L);
+    strata_slice_options o = {L, 16, STRATA_WALLS_LOWER, 0};
+    strata_result *res;
+    ck_assert_ok(strata_slice(ctx, m, &o, &res));
+    strata_result_view r;
+    strata_result_get_view(res, &r);
+    topo tp = check_manifold(&r);
+    require((tp.euler) == (1), "%s: %lld vs %lld", "tp.euler == 1", (long long)(tp.euler), (long long)(1));
+    const double area = check_flat_geometry(&r, L);
+    const double want = 0.5 * 7 * 9.0 * sin(2 * M_PI / 7);
+    ck_assert_double_eq_tol(area, want, 1e-5 * want);
+    /* LOWER: the top terrace has no walls, every wall-bearing terrace has
+     * roofs. */
+    require((r.terraces[15].wall_count) == (0), "%s: %llu vs %llu", "r.terraces[15].wall_count == 0", (unsigned long long)(r.terraces[15].wall_count), (unsigned long long)(0));
+    strata_result_destroy(res);
+    strata_mesh_destroy(p);
+    strata_mesh_destroy(s);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Solid angle of a triangle seen from the origin (Van Oosterom-Strackee). */
+static double solid_angle(const double a[3], const double b[3], const double c[3])
+{
+    const double la = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    const double lb = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+    const double lc = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+    const double det = a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+                       a[2] * (b[0] * c[1] - b[1] * c[0]);
+    const double ab = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    const double bc = b[0] * c[0] + b[1] * c[1] + b[2] * c[2];
+    const double ca = c[0] * a[0] + c[1] * a[1] + c[2] * a[2];
+    return 2.0 * atan2(det, la * lb * lc + ab * lc + bc * la + ca * lb);
+}
+
+START_TEST(test_planet)
+{
+    rng_state = 77 + (uint64_t)_i;
+    const uint32_t n = terrace_counts[_i];
+    strata_ctx *ctx = new_ctx(1);
+    strata_mesh *sphere;
+    ck_assert_ok(strata_shape_icosphere(ctx, 4, 2.0f, &sphere));
+    /* Radial random bumps: rebuild with scaled positions, then RADIAL. */
+    strata_mesh_view v;
+    strata_mesh_get_view(sphere, &v);
+    float *xyz = malloc(sizeof(float) * 3 * v.nverts);
+    uint32_t *tri = malloc(sizeof(uint32_t) * 3 * v.ntris);
+    for (uint32_t i = 0; i < v.nverts; i++) {
+        const float s = 1.0f + 0.15f * sinf(3 * v.x[i]) * cosf(2 * v.y[i] + v.z[i]);
+        xyz[3 * i] = v.x[i] * s;
+        xyz[3 * i + 1] = v.y[i] * s;
+        xyz[3 * i + 2] = v.z[i] * s;
+    }
+    for (uint32_t t = 0; t < v.ntris; t++) {
+        tri[3 * t] = v.a[t];
+        tri[3 * t + 1] = v.b[t];
+        tri[3 * t + 2] = v.c[t];
+    }
+    strata_mesh *m;
+    ck_assert_ok(strata_mesh_create(ctx, xyz, v.nverts, tri, v.ntris, &m));
+    ck_assert_ok(strata_mesh_set_geometry(m, STRATA_RADIAL, NULL, 2.0f));
+    float *L = malloc(sizeof *L * n);
+    uniform_levels(m, n, L);
+    strata_slice_options o = {L, n, STRATA_WALLS_UPPER, 0};
+    strata_result *res;
+    ck_assert_ok(strata_slice(ctx, m, &o, &res));
+    strata_result_view r;
+    strata_result_get_view(res, &r);
+    topo tp = check_manifold(&r);
+    require((tp.border_edges) == (0), "%s: %llu vs %llu", "tp.border_edges == 0", (unsigned long long)(tp.border_edges), (unsigned long long)(0)); /* closed */
+    require((tp.euler) == (2), "%s: %lld vs %lld", "tp.euler == 2", (long long)(tp.euler), (long long)(2));
+    const uint64_t nt = r.nindices / 3;
+    int32_t *terr = malloc(sizeof *terr * nt);
+    uint8_t *wall = malloc(nt);
+    classify(&r, terr, wall);
+    double omega = 0.0;
+    for (uint64_t t = 0; t < nt; t++) {
+        const uint32_t *ix = r.indices + 3 * t;
+        double p[3][3];
+        for (int s = 0; s < 3; s++) {
+            p[s][0] = r.x[ix[s]];
+            p[s][1] = r.y[ix[s]];
+            p[s][2] = r.z[ix[s]];
+        }
+        double nrm[3];
+        cross(&r, ix[0], ix[1], ix[2], nrm);
+        const double len = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
+        require(len > 0.0, "%s", "len > 0.0");
+        if (!wall[t]) {
+            const double want = 2.0 + L[terr[t]];
+            for (int s = 0; s < 3; s++) {
+                const double rad = sqrt(p[s][0] * p[s][0] + p[s][1] * p[s][1] + p[s][2] * p[s][2]);
+                require(fabs(rad - want) <= 1e-6 * want, "roof radius %.9g want %.9g", rad, want);
+            }
+            const double w = solid_angle(p[0], p[1], p[2]);
+            require(w > 0.0, "%s", "w > 0.0"); /* faces outward */
+            omega += w;
+        } else {
+            /* Radial: two of its corners lie on one ray from the centre
+             * at different radii (its vertical edge). */
+            int radial = 0;
+            for (int s0 = 0; s0 < 3; s0++) {
+                const double *u = p[s0], *w = p[(s0 + 1) % 3];
+                const double cx = u[1] * w[2] - u[2] * w[1], cy = u[2] * w[0] - u[0] * w[2],
+                             cz = u[0] * w[1] - u[1] * w[0];
+                const double lu = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+                const double lw = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+                if (sqrt(cx * cx + cy * cy + cz * cz) <= 1e-6 * lu * lw && fabs(lu - lw) > 0)
+                    radial = 1;
+            }
+            require(radial, "wall triangle without a radial edge");
+        }
+    }
+    require(fabs(omega - 4 * M_PI) <= 1e-5 * 4 * M_PI, "roofs cover %.9g sr", omega);
+    free(terr);
+    free(wall);
+    free(L);
+    free(xyz);
+    free(tri);
+    strata_result_destroy(res);
+    strata_mesh_destroy(m);
+    strata_mesh_destroy(sphere);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Property 6 and thread independence: the same bytes every run and for
+ * 1, 2 and 3 threads (OpenMP stays inside this test). */
+START_TEST(test_same_bytes)
+{
+    strata_result *res[4];
+    const int threads[4] = {1, 1, 2, 3};
+    for (int k = 0; k < 4; k++) {
+        rng_state = 4242;
+        strata_ctx *ctx = new_ctx(threads[k]);
+        strata_mesh *g, *m;
+        ck_assert_ok(strata_shape_grid(ctx, 150, 130, 0.1f, &g));
+        m = with_heights(ctx, g, h_random, 0);
+        float L[40];
+        uniform_levels(m, 40, L);
+        strata_slice_options o = {L, 40, (strata_walls)(k % 3), 1};
+        o.walls = STRATA_WALLS_SEPARATE;
+        ck_assert_ok(strata_slice(ctx, m, &o, &res[k]));
+        strata_mesh_destroy(g);
+        strata_mesh_destroy(m);
+        strata_ctx_destroy(ctx);
+    }
+    strata_result_view a, b;
+    strata_result_get_view(res[0], &a);
+    for (int k = 1; k < 4; k++) {
+        strata_result_get_view(res[k], &b);
+        require((a.nverts) == (b.nverts), "%s: %llu vs %llu", "a.nverts == b.nverts", (unsigned long long)(a.nverts), (unsigned long long)(b.nverts));
+        require((a.nindices) == (b.nindices), "%s: %llu vs %llu", "a.nindices == b.nindices", (unsigned long long)(a.nindices), (unsigned long long)(b.nindices));
+        ck_assert_mem_eq(a.x, b.x, sizeof(float) * a.nverts);
+        ck_assert_mem_eq(a.y, b.y, sizeof(float) * a.nverts);
+        ck_assert_mem_eq(a.z, b.z, sizeof(float) * a.nverts);
+        ck_assert_mem_eq(a.nx, b.nx, sizeof(float) * a.nverts);
+        ck_assert_mem_eq(a.indices, b.indices, sizeof(uint32_t) * a.nindices);
+        ck_assert_mem_eq(a.terraces, b.terraces, sizeof(strata_terrace) * a.nterraces);
+    }
+    for (int k = 0; k < 4; k++)
+        strata_result_destroy(res[k]);
+}
+END_TEST
+
+/* Wall modes place walls in the documented ranges; normals split walls. */
+START_TEST(test_wall_modes_and_normals)
+{
+    rng_state = 31;
+    strata_ctx *ctx = new_ctx(1);
+    strata_mesh *g, *m;
+    ck_assert_ok(strata_shape_grid(ctx, 20, 20, 0.3f, &g));
+    m = with_heights(ctx, g, h_waves, 0);
+    float L[8];
+    uniform_levels(m, 8, L);
+    strata_result *up, *lo, *sep, *nrm;
+    strata_slice_options o = {L, 8, STRATA_WALLS_UPPER, 0};
+    ck_assert_ok(strata_slice(ctx, m, &o, &up));
+    o.walls = STRATA_WALLS_LOWER;
+    ck_assert_ok(strata_slice(ctx, m, &o, &lo));
+    o.walls = STRATA_WALLS_SEPARATE;
+    ck_assert_ok(strata_slice(ctx, m, &o, &sep));
+    o.normals = 1;
+    o.walls = STRATA_WALLS_UPPER;
+    ck_assert_ok(strata_slice(ctx, m, &o, &nrm));
+    strata_result_view vu, vl, vs, vn;
+    strata_result_get_view(up, &vu);
+    strata_result_get_view(lo, &vl);
+    strata_result_get_view(sep, &vs);
+    strata_result_get_view(nrm, &vn);
+    ck_assert_ptr_null(vu.nx);
+    uint64_t roofs = 0, walls = 0;
+    for (uint32_t k = 0; k < 8; k++) {
+        /* Same roofs in every mode; walls of plane k move to k-1. */
+        require((vu.terraces[k].roof_count) == (vl.terraces[k].roof_count), "%s: %llu vs %llu", "vu.terraces[k].roof_count == vl.terraces[k].roof_count", (unsigned long long)(vu.terraces[k].roof_count), (unsigned long long)(vl.terraces[k].roof_count));
+        require((vu.terraces[k].roof_count) == (vs.terraces[k].roof_count), "%s: %llu vs %llu", "vu.terraces[k].roof_count == vs.terraces[k].roof_count", (unsigned long long)(vu.terraces[k].roof_count), (unsigned long long)(vs.terraces[k].roof_count));
+        require((vu.terraces[k].wall_count) == (vs.terraces[k].wall_count), "%s: %llu vs %llu", "vu.terraces[k].wall_count == vs.terraces[k].wall_count", (unsigned long long)(vu.terraces[k].wall_count), (unsigned long long)(vs.terraces[k].wall_count));
+        if (k + 1 < 8)
+            require((vl.terraces[k].wall_count) == (vu.terraces[k + 1].wall_count), "%s: %llu vs %llu", "vl.terraces[k].wall_count == vu.terraces[k + 1].wall_count", (unsigned long long)(vl.terraces[k].wall_count), (unsigned long long)(vu.terraces[k + 1].wall_count));
+        /* UPPER: each terrace's roofs then walls, contiguous. */
+        require((vu.terraces[k].wall_first) == (vu.terraces[k].roof_first + vu.terraces[k].roof_count), "%s: %llu vs %llu", "vu.terraces[k].wall_first == vu.terraces[k].roof_first + vu.terraces[k].roof_count", (unsigned long long)(vu.terraces[k].wall_first), (unsigned long long)(vu.terraces[k].roof_first + vu.terraces[k].roof_count));
+        roofs += vs.terraces[k].roof_count;
+        walls += vs.terraces[k].wall_count;
+    }
+    require((vl.terraces[7].wall_count) == (0), "%s: %llu vs %llu", "vl.terraces[7].wall_count == 0", (unsigned long long)(vl.terraces[7].wall_count), (unsigned long long)(0));
+    require((vu.terraces[0].wall_count) == (0), "%s: %llu vs %llu", "vu.terraces[0].wall_count == 0", (unsigned long long)(vu.terraces[0].wall_count), (unsigned long long)(0));
+    require((walls) > (0), "%s: %llu vs %llu", "walls > 0", (unsigned long long)(walls), (unsigned long long)(0));
+    /* SEPARATE: all roofs first, then all walls. */
+    require((vs.terraces[0].wall_first) == (roofs), "%s: %llu vs %llu", "vs.terraces[0].wall_first == roofs", (unsigned long long)(vs.terraces[0].wall_first), (unsigned long long)(roofs));
+    require((roofs + walls) == (vs.nindices), "%s: %llu vs %llu", "roofs + walls == vs.nindices", (unsigned long long)(roofs + walls), (unsigned long long)(vs.nindices));
+    ck_assert_mem_eq(vu.x, vs.x, sizeof(float) * vu.nverts);
+    /* Normals: four fresh vertices per wall quad, unit normals, roofs up. */
+    ck_assert_ptr_nonnull(vn.nx);
+    require((vn.nverts) == (vu.nverts + 4 * (walls / 6)), "%s: %llu vs %llu", "vn.nverts == vu.nverts + 4 * (walls / 6)", (unsigned long long)(vn.nverts), (unsigned long long)(vu.nverts + 4 * (walls / 6)));
+    for (uint32_t i = 0; i < vn.nverts; i++) {
+        const double l = sqrt((double)vn.nx[i] * vn.nx[i] + (double)vn.ny[i] * vn.ny[i] +
+                              (double)vn.nz[i] * vn.nz[i]);
+        ck_assert_double_eq_tol(l, 1.0, 1e-6);
+    }
+    for (uint32_t k = 0; k < 8; k++) {
+        const strata_terrace *t = &vn.terraces[k];
+        for (uint64_t i = t->roof_first; i < t->roof_first + t->roof_count; i++)
+            ck_assert_float_eq(vn.ny[vn.indices[i]], 1.0f);
+        for (uint64_t i = t->wall_first; i < t->wall_first + t->wall_count; i += 3) {
+            const uint32_t *ix = vn.indices + i;
+            require((ix[0]) >= (vu.nverts), "%s: %llu vs %llu", "ix[0] >= vu.nverts", (unsigned long long)(ix[0]), (unsigned long long)(vu.nverts));
+            double n[3];
+            cross(&vn, ix[0], ix[1], ix[2], n);
+            const double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+            ck_assert_double_eq_tol(vn.nx[ix[0]], n[0] / len, 1e-5);
+            ck_assert_double_eq_tol(vn.nz[ix[0]], n[2] / len, 1e-5);
+        }
+    }
+    strata_result_destroy(up);
+    strata_result_destroy(lo);
+    strata_result_destroy(sep);
+    strata_result_destroy(nrm);
+    strata_mesh_destroy(g);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_single_terrace_is_flat)
+{
+    rng_state = 3;
+    strata_ctx *ctx = new_ctx(1);
+    strata_mesh *g, *m;
+    ck_assert_ok(strata_shape_grid(ctx, 9, 9, 1.0f, &g));
+    m = with_heights(ctx, g, h_random, 0);
+    float L[1];
+    uniform_levels(m, 1, L);
+    strata_slice_options o = {L, 1, STRATA_WALLS_UPPER, 0};
+    strata_result *res;
+    ck_assert_ok(strata_slice(ctx, m, &o, &res));
+    strata_result_view r;
+    strata_result_get_view(res, &r);
+    /* One terrace at the lowest height: the input triangles, flattened. */
+    require((r.nindices) == (3 * strata_mesh_triangle_count(m)), "%s: %llu vs %llu", "r.nindices == 3 * strata_mesh_triangle_count(m)", (unsigned long long)(r.nindices), (unsigned long long)(3 * strata_mesh_triangle_count(m)));
+    require((r.nverts) == (strata_mesh_vertex_count(m)), "%s: %llu vs %llu", "r.nverts == strata_mesh_vertex_count(m)", (unsigned long long)(r.nverts), (unsigned long long)(strata_mesh_vertex_count(m)));
+    require((r.terraces[0].wall_count) == (0), "%s: %llu vs %llu", "r.terraces[0].wall_count == 0", (unsigned long long)(r.terraces[0].wall_count), (unsigned long long)(0));
+    for (uint32_t i = 0; i < r.nverts; i++)
+        ck_assert_float_eq(r.y[i], L[0]);
+    strata_result_destroy(res);
+    strata_mesh_destroy(g);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_levels_and_errors)
+{
+    strata_ctx *ctx = new_ctx(1);
+    strata_mesh *g, *m;
+    ck_assert_ok(strata_shape_grid(ctx, 4, 4, 1.0f, &g));
+    rng_state = 11;
+    m = with_heights(ctx, g, h_ramp, 0); /* heights -2 .. 2 */
+    float L[4];
+    ck_assert_ok(strata_levels_uniform(m, 4, NULL, L));
+    const float want[4] = {-2, -1, 0, 1};
+    ck_assert_mem_eq(L, want, sizeof want);
+    /* Constant height: spacing 1. */
+    ck_assert_ok(strata_levels_uniform(g, 3, NULL, L));
+    ck_assert_float_eq(L[0], 0.0f);
+    ck_assert_float_eq(L[2], 2.0f);
+    /* A curve redistributes the planes. */
+    strata_curve *c;
+    const float cx[] = {0, 1}, cy[] = {0, 1};
+    ck_assert_ok(strata_curve_create(ctx, STRATA_CURVE_LINEAR, cx, cy, 2, &c));
+    ck_assert_ok(strata_levels_uniform(m, 4, c, L));
+    ck_assert_mem_eq(L, want, sizeof want);
+    strata_curve_destroy(c);
+    ck_assert_status(strata_levels_uniform(m, 0, NULL, L), STRATA_ERR_BAD_LEVELS);
+    /* Too many planes for a tiny range in float. */
+    float *many = malloc(sizeof(float) * 60000);
+    const float tiny[] = {0, 1000.0f, 0, 1, 1000.001f, 0, 0, 1000.0f, 1};
+    const uint32_t tri[] = {0, 1, 2};
+    strata_mesh *t;
+    ck_assert_ok(strata_mesh_create(ctx, tiny, 3, tri, 1, &t));
+    ck_assert_status(strata_levels_uniform(t, 60000, NULL, many), STRATA_ERR_BAD_LEVELS);
+    free(many);
+    strata_mesh_destroy(t);
+
+    strata_result *r = (strata_result *)1;
+    const float bad1[] = {0, 1, 1};
+    const float bad2[] = {0, NAN};
+    strata_slice_options o = {bad1, 3, STRATA_WALLS_UPPER, 0};
+    ck_assert_status(strata_slice(ctx, m, &o, &r), STRATA_ERR_BAD_LEVELS);
+    ck_assert_ptr_null(r);
+    o.levels = bad2;
+    o.nlevels = 2;
+    ck_assert_status(strata_slice(ctx, m, &o, &r), STRATA_ERR_BAD_LEVELS);
+    o.levels = want;
+    o.nlevels = 0;
+    ck_assert_status(strata_slice(ctx, m, &o, &r), STRATA_ERR_BAD_LEVELS);
+    o.nlevels = 4;
+    o.walls = (strata_walls)7;
+    ck_assert_status(strata_slice(ctx, m, &o, &r), STRATA_ERR_INVALID_ARG);
+    o.walls = STRATA_WALLS_UPPER;
+    ck_assert_status(strata_slice(ctx, NULL, &o, &r), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_slice(ctx, m, NULL, &r), STRATA_ERR_INVALID_ARG);
+    /* A planet whose lowest terrace would be at or below the centre. */
+    strata_mesh *s;
+    ck_assert_ok(strata_shape_icosphere(ctx, 1, 1.0f, &s));
+    const float deep[] = {-1.0f, 0.0f};
+    o.levels = deep;
+    o.nlevels = 2;
+    ck_assert_status(strata_slice(ctx, s, &o, &r), STRATA_ERR_BAD_LEVELS);
+    /* Cancelled before starting. */
+    o.levels = want;
+    o.nlevels = 4;
+    strata_ctx_cancel(ctx);
+    ck_assert_status(strata_slice(ctx, m, &o, &r), STRATA_ERR_CANCELLED);
+    strata_ctx_reset_cancel(ctx);
+    ck_assert_ok(strata_slice(ctx, m, &o, &r));
+    strata_result_destroy(r);
+    strata_mesh_destroy(s);
+    strata_mesh_destroy(g);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_from_mesh)
+{
+    strata_ctx *ctx = new_ctx(1);
+    strata_mesh *g, *m;
+    ck_assert_ok(strata_shape_grid(ctx, 5, 3, 1.0f, &g));
+    rng_state = 8;
+    m = with_heights(ctx, g, h_random, 0);
+    strata_result *r, *rn;
+    ck_assert_ok(strata_result_from_mesh(ctx, m, 0, &r));
+    ck_assert_ok(strata_result_from_mesh(ctx, m, 1, &rn));
+    strata_result_view v, vn;
+    strata_result_get_view(r, &v);
+    strata_result_get_view(rn, &vn);
+    strata_mesh_view mv;
+    strata_mesh_get_view(m, &mv);
+    require((v.nverts) == (mv.nverts), "%s: %llu vs %llu", "v.nverts == mv.nverts", (unsigned long long)(v.nverts), (unsigned long long)(mv.nverts));
+    ck_assert_mem_eq(v.y, mv.y, sizeof(float) * mv.nverts);
+    require((v.nterraces) == (1), "%s: %llu vs %llu", "v.nterraces == 1", (unsigned long long)(v.nterraces), (unsigned long long)(1));
+    require((v.terraces[0].roof_count) == (3 * (uint64_t)mv.ntris), "%s: %llu vs %llu", "v.terraces[0].roof_count == 3 * (uint64_t)mv.ntris", (unsigned long long)(v.terraces[0].roof_count), (unsigned long long)(3 * (uint64_t)mv.ntris));
+    require((vn.nverts) == (3 * mv.ntris), "%s: %llu vs %llu", "vn.nverts == 3 * mv.ntris", (unsigned long long)(vn.nverts), (unsigned long long)(3 * mv.ntris));
+    ck_assert_double_eq_tol(v.terraces[0].roof_area, vn.terraces[0].roof_area, 1e-9);
+    strata_result_destroy(r);
+    strata_result_destroy(rn);
+    strata_mesh_destroy(g);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+static Suite *slice_suite(void)
+{
+    Suite *s = suite_create("slice");
+    TCase *tc = tcase_create("Flat");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_flat_waves, 0, 4);
+    tcase_add_loop_test(tc, test_flat_random_shuffled, 0, 4);
+    tcase_add_loop_test(tc, test_heights_on_planes, 0, 6);
+    tcase_add_test(tc, test_ramp_walls_face_downhill);
+    tcase_add_test(tc, test_polygon_fan);
+    tcase_add_test(tc, test_single_terrace_is_flat);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Planet");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_planet, 0, 4);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Output");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_same_bytes);
+    tcase_add_test(tc, test_wall_modes_and_normals);
+    tcase_add_test(tc, test_from_mesh);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Limits");
+    tcase_add_test(tc, test_levels_and_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return run_suite(slice_suite()); }
