@@ -1,0 +1,865 @@
+/* strata - the command line program: terraced planets and terrains.
+ *
+ *   strata planet  [options]      icosphere + 3D noise, sliced, written
+ *   strata terrain [options]      grid / polygon / heightmap + 2D noise
+ *   strata info                   version, ISA, threads, topology
+ *
+ * Exit status: 0 success, 1 runtime failure (files, library errors),
+ * 2 usage error, 130 interrupted.  Every failure prints one line to stderr. */
+#define _POSIX_C_SOURCE 200809L
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "strata.h"
+
+#include <errno.h>
+#include <float.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef HAVE_HWLOC
+#include <hwloc.h>
+#endif
+
+enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
+
+/* Defaults, shown by --help. */
+#define DEF_PLANET_LEVEL 6
+#define DEF_PLANET_RADIUS 1.0
+#define DEF_PLANET_FREQUENCY 1.5 /* per radius */
+#define DEF_PLANET_AMPLITUDE 0.1 /* times the radius */
+#define DEF_PLANET_TERRACES 16
+#define DEF_TERRAIN_CELLS 256
+#define DEF_TERRAIN_SIZE 10.0
+#define DEF_TERRAIN_FREQUENCY 3.0  /* periods across --size */
+#define DEF_TERRAIN_AMPLITUDE 0.15 /* times --size */
+#define DEF_TERRAIN_TERRACES 12
+#define DEF_SIDES 6
+#define DEF_POLYGON_DEPTH 6
+#define DEF_HEIGHTMAP_SCALE 0.25 /* times the heightmap's extent */
+
+/* ------------------------------------------------------------ messages */
+
+static void vmessage(const char *fmt, va_list ap)
+{
+    fputs("strata: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+#if defined(__GNUC__)
+#define PRINTF_LIKE(i, j) __attribute__((format(printf, i, j)))
+#else
+#define PRINTF_LIKE(i, j)
+#endif
+
+static _Noreturn PRINTF_LIKE(2, 3) void die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(fmt, ap);
+    va_end(ap);
+    exit(code);
+}
+
+#define usage_error(...) die(EXIT_USAGE, __VA_ARGS__)
+
+/* ------------------------------------------------------------ parsing */
+
+/* Strict integer: all of s, no spaces, within [lo, hi]. */
+static long long parse_int(const char *opt, const char *s, long long lo, long long hi)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || s[0] == ' ' || s[0] == '\t' || errno == ERANGE)
+        usage_error("%s: expected an integer, got '%s'", opt, s);
+    if (v < lo || v > hi)
+        usage_error("%s: %lld is out of range [%lld, %lld]", opt, v, lo, hi);
+    return v;
+}
+
+/* Strict real number that fits a float: no NaN, no infinity, no trailing
+ * text.  Parses s up to *endp when endp is given (for lists). */
+static double parse_number(const char *opt, const char *s, char **endp)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || s[0] == ' ' || s[0] == '\t' || (!endp && *end))
+        usage_error("%s: expected a number, got '%s'", opt, s);
+    if (!isfinite(v))
+        usage_error("%s: '%.*s' is not a finite number", opt, (int)(end - s), s);
+    if (errno == ERANGE || fabs(v) > FLT_MAX)
+        usage_error("%s: '%.*s' is out of range for a float", opt, (int)(end - s), s);
+    if (endp)
+        *endp = end;
+    return v;
+}
+
+/* A number with a lower bound (strict or not) and an upper bound. */
+static double parse_real(const char *opt, const char *s, double lo, bool lo_strict, double hi)
+{
+    double v = parse_number(opt, s, NULL);
+    if (lo_strict ? !(v > lo) : !(v >= lo))
+        usage_error("%s: must be %s %g (got %s)", opt, lo_strict ? ">" : ">=", lo, s);
+    if (v > hi)
+        usage_error("%s: must be <= %g (got %s)", opt, hi, s);
+    return v;
+}
+
+static int parse_choice(const char *opt, const char *s, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s, names[i]))
+            return i;
+    char list[160] = "";
+    for (int i = 0; i < n; i++) {
+        strcat(list, names[i]);
+        strcat(list, i + 2 < n ? ", " : i + 1 < n ? " or " : "");
+    }
+    usage_error("%s: expected %s (got '%s')", opt, list, s);
+}
+
+/* --levels a,b,c: strictly ascending plane heights. */
+static float *parse_levels(const char *s, uint32_t *n)
+{
+    size_t cap = 1;
+    for (const char *p = s; *p; p++)
+        cap += *p == ',';
+    if (cap > STRATA_MAX_LEVELS)
+        usage_error("--levels: at most %u values (got %zu)", STRATA_MAX_LEVELS, cap);
+    float *v = malloc(cap * sizeof *v);
+    if (!v)
+        die(EXIT_RUNTIME, "out of memory");
+    size_t k = 0;
+    for (const char *p = s;; p++) {
+        char *end;
+        if (*p == ',' || *p == '\0')
+            usage_error("--levels: empty value in '%s'", s);
+        double x = parse_number("--levels", p, &end);
+        if (*end != ',' && *end != '\0')
+            usage_error("--levels: expected numbers separated by commas (got '%s')", s);
+        if (k > 0 && !((float)x > v[k - 1]))
+            usage_error("--levels: values must be strictly ascending (got %.*s after %g)",
+                        (int)(end - p), p, (double)v[k - 1]);
+        v[k++] = (float)x;
+        p = end;
+        if (!*p)
+            break;
+    }
+    *n = (uint32_t)k;
+    return v;
+}
+
+/* --curve x:y,x:y,...: control points in [0,1]^2, x strictly ascending. */
+static size_t parse_curve(const char *s, float **xs, float **ys)
+{
+    size_t cap = 1;
+    for (const char *p = s; *p; p++)
+        cap += *p == ',';
+    *xs = malloc(cap * sizeof **xs);
+    *ys = malloc(cap * sizeof **ys);
+    if (!*xs || !*ys)
+        die(EXIT_RUNTIME, "out of memory");
+    size_t n = 0;
+    for (const char *p = s;; p++) {
+        char *end;
+        double x = parse_number("--curve", p, &end);
+        if (*end != ':')
+            usage_error("--curve: expected x:y pairs separated by commas (got '%s')", s);
+        double y = parse_number("--curve", end + 1, &end);
+        if (*end != ',' && *end != '\0')
+            usage_error("--curve: expected x:y pairs separated by commas (got '%s')", s);
+        if (x < 0 || x > 1 || y < 0 || y > 1)
+            usage_error("--curve: points must lie in [0,1] (got %g:%g)", x, y);
+        if (n > 0 && !((float)x > (*xs)[n - 1]))
+            usage_error("--curve: x values must be strictly ascending (got %g after %g)", x,
+                        (double)(*xs)[n - 1]);
+        (*xs)[n] = (float)x;
+        (*ys)[n++] = (float)y;
+        p = end;
+        if (!*p)
+            break;
+    }
+    if (n < 2)
+        usage_error("--curve: needs at least two points (got '%s')", s);
+    return n;
+}
+
+/* ------------------------------------------------------------ options */
+
+enum {
+    OPT_LEVEL = 256, OPT_RADIUS, OPT_SHAPE, OPT_SIDES, OPT_CELLS, OPT_SIZE, OPT_DEPTH,
+    OPT_HEIGHTMAP, OPT_CELL_SIZE, OPT_HEIGHT_SCALE,
+    OPT_SEED, OPT_NOISE, OPT_FREQUENCY, OPT_OCTAVES, OPT_LACUNARITY, OPT_GAIN, OPT_AMPLITUDE,
+    OPT_CURVE,
+    OPT_TERRACES, OPT_LEVELS, OPT_WALLS, OPT_NORMALS,
+    OPT_THREADS, OPT_SIMD, OPT_STATS, OPT_QUIET
+};
+
+#define NOISE_OPTIONS                                                          \
+    {"seed", required_argument, NULL, OPT_SEED},                               \
+    {"noise", required_argument, NULL, OPT_NOISE},                             \
+    {"frequency", required_argument, NULL, OPT_FREQUENCY},                     \
+    {"octaves", required_argument, NULL, OPT_OCTAVES},                         \
+    {"lacunarity", required_argument, NULL, OPT_LACUNARITY},                   \
+    {"gain", required_argument, NULL, OPT_GAIN},                               \
+    {"amplitude", required_argument, NULL, OPT_AMPLITUDE},                     \
+    {"curve", required_argument, NULL, OPT_CURVE}
+#define COMMON_OPTIONS                                                         \
+    {"terraces", required_argument, NULL, OPT_TERRACES},                       \
+    {"levels", required_argument, NULL, OPT_LEVELS},                           \
+    {"walls", required_argument, NULL, OPT_WALLS},                             \
+    {"normals", no_argument, NULL, OPT_NORMALS},                               \
+    {"threads", required_argument, NULL, OPT_THREADS},                         \
+    {"simd", required_argument, NULL, OPT_SIMD},                               \
+    {"stats", no_argument, NULL, OPT_STATS},                                   \
+    {"quiet", no_argument, NULL, OPT_QUIET},                                   \
+    {"output", required_argument, NULL, 'o'},                                  \
+    {"help", no_argument, NULL, 'h'},                                          \
+    {NULL, 0, NULL, 0}
+
+static const struct option planet_options[] = {
+    {"level", required_argument, NULL, OPT_LEVEL},
+    {"radius", required_argument, NULL, OPT_RADIUS},
+    NOISE_OPTIONS,
+    COMMON_OPTIONS,
+};
+
+static const struct option terrain_options[] = {
+    {"shape", required_argument, NULL, OPT_SHAPE},
+    {"sides", required_argument, NULL, OPT_SIDES},
+    {"cells", required_argument, NULL, OPT_CELLS},
+    {"size", required_argument, NULL, OPT_SIZE},
+    {"depth", required_argument, NULL, OPT_DEPTH},
+    {"heightmap", required_argument, NULL, OPT_HEIGHTMAP},
+    {"cell-size", required_argument, NULL, OPT_CELL_SIZE},
+    {"height-scale", required_argument, NULL, OPT_HEIGHT_SCALE},
+    NOISE_OPTIONS,
+    COMMON_OPTIONS,
+};
+
+static const struct option info_options[] = {
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+typedef enum { CMD_PLANET, CMD_TERRAIN, CMD_INFO } command;
+typedef enum { SHAPE_GRID, SHAPE_POLYGON } shape_kind;
+
+typedef struct options {
+    command cmd;
+    const char *name; /* "planet", "terrain" */
+    /* planet */
+    int level;
+    double radius;
+    /* terrain */
+    shape_kind shape;
+    int sides, depth;
+    long cells;
+    double size, cell_size, height_scale;
+    const char *heightmap;
+    /* noise: frequency and amplitude stay NAN until given */
+    strata_fbm fbm;
+    double frequency, amplitude;
+    bool noise_given; /* any noise option: heightmaps get noise only then */
+    float *curve_x, *curve_y;
+    size_t ncurve;
+    /* terraces */
+    long terraces; /* -1: not given */
+    float *levels;
+    uint32_t nlevels;
+    strata_walls walls;
+    bool normals;
+    /* common */
+    int threads;
+    bool stats, quiet;
+    const char *output;
+    /* which shape options were given, for the conflict checks */
+    const char *given_shape_opt, *given_grid_opt, *given_polygon_opt, *given_heightmap_opt;
+} options;
+
+static void print_common_help(FILE *f, int terraces)
+{
+    fprintf(f,
+            "\nNoise options:\n"
+            "  --seed N             noise seed, 0..4294967295 (default 1)\n"
+            "  --noise KIND         simplex or perlin (default simplex)\n"
+            "  --octaves N          fBm octaves, 1..16 (default 6)\n"
+            "  --lacunarity F       frequency factor per octave (default 2)\n"
+            "  --gain F             amplitude factor per octave (default 0.5)\n"
+            "  --curve X:Y,...      monotone height curve through control points in [0,1],\n"
+            "                       applied to the noise (default none)\n"
+            "\nTerrace options:\n"
+            "  --terraces N         N evenly spaced terraces from the lowest to the highest\n"
+            "                       point; 0 writes the displaced mesh unsliced (default %d)\n"
+            "  --levels A,B,...     explicit ascending plane heights instead of --terraces\n"
+            "  --walls WHERE        upper, lower or separate (default upper)\n"
+            "  --normals            write per-vertex normals (hard-edged walls)\n"
+            "\nCommon options:\n"
+            "  -o, --output FILE    .ply (binary) or .obj (+ .mtl) file\n"
+            "  --threads N          worker threads, 0 = one per core (default 0)\n"
+            "  --simd ISA           auto or scalar (default auto; this build has scalar\n"
+            "                       kernels only; STRATA_SIMD is read the same way)\n"
+            "  --stats              timings and per-terrace figures as key=value lines on stderr\n"
+            "  --quiet              print nothing on success\n"
+            "  -h, --help           show this help\n",
+            terraces);
+}
+
+static void help_main(void)
+{
+    printf("Usage: strata COMMAND [OPTIONS]\n"
+           "Turn terrain into terraced terrain.\n"
+           "\nCommands:\n"
+           "  planet    a terraced noise planet (icosphere)\n"
+           "  terrain   a terraced flat terrain: grid, polygon or heightmap\n"
+           "  info      version, instruction set, threads and machine topology\n"
+           "\n'strata COMMAND --help' lists the options of a command.\n"
+           "\n  -h, --help       show this help\n"
+           "  -V, --version    show the version\n");
+}
+
+static void help_planet(void)
+{
+    printf("Usage: strata planet [OPTIONS]\n"
+           "Build an icosphere, displace it radially with 3D fBm noise and cut it into\n"
+           "terraces.\n"
+           "\nPlanet options:\n"
+           "  --level L            icosphere subdivision level, 0..13 (default %d);\n"
+           "                       20*4^L triangles before slicing\n"
+           "  --radius R           base radius, > 0 (default %g)\n"
+           "  --frequency F        noise frequency per radius, > 0 (default %g)\n"
+           "  --amplitude A        noise amplitude, >= 0 (default %g x radius)\n",
+           DEF_PLANET_LEVEL, DEF_PLANET_RADIUS, DEF_PLANET_FREQUENCY, DEF_PLANET_AMPLITUDE);
+    print_common_help(stdout, DEF_PLANET_TERRACES);
+    printf("\nDefault output: planet.ply\n");
+}
+
+static void help_terrain(void)
+{
+    printf("Usage: strata terrain [OPTIONS]\n"
+           "Build a flat shape (or load a heightmap), displace it with 2D fBm noise and\n"
+           "cut it into terraces.\n"
+           "\nTerrain options:\n"
+           "  --shape KIND         grid or polygon (default grid)\n"
+           "  --cells N            grid cells per side, 1..65535 (default %d)\n"
+           "  --sides N            polygon sides, 3..64 (default %d)\n"
+           "  --size S             grid side / polygon diameter, > 0 (default %g)\n"
+           "  --depth D            subdivide the shape D times, 0..16 (default %d for\n"
+           "                       polygons, 0 otherwise)\n"
+           "  --heightmap FILE     PGM, PFM or PNG heightmap instead of a shape; no noise is\n"
+           "                       added unless a noise option is given\n"
+           "  --cell-size X        heightmap pixel spacing, > 0 (default 1)\n"
+           "  --height-scale Y     heightmap sample scale (default: 1 for PFM, whose values\n"
+           "                       are heights; for PGM/PNG, whose samples are in [0,1],\n"
+           "                       %g x cell-size x max(width, height))\n"
+           "  --frequency F        noise frequency per unit, > 0 (default %g / size: %g)\n"
+           "  --amplitude A        noise amplitude, >= 0 (default %g x size: %g)\n",
+           DEF_TERRAIN_CELLS, DEF_SIDES, DEF_TERRAIN_SIZE, DEF_POLYGON_DEPTH, DEF_HEIGHTMAP_SCALE,
+           DEF_TERRAIN_FREQUENCY, DEF_TERRAIN_FREQUENCY / DEF_TERRAIN_SIZE, DEF_TERRAIN_AMPLITUDE,
+           DEF_TERRAIN_AMPLITUDE * DEF_TERRAIN_SIZE);
+    print_common_help(stdout, DEF_TERRAIN_TERRACES);
+    printf("\nDefault output: terrain.ply\n");
+}
+
+static void help_info(void)
+{
+    printf("Usage: strata info\n"
+           "Print the version, the instruction set in use, the default thread count and\n"
+           "the machine topology as 'key: value' lines.\n");
+}
+
+/* Only scalar kernels exist in this build; name the ISAs that will come. */
+static void check_simd(const char *what, const char *s)
+{
+    static const char *const isas[] = {"auto", "scalar", "avx2", "avx512", "neon"};
+    int i = parse_choice(what, s, isas, 5);
+    if (i >= 2)
+        usage_error("%s %s: only scalar kernels are built in this version (use auto or scalar)",
+                    what, s);
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    if (n < m)
+        return false;
+    for (size_t i = 0; i < m; i++) {
+        char c = s[n - m + i];
+        if ((c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c) != suffix[i])
+            return false;
+    }
+    return true;
+}
+
+static void parse_args(int argc, char **argv, options *o)
+{
+    const struct option *table = o->cmd == CMD_PLANET    ? planet_options
+                                 : o->cmd == CMD_TERRAIN ? terrain_options
+                                                         : info_options;
+    static const char *const noises[] = {"simplex", "perlin"};
+    static const char *const walls[] = {"upper", "lower", "separate"};
+    static const char *const shapes[] = {"grid", "polygon"};
+    const char *terraces_arg = NULL, *levels_arg = NULL;
+
+    opterr = 0; /* our own messages */
+    optind = 1;
+    int c, li;
+    while ((c = getopt_long(argc, argv, o->cmd == CMD_INFO ? ":h" : ":ho:", table, &li)) != -1) {
+        const char *a = optarg;
+        switch (c) {
+        case 'h':
+            o->cmd == CMD_PLANET ? help_planet() : o->cmd == CMD_TERRAIN ? help_terrain() : help_info();
+            exit(EXIT_SUCCESS);
+        case 'o': o->output = a; break;
+        case OPT_LEVEL: o->level = (int)parse_int("--level", a, 0, 13); break;
+        case OPT_RADIUS: o->radius = parse_real("--radius", a, 0, true, 1e9); break;
+        case OPT_SHAPE:
+            o->shape = (shape_kind)parse_choice("--shape", a, shapes, 2);
+            o->given_shape_opt = "--shape";
+            break;
+        case OPT_SIDES:
+            o->sides = (int)parse_int("--sides", a, 3, 64);
+            o->given_polygon_opt = "--sides";
+            break;
+        case OPT_CELLS:
+            o->cells = (long)parse_int("--cells", a, 1, 65535);
+            o->given_grid_opt = "--cells";
+            break;
+        case OPT_SIZE:
+            o->size = parse_real("--size", a, 0, true, 1e9);
+            o->given_shape_opt = "--size";
+            break;
+        case OPT_DEPTH: o->depth = (int)parse_int("--depth", a, 0, 16); break;
+        case OPT_HEIGHTMAP: o->heightmap = a; break;
+        case OPT_CELL_SIZE:
+            o->cell_size = parse_real("--cell-size", a, 0, true, 1e9);
+            o->given_heightmap_opt = "--cell-size";
+            break;
+        case OPT_HEIGHT_SCALE:
+            o->height_scale = parse_real("--height-scale", a, -1e9, false, 1e9);
+            o->given_heightmap_opt = "--height-scale";
+            break;
+        case OPT_SEED: o->fbm.seed = (uint32_t)parse_int("--seed", a, 0, UINT32_MAX); break;
+        case OPT_NOISE: o->fbm.kind = (strata_noise_kind)parse_choice("--noise", a, noises, 2); break;
+        case OPT_FREQUENCY: o->frequency = parse_real("--frequency", a, 0, true, 1e9); break;
+        case OPT_OCTAVES: o->fbm.octaves = (int)parse_int("--octaves", a, 1, 16); break;
+        case OPT_LACUNARITY: o->fbm.lacunarity = (float)parse_real("--lacunarity", a, 0, true, 1e3); break;
+        case OPT_GAIN: o->fbm.gain = (float)parse_real("--gain", a, 0, false, 1e3); break;
+        case OPT_AMPLITUDE: o->amplitude = parse_real("--amplitude", a, 0, false, 1e9); break;
+        case OPT_CURVE:
+            free(o->curve_x);
+            free(o->curve_y);
+            o->ncurve = parse_curve(a, &o->curve_x, &o->curve_y);
+            break;
+        case OPT_TERRACES:
+            o->terraces = (long)parse_int("--terraces", a, 0, STRATA_MAX_LEVELS);
+            terraces_arg = a;
+            break;
+        case OPT_LEVELS:
+            free(o->levels);
+            o->levels = parse_levels(a, &o->nlevels);
+            levels_arg = a;
+            break;
+        case OPT_WALLS: o->walls = (strata_walls)parse_choice("--walls", a, walls, 3); break;
+        case OPT_NORMALS: o->normals = true; break;
+        case OPT_THREADS: o->threads = (int)parse_int("--threads", a, 0, 4096); break;
+        case OPT_SIMD: check_simd("--simd", a); break;
+        case OPT_STATS: o->stats = true; break;
+        case OPT_QUIET: o->quiet = true; break;
+        case ':':
+            usage_error("%s: missing value", argv[optind - 1]);
+        default:
+            /* optopt is 0 for unknown long options: name the word itself */
+            if (optopt && optopt < 256)
+                usage_error("unknown option '-%c' (see 'strata %s --help')", optopt, o->name);
+            usage_error("unknown or invalid option '%s' (see 'strata %s --help')", argv[optind - 1], o->name);
+        }
+        if (c >= OPT_SEED && c <= OPT_CURVE)
+            o->noise_given = true;
+    }
+    if (optind < argc)
+        usage_error("unexpected argument '%s' (see 'strata %s --help')", argv[optind], o->name);
+
+    if (terraces_arg && levels_arg)
+        usage_error("--terraces %s and --levels cannot be used together", terraces_arg);
+    if (o->output && !has_suffix(o->output, ".ply") && !has_suffix(o->output, ".obj"))
+        usage_error("-o %s: unknown output format (the name must end in .ply or .obj)", o->output);
+    if (o->output && !*o->output)
+        usage_error("-o: empty file name");
+
+    if (o->cmd == CMD_TERRAIN) {
+        if (o->heightmap) {
+            const char *conflict = o->given_shape_opt ? o->given_shape_opt
+                                   : o->given_grid_opt ? o->given_grid_opt
+                                                       : o->given_polygon_opt;
+            if (conflict)
+                usage_error("--heightmap and %s cannot be used together", conflict);
+        } else if (o->given_heightmap_opt) {
+            usage_error("%s needs --heightmap", o->given_heightmap_opt);
+        }
+        if (o->shape == SHAPE_GRID && o->given_polygon_opt)
+            usage_error("%s needs --shape polygon", o->given_polygon_opt);
+        if (o->shape == SHAPE_POLYGON && o->given_grid_opt)
+            usage_error("%s applies to --shape grid only", o->given_grid_opt);
+    }
+}
+
+/* STRATA_SIMD is honoured like --simd (the library will read it itself
+ * once it has kernels to choose from). */
+static void check_simd_env(void)
+{
+    const char *env = getenv("STRATA_SIMD");
+    if (env && *env)
+        check_simd("STRATA_SIMD", env);
+}
+
+/* ------------------------------------------------------------ running */
+
+static strata_ctx *volatile g_ctx;
+static volatile sig_atomic_t g_interrupted;
+
+/* Ctrl-C: the running library call stops with STRATA_ERR_CANCELLED at its
+ * next check.  SA_RESETHAND: a second Ctrl-C kills at once. */
+static void on_sigint(int sig)
+{
+    (void)sig;
+    g_interrupted = 1;
+    strata_ctx *ctx = g_ctx;
+    if (ctx)
+        strata_ctx_cancel(ctx);
+}
+
+static void check_interrupt(void)
+{
+    if (g_interrupted)
+        die(EXIT_INTERRUPTED, "interrupted");
+}
+
+/* A library failure in a named stage: exit 1, or 130 for a cancel. */
+static void check(strata_status st, const char *stage)
+{
+    if (st == STRATA_ERR_CANCELLED || (st != STRATA_OK && g_interrupted))
+        die(EXIT_INTERRUPTED, "interrupted");
+    if (st != STRATA_OK)
+        die(EXIT_RUNTIME, "%s: %s", stage, strata_status_str(st));
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* PFM files store heights as they are; PGM and PNG store [0,1] samples. */
+static bool is_pfm(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char m[2] = {0, 0};
+    if (f) {
+        if (fread(m, 1, 2, f) != 2)
+            m[0] = 0;
+        fclose(f);
+    }
+    return m[0] == 'P' && (m[1] == 'f' || m[1] == 'F');
+}
+
+/* Fail before the work if the output directory cannot take the file. */
+static void check_output_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    if (!dir)
+        die(EXIT_RUNTIME, "out of memory");
+    if (access(dir, W_OK | X_OK) != 0)
+        die(EXIT_RUNTIME, "cannot write '%s': %s", path, strerror(errno));
+    free(dir);
+}
+
+/* Build the input mesh (shape, heightmap, subdivision). */
+static strata_mesh *build(strata_ctx *ctx, options *o, double *extent)
+{
+    strata_mesh *m = NULL;
+    if (o->cmd == CMD_PLANET) {
+        check(strata_shape_icosphere(ctx, o->level, (float)o->radius, &m), "icosphere");
+        *extent = o->radius;
+        return m;
+    }
+    if (o->heightmap) {
+        strata_heightmap *hm;
+        strata_status st = strata_heightmap_load(ctx, o->heightmap, &hm);
+        if (st == STRATA_ERR_IO)
+            die(EXIT_RUNTIME, "cannot read heightmap '%s': %s", o->heightmap, strerror(errno));
+        if (st != STRATA_OK && st != STRATA_ERR_CANCELLED)
+            die(EXIT_RUNTIME, "heightmap '%s': %s", o->heightmap, strata_status_str(st));
+        check(st, "heightmap");
+        const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
+        *extent = o->cell_size * (double)((w > h ? w : h) - 1);
+        if (isnan(o->height_scale))
+            o->height_scale = is_pfm(o->heightmap)
+                                  ? 1.0
+                                  : DEF_HEIGHTMAP_SCALE * o->cell_size * (w > h ? w : h);
+        st = strata_mesh_from_heightmap(ctx, hm, (float)o->cell_size, (float)o->height_scale, &m);
+        strata_heightmap_destroy(hm);
+        check(st, "heightmap");
+    } else if (o->shape == SHAPE_GRID) {
+        check(strata_shape_grid(ctx, (uint32_t)o->cells, (uint32_t)o->cells,
+                                (float)(o->size / (double)o->cells), &m),
+              "grid");
+        *extent = o->size;
+    } else {
+        check(strata_shape_polygon(ctx, o->sides, (float)(o->size / 2), &m), "polygon");
+        *extent = o->size;
+    }
+    if (o->depth > 0) {
+        strata_mesh *sub;
+        check(strata_mesh_subdivide(ctx, m, o->depth, 0, &sub), "subdivide");
+        strata_mesh_destroy(m);
+        m = sub;
+    }
+    return m;
+}
+
+static void displace(strata_ctx *ctx, options *o, strata_mesh *m, double extent)
+{
+    strata_fbm f = o->fbm;
+    if (o->cmd == CMD_PLANET) {
+        /* noise is sampled at d * R: per-radius frequency over R */
+        f.frequency = (float)((isnan(o->frequency) ? DEF_PLANET_FREQUENCY : o->frequency) / o->radius);
+        f.amplitude = (float)(isnan(o->amplitude) ? DEF_PLANET_AMPLITUDE * o->radius : o->amplitude);
+    } else {
+        f.frequency = (float)(isnan(o->frequency) ? DEF_TERRAIN_FREQUENCY / extent : o->frequency);
+        f.amplitude = (float)(isnan(o->amplitude) ? DEF_TERRAIN_AMPLITUDE * extent : o->amplitude);
+    }
+    if (!(f.frequency > 0) || !isfinite(f.frequency))
+        usage_error("--frequency: %g is out of range after scaling", (double)f.frequency);
+    strata_curve *curve = NULL;
+    if (o->ncurve)
+        check(strata_curve_create(ctx, STRATA_CURVE_MONOTONE, o->curve_x, o->curve_y, o->ncurve,
+                                  &curve),
+              "--curve");
+    check(o->cmd == CMD_PLANET ? strata_displace_radial(ctx, m, &f, curve)
+                               : strata_displace_flat(ctx, m, &f, curve),
+          "displace");
+    strata_curve_destroy(curve);
+}
+
+static void print_stats(const options *o, const strata_mesh *m, const strata_result *r,
+                        const double t[6], const char *path)
+{
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    struct stat sb;
+    FILE *e = stderr;
+    fprintf(e, "time.build=%.6f\ntime.displace=%.6f\ntime.levels=%.6f\n", t[1] - t[0],
+            t[2] - t[1], t[3] - t[2]);
+    fprintf(e, "time.slice=%.6f\ntime.write=%.6f\ntime.total=%.6f\n", t[4] - t[3], t[5] - t[4],
+            t[5] - t[0]);
+    fprintf(e, "threads=%d\nisa=scalar\n", o->threads);
+    fprintf(e, "input.vertices=%u\ninput.triangles=%u\n", strata_mesh_vertex_count(m),
+            strata_mesh_triangle_count(m));
+    fprintf(e, "vertices=%u\ntriangles=%llu\nterraces=%u\n", v.nverts,
+            (unsigned long long)(v.nindices / 3), v.nterraces);
+    if (stat(path, &sb) == 0) {
+        fprintf(e, "output.bytes=%lld\n", (long long)sb.st_size);
+        if (t[5] > t[4])
+            fprintf(e, "write.mb_per_s=%.1f\n", (double)sb.st_size / 1e6 / (t[5] - t[4]));
+    }
+    for (uint32_t k = 0; k < v.nterraces; k++) {
+        const strata_terrace *tr = &v.terraces[k];
+        fprintf(e,
+                "terrace.%u.level=%.9g\nterrace.%u.roof_triangles=%llu\n"
+                "terrace.%u.wall_triangles=%llu\nterrace.%u.roof_area=%.9g\n"
+                "terrace.%u.wall_area=%.9g\n",
+                k, (double)tr->level, k, (unsigned long long)(tr->roof_count / 3), k,
+                (unsigned long long)(tr->wall_count / 3), k, tr->roof_area, k, tr->wall_area);
+    }
+}
+
+static int run(options *o)
+{
+    const char *path = o->output ? o->output : o->cmd == CMD_PLANET ? "planet.ply" : "terrain.ply";
+    check_output_dir(path);
+
+    /* A SIGINT ignored on entry (a background job of a script) stays
+     * ignored, as for any well-behaved program. */
+    struct sigaction sa, old;
+    if (sigaction(SIGINT, NULL, &old) == 0 && old.sa_handler != SIG_IGN) {
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_sigint;
+        sa.sa_flags = SA_RESETHAND;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+    }
+    strata_ctx *ctx;
+    check(strata_ctx_create(NULL, &ctx), "context");
+    check(strata_ctx_set_threads(ctx, o->threads), "--threads");
+    o->threads = strata_ctx_threads(ctx);
+    g_ctx = ctx;
+    check_interrupt(); /* a Ctrl-C while the context was made */
+
+    double t[6];
+    double extent = 1;
+    t[0] = now();
+    strata_mesh *m = build(ctx, o, &extent);
+    check_interrupt();
+    t[1] = now();
+    if (o->cmd == CMD_PLANET || !o->heightmap || o->noise_given)
+        displace(ctx, o, m, extent);
+    check_interrupt();
+    t[2] = now();
+
+    float *levels = o->levels;
+    uint32_t nlevels = o->nlevels;
+    if (!levels && o->terraces > 0) {
+        nlevels = (uint32_t)o->terraces;
+        if (!(levels = malloc(nlevels * sizeof *levels)))
+            die(EXIT_RUNTIME, "out of memory");
+        strata_status st = strata_levels_uniform(m, nlevels, NULL, levels);
+        if (st == STRATA_ERR_BAD_LEVELS)
+            die(EXIT_RUNTIME, "--terraces %u: too many terraces for the height range", nlevels);
+        check(st, "terraces");
+    }
+    t[3] = now();
+    strata_result *r;
+    if (levels) {
+        strata_slice_options so = {levels, nlevels, o->walls, o->normals};
+        check(strata_slice(ctx, m, &so, &r), "slice");
+    } else {
+        check(strata_result_from_mesh(ctx, m, o->normals, &r), "mesh");
+    }
+    check_interrupt();
+    t[4] = now();
+
+    strata_status st = strata_result_write(r, path, STRATA_FORMAT_AUTO);
+    if (st == STRATA_ERR_IO)
+        die(EXIT_RUNTIME, "cannot write '%s': %s", path, strerror(errno));
+    if (st != STRATA_OK)
+        die(EXIT_RUNTIME, "writing '%s': %s", path, strata_status_str(st));
+    t[5] = now();
+
+    if (o->stats)
+        print_stats(o, m, r, t, path);
+    if (!o->quiet) {
+        strata_result_view v;
+        strata_result_get_view(r, &v);
+        fprintf(stderr, "strata: wrote %s: %u vertices, %llu triangles, %u terrace%s\n", path,
+                v.nverts, (unsigned long long)(v.nindices / 3), v.nterraces,
+                v.nterraces == 1 ? "" : "s");
+    }
+    g_ctx = NULL;
+    if (levels != o->levels)
+        free(levels);
+    strata_result_destroy(r);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+    return EXIT_SUCCESS;
+}
+
+/* ------------------------------------------------------------ info */
+
+static int run_info(void)
+{
+    strata_ctx *ctx;
+    check(strata_ctx_create(NULL, &ctx), "context");
+    printf("version: %s\n", strata_version());
+    printf("isa: scalar\n");
+    printf("threads: %d\n", strata_ctx_threads(ctx));
+    strata_ctx_destroy(ctx);
+#ifdef _OPENMP
+    printf("openmp: yes\n");
+#else
+    printf("openmp: no\n");
+#endif
+#ifdef HAVE_HWLOC
+    printf("hwloc: yes\n");
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) == 0 && hwloc_topology_load(topo) == 0) {
+        static const struct { const char *key; hwloc_obj_type_t type; } rows[] = {
+            {"packages", HWLOC_OBJ_PACKAGE},  {"cores", HWLOC_OBJ_CORE},
+            {"pus", HWLOC_OBJ_PU},            {"numa_nodes", HWLOC_OBJ_NUMANODE},
+            {"l3_caches", HWLOC_OBJ_L3CACHE},
+        };
+        for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+            printf("%s: %d\n", rows[i].key, hwloc_get_nbobjs_by_type(topo, rows[i].type));
+        hwloc_topology_destroy(topo);
+    } else {
+        printf("topology: unavailable\n");
+    }
+#else
+    printf("hwloc: no\n");
+#ifdef _SC_NPROCESSORS_ONLN
+    printf("pus: %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+#endif
+#endif
+    return EXIT_SUCCESS;
+}
+
+/* ------------------------------------------------------------ main */
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        usage_error("missing command (see 'strata --help')");
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        help_main();
+        return EXIT_SUCCESS;
+    }
+    if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+        printf("strata %s\n", strata_version());
+        return EXIT_SUCCESS;
+    }
+
+    options o;
+    memset(&o, 0, sizeof o);
+    o.name = cmd;
+    if (!strcmp(cmd, "planet"))
+        o.cmd = CMD_PLANET;
+    else if (!strcmp(cmd, "terrain"))
+        o.cmd = CMD_TERRAIN;
+    else if (!strcmp(cmd, "info"))
+        o.cmd = CMD_INFO;
+    else if (cmd[0] == '-')
+        usage_error("unknown option '%s' before the command (see 'strata --help')", cmd);
+    else
+        usage_error("unknown command '%s' (see 'strata --help')", cmd);
+
+    o.level = DEF_PLANET_LEVEL;
+    o.radius = DEF_PLANET_RADIUS;
+    o.shape = SHAPE_GRID;
+    o.sides = DEF_SIDES;
+    o.cells = DEF_TERRAIN_CELLS;
+    o.size = DEF_TERRAIN_SIZE;
+    o.depth = -1;
+    o.cell_size = 1;
+    o.height_scale = NAN;
+    strata_fbm_defaults(&o.fbm);
+    o.frequency = o.amplitude = NAN;
+    o.terraces = o.cmd == CMD_PLANET ? DEF_PLANET_TERRACES : DEF_TERRAIN_TERRACES;
+    o.walls = STRATA_WALLS_UPPER;
+
+    parse_args(argc - 1, argv + 1, &o);
+    check_simd_env();
+    if (o.depth < 0)
+        o.depth = o.cmd == CMD_TERRAIN && !o.heightmap && o.shape == SHAPE_POLYGON ? DEF_POLYGON_DEPTH : 0;
+    int rc = o.cmd == CMD_INFO ? run_info() : run(&o);
+    free(o.levels);
+    free(o.curve_x);
+    free(o.curve_y);
+    return rc;
+}

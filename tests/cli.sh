@@ -1,0 +1,236 @@
+#!/bin/sh
+# Tests of the strata command line: exit codes, messages, files written,
+# determinism.  Run by `make check` with STRATA (the program) and SRCDIR set.
+# POSIX sh only.
+
+: "${STRATA:?STRATA must name the strata program}"
+case $STRATA in
+/*) ;;
+*) STRATA=$(pwd)/$STRATA ;;
+esac
+unset STRATA_SIMD
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-cli.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+cd "$tmp" || exit 99
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    echo "FAIL: $*" >&2
+}
+
+# run ARGS...: output in ./out and ./err, status in $rc.
+run() {
+    "$STRATA" "$@" >out 2>err
+    rc=$?
+}
+
+# succeeds DESC ARGS...: exit 0.
+succeeds() {
+    desc=$1
+    shift
+    run "$@"
+    if [ "$rc" -eq 0 ]; then ok; else bad "$desc: exit $rc: $(cat err)"; fi
+}
+
+# fails CODE WORD DESC ARGS...: exit CODE with one line on stderr that
+# starts with "strata: " and contains WORD, nothing on stdout.
+fails() {
+    code=$1 word=$2 desc=$3
+    shift 3
+    run "$@"
+    lines=$(wc -l <err)
+    if [ "$rc" -ne "$code" ]; then
+        bad "$desc: exit $rc, want $code: $(cat err)"
+    elif [ "$lines" -ne 1 ] || ! grep -q '^strata: ' err; then
+        bad "$desc: want one 'strata: ...' line on stderr, got: $(cat err)"
+    elif ! grep -qF -- "$word" err; then
+        bad "$desc: message does not mention '$word': $(cat err)"
+    elif [ -s out ]; then
+        bad "$desc: unexpected output on stdout"
+    else
+        ok
+    fi
+}
+
+# check DESC CODE: the shell code (eval'ed) succeeds.
+check() {
+    if eval "$2"; then ok; else bad "$1"; fi
+}
+
+# The header of a PLY file, and one of its element counts.
+ply_header() { dd if="$1" bs=4096 count=1 2>/dev/null | sed '/^end_header$/q'; }
+ply_count() { ply_header "$1" | awk -v e="$2" '$1 == "element" && $2 == e { print $3 }'; }
+# Vertex and triangle counts from the summary line in ./err.
+summary_field() { sed -n "s/^strata: wrote .*: \([0-9]*\) vertices, \([0-9]*\) triangles, \([0-9]*\) terrace.*/\\$1/p" err; }
+
+# ------------------------------------------------------------ help, version
+succeeds "--help" --help
+check "--help mentions usage" 'grep -q "^Usage: strata" out'
+succeeds "--version" --version
+check "--version names the version" 'grep -q "^strata [0-9][0-9.]*\$" out'
+for cmd in planet terrain info; do
+    succeeds "$cmd --help" "$cmd" --help
+    check "$cmd --help mentions usage" 'grep -q "^Usage: strata $cmd" out'
+done
+run planet --help
+check "planet --help shows the default level" 'grep -q -- "--level L.*(default 6)" out'
+check "planet --help shows the default terraces" 'grep -q "0 writes the displaced mesh unsliced (default 16)" out'
+run terrain --help
+check "terrain --help shows the default cells" 'grep -q -- "--cells N.*(default 256)" out'
+succeeds "info" info
+check "info lists version and isa" 'grep -q "^version: " out && grep -q "^isa: scalar" out'
+
+# ------------------------------------------------------------ usage errors
+fails 2 "missing command" "no arguments"
+fails 2 "frobnicate" "unknown command" frobnicate
+fails 2 "--frob" "unknown option" planet --frob
+fails 2 "-x" "unknown short option" terrain -x
+fails 2 "--terraces" "non-numeric --terraces" planet --terraces abc
+fails 2 "--terraces" "--terraces with trailing text" planet --terraces 3x
+fails 2 "--terraces" "--terraces out of range" planet --terraces 70000
+fails 2 "ascending (got 1 after 3)" "descending --levels" planet --levels 3,1
+fails 2 "ascending" "repeated --levels" terrain --levels 1,2,2
+fails 2 "empty" "empty --levels value" terrain --levels 1,,2
+fails 2 "together" "--terraces 0 with --levels" planet --terraces 0 --levels 1,2
+fails 2 "--level" "negative --level" planet --level -1
+fails 2 "--level" "--level too large" planet --level 14
+fails 2 "missing value" "--level without value" planet --level
+fails 2 "--radius" "NaN radius" planet --radius nan
+fails 2 "--radius" "infinite radius" planet --radius inf
+fails 2 "--radius" "zero radius" planet --radius 0
+fails 2 "--frequency" "overflowing frequency" planet --frequency 1e999
+fails 2 "--sides" "--sides 2" terrain --shape polygon --sides 2
+fails 2 "--sides" "--sides on a grid" terrain --sides 5
+fails 2 "--cells" "--cells on a polygon" terrain --shape polygon --cells 8
+fails 2 "--shape" "bad --shape" terrain --shape torus
+fails 2 "--threads" "negative --threads" planet --threads -1
+fails 2 "scalar" "--simd avx2 without kernels" planet --simd avx2
+fails 2 "--simd" "unknown --simd" planet --simd sse9
+fails 2 "--walls" "bad --walls" planet --walls middle
+fails 2 "--noise" "bad --noise" planet --noise value
+fails 2 "--octaves" "--octaves 0" planet --octaves 0
+fails 2 "ascending" "--curve not ascending" terrain --curve 0:0,0.5:0.2,0.5:1
+fails 2 "--curve" "--curve malformed" terrain --curve 0:0,1
+fails 2 "--heightmap" "--heightmap with --cells" terrain --heightmap h.pgm --cells 4
+fails 2 "--heightmap" "--cell-size without --heightmap" terrain --cell-size 2
+fails 2 "x.stl" "unknown output format" planet -o x.stl
+fails 2 "extra" "stray argument" planet extra
+export STRATA_SIMD=avx2
+fails 2 "STRATA_SIMD" "STRATA_SIMD=avx2" planet --level 1
+unset STRATA_SIMD
+check "usage errors leave no files" '[ -z "$(ls | grep -v -e "^err\$" -e "^out\$")" ]'
+
+# ------------------------------------------------------------ runtime errors
+fails 1 "no-such.pgm" "missing heightmap" terrain --heightmap no-such.pgm
+fails 1 "nodir/x.ply" "output into a missing directory" planet --level 1 -o nodir/x.ply
+check "nothing created for a missing directory" '[ ! -e nodir ] && [ -z "$(ls | grep -v -e "^err\$" -e "^out\$")" ]'
+printf 'P5\n3 3\n255\n\001\002' >short.pgm
+fails 1 "short.pgm" "truncated heightmap" terrain --heightmap short.pgm
+
+# ------------------------------------------------------------ PLY output
+succeeds "planet --level 3" planet --level 3 -o x.ply
+nv=$(summary_field 1)
+nt=$(summary_field 2)
+check "summary line" '[ -n "$nv" ] && [ -n "$nt" ] && [ "$(summary_field 3)" = 16 ]'
+check "PLY magic" '[ "$(sed -n "1p;1q" x.ply)" = ply ]'
+check "PLY binary little-endian" 'ply_header x.ply | grep -qx "format binary_little_endian 1.0"'
+check "PLY vertex count" '[ "$(ply_count x.ply vertex)" = "$nv" ]'
+check "PLY face count" '[ "$(ply_count x.ply face)" = "$nt" ]'
+check "sliced planet has more triangles than the icosphere" '[ "$nt" -gt 1280 ]'
+hl=$(ply_header x.ply | wc -c)
+size=$(wc -c <x.ply)
+check "PLY size matches the counts" '[ "$size" -eq $((hl + 12 * nv + 18 * nt)) ]'
+
+succeeds "--normals" planet --level 2 --normals -o n.ply
+check "normals in the PLY header" 'ply_header n.ply | grep -qx "property float nx"'
+
+succeeds "--quiet" planet --level 1 --quiet -o q.ply
+check "--quiet prints nothing" '[ ! -s err ] && [ ! -s out ]'
+
+succeeds "default planet" planet --quiet
+check "default planet output name" '[ -s planet.ply ]'
+succeeds "default terrain" terrain --quiet --cells 16
+check "default terrain output name" '[ -s terrain.ply ]'
+
+# ------------------------------------------------------------ OBJ output
+succeeds "terrain --cells 32 -o t.obj" terrain --cells 32 -o t.obj
+nv=$(summary_field 1)
+nt=$(summary_field 2)
+check "OBJ and MTL written" '[ -s t.obj ] && [ -s t.mtl ]'
+check "OBJ names its MTL" 'grep -qx "mtllib t.mtl" t.obj'
+check "OBJ vertex count" '[ "$(grep -c "^v " t.obj)" = "$nv" ]'
+check "OBJ face count" '[ "$(grep -c "^f " t.obj)" = "$nt" ]'
+check "OBJ indices in range" 'awk -v n="$nv" "\$1 == \"f\" { for (i = 2; i <= 4; i++) if (\$i < 1 || \$i > n) exit 1 }" t.obj'
+used=$(sed -n 's/^usemtl //p' t.obj | sort)
+defined=$(sed -n 's/^newmtl //p' t.mtl | sort)
+check "every material used is defined, and only those" '[ -n "$used" ] && [ "$used" = "$defined" ]'
+
+succeeds "--walls separate OBJ" terrain --cells 16 --walls separate -o w.obj
+check "separate wall groups" 'grep -q "^g walls_" w.obj'
+check "wall materials defined" 'grep -q "^newmtl wall_" w.mtl'
+
+# ------------------------------------------------------------ unsliced
+succeeds "--terraces 0" terrain --cells 32 --terraces 0 -o flat.ply
+check "--terraces 0 keeps the grid" '[ "$(ply_count flat.ply vertex)" = 1089 ] && [ "$(ply_count flat.ply face)" = 2048 ]'
+check "--terraces 0 summary" 'grep -q ", 1 terrace\$" err'
+
+succeeds "--levels" planet --level 2 --levels -0.05,0,0.05 -o l.ply
+check "--levels gives 3 terraces" 'grep -q ", 3 terraces\$" err'
+
+# ------------------------------------------------------------ heightmap
+# 4x3 8-bit PGM: a ramp from 0 to 255 along x.
+printf 'P5\n4 3\n255\n\000\125\252\377\000\125\252\377\000\125\252\377' >h.pgm
+succeeds "heightmap" terrain --heightmap h.pgm --terraces 0 -o h.obj
+check "heightmap grid size" '[ "$(grep -c "^v " h.obj)" = 12 ] && [ "$(grep -c "^f " h.obj)" = 12 ]'
+# default scale 0.25 * cell-size * max(w, h) = 1: heights are the samples
+# over 255, and no noise is added
+ys=$(awk '$1 == "v" { print $3 }' h.obj | sort -u | tr '\n' ' ')
+check "heightmap heights without noise ($ys)" '[ "$ys" = "0 0.333333343 0.666666687 1 " ]'
+succeeds "heightmap sliced" terrain --heightmap h.pgm --cell-size 2 --height-scale 3 --terraces 3 -o hs.ply
+check "heightmap sliced has 3 terraces" 'grep -q ", 3 terraces\$" err'
+succeeds "heightmap with noise" terrain --heightmap h.pgm --amplitude 0.5 --terraces 0 -o hn.obj
+check "noise moves the heightmap" '! cmp -s h.obj hn.obj'
+
+# ------------------------------------------------------------ determinism
+run planet --level 4 -o a.ply
+run planet --level 4 -o b.ply
+check "same command, same bytes" 'cmp -s a.ply b.ply'
+run planet --level 4 --threads 1 -o t1.ply
+run planet --level 4 --threads 2 -o t2.ply
+check "--threads 1 and 2 give the same bytes" 'cmp -s t1.ply t2.ply'
+check "--threads does not change the default result" 'cmp -s a.ply t1.ply'
+mkdir d1 d2
+run terrain --shape polygon --depth 4 --walls lower --normals --threads 1 -o d1/p.obj
+run terrain --shape polygon --depth 4 --walls lower --normals --threads 2 -o d2/p.obj
+check "terrain OBJ independent of threads" 'cmp -s d1/p.obj d2/p.obj && cmp -s d1/p.mtl d2/p.mtl'
+run planet --level 4 --seed 2 -o s2.ply
+check "--seed changes the result" '! cmp -s a.ply s2.ply'
+
+# ------------------------------------------------------------ stats
+succeeds "--stats" planet --level 3 --stats -o st.ply
+check "--stats has time.slice" 'grep -q "^time\.slice=[0-9]" err'
+check "--stats has per-terrace figures" 'grep -q "^terrace\.15\.roof_triangles=[0-9]" err'
+check "--stats lines are key=value" '[ -z "$(grep -v "^[a-z0-9_.]*=" err | grep -v "^strata: wrote ")" ]'
+
+# ------------------------------------------------------------ Ctrl-C
+# Needs timeout(1) to deliver SIGINT to a foreground child; a run that
+# finishes before the signal proves nothing and is not counted.
+if command -v timeout >/dev/null 2>&1; then
+    timeout --preserve-status -s INT 0.5 "$STRATA" planet --level 9 -o int.ply >out 2>err
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+        check "SIGINT exits 130 ($rc)" '[ "$rc" -eq 130 ] && grep -q "^strata: interrupted" err'
+        check "SIGINT leaves no file" '[ ! -e int.ply ]'
+    fi
+fi
+
+# ------------------------------------------------------------ no leftovers
+check "no temporary files left" '[ -z "$(ls | grep "\.tmp")" ]'
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
