@@ -205,7 +205,7 @@ enum {
     OPT_HEIGHTMAP, OPT_CELL_SIZE, OPT_HEIGHT_SCALE,
     OPT_SEED, OPT_NOISE, OPT_FREQUENCY, OPT_OCTAVES, OPT_LACUNARITY, OPT_GAIN, OPT_AMPLITUDE,
     OPT_CURVE,
-    OPT_TERRACES, OPT_LEVELS, OPT_WALLS, OPT_NORMALS,
+    OPT_TERRACES, OPT_TERRACE_CURVE, OPT_LEVELS, OPT_WALLS, OPT_NORMALS,
     OPT_THREADS, OPT_SIMD, OPT_STATS, OPT_QUIET
 };
 
@@ -220,6 +220,7 @@ enum {
     {"curve", required_argument, NULL, OPT_CURVE}
 #define COMMON_OPTIONS                                                         \
     {"terraces", required_argument, NULL, OPT_TERRACES},                       \
+    {"terrace-curve", required_argument, NULL, OPT_TERRACE_CURVE},             \
     {"levels", required_argument, NULL, OPT_LEVELS},                           \
     {"walls", required_argument, NULL, OPT_WALLS},                             \
     {"normals", no_argument, NULL, OPT_NORMALS},                               \
@@ -279,6 +280,8 @@ typedef struct options {
     size_t ncurve;
     /* terraces */
     long terraces; /* -1: not given */
+    float *tcurve_x, *tcurve_y; /* --terrace-curve */
+    size_t ntcurve;
     float *levels;
     uint32_t nlevels;
     strata_walls walls;
@@ -305,6 +308,10 @@ static void print_common_help(FILE *f, int terraces)
             "\nTerrace options:\n"
             "  --terraces N         N evenly spaced terraces from the lowest to the highest\n"
             "                       point; 0 writes the displaced mesh unsliced (default %d)\n"
+            "  --terrace-curve X:Y,...\n"
+            "                       distribute the --terraces planes along a monotone\n"
+            "                       curve: plane k at curve(k/N) of the height range\n"
+            "                       (default: evenly)\n"
             "  --levels A,B,...     explicit ascending plane heights instead of --terraces\n"
             "  --walls WHERE        upper, lower or separate (default upper)\n"
             "  --normals            write per-vertex normals (hard-edged walls)\n"
@@ -413,7 +420,7 @@ static void parse_args(int argc, char **argv, options *o)
     static const char *const noises[] = {"simplex", "perlin"};
     static const char *const walls[] = {"upper", "lower", "separate"};
     static const char *const shapes[] = {"grid", "polygon"};
-    const char *terraces_arg = NULL, *levels_arg = NULL;
+    const char *terraces_arg = NULL, *levels_arg = NULL, *tcurve_arg = NULL;
 
     opterr = 0; /* our own messages */
     optind = 1;
@@ -469,6 +476,12 @@ static void parse_args(int argc, char **argv, options *o)
             o->terraces = (long)parse_int("--terraces", a, 0, STRATA_MAX_LEVELS);
             terraces_arg = a;
             break;
+        case OPT_TERRACE_CURVE:
+            free(o->tcurve_x);
+            free(o->tcurve_y);
+            o->ntcurve = parse_curve(a, &o->tcurve_x, &o->tcurve_y);
+            tcurve_arg = a;
+            break;
         case OPT_LEVELS:
             free(o->levels);
             o->levels = parse_levels(a, &o->nlevels);
@@ -496,6 +509,8 @@ static void parse_args(int argc, char **argv, options *o)
 
     if (terraces_arg && levels_arg)
         usage_error("--terraces %s and --levels cannot be used together", terraces_arg);
+    if (tcurve_arg && levels_arg)
+        usage_error("--terrace-curve %s and --levels cannot be used together", tcurve_arg);
     if (o->output && !has_suffix(o->output, ".ply") && !has_suffix(o->output, ".obj"))
         usage_error("-o %s: unknown output format (the name must end in .ply or .obj)", o->output);
     if (o->output && !*o->output)
@@ -729,7 +744,16 @@ static int run(options *o)
         nlevels = (uint32_t)o->terraces;
         if (!(levels = malloc(nlevels * sizeof *levels)))
             die(EXIT_RUNTIME, "out of memory");
-        strata_status st = strata_levels_uniform(m, nlevels, NULL, levels);
+        strata_curve *tc = NULL;
+        if (o->ntcurve)
+            check(strata_curve_create(ctx, STRATA_CURVE_MONOTONE, o->tcurve_x, o->tcurve_y,
+                                      o->ntcurve, &tc),
+                  "--terrace-curve");
+        strata_status st = strata_levels_uniform(m, nlevels, tc, levels);
+        strata_curve_destroy(tc);
+        if (st == STRATA_ERR_BAD_LEVELS && o->ntcurve)
+            die(EXIT_RUNTIME, "--terrace-curve: the %u planes would not be strictly ascending "
+                              "(the curve must rise wherever planes fall)", nlevels);
         if (st == STRATA_ERR_BAD_LEVELS)
             die(EXIT_RUNTIME, "--terraces %u: too many terraces for the height range", nlevels);
         check(st, "terraces");
@@ -861,5 +885,7 @@ int main(int argc, char **argv)
     free(o.levels);
     free(o.curve_x);
     free(o.curve_y);
+    free(o.tcurve_x);
+    free(o.tcurve_y);
     return rc;
 }

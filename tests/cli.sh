@@ -179,6 +179,17 @@ succeeds "--terraces 0" terrain --cells 32 --terraces 0 -o flat.ply
 check "--terraces 0 keeps the grid" '[ "$(ply_count flat.ply vertex)" = 1089 ] && [ "$(ply_count flat.ply face)" = 2048 ]'
 check "--terraces 0 summary" 'grep -q ", 1 terrace\$" err'
 
+# ------------------------------------------------------------ terrace curve
+run terrain --cells 16 --terraces 4 -o tc0.ply
+succeeds "--terrace-curve identity" terrain --cells 16 --terraces 4 --terrace-curve 0:0,1:1 -o tc1.ply
+check "identity terrace curve changes nothing" 'cmp -s tc0.ply tc1.ply'
+succeeds "--terrace-curve" terrain --cells 16 --terraces 4 --terrace-curve 0:0,0.5:0.1,1:1 --stats -o tc2.ply
+check "terrace curve moves the planes" '! cmp -s tc0.ply tc2.ply'
+l0=$(sed -n 's/^terrace\.0\.level=//p' err) l2=$(sed -n 's/^terrace\.2\.level=//p' err) l3=$(sed -n 's/^terrace\.3\.level=//p' err)
+check "terrace curve packs the low planes ($l0 $l2 $l3)" 'awk -v a="$l0" -v b="$l2" -v c="$l3" "BEGIN { exit !((b - a) < 0.2 * (c - a) * 4 / 3) }"'
+fails 2 "together" "--terrace-curve with --levels" terrain --terrace-curve 0:0,1:1 --levels 1,2
+fails 1 "--terrace-curve" "flat terrace curve" terrain --cells 8 --terraces 4 --terrace-curve 0:0,1:0 -o tcf.ply
+
 succeeds "--levels" planet --level 2 --levels -0.05,0,0.05 -o l.ply
 check "--levels gives 3 terraces" 'grep -q ", 3 terraces\$" err'
 
