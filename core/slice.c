@@ -204,6 +204,18 @@ static inline void slice_triangle(const slicer *s, uint32_t t, sink *out, int wr
     }
 }
 
+/* Interior crossings of edge e (those not at a vertex lying on a plane). */
+static inline uint32_t crossings(const strata_mesh *m, const uint32_t *lev, const uint32_t *vbot,
+                                 uint32_t e)
+{
+    const uint32_t lp = lev[m->ev0[e]], lq = lev[m->ev1[e]];
+    if (lp == lq)
+        return 0;
+    return (lp < lq ? lq - lp : lp - lq) - (vbot[e] != NONE);
+}
+
+#define PREFIX_BLOCK 65536
+
 /* Position of a point at height `level` above/below p (FLAT: y replaced;
  * RADIAL: projected on the sphere of radius R + level). */
 static inline void place(const strata_mesh *m, float px, float py, float pz, float level,
@@ -324,6 +336,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     uint32_t *cut_base = strata__alloc_array(al, E, sizeof(uint32_t));
     uint64_t *counts = NULL;
     uint8_t *root = NULL, *fin = NULL;
+    uint64_t *blk = NULL;
     uint64_t *fin_bot = NULL;
     strata_result *r = NULL;
     if (!lev || !on || !vbot || !cut_base) {
@@ -381,7 +394,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
         st = STRATA_ERR_NOMEM;
         goto done;
     }
-    for (uint32_t e = 0; e < E; e++) {
+    for (uint32_t e = 0; nwedge_edges > 0 && e < E; e++) {
         if (vbot[e] == NONE)
             continue;
         root[e] = vbot[e] == e; /* roots are the smallest edge of their set */
@@ -392,14 +405,39 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
             vbot[e] = vbot[vbot[e]]; /* root < e: already numbered */
         }
     }
-    for (uint32_t e = 0; e < E; e++) {
-        const uint32_t p = m->ev0[e], q = m->ev1[e];
-        const uint32_t lp = lev[p], lq = lev[q];
-        cut_base[e] = (uint32_t)(next > UINT32_MAX ? UINT32_MAX : next);
-        if (lp == lq)
-            continue;
-        const uint32_t span = (lp < lq ? lq - lp : lp - lq) - (vbot[e] != NONE);
-        next += 2 * (uint64_t)span;
+    /* Crossings: a blocked prefix sum (block totals in parallel, a short
+     * serial scan over blocks, then each block numbers its own edges). */
+    const int64_t nblk = (E64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
+    blk = strata__alloc_array(al, (size_t)(nblk ? nblk : 1), sizeof(uint64_t));
+    if (!blk) {
+        st = STRATA_ERR_NOMEM;
+        goto done;
+    }
+#pragma omp parallel num_threads(ctx->threads)
+    {
+#pragma omp for schedule(static)
+        for (int64_t b = 0; b < nblk; b++) {
+            uint64_t sum = 0;
+            const int64_t e1 = (b + 1) * PREFIX_BLOCK < E64 ? (b + 1) * PREFIX_BLOCK : E64;
+            for (int64_t e = b * PREFIX_BLOCK; e < e1; e++)
+                sum += 2 * (uint64_t)crossings(m, lev, vbot, (uint32_t)e);
+            blk[b] = sum;
+        }
+#pragma omp single
+        for (int64_t b = 0; b < nblk; b++) {
+            const uint64_t sum = blk[b];
+            blk[b] = next;
+            next += sum;
+        }
+#pragma omp for schedule(static)
+        for (int64_t b = 0; b < nblk; b++) {
+            uint64_t at = blk[b];
+            const int64_t e1 = (b + 1) * PREFIX_BLOCK < E64 ? (b + 1) * PREFIX_BLOCK : E64;
+            for (int64_t e = b * PREFIX_BLOCK; e < e1; e++) {
+                cut_base[e] = (uint32_t)(at > UINT32_MAX ? UINT32_MAX : at);
+                at += 2 * (uint64_t)crossings(m, lev, vbot, (uint32_t)e);
+            }
+        }
     }
     const uint64_t nbase_verts = next;
     if (nbase_verts > UINT32_MAX) {
@@ -566,6 +604,7 @@ done:
     strata__free(al, lev);
     strata__free(al, on);
     strata__free(al, root);
+    strata__free(al, blk);
     strata__free(al, fin);
     strata__free(al, fin_bot);
     strata__free(al, vbot);
