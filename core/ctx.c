@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -38,14 +39,25 @@ const char *strata_status_str(strata_status s)
     }
 }
 
+/* Arrays of a big mesh are touched once each, so first-touch page faults
+ * cost as much as the work itself with 4 KiB pages: ask for transparent
+ * huge pages on large blocks (aligned to 2 MiB so whole pages fit). */
+#define HUGE_BLOCK (2u << 20)
+
 static void *default_alloc(void *user, size_t size, size_t align)
 {
     (void)user;
     void *p = NULL;
     if (size == 0)
         size = align;
+    if (size >= 4 * (size_t)HUGE_BLOCK && align < HUGE_BLOCK)
+        align = HUGE_BLOCK;
     if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size) != 0)
         return NULL;
+#ifdef MADV_HUGEPAGE
+    if (size >= 4 * (size_t)HUGE_BLOCK)
+        madvise(p, size & ~((size_t)HUGE_BLOCK - 1), MADV_HUGEPAGE);
+#endif
     return p;
 }
 
@@ -115,6 +127,11 @@ strata_status strata_ctx_create(const strata_ctx_options *opt, strata_ctx **out)
     if (!ctx)
         return STRATA_ERR_NOMEM;
     memset(ctx, 0, sizeof *ctx);
+    strata_status st = strata__dispatch_init(ctx); /* reads STRATA_SIMD */
+    if (st != STRATA_OK) {
+        strata__free(&al, ctx);
+        return st;
+    }
     ctx->alloc = al;
     ctx->default_threads = detect_default_threads();
     ctx->threads = ctx->default_threads;

@@ -19,7 +19,25 @@
 #define STRATA_UNLIKELY(x) (x)
 #endif
 
+/* Dispatch table: the kernels of one instruction set, filled by
+ * strata__dispatch_init() (simd/dispatch.c) when a context is created and
+ * changed only by strata_ctx_set_isa().  Kernels are chosen once per batch
+ * through ctx->simd, never per element. */
+struct strata_fbm_plan;
+typedef void (*strata_fbm_kernel)(const struct strata_fbm_plan *p, const float *x,
+                                  const float *y, const float *z, size_t n, float *out);
+typedef struct strata_dispatch {
+    strata_isa isa;
+    strata_fbm_kernel fbm2, fbm3; /* simd/noise.h */
+} strata_dispatch;
+
+/* Fill ctx->simd from STRATA_SIMD (unset, empty or "auto": the best ISA).
+ * STRATA_ERR_ISA for an ISA this CPU or build lacks, STRATA_ERR_INVALID_ARG
+ * for an unknown name. */
+STRATA_HIDDEN strata_status strata__dispatch_init(strata_ctx *ctx);
+
 struct strata_ctx {
+    strata_dispatch simd; /* kernels of the chosen instruction set */
     strata_allocator alloc;
     int threads;         /* effective worker count, >= 1 */
     int default_threads; /* what threads = 0 means */

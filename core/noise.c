@@ -19,7 +19,12 @@
  * so that every float->int conversion is defined; beyond 2^24 every float is
  * an integer and the noise carries no information anyway.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
 #include "internal.h"
+#include "../simd/noise.h"
 
 #include <math.h>
 #include <string.h>
@@ -27,8 +32,6 @@
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
 /* ------------------------------------------------------------------ */
-
-#define COORD_LIMIT 0x1p24f
 
 /* Written so that maxps(v, -L) / minps(v, L) (second operand returned for
  * NaN) give the same bits. */
@@ -86,13 +89,6 @@ static inline float clamp_unit(float v)
  * s the mixed seed), then through mix().  Odd multipliers make each term a
  * bijection of the coordinate; mix() spreads every input bit over the high
  * half, from which the gradient is chosen. */
-#define HASH_PX 0xB5297A87u
-#define HASH_PY 0x68E31DB5u
-#define HASH_PZ 0x1B56C4F5u
-#define HASH_M1 0x5F3564ABu
-#define HASH_M2 0x2C1B3C93u
-#define HASH_SEED 0x9E3779B9u
-
 static inline uint32_t mix(uint32_t h)
 {
     h *= HASH_M1;
@@ -107,7 +103,6 @@ static inline uint32_t seed_mix(uint32_t seed) { return mix(seed + HASH_SEED); }
 /* 2D gradients: the 8 unit vectors at multiples of 45 degrees.  Bit 31
  * chooses a diagonal (+-1, +-1)/sqrt2, else bit 30 chooses the x or y axis;
  * bits 0 and 1 are the signs of the x and y components. */
-#define DIAG 0.70710678f
 static inline float grad2(uint32_t h, float x, float y)
 {
     const uint32_t u = fbits(x) ^ (h << 31), v = fbits(y) ^ ((h & 2u) << 30);
@@ -144,10 +139,8 @@ static inline float grad3(uint32_t h, float x, float y, float z)
  * and the gradient sets are symmetric, so the minimum is minus that.  Each
  * scale is the largest float with scale * sup <= 1; every hash value occurs
  * somewhere, so outputs come within float rounding of +-1. */
-#define SCALE_PERLIN2 0x1.6a09e6p+0f  /* 1.41421354 */
-#define SCALE_PERLIN3 0x1.ee0a2ep-1f  /* 0.964921415 */
-#define SCALE_SIMPLEX2 0x1.8cd13cp+6f /* 99.2043304 */
-#define SCALE_SIMPLEX3 0x1.3385e2p+6f /* 76.8807449 */
+/* (SCALE_PERLIN2, SCALE_PERLIN3, SCALE_SIMPLEX2, SCALE_SIMPLEX3 in
+ * simd/noise.h.) */
 
 /* ------------------------------------------------------------------ */
 /* Perlin (gradient) noise                                             */
@@ -223,13 +216,7 @@ static inline float kernel3(float x, float y, float z)
     return t * t;
 }
 
-/* Skew factors: F2 = (sqrt3 - 1)/2, G2 = (3 - sqrt3)/6, F3 = 1/3, G3 = 1/6. */
-#define F2 0.36602540f
-#define G2 0.21132487f
-#define G2X2M1 -0.57735027f /* 2 G2 - 1 */
-#define F3 0.33333333f
-#define G3 0.16666667f
-#define G3X2 0.33333333f /* 2 G3 */
+/* Skew factors F2, G2, F3, G3: simd/noise.h. */
 
 static inline float simplex2(uint32_t s, float x, float y)
 {
@@ -311,22 +298,9 @@ float strata_noise3(strata_noise_kind kind, uint32_t seed, float x, float y, flo
 /* fBm                                                                 */
 /* ------------------------------------------------------------------ */
 
-#define FBM_MAX_OCTAVES 16
-
-/* Per-octave parameters, computed once per call in this fixed order:
- *   freq[0] = frequency,  freq[o] = freq[o-1] * lacunarity
- *   amp[0]  = amplitude,  amp[o]  = amp[o-1] * gain
- *   seed[o] = mixed (seed + o)
- * A point is then ((0 + amp[0] n_0) + amp[1] n_1) + ... with
- * n_o = noise(seed + o, x * freq[o], y * freq[o] (, z * freq[o])). */
-typedef struct fbm_plan {
-    strata_noise_kind kind;
-    int octaves;
-    float freq[FBM_MAX_OCTAVES];
-    float amp[FBM_MAX_OCTAVES];
-    uint32_t seed[FBM_MAX_OCTAVES];
-    float bound;
-} fbm_plan;
+/* The per-octave plan (struct strata_fbm_plan) is in simd/noise.h: the
+ * ISA kernels read it too. */
+typedef strata_fbm_plan fbm_plan;
 
 static strata_status plan_make(const strata_fbm *f, fbm_plan *p)
 {
@@ -429,9 +403,27 @@ float strata_fbm3(const strata_fbm *f, float x, float y, float z)
 #define BLOCK ((size_t)1024)
 #define SPAN (256 * BLOCK)
 
+/* The scalar batch kernels, first entries of the dispatch table. */
+void strata__fbm2_c(const strata_fbm_plan *p, const float *x, const float *y, const float *z,
+                    size_t n, float *out)
+{
+    (void)z;
+    for (size_t i = 0; i < n; i++)
+        out[i] = fbm2_eval(p, x[i], y[i]);
+}
+
+void strata__fbm3_c(const strata_fbm_plan *p, const float *x, const float *y, const float *z,
+                    size_t n, float *out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = fbm3_eval(p, x[i], y[i], z[i]);
+}
+
 static strata_status fbm_batch(strata_ctx *ctx, const fbm_plan *p, const float *x,
                                const float *y, const float *z, size_t n, float *out)
 {
+    /* One kernel for the whole batch, from the context's table. */
+    const strata_fbm_kernel kern = z ? ctx->simd.fbm3 : ctx->simd.fbm2;
     for (size_t start = 0;; start += SPAN) {
         strata_status st =
             strata__progress(ctx, "noise", start < n ? (double)start / (double)n : 1.0);
@@ -445,13 +437,7 @@ static strata_status fbm_batch(strata_ctx *ctx, const fbm_plan *p, const float *
         for (ptrdiff_t b = 0; b < nblocks; b++) {
             const size_t lo = start + (size_t)b * BLOCK;
             const size_t hi = lo + BLOCK < start + len ? lo + BLOCK : start + len;
-            if (z) {
-                for (size_t i = lo; i < hi; i++)
-                    out[i] = fbm3_eval(p, x[i], y[i], z[i]);
-            } else {
-                for (size_t i = lo; i < hi; i++)
-                    out[i] = fbm2_eval(p, x[i], y[i]);
-            }
+            kern(p, x + lo, y + lo, z ? z + lo : NULL, hi - lo, out + lo);
         }
     }
 }

@@ -1,0 +1,14 @@
+/* CPU feature detection: which instruction sets the processor and the
+ * operating system support, whatever this build contains. */
+#ifndef STRATA_SIMD_CPU_H
+#define STRATA_SIMD_CPU_H
+
+#include "internal.h"
+
+/* Mask of STRATA_ISA_BIT()s the CPU can run (simd/x86/cpu_x86.c,
+ * simd/arm/cpu_arm.c; 0 on other architectures).  Cheap to call again:
+ * the answer is computed without side effects each time. */
+STRATA_HIDDEN unsigned strata__cpu_x86_isas(void);
+STRATA_HIDDEN unsigned strata__cpu_arm_isas(void);
+
+#endif

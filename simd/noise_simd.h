@@ -1,0 +1,326 @@
+/* The fBm batch kernels written once over a small vector vocabulary; each
+ * ISA file (simd/x86/noise_avx2.c, noise_avx512.c, simd/arm/noise_neon.c)
+ * defines the vocabulary and includes this file once.  Every function
+ * mirrors its namesake in core/noise.c operation for operation, in the
+ * same order, so that every lane gives the scalar reference's bits.
+ *
+ * The including file defines, before including:
+ *   VL                        lanes per vector
+ *   ISA_SUFFIX                avx2, avx512, neon: kernel names
+ *   vf, vi, vm                float vector, uint32 vector, lane mask
+ *   vf_load, vf_store (unaligned), vf_set1, vi_set1
+ *   vf_add, vf_sub, vf_mul    plain IEEE single operations, no FMA
+ *   vf_max_lo(v, lo)          v > lo ? v : lo  (lo when v is NaN)
+ *   vf_min_hi(v, hi)          v < hi ? v : hi
+ *   vf_floor(v)               floor as a float (-0 may stay -0)
+ *   vf_cvtt(v)                (int32_t)v, truncating
+ *   vf_gt, vf_ge              ordered compares -> vm
+ *   vi_add, vi_mul, vi_xor, vi_and   (mul: low 32 bits)
+ *   VI_SRL(v, n), VI_SLL(v, n)  logical shifts by a constant
+ *   vi_gt(a, b) -> vm         signed a > b
+ *   vm_and, vm_or, vm_andnot(a, b) = ~a & b
+ *   vi_sel(m, a, b)           m ? a : b
+ *   vi_sel_msb(v, a, b)       (v & 0x80000000) ? a : b, lane by lane
+ *   vf_mask(m, a), vi_mask(m, a)       m ? a : 0
+ *   vf_maskn(m, a), vi_maskn(m, a)     m ? 0 : a
+ *   vf_bits(v), vi_asf(i)     reinterpret
+ */
+#include "noise.h"
+
+#include <string.h>
+
+#define NS_CAT2(a, b) a##b
+#define NS_CAT(a, b) NS_CAT2(a, b)
+#define NS_FN(name) NS_CAT(name, ISA_SUFFIX)
+
+#if defined(__GNUC__)
+#define VINLINE static inline __attribute__((always_inline))
+#else
+#define VINLINE static inline
+#endif
+
+/* clamp_coord() */
+VINLINE vf v_clamp_coord(vf v)
+{
+    v = vf_max_lo(v, vf_set1(-COORD_LIMIT));
+    return vf_min_hi(v, vf_set1(COORD_LIMIT));
+}
+
+/* floor_int() and (float)floor_int(): for |v| <= 2^25 the floor of a
+ * float is a float, so rounding down gives (float)i exactly, except that
+ * floor(-0) is -0 where (float)0 is +0; adding +0 fixes that.  Saves the
+ * scalar code's convert back and compare. */
+VINLINE vi v_floor(vf v, vf *fi)
+{
+    *fi = vf_add(vf_floor(v), vf_set1(0.0f));
+    return vf_cvtt(*fi);
+}
+
+/* clamp_unit() */
+VINLINE vf v_clamp_unit(vf v)
+{
+    v = vf_max_lo(v, vf_set1(-1.0f));
+    return vf_min_hi(v, vf_set1(1.0f));
+}
+
+/* mix() */
+VINLINE vi v_mix(vi h)
+{
+    h = vi_mul(h, vi_set1(HASH_M1));
+    h = vi_xor(h, VI_SRL(h, 15));
+    h = vi_mul(h, vi_set1(HASH_M2));
+    return vi_xor(h, VI_SRL(h, 16));
+}
+
+/* grad2() */
+VINLINE vf v_grad2(vi h, vf x, vf y)
+{
+    const vi u = vi_xor(vf_bits(x), VI_SLL(h, 31));
+    const vi v = vi_xor(vf_bits(y), VI_SLL(vi_and(h, vi_set1(2u)), 30));
+    const vf diag = vf_mul(vf_set1(DIAG), vf_add(vi_asf(u), vi_asf(v)));
+    const vi axis = vi_sel_msb(VI_SLL(h, 1), u, v); /* bit 30 */
+    return vi_asf(vi_sel_msb(h, vf_bits(diag), axis));
+}
+
+/* grad3() */
+VINLINE vf v_grad3(vi h, vf x, vf y, vf z)
+{
+    /* a = (h16 * 3) >> 16 with h16 = h >> 16 < 2^16, so a == 0 exactly
+     * when h16 <= 21845 and a == 2 exactly when h16 >= 43691 (65536 / 3
+     * and 131072 / 3 rounded up): two compares instead of the multiply. */
+    const vi h16 = VI_SRL(h, 16);
+    const vm a0 = vi_gt(vi_set1(21846u), h16), a2 = vi_gt(h16, vi_set1(43690u));
+    const vi u = vi_xor(vi_sel(a0, vf_bits(y), vf_bits(x)), VI_SLL(h, 31));
+    const vi v = vi_xor(vi_sel(a2, vf_bits(y), vf_bits(z)), VI_SLL(vi_and(h, vi_set1(2u)), 30));
+    return vf_add(vi_asf(u), vi_asf(v));
+}
+
+/* fade(): t * t * t * (t * (t * 6 - 15) + 10) */
+VINLINE vf v_fade(vf t)
+{
+    const vf t3 = vf_mul(vf_mul(t, t), t);
+    const vf p = vf_add(vf_mul(t, vf_sub(vf_mul(t, vf_set1(6.0f)), vf_set1(15.0f))),
+                        vf_set1(10.0f));
+    return vf_mul(t3, p);
+}
+
+/* lerp(): a + t * (b - a) */
+VINLINE vf v_lerp(vf a, vf b, vf t) { return vf_add(a, vf_mul(t, vf_sub(b, a))); }
+
+/* kernel2(), kernel3(): max(0.5 - r^2, 0)^4 */
+VINLINE vf v_kernel_tail(vf t)
+{
+    t = vf_max_lo(t, vf_set1(0.0f)); /* +0 for t <= 0, as the and-mask */
+    t = vf_mul(t, t);
+    return vf_mul(t, t);
+}
+
+VINLINE vf v_kernel2(vf x, vf y)
+{
+    return v_kernel_tail(vf_sub(vf_sub(vf_set1(0.5f), vf_mul(x, x)), vf_mul(y, y)));
+}
+
+VINLINE vf v_kernel3(vf x, vf y, vf z)
+{
+    return v_kernel_tail(
+        vf_sub(vf_sub(vf_sub(vf_set1(0.5f), vf_mul(x, x)), vf_mul(y, y)), vf_mul(z, z)));
+}
+
+/* perlin2() */
+VINLINE vf v_perlin2(vi s, vf x, vf y)
+{
+    x = v_clamp_coord(x);
+    y = v_clamp_coord(y);
+    vf fi, fj;
+    const vi i = v_floor(x, &fi), j = v_floor(y, &fj);
+    const vf x0 = vf_sub(x, fi), y0 = vf_sub(y, fj);
+    const vf x1 = vf_sub(x0, vf_set1(1.0f)), y1 = vf_sub(y0, vf_set1(1.0f));
+    const vi i0 = vi_mul(i, vi_set1(HASH_PX)), i1 = vi_add(i0, vi_set1(HASH_PX));
+    const vi j0 = vi_mul(j, vi_set1(HASH_PY)), j1 = vi_add(j0, vi_set1(HASH_PY));
+    const vi si0 = vi_xor(s, i0), si1 = vi_xor(s, i1);
+    const vf n00 = v_grad2(v_mix(vi_xor(si0, j0)), x0, y0);
+    const vf n10 = v_grad2(v_mix(vi_xor(si1, j0)), x1, y0);
+    const vf n01 = v_grad2(v_mix(vi_xor(si0, j1)), x0, y1);
+    const vf n11 = v_grad2(v_mix(vi_xor(si1, j1)), x1, y1);
+    const vf u = v_fade(x0), v = v_fade(y0);
+    const vf r = v_lerp(v_lerp(n00, n10, u), v_lerp(n01, n11, u), v);
+    return v_clamp_unit(vf_mul(vf_set1(SCALE_PERLIN2), r));
+}
+
+/* perlin3() */
+VINLINE vf v_perlin3(vi s, vf x, vf y, vf z)
+{
+    x = v_clamp_coord(x);
+    y = v_clamp_coord(y);
+    z = v_clamp_coord(z);
+    vf fi, fj, fk;
+    const vi i = v_floor(x, &fi), j = v_floor(y, &fj), k = v_floor(z, &fk);
+    const vf x0 = vf_sub(x, fi), y0 = vf_sub(y, fj), z0 = vf_sub(z, fk);
+    const vf one = vf_set1(1.0f);
+    const vf x1 = vf_sub(x0, one), y1 = vf_sub(y0, one), z1 = vf_sub(z0, one);
+    const vi i0 = vi_mul(i, vi_set1(HASH_PX)), i1 = vi_add(i0, vi_set1(HASH_PX));
+    const vi j0 = vi_mul(j, vi_set1(HASH_PY)), j1 = vi_add(j0, vi_set1(HASH_PY));
+    const vi k0 = vi_mul(k, vi_set1(HASH_PZ)), k1 = vi_add(k0, vi_set1(HASH_PZ));
+    const vi s00 = vi_xor(vi_xor(s, i0), j0), s10 = vi_xor(vi_xor(s, i1), j0);
+    const vi s01 = vi_xor(vi_xor(s, i0), j1), s11 = vi_xor(vi_xor(s, i1), j1);
+    const vf n000 = v_grad3(v_mix(vi_xor(s00, k0)), x0, y0, z0);
+    const vf n100 = v_grad3(v_mix(vi_xor(s10, k0)), x1, y0, z0);
+    const vf n010 = v_grad3(v_mix(vi_xor(s01, k0)), x0, y1, z0);
+    const vf n110 = v_grad3(v_mix(vi_xor(s11, k0)), x1, y1, z0);
+    const vf n001 = v_grad3(v_mix(vi_xor(s00, k1)), x0, y0, z1);
+    const vf n101 = v_grad3(v_mix(vi_xor(s10, k1)), x1, y0, z1);
+    const vf n011 = v_grad3(v_mix(vi_xor(s01, k1)), x0, y1, z1);
+    const vf n111 = v_grad3(v_mix(vi_xor(s11, k1)), x1, y1, z1);
+    const vf u = v_fade(x0), v = v_fade(y0), w = v_fade(z0);
+    const vf r0 = v_lerp(v_lerp(n000, n100, u), v_lerp(n010, n110, u), v);
+    const vf r1 = v_lerp(v_lerp(n001, n101, u), v_lerp(n011, n111, u), v);
+    return v_clamp_unit(vf_mul(vf_set1(SCALE_PERLIN3), v_lerp(r0, r1, w)));
+}
+
+/* simplex2() */
+VINLINE vf v_simplex2(vi s, vf x, vf y)
+{
+    x = v_clamp_coord(x);
+    y = v_clamp_coord(y);
+    const vf sk = vf_mul(vf_add(x, y), vf_set1(F2));
+    vf fi, fj;
+    const vi i = v_floor(vf_add(x, sk), &fi), j = v_floor(vf_add(y, sk), &fj);
+    const vf t = vf_mul(vf_add(fi, fj), vf_set1(G2));
+    const vf x0 = vf_sub(x, vf_sub(fi, t)), y0 = vf_sub(y, vf_sub(fj, t));
+    const vm lower = vf_gt(x0, y0);
+    const vf one = vf_set1(1.0f), g2 = vf_set1(G2);
+    const vf x1 = vf_add(vf_sub(x0, vf_mask(lower, one)), g2);
+    const vf y1 = vf_add(vf_sub(y0, vf_maskn(lower, one)), g2);
+    const vf x2 = vf_add(x0, vf_set1(G2X2M1)), y2 = vf_add(y0, vf_set1(G2X2M1));
+    const vi px = vi_set1(HASH_PX), py = vi_set1(HASH_PY);
+    const vi i0 = vi_mul(i, px), j0 = vi_mul(j, py);
+    const vi im = vi_add(i0, vi_mask(lower, px));
+    const vi jm = vi_add(j0, vi_maskn(lower, py));
+    const vf n0 = vf_mul(v_kernel2(x0, y0), v_grad2(v_mix(vi_xor(vi_xor(s, i0), j0)), x0, y0));
+    const vf n1 = vf_mul(v_kernel2(x1, y1), v_grad2(v_mix(vi_xor(vi_xor(s, im), jm)), x1, y1));
+    const vf n2 = vf_mul(v_kernel2(x2, y2),
+                         v_grad2(v_mix(vi_xor(vi_xor(s, vi_add(i0, px)), vi_add(j0, py))), x2,
+                                 y2));
+    return v_clamp_unit(vf_mul(vf_set1(SCALE_SIMPLEX2), vf_add(vf_add(n0, n1), n2)));
+}
+
+/* simplex3() */
+VINLINE vf v_simplex3(vi s, vf x, vf y, vf z)
+{
+    x = v_clamp_coord(x);
+    y = v_clamp_coord(y);
+    z = v_clamp_coord(z);
+    const vf sk = vf_mul(vf_add(vf_add(x, y), z), vf_set1(F3));
+    vf fi, fj, fk;
+    const vi i = v_floor(vf_add(x, sk), &fi), j = v_floor(vf_add(y, sk), &fj),
+             k = v_floor(vf_add(z, sk), &fk);
+    const vf t = vf_mul(vf_add(vf_add(fi, fj), fk), vf_set1(G3));
+    const vf x0 = vf_sub(x, vf_sub(fi, t)), y0 = vf_sub(y, vf_sub(fj, t)),
+             z0 = vf_sub(z, vf_sub(fk, t));
+    const vm xy = vf_ge(x0, y0), yz = vf_ge(y0, z0), xz = vf_ge(x0, z0);
+    /* a1 = xy & xz, b1 = !xy & yz, c1 = !(xz | yz); a2 = xy | xz,
+     * b2 = !xy | yz = !(xy & !yz), c2 = !(xz & yz): the negated ones are
+     * kept as their complements nc1, nb2, nc2 and applied with maskn. */
+    const vm a1 = vm_and(xy, xz), b1 = vm_andnot(xy, yz), nc1 = vm_or(xz, yz);
+    const vm a2 = vm_or(xy, xz), nb2 = vm_andnot(yz, xy), nc2 = vm_and(xz, yz);
+    const vf one = vf_set1(1.0f), g3 = vf_set1(G3), g3x2 = vf_set1(G3X2), h = vf_set1(0.5f);
+    const vf x1 = vf_add(vf_sub(x0, vf_mask(a1, one)), g3);
+    const vf y1 = vf_add(vf_sub(y0, vf_mask(b1, one)), g3);
+    const vf z1 = vf_add(vf_sub(z0, vf_maskn(nc1, one)), g3);
+    const vf x2 = vf_add(vf_sub(x0, vf_mask(a2, one)), g3x2);
+    const vf y2 = vf_add(vf_sub(y0, vf_maskn(nb2, one)), g3x2);
+    const vf z2 = vf_add(vf_sub(z0, vf_maskn(nc2, one)), g3x2);
+    const vf x3 = vf_sub(x0, h), y3 = vf_sub(y0, h), z3 = vf_sub(z0, h);
+    const vi px = vi_set1(HASH_PX), py = vi_set1(HASH_PY), pz = vi_set1(HASH_PZ);
+    const vi i0 = vi_mul(i, px), j0 = vi_mul(j, py), k0 = vi_mul(k, pz);
+    const vi h0 = v_mix(vi_xor(vi_xor(vi_xor(s, i0), j0), k0));
+    const vi h1 = v_mix(vi_xor(vi_xor(vi_xor(s, vi_add(i0, vi_mask(a1, px))),
+                                      vi_add(j0, vi_mask(b1, py))),
+                               vi_add(k0, vi_maskn(nc1, pz))));
+    const vi h2 = v_mix(vi_xor(vi_xor(vi_xor(s, vi_add(i0, vi_mask(a2, px))),
+                                      vi_add(j0, vi_maskn(nb2, py))),
+                               vi_add(k0, vi_maskn(nc2, pz))));
+    const vi h3 =
+        v_mix(vi_xor(vi_xor(vi_xor(s, vi_add(i0, px)), vi_add(j0, py)), vi_add(k0, pz)));
+    const vf n0 = vf_mul(v_kernel3(x0, y0, z0), v_grad3(h0, x0, y0, z0));
+    const vf n1 = vf_mul(v_kernel3(x1, y1, z1), v_grad3(h1, x1, y1, z1));
+    const vf n2 = vf_mul(v_kernel3(x2, y2, z2), v_grad3(h2, x2, y2, z2));
+    const vf n3 = vf_mul(v_kernel3(x3, y3, z3), v_grad3(h3, x3, y3, z3));
+    return v_clamp_unit(
+        vf_mul(vf_set1(SCALE_SIMPLEX3), vf_add(vf_add(vf_add(n0, n1), n2), n3)));
+}
+
+/* fbm2_eval(), fbm3_eval() on VL points. */
+VINLINE vf v_fbm2(const strata_fbm_plan *p, vf x, vf y)
+{
+    vf sum = vf_set1(0.0f);
+    if (p->kind == STRATA_NOISE_PERLIN) {
+        for (int o = 0; o < p->octaves; o++) {
+            const vf f = vf_set1(p->freq[o]);
+            const vf n = v_perlin2(vi_set1(p->seed[o]), vf_mul(x, f), vf_mul(y, f));
+            sum = vf_add(sum, vf_mul(vf_set1(p->amp[o]), n));
+        }
+    } else {
+        for (int o = 0; o < p->octaves; o++) {
+            const vf f = vf_set1(p->freq[o]);
+            const vf n = v_simplex2(vi_set1(p->seed[o]), vf_mul(x, f), vf_mul(y, f));
+            sum = vf_add(sum, vf_mul(vf_set1(p->amp[o]), n));
+        }
+    }
+    return sum;
+}
+
+VINLINE vf v_fbm3(const strata_fbm_plan *p, vf x, vf y, vf z)
+{
+    vf sum = vf_set1(0.0f);
+    if (p->kind == STRATA_NOISE_PERLIN) {
+        for (int o = 0; o < p->octaves; o++) {
+            const vf f = vf_set1(p->freq[o]);
+            const vf n =
+                v_perlin3(vi_set1(p->seed[o]), vf_mul(x, f), vf_mul(y, f), vf_mul(z, f));
+            sum = vf_add(sum, vf_mul(vf_set1(p->amp[o]), n));
+        }
+    } else {
+        for (int o = 0; o < p->octaves; o++) {
+            const vf f = vf_set1(p->freq[o]);
+            const vf n =
+                v_simplex3(vi_set1(p->seed[o]), vf_mul(x, f), vf_mul(y, f), vf_mul(z, f));
+            sum = vf_add(sum, vf_mul(vf_set1(p->amp[o]), n));
+        }
+    }
+    return sum;
+}
+
+/* Batch kernels.  The last n % VL points go through a zero-padded vector:
+ * lanes are independent, so the padding cannot change the real lanes. */
+void NS_FN(strata__fbm2_)(const strata_fbm_plan *p, const float *x, const float *y,
+                          const float *z, size_t n, float *out)
+{
+    (void)z;
+    size_t i = 0;
+    for (; i + VL <= n; i += VL)
+        vf_store(out + i, v_fbm2(p, vf_load(x + i), vf_load(y + i)));
+    if (i < n) {
+        float bx[VL] = {0}, by[VL] = {0}, bo[VL];
+        memcpy(bx, x + i, (n - i) * sizeof(float));
+        memcpy(by, y + i, (n - i) * sizeof(float));
+        vf_store(bo, v_fbm2(p, vf_load(bx), vf_load(by)));
+        memcpy(out + i, bo, (n - i) * sizeof(float));
+    }
+}
+
+void NS_FN(strata__fbm3_)(const strata_fbm_plan *p, const float *x, const float *y,
+                          const float *z, size_t n, float *out)
+{
+    size_t i = 0;
+    for (; i + VL <= n; i += VL)
+        vf_store(out + i, v_fbm3(p, vf_load(x + i), vf_load(y + i), vf_load(z + i)));
+    if (i < n) {
+        float bx[VL] = {0}, by[VL] = {0}, bz[VL] = {0}, bo[VL];
+        memcpy(bx, x + i, (n - i) * sizeof(float));
+        memcpy(by, y + i, (n - i) * sizeof(float));
+        memcpy(bz, z + i, (n - i) * sizeof(float));
+        vf_store(bo, v_fbm3(p, vf_load(bx), vf_load(by), vf_load(bz)));
+        memcpy(out + i, bo, (n - i) * sizeof(float));
+    }
+}

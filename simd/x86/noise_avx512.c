@@ -1,0 +1,51 @@
+/* fBm batch kernels, AVX-512F: 16 lanes.  Mirrors core/noise.c bit for
+ * bit through simd/noise_simd.h; lane masks are opmask registers.  Built
+ * with -mavx512f only (F has every operation needed). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <immintrin.h>
+#include <stdint.h>
+
+#define VL 16
+#define ISA_SUFFIX avx512
+
+typedef __m512 vf;
+typedef __m512i vi;
+typedef __mmask16 vm;
+
+#define vf_load(p) _mm512_loadu_ps(p)
+#define vf_store(p, v) _mm512_storeu_ps(p, v)
+#define vf_set1(f) _mm512_set1_ps(f)
+#define vi_set1(u) _mm512_set1_epi32((int)(u))
+#define vf_add _mm512_add_ps
+#define vf_sub _mm512_sub_ps
+#define vf_mul _mm512_mul_ps
+/* vmaxps/vminps: the second operand unless the compare holds. */
+#define vf_max_lo(v, lo) _mm512_max_ps(v, lo)
+#define vf_min_hi(v, hi) _mm512_min_ps(v, hi)
+#define vf_floor(v) _mm512_roundscale_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
+#define vf_cvtt _mm512_cvttps_epi32
+#define vf_gt(a, b) _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ)
+#define vf_ge(a, b) _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ)
+#define vi_add _mm512_add_epi32
+#define vi_mul _mm512_mullo_epi32
+#define vi_xor _mm512_xor_si512
+#define vi_and _mm512_and_si512
+#define VI_SRL(v, n) _mm512_srli_epi32(v, n)
+#define VI_SLL(v, n) _mm512_slli_epi32(v, n)
+#define vi_gt _mm512_cmpgt_epi32_mask
+#define vm_and(a, b) ((vm)((a) & (b)))
+#define vm_or(a, b) ((vm)((a) | (b)))
+#define vm_andnot(a, b) ((vm)(~(a) & (b)))
+#define vf_bits _mm512_castps_si512
+#define vi_asf _mm512_castsi512_ps
+#define vi_sel(m, a, b) _mm512_mask_blend_epi32(m, b, a)
+#define vi_sel_msb(v, a, b) vi_sel(_mm512_cmplt_epi32_mask(v, _mm512_setzero_si512()), a, b)
+#define vf_mask(m, a) _mm512_maskz_mov_ps(m, a)
+#define vi_mask(m, a) _mm512_maskz_mov_epi32(m, a)
+#define vf_maskn(m, a) _mm512_maskz_mov_ps((vm)~(m), a)
+#define vi_maskn(m, a) _mm512_maskz_mov_epi32((vm)~(m), a)
+
+#include "../noise_simd.h"
