@@ -1,0 +1,458 @@
+/* Binary glTF 2.0 (.glb) writer.
+ *
+ * File layout (all little-endian, every piece 4-byte aligned):
+ *
+ *   12-byte header     magic "glTF", version 2, total length
+ *   JSON chunk         length, "JSON", the document padded with spaces
+ *   BIN chunk          length, "BIN\0", then
+ *                        positions  nverts * float[3]        (view 0)
+ *                        normals    nverts * float[3]        (view 1, optional)
+ *                        indices    per primitive, u16 or u32, each run
+ *                                   zero-padded to 4 bytes   (last view)
+ *
+ * Everything is planned first (primitives, index widths, offsets, the JSON
+ * text), so the exact file size is known and a file over the format's
+ * 4 GiB limit is refused before anything is created. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "internal.h"
+#include "output.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define GLB_MAGIC 0x46546C67u /* "glTF" */
+#define GLB_JSON 0x4E4F534Au  /* "JSON" */
+#define GLB_BIN 0x004E4942u   /* "BIN\0" */
+#define GLB_MAX 0xFFFFFFFFu   /* the header's uint32 length */
+
+#define GL_UNSIGNED_SHORT 5123
+#define GL_UNSIGNED_INT 5125
+#define GL_FLOAT 5126
+#define GL_ARRAY_BUFFER 34962
+#define GL_ELEMENT_ARRAY_BUFFER 34963
+
+/* An index-buffer value of all ones is the primitive-restart value, which
+ * glTF forbids: 0xFFFF cannot appear in a u16 accessor. */
+#define U16_LIMIT 65535u
+
+static inline uint64_t pad4(uint64_t n) { return (n + 3) & ~(uint64_t)3; }
+
+/* ------------------------------------------------------------ JSON text */
+
+typedef struct jbuf {
+    const strata_allocator *al;
+    char *s;
+    size_t len, cap;
+    int nomem;
+    char dp; /* the locale's decimal point, replaced by '.' in numbers */
+} jbuf;
+
+static void jb_reserve(jbuf *j, size_t more)
+{
+    if (j->nomem || j->cap - j->len > more)
+        return;
+    size_t cap = j->cap ? j->cap : 4096;
+    while (cap - j->len <= more) {
+        if (cap > SIZE_MAX / 2) {
+            j->nomem = 1;
+            return;
+        }
+        cap *= 2;
+    }
+    char *s = strata__alloc(j->al, cap);
+    if (!s) {
+        j->nomem = 1;
+        return;
+    }
+    if (j->len)
+        memcpy(s, j->s, j->len);
+    strata__free(j->al, j->s);
+    j->s = s;
+    j->cap = cap;
+}
+
+/* Text without numbers in float format (integers and names only: %g would
+ * follow the locale). */
+static void jb_printf(jbuf *j, const char *fmt, ...)
+{
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof tmp) {
+        j->nomem = 1; /* never happens with the formats below */
+        return;
+    }
+    jb_reserve(j, (size_t)n);
+    if (j->nomem)
+        return;
+    memcpy(j->s + j->len, tmp, (size_t)n);
+    j->len += (size_t)n;
+}
+
+/* A float written so that it reads back as the same float: %.9g would give
+ * the nearest 9-digit decimal, which a JSON reader turns into a double
+ * that differs from the float; the validator compares accessor min/max
+ * exactly, so print the float's own (exact) double value. */
+static void jb_float(jbuf *j, float v)
+{
+    char tmp[40];
+    int n = snprintf(tmp, sizeof tmp, "%.17g", (double)v);
+    if (n < 0 || (size_t)n >= sizeof tmp) {
+        j->nomem = 1;
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        if (tmp[i] == j->dp)
+            tmp[i] = '.';
+    jb_reserve(j, (size_t)n);
+    if (j->nomem)
+        return;
+    memcpy(j->s + j->len, tmp, (size_t)n);
+    j->len += (size_t)n;
+}
+
+/* A colour component in [0,1], six decimals, no locale involved. */
+static void jb_unit(jbuf *j, float v)
+{
+    long q = (long)((double)v * 1e6 + 0.5);
+    q = q < 0 ? 0 : q > 1000000 ? 1000000 : q;
+    jb_printf(j, "%ld.%06ld", q / 1000000, q % 1000000);
+}
+
+/* ------------------------------------------------------------ the plan */
+
+/* One primitive: up to two index ranges (a terrace's roofs and walls, not
+ * assumed adjacent), its material, and its place in the BIN chunk. */
+typedef struct prim {
+    uint64_t first[2], count[2];
+    uint64_t nindices;
+    uint32_t terrace;
+    unsigned char wall; /* a separate wall primitive: material wall_K */
+    unsigned char u16;  /* indices stored as unsigned short */
+    uint64_t offset;    /* byte offset in the index buffer view */
+} prim;
+
+typedef struct plan {
+    prim *prims;
+    size_t nprims;
+    int normals;
+    float min[3], max[3];
+    uint64_t pos_bytes, nrm_bytes, idx_bytes; /* bin = their sum */
+    uint64_t bin_bytes;
+    jbuf json;
+    uint64_t total; /* the file's size */
+} plan;
+
+static void plan_free(const strata_result *r, plan *p)
+{
+    strata__free(&r->alloc, p->prims);
+    strata__free(&r->alloc, p->json.s);
+    p->prims = NULL;
+    p->json.s = NULL;
+}
+
+/* Primitives in the order of the index layout: per terrace, or with
+ * separate walls all roofs then all walls. */
+static strata_status plan_prims(const strata_result *r, plan *p)
+{
+    p->prims = strata__alloc_array(&r->alloc, 2 * (size_t)r->nterraces + 1, sizeof *p->prims);
+    if (!p->prims)
+        return STRATA_ERR_NOMEM;
+    size_t n = 0;
+    const int sep = r->walls == STRATA_WALLS_SEPARATE;
+    for (int pass = 0; pass < (sep ? 2 : 1); pass++) {
+        for (uint32_t k = 0; k < r->nterraces; k++) {
+            const strata_terrace *t = &r->terraces[k];
+            prim q;
+            memset(&q, 0, sizeof q);
+            q.terrace = k;
+            q.wall = (unsigned char)(pass == 1);
+            if (pass == 0) {
+                q.first[0] = t->roof_first;
+                q.count[0] = t->roof_count;
+            }
+            if (!sep || pass == 1) {
+                q.first[1] = t->wall_first;
+                q.count[1] = t->wall_count;
+            }
+            q.nindices = q.count[0] + q.count[1];
+            if (q.nindices)
+                p->prims[n++] = q;
+        }
+    }
+    p->nprims = n;
+    return STRATA_OK;
+}
+
+/* Header, two chunk headers and the JSON padding at most. */
+#define GLB_FIXED (12u + 8u + 8u)
+
+/* Index widths, byte layout and vertex extremes: everything but the JSON.
+ * Refuses results that cannot fit 4 GiB before reading any array, using
+ * u16 indices as the lower bound; the final check is in plan_json. */
+static strata_status plan_layout(const strata_result *r, plan *p)
+{
+    for (size_t i = 0; i < p->nprims; i++)
+        for (int s = 0; s < 2; s++)
+            if (p->prims[i].count[s] % 3 || p->prims[i].first[s] > r->nindices ||
+                p->prims[i].count[s] > r->nindices - p->prims[i].first[s])
+                return STRATA_ERR_INVALID_ARG;
+
+    const uint64_t nv = p->nprims ? r->nverts : 0; /* no triangles: no buffers */
+    p->pos_bytes = 12 * nv;
+    p->nrm_bytes = p->normals ? 12 * nv : 0;
+    uint64_t lower = GLB_FIXED + p->pos_bytes + p->nrm_bytes;
+    for (size_t i = 0; i < p->nprims; i++)
+        lower += 2 * p->prims[i].nindices;
+    if (lower > GLB_MAX) {
+        p->total = lower;
+        return STRATA_ERR_TOO_LARGE;
+    }
+
+    /* u16 when every index of the primitive is below 65535; with fewer
+     * vertices than that, no scan is needed */
+    uint64_t off = 0;
+    for (size_t i = 0; i < p->nprims; i++) {
+        prim *q = &p->prims[i];
+        uint32_t hi = 0;
+        if (r->nverts > U16_LIMIT) {
+            for (int s = 0; s < 2; s++) {
+                const uint32_t *ix = r->indices + q->first[s];
+                for (uint64_t j = 0; j < q->count[s]; j++)
+                    hi = ix[j] > hi ? ix[j] : hi;
+            }
+        }
+        q->u16 = hi < U16_LIMIT;
+        q->offset = off;
+        off += pad4(q->nindices * (q->u16 ? 2 : 4));
+    }
+    p->idx_bytes = off;
+    p->bin_bytes = p->pos_bytes + p->nrm_bytes + p->idx_bytes;
+
+    if (nv) {
+        for (int c = 0; c < 3; c++) {
+            const float *v = c == 0 ? r->x : c == 1 ? r->y : r->z;
+            float lo = v[0], hi = v[0];
+            for (uint64_t i = 1; i < nv; i++) {
+                lo = v[i] < lo ? v[i] : lo;
+                hi = v[i] > hi ? v[i] : hi;
+            }
+            p->min[c] = lo;
+            p->max[c] = hi;
+        }
+    }
+    return STRATA_OK;
+}
+
+static strata_status plan_json(const strata_result *r, const strata_palette *pal, plan *p)
+{
+    jbuf *j = &p->json;
+    j->al = &r->alloc;
+    const struct lconv *lc = localeconv();
+    j->dp = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
+
+    jb_printf(j, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"strata %s\"},", STRATA_VERSION);
+    jb_printf(j, "\"scene\":0,\"scenes\":[{\"nodes\":[0]}],");
+    const char *name = r->geometry == STRATA_RADIAL ? "planet" : "terrain";
+    if (!p->nprims) {
+        jb_printf(j, "\"nodes\":[{\"name\":\"%s\"}]}", name);
+    } else {
+        jb_printf(j, "\"nodes\":[{\"name\":\"%s\",\"mesh\":0}],", name);
+
+        /* mesh: accessor 0 POSITION, 1 NORMAL (optional), then indices */
+        const size_t first_ix = p->normals ? 2 : 1;
+        jb_printf(j, "\"meshes\":[{\"name\":\"%s\",\"primitives\":[", name);
+        for (size_t i = 0; i < p->nprims && !j->nomem; i++) {
+            jb_printf(j, "%s{\"attributes\":{\"POSITION\":0", i ? "," : "");
+            if (p->normals)
+                jb_printf(j, ",\"NORMAL\":1");
+            jb_printf(j, "},\"indices\":%zu,\"material\":%zu,\"mode\":4}", first_ix + i, i);
+        }
+        jb_printf(j, "]}],");
+
+        jb_printf(j, "\"materials\":[");
+        for (size_t i = 0; i < p->nprims && !j->nomem; i++) {
+            const prim *q = &p->prims[i];
+            float rgb[3];
+            strata_palette_color(pal, q->terrace, r->nterraces, q->wall, STRATA_COLOR_LINEAR,
+                                 rgb);
+            jb_printf(j, "%s{\"name\":\"%s_%u\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
+                      i ? "," : "", q->wall ? "wall" : "terrace", (unsigned)q->terrace);
+            for (int c = 0; c < 3; c++) {
+                jb_unit(j, rgb[c]);
+                jb_printf(j, ",");
+            }
+            jb_printf(j, "1],\"metallicFactor\":0,\"roughnessFactor\":0.9}}");
+        }
+        jb_printf(j, "],");
+
+        const uint64_t nv = r->nverts;
+        jb_printf(j, "\"accessors\":[{\"bufferView\":0,\"componentType\":%d,\"count\":%llu,"
+                     "\"type\":\"VEC3\",\"min\":[",
+                  GL_FLOAT, (unsigned long long)nv);
+        for (int c = 0; c < 3; c++) {
+            jb_float(j, p->min[c]);
+            jb_printf(j, c < 2 ? "," : "],\"max\":[");
+        }
+        for (int c = 0; c < 3; c++) {
+            jb_float(j, p->max[c]);
+            jb_printf(j, c < 2 ? "," : "]}");
+        }
+        if (p->normals)
+            jb_printf(j, ",{\"bufferView\":1,\"componentType\":%d,\"count\":%llu,\"type\":\"VEC3\"}",
+                      GL_FLOAT, (unsigned long long)nv);
+        for (size_t i = 0; i < p->nprims && !j->nomem; i++) {
+            const prim *q = &p->prims[i];
+            jb_printf(j, ",{\"bufferView\":%zu,\"byteOffset\":%llu,\"componentType\":%d,"
+                         "\"count\":%llu,\"type\":\"SCALAR\"}",
+                      first_ix, (unsigned long long)q->offset,
+                      q->u16 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT,
+                      (unsigned long long)q->nindices);
+        }
+        jb_printf(j, "],");
+
+        jb_printf(j, "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":%llu,"
+                     "\"byteStride\":12,\"target\":%d}",
+                  (unsigned long long)p->pos_bytes, GL_ARRAY_BUFFER);
+        if (p->normals)
+            jb_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,"
+                         "\"byteStride\":12,\"target\":%d}",
+                      (unsigned long long)p->pos_bytes, (unsigned long long)p->nrm_bytes,
+                      GL_ARRAY_BUFFER);
+        jb_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,\"target\":%d}],",
+                  (unsigned long long)(p->pos_bytes + p->nrm_bytes),
+                  (unsigned long long)p->idx_bytes, GL_ELEMENT_ARRAY_BUFFER);
+        jb_printf(j, "\"buffers\":[{\"byteLength\":%llu}]}", (unsigned long long)p->bin_bytes);
+    }
+    if (j->nomem)
+        return STRATA_ERR_NOMEM;
+
+    p->total = 12 + 8 + pad4(j->len) + (p->bin_bytes ? 8 + p->bin_bytes : 0);
+    return p->total > GLB_MAX ? STRATA_ERR_TOO_LARGE : STRATA_OK;
+}
+
+static strata_status make_plan(const strata_result *r, const strata_palette *pal, plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->normals = r->nx != NULL;
+    strata_status st = plan_prims(r, p);
+    if (st == STRATA_OK)
+        st = plan_layout(r, p);
+    if (st == STRATA_OK)
+        st = plan_json(r, pal, p);
+    return st;
+}
+
+strata_status strata_result_glb_size(const strata_result *r, uint64_t *bytes)
+{
+    if (!r || !bytes || r->nindices % 3)
+        return STRATA_ERR_INVALID_ARG;
+    plan p;
+    strata_status st = make_plan(r, NULL, &p);
+    if (st == STRATA_OK || st == STRATA_ERR_TOO_LARGE)
+        *bytes = p.total;
+    plan_free(r, &p);
+    return st;
+}
+
+/* ------------------------------------------------------------ writing */
+
+static void put_header(strata_out *o, uint32_t a, uint32_t b, uint32_t c)
+{
+    unsigned char *w = strata__out_room(o, 12);
+    put_u32(put_u32(put_u32(w, a), b), c);
+    o->len += 12;
+}
+
+static void write_vec3(strata_out *o, const float *x, const float *y, const float *z,
+                       uint32_t n)
+{
+    for (uint32_t i = 0; i < n && !o->err;) {
+        unsigned char *w = strata__out_room(o, 12), *w0 = w;
+        uint32_t end = i + (uint32_t)((STRATA_OUT_BUF - o->len) / 12);
+        if (end > n || end < i)
+            end = n;
+        for (; i < end; i++) {
+            w = put_f32(w, x[i]);
+            w = put_f32(w, y[i]);
+            w = put_f32(w, z[i]);
+        }
+        o->len += (size_t)(w - w0);
+    }
+}
+
+static void write_indices(strata_out *o, const uint32_t *ix, uint64_t n, int u16)
+{
+    const size_t size = u16 ? 2 : 4;
+    for (uint64_t i = 0; i < n && !o->err;) {
+        unsigned char *w = strata__out_room(o, size), *w0 = w;
+        uint64_t m = (uint64_t)(STRATA_OUT_BUF - o->len) / size;
+        if (m > n - i)
+            m = n - i;
+        if (u16)
+            for (uint64_t k = 0; k < m; k++)
+                w = put_u16(w, ix[i + k]);
+        else
+            for (uint64_t k = 0; k < m; k++)
+                w = put_u32(w, ix[i + k]);
+        i += m;
+        o->len += (size_t)(w - w0);
+    }
+}
+
+static void write_zeros(strata_out *o, size_t n)
+{
+    static const unsigned char zeros[4];
+    strata__out_bytes(o, zeros, n);
+}
+
+strata_status strata__write_glb(const strata_result *r, const char *path,
+                                const strata_palette *pal)
+{
+    plan p;
+    strata_status st = make_plan(r, pal, &p);
+    if (st != STRATA_OK) {
+        plan_free(r, &p);
+        return st;
+    }
+    const int saved_errno = errno;
+    strata_out f;
+    if (strata__out_open(&f, path, &r->alloc) == 0) {
+        const uint64_t jlen = pad4(p.json.len);
+        put_header(&f, GLB_MAGIC, 2, (uint32_t)p.total);
+        unsigned char *w = strata__out_room(&f, 8);
+        put_u32(put_u32(w, (uint32_t)jlen), GLB_JSON);
+        f.len += 8;
+        strata__out_bytes(&f, p.json.s, p.json.len);
+        strata__out_bytes(&f, "   ", (size_t)(jlen - p.json.len));
+        if (p.bin_bytes) {
+            w = strata__out_room(&f, 8);
+            put_u32(put_u32(w, (uint32_t)p.bin_bytes), GLB_BIN);
+            f.len += 8;
+            write_vec3(&f, r->x, r->y, r->z, r->nverts);
+            if (p.normals)
+                write_vec3(&f, r->nx, r->ny, r->nz, r->nverts);
+            for (size_t i = 0; i < p.nprims && !f.err; i++) {
+                const prim *q = &p.prims[i];
+                for (int s = 0; s < 2; s++)
+                    write_indices(&f, r->indices + q->first[s], q->count[s], q->u16);
+                const uint64_t bytes = q->nindices * (q->u16 ? 2 : 4);
+                write_zeros(&f, (size_t)(pad4(bytes) - bytes));
+            }
+        }
+        strata__out_finish(&f);
+        strata__out_commit(&f, path);
+    }
+    st = !f.err ? STRATA_OK : f.err == ENOMEM ? STRATA_ERR_NOMEM : STRATA_ERR_IO;
+    const int err = f.err;
+    strata__out_discard(&f);
+    plan_free(r, &p);
+    errno = st == STRATA_OK ? saved_errno : err;
+    return st;
+}

@@ -1,0 +1,80 @@
+/* Atomic output files shared by the writers (write.c: PLY, OBJ + MTL;
+ * gltf.c: GLB).
+ *
+ * A file goes to a fresh temporary name beside its destination and is
+ * renamed over it only once complete, so a failure (disk full, a bad
+ * directory, ...) never leaves a partial file and never touches an existing
+ * one.  Output is assembled in 1 MiB blocks and handed to write(2) whole:
+ * per-number stdio calls would cap the writers far below disk speed. */
+#ifndef STRATA_OUTPUT_H
+#define STRATA_OUTPUT_H
+
+#include "internal.h"
+
+#include <string.h>
+
+#define STRATA_OUT_BUF (1u << 20)
+
+typedef struct strata_out {
+    const strata_allocator *al;
+    char *tmp; /* temporary path, NULL when none was created */
+    int fd;    /* -1 when closed */
+    unsigned char *buf;
+    size_t len;
+    int err; /* errno of the first failure, 0 while all is well */
+} strata_out;
+
+/* Create PATH.tmpXXXXXX exclusively (mode 0644 less the umask); 0 or -1
+ * with o->err set.  o needs no initialisation. */
+STRATA_HIDDEN int strata__out_open(strata_out *o, const char *path, const strata_allocator *al);
+/* Hand the buffered bytes to write(2). */
+STRATA_HIDDEN void strata__out_flush(strata_out *o);
+STRATA_HIDDEN void strata__out_bytes(strata_out *o, const void *p, size_t n);
+STRATA_HIDDEN void strata__out_str(strata_out *o, const char *s);
+/* Flush and close; the file stays under its temporary name. */
+STRATA_HIDDEN void strata__out_finish(strata_out *o);
+/* Move the finished temporary file onto path (only if all went well). */
+STRATA_HIDDEN void strata__out_commit(strata_out *o, const char *path);
+/* Remove the temporary file (if any is left) and free everything. */
+STRATA_HIDDEN void strata__out_discard(strata_out *o);
+
+/* The GLB writer (gltf.c), called by strata_result_write_ex once the
+ * arguments are checked (r->nindices is a multiple of 3). */
+STRATA_HIDDEN strata_status strata__write_glb(const strata_result *r, const char *path,
+                                              const strata_palette *pal);
+
+/* Room for at least n more bytes (n <= STRATA_OUT_BUF): the write
+ * position.  The caller adds what it wrote to o->len. */
+static inline unsigned char *strata__out_room(strata_out *o, size_t n)
+{
+    if (STRATA_OUT_BUF - o->len < n)
+        strata__out_flush(o);
+    return o->buf + o->len;
+}
+
+/* Explicit little-endian stores: right on any host, and compilers merge
+ * the byte stores into one move on little-endian ones. */
+static inline unsigned char *put_u32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+    return p + 4;
+}
+
+static inline unsigned char *put_u16(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    return p + 2;
+}
+
+static inline unsigned char *put_f32(unsigned char *p, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return put_u32(p, u);
+}
+
+#endif

@@ -1,0 +1,134 @@
+#!/bin/sh
+# Validate the .glb files the strata program writes with the Khronos
+# glTF-Validator (npm package "gltf-validator", run by node), and, when
+# assimp(1) is installed, check that another importer reads the same
+# primitive and triangle counts.  Run by `make check` with STRATA (the
+# program) and SRCDIR set.  Exits 77 (skipped) without node or the package.
+#
+# The package is looked up in, in order: $STRATA_GLTF_VALIDATOR (the
+# package directory), $HOME/.cache/strata-npm (where .ci/run installs it:
+# npm install --prefix "$HOME/.cache/strata-npm" gltf-validator), the
+# build directory's node_modules, then node's own module path.
+# POSIX sh only.
+
+: "${STRATA:?STRATA must name the strata program}"
+: "${SRCDIR:=.}"
+case $STRATA in
+/*) ;;
+*) STRATA=$(pwd)/$STRATA ;;
+esac
+case $SRCDIR in
+/*) ;;
+*) SRCDIR=$(pwd)/$SRCDIR ;;
+esac
+builddir=$(pwd)
+unset STRATA_SIMD
+
+if ! command -v node >/dev/null 2>&1; then
+    echo "SKIP: node is not installed (apt-get install nodejs npm)"
+    exit 77
+fi
+module=
+for dir in ${STRATA_GLTF_VALIDATOR:+"$STRATA_GLTF_VALIDATOR"} \
+    "${HOME:-/nonexistent}/.cache/strata-npm/node_modules/gltf-validator" \
+    "$builddir/node_modules/gltf-validator"; do
+    if [ -f "$dir/module.mjs" ]; then
+        module=$dir/module.mjs
+        break
+    fi
+done
+if [ -z "$module" ]; then
+    dir=$(node -e 'try { console.log(require("path").dirname(require.resolve("gltf-validator/package.json"))) } catch (e) {}' 2>/dev/null)
+    [ -n "$dir" ] && [ -f "$dir/module.mjs" ] && module=$dir/module.mjs
+fi
+if [ -z "$module" ]; then
+    echo "SKIP: npm package gltf-validator not found; install it with"
+    echo "  npm install --prefix \"\$HOME/.cache/strata-npm\" gltf-validator"
+    exit 77
+fi
+echo "validator: $module"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-gltf.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+cd "$tmp" || exit 99
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    echo "FAIL: $*"
+}
+check() {
+    if eval "$2"; then ok; else bad "$1"; fi
+}
+
+# glb NAME ARGS...: write NAME.glb with the program, then validate it.
+glb() {
+    name=$1
+    shift
+    if ! "$STRATA" "$@" --quiet -o "$name.glb" 2>err; then
+        bad "$name: strata $*: $(cat err)"
+        return 1
+    fi
+    if node "$SRCDIR/tests/gltf-validate.mjs" "$module" "$name.glb" >report 2>&1; then
+        ok
+    else
+        bad "$name: the validator reports errors or warnings"
+    fi
+    sed 's/^/  /' report
+}
+
+# The JSON chunk of a .glb (its length is the uint32 at byte 12).
+json() {
+    n=$(od -An -tu4 -j12 -N4 "$1" | tr -d ' ')
+    dd if="$1" bs=1 skip=20 count="$n" 2>/dev/null
+}
+# How many times a string occurs in the JSON chunk.
+count() { json "$1" | grep -o -- "$2" | wc -l | tr -d ' '; }
+
+glb planet planet --level 3
+check "planet: 16 primitives, 16 materials" \
+    '[ "$(count planet.glb "\"mode\":4")" = 16 ] && [ "$(count planet.glb "\"pbrMetallicRoughness\"")" = 16 ]'
+
+glb separate terrain --cells 32 --walls separate --normals
+check "separate walls: wall materials" '[ "$(count separate.glb "\"name\":\"wall_")" -gt 0 ]'
+
+glb normals planet --level 2 --normals --palette ice
+check "normals: NORMAL attribute" '[ "$(count normals.glb "\"NORMAL\":1")" -gt 0 ]'
+
+glb polygon terrain --shape polygon --sides 5 --depth 2 --terraces 4 --walls lower --palette mono
+check "polygon: unsigned short indices only" \
+    '[ "$(count polygon.glb "\"componentType\":5123")" -gt 0 ] && [ "$(count polygon.glb "\"componentType\":5125")" = 0 ]'
+
+glb grid terrain --cells 256 --terraces 6 --palette desert
+check "big grid: some unsigned int indices" '[ "$(count grid.glb "\"componentType\":5125")" -gt 0 ]'
+
+glb unsliced terrain --cells 8 --terraces 0
+check "unsliced: one primitive" '[ "$(count unsliced.glb "\"mode\":4")" = 1 ]'
+
+# ------------------------------------------------------------ assimp
+# 'assimp info' prints the number of meshes (one per glTF primitive) and
+# faces; compare with the JSON and the program's own counts.
+if command -v assimp >/dev/null 2>&1; then
+    for name in planet separate polygon grid; do
+        want_prims=$(count $name.glb '"mode":4')
+        tris=$(json $name.glb | grep -o '"componentType":51[0-9][0-9],"count":[0-9]*,"type":"SCALAR"' |
+            sed 's/.*"count":\([0-9]*\).*/\1/' | awk '{ s += $1 } END { print s / 3 }')
+        if ! assimp info "$name.glb" >ainfo 2>&1; then
+            bad "assimp cannot read $name.glb: $(tail -n 3 ainfo)"
+            continue
+        fi
+        meshes=$(sed -n 's/^Meshes: *\([0-9]*\).*/\1/p' ainfo | head -n 1)
+        faces=$(sed -n 's/^Faces: *\([0-9]*\).*/\1/p' ainfo | head -n 1)
+        echo "  assimp $name.glb: meshes=$meshes faces=$faces (want $want_prims, $tris)"
+        check "assimp $name: primitive count" '[ "$meshes" = "$want_prims" ]'
+        check "assimp $name: triangle count" '[ "$faces" = "$tris" ]'
+    done
+else
+    echo "assimp not installed: importer cross-check skipped (Debian: assimp-utils)"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
