@@ -1,0 +1,1046 @@
+/* Mesh import: PLY (ASCII, binary LE/BE) and OBJ decoding, welding, up
+ * axes, radial import, winding, hostile and truncated files, round trips
+ * through strata's own writers. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#include "internal.h"
+#include "testutil.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ helpers */
+
+/* An allocator that refuses blocks over 1 MiB and remembers the biggest
+ * request, to prove that claimed sizes are never allocated blindly. */
+#define CAP_BYTES ((size_t)1 << 20)
+static size_t g_biggest;
+
+static void *capped_alloc(void *user, size_t size, size_t align)
+{
+    (void)user;
+    if (size > g_biggest)
+        g_biggest = size;
+    if (size > CAP_BYTES)
+        return NULL;
+    void *p = NULL;
+    return posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size ? size : 1)
+               ? NULL
+               : p;
+}
+
+static void capped_free(void *user, void *p)
+{
+    (void)user;
+    free(p);
+}
+
+static strata_ctx *new_ctx(void)
+{
+    static const strata_allocator al = {capped_alloc, capped_free, NULL};
+    strata_ctx_options o = {1, &al};
+    strata_ctx *ctx;
+    ck_assert_ok(strata_ctx_create(&o, &ctx));
+    g_biggest = 0;
+    return ctx;
+}
+
+/* A growing byte buffer. */
+typedef struct buf {
+    unsigned char *p;
+    size_t n, cap;
+} buf;
+
+static void put(buf *b, const void *d, size_t n)
+{
+    if (b->n + n > b->cap) {
+        b->cap = (b->n + n) * 2 + 64;
+        b->p = realloc(b->p, b->cap);
+        ck_assert_ptr_nonnull(b->p);
+    }
+    memcpy(b->p + b->n, d, n);
+    b->n += n;
+}
+
+static void puts_(buf *b, const char *s) { put(b, s, strlen(s)); }
+
+/* PLY bodies written in one of three formats: binary values of a given
+ * size in either byte order, or ASCII tokens. */
+enum { F_ASCII, F_LE, F_BE };
+typedef struct plyw {
+    buf b;
+    int fmt;
+    int first; /* no separator before the first token of a line */
+} plyw;
+
+static void w_bytes(plyw *w, uint64_t v, unsigned n)
+{
+    unsigned char tmp[8];
+    for (unsigned i = 0; i < n; i++)
+        tmp[w->fmt == F_BE ? n - 1 - i : i] = (unsigned char)(v >> (8 * i));
+    put(&w->b, tmp, n);
+}
+
+static void w_text(plyw *w, const char *s)
+{
+    if (!w->first)
+        puts_(&w->b, " ");
+    w->first = 0;
+    puts_(&w->b, s);
+}
+
+static void w_int(plyw *w, int64_t v, unsigned size)
+{
+    if (w->fmt != F_ASCII) {
+        w_bytes(w, (uint64_t)v, size);
+        return;
+    }
+    char s[32];
+    snprintf(s, sizeof s, "%lld", (long long)v);
+    w_text(w, s);
+}
+
+static void w_float(plyw *w, float f)
+{
+    if (w->fmt != F_ASCII) {
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        w_bytes(w, u, 4);
+        return;
+    }
+    char s[64];
+    snprintf(s, sizeof s, "%.9g", (double)f);
+    w_text(w, s);
+}
+
+static void w_double(plyw *w, double d)
+{
+    if (w->fmt != F_ASCII) {
+        uint64_t u;
+        memcpy(&u, &d, 8);
+        w_bytes(w, u, 8);
+        return;
+    }
+    char s[64];
+    snprintf(s, sizeof s, "%.17g", d);
+    w_text(w, s);
+}
+
+static void w_eol(plyw *w)
+{
+    if (w->fmt == F_ASCII)
+        puts_(&w->b, "\n");
+    w->first = 1;
+}
+
+static const char *const fmt_names[] = {"ascii", "binary_little_endian", "binary_big_endian"};
+
+/* The reference quad: four vertices (x, y, z) and the quad 0 3 2 1 (two
+ * fan triangles, counter-clockwise from above) plus a degenerate face.  x
+ * is float, y double, z short, between other properties; an element with
+ * lists before the vertices and one after the faces. */
+static const float QX[4] = {0, 1, 1, 0}, QY[4] = {0, 0.5f, 0.25f, -1.5f}, QZ[4] = {0, 0, 1, 1};
+static const uint32_t QTRIS[6] = {0, 3, 2, 0, 2, 1};
+
+static buf quad_ply(int fmt)
+{
+    plyw w = {{NULL, 0, 0}, fmt, 1};
+    char head[1024];
+    snprintf(head, sizeof head,
+             "ply\nformat %s 1.0\ncomment made by check_import\nobj_info nothing\n"
+             "element material 2\nproperty list uchar float rgb\nproperty uchar id\n"
+             "element vertex 4\nproperty uchar red\nproperty float x\nproperty int junk\n"
+             "property double y\nproperty list uchar short extras\nproperty short z\n"
+             "element face 2\nproperty uchar flags\nproperty list uchar int vertex_indices\n"
+             "property list ushort float texcoord\n"
+             "element edge 1\nproperty int vertex1\nproperty int vertex2\nend_header\n",
+             fmt_names[fmt]);
+    puts_(&w.b, head);
+    for (int i = 0; i < 2; i++) { /* material */
+        w_int(&w, 3, 1);
+        for (int k = 0; k < 3; k++)
+            w_float(&w, 0.25f * (float)k);
+        w_int(&w, i, 1);
+        w_eol(&w);
+    }
+    for (int i = 0; i < 4; i++) { /* vertex */
+        w_int(&w, 200 + i, 1);
+        w_float(&w, QX[i]);
+        w_int(&w, -7 * i, 4);
+        w_double(&w, (double)QY[i]);
+        w_int(&w, i % 3, 1);
+        for (int k = 0; k < i % 3; k++)
+            w_int(&w, -k, 2);
+        w_int(&w, (int64_t)QZ[i], 2);
+        w_eol(&w);
+    }
+    static const int faces[2][5] = {{4, 0, 3, 2, 1}, {3, 1, 1, 2, 0}};
+    for (int f = 0; f < 2; f++) { /* face */
+        w_int(&w, 9, 1);
+        w_int(&w, faces[f][0], 1);
+        for (int k = 0; k < faces[f][0]; k++)
+            w_int(&w, faces[f][1 + k], 4);
+        w_int(&w, 2, 2);
+        w_float(&w, 0.5f);
+        w_float(&w, 0.75f);
+        w_eol(&w);
+    }
+    w_int(&w, 0, 4); /* edge */
+    w_int(&w, 3, 4);
+    w_eol(&w);
+    return w.b;
+}
+
+static void expect_quad(const strata_mesh *m)
+{
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    ck_assert_uint_eq(v.nverts, 4);
+    ck_assert_uint_eq(v.ntris, 2);
+    ck_assert_int_eq(v.geometry, STRATA_FLAT);
+    for (int i = 0; i < 4; i++) {
+        require(v.x[i] == QX[i] && v.y[i] == QY[i] && v.z[i] == QZ[i] && v.h[i] == QY[i],
+                "vertex %d is (%g %g %g)", i, (double)v.x[i], (double)v.y[i], (double)v.z[i]);
+    }
+    for (int t = 0; t < 2; t++)
+        require(v.a[t] == QTRIS[3 * t] && v.b[t] == QTRIS[3 * t + 1] && v.c[t] == QTRIS[3 * t + 2],
+                "triangle %d is %u %u %u", t, v.a[t], v.b[t], v.c[t]);
+}
+
+static strata_status decode(strata_ctx *ctx, const void *d, size_t n, strata_import_options *o,
+                            strata_mesh **m)
+{
+    return strata_mesh_decode(ctx, d, n, o, m);
+}
+
+static strata_status decode_str(strata_ctx *ctx, const char *s, strata_import_options *o,
+                                strata_mesh **m)
+{
+    return strata_mesh_decode(ctx, s, strlen(s), o, m);
+}
+
+/* A scratch directory for file tests. */
+static char g_dir[256];
+static const char *scratch(const char *name)
+{
+    static char path[512];
+    if (!g_dir[0]) {
+        const char *t = getenv("TMPDIR");
+        snprintf(g_dir, sizeof g_dir, "%s/check_import.XXXXXX", t && *t ? t : "/tmp");
+        ck_assert_ptr_nonnull(mkdtemp(g_dir));
+    }
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    return path;
+}
+
+/* Remove the (emptied) scratch directory. */
+static void scratch_done(void)
+{
+    if (g_dir[0])
+        rmdir(g_dir);
+    g_dir[0] = '\0';
+}
+
+/* ------------------------------------------------------------ PLY */
+
+START_TEST(test_ply_formats)
+{
+    static const strata_import_format want[] = {STRATA_IMPORT_PLY_ASCII, STRATA_IMPORT_PLY_LE,
+                                                STRATA_IMPORT_PLY_BE};
+    strata_ctx *ctx = new_ctx();
+    buf b = quad_ply(_i);
+    strata_import_options o;
+    strata_import_defaults(&o);
+    o.flipped = 7;
+    strata_mesh *m;
+    ck_assert_ok(decode(ctx, b.p, b.n, &o, &m));
+    expect_quad(m);
+    ck_assert_int_eq(o.format, want[_i]);
+    ck_assert_uint_eq(o.dropped, 1);
+    ck_assert_uint_eq(o.welded, 0);
+    ck_assert_int_eq(o.flipped, 0);
+    strata_mesh_destroy(m);
+    /* NULL options: the defaults, no report */
+    ck_assert_ok(decode(ctx, b.p, b.n, NULL, &m));
+    expect_quad(m);
+    strata_mesh_destroy(m);
+    /* CRLF after the magic */
+    if (_i != F_ASCII) {
+        buf c = {NULL, 0, 0};
+        puts_(&c, "ply\r\n");
+        put(&c, b.p + 4, b.n - 4);
+        ck_assert_ok(decode(ctx, c.p, c.n, NULL, &m));
+        expect_quad(m);
+        strata_mesh_destroy(m);
+        free(c.p);
+    }
+    free(b.p);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* vertex_index spelling, integer coordinates, elements after the faces
+ * first, a face element before the vertices. */
+START_TEST(test_ply_variants)
+{
+    strata_ctx *ctx = new_ctx();
+    strata_mesh *m;
+    ck_assert_ok(decode_str(ctx,
+                            "ply\nformat ascii 1.0\n"
+                            "element face 1\nproperty list uint8 uint32 vertex_index\n"
+                            "element vertex 3\nproperty int8 z\nproperty uint16 y\n"
+                            "property int32 x\n\nend_header\n"
+                            "3 0 1 2\n"
+                            "0 5 0\n1 6 0\n0 7 1\n",
+                            NULL, &m));
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    ck_assert_uint_eq(v.nverts, 3);
+    ck_assert_uint_eq(v.ntris, 1);
+    ck_assert(v.x[2] == 1 && v.y[2] == 7 && v.z[1] == 1);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_ply_bad_header)
+{
+    static const struct { const char *text; strata_status want; } cases[] = {
+        {"ply\nformat ascii 2.0\nend_header\n", STRATA_ERR_FORMAT},
+        {"ply\nformat binary 1.0\nend_header\n", STRATA_ERR_FORMAT},
+        {"ply\nend_header\n", STRATA_ERR_FORMAT},
+        {"ply\nformat ascii 1.0\nformat ascii 1.0\nend_header\n", STRATA_ERR_FORMAT},
+        {"ply\nformat ascii 1.0\nproperty float x\nend_header\n", STRATA_ERR_FORMAT},
+        {"ply\nformat ascii 1.0\nelement vertex 1\nproperty float128 x\nend_header\n0\n",
+         STRATA_ERR_FORMAT},
+        {"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\n"
+         "end_header\n0 0\n", STRATA_ERR_FORMAT}, /* no z */
+        {"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float x\n"
+         "property float y\nproperty float z\nend_header\n0 0 0 0\n", STRATA_ERR_FORMAT},
+        {"ply\nformat ascii 1.0\nelement vertex 1\nproperty list uchar float x\n"
+         "property float y\nproperty float z\nend_header\n1 0 0 0\n", STRATA_ERR_FORMAT},
+        {"ply\nformat ascii 1.0\nelement face 1\nproperty list float int vertex_indices\n"
+         "end_header\n3 0 1 2\n", STRATA_ERR_FORMAT}, /* float count */
+        {"ply\nformat ascii 1.0\nelement face 1\nproperty list uchar float vertex_indices\n"
+         "end_header\n3 0 1 2\n", STRATA_ERR_FORMAT}, /* float indices */
+        {"ply\nformat ascii 1.0\nelement face 1\nproperty int vertex_indices\n"
+         "end_header\n3\n", STRATA_ERR_FORMAT},
+        {"ply\nformat ascii 1.0\nelement face 0\nproperty uchar flags\nend_header\n",
+         STRATA_ERR_FORMAT}, /* face without indices */
+        {"ply\nformat ascii 1.0\nelement vertex 0\nproperty float x\nproperty float y\n"
+         "property float z\nelement vertex 0\nend_header\n", STRATA_ERR_FORMAT},
+        {"ply\nformat ascii 1.0\nelement vertex -1\nend_header\n", STRATA_ERR_FORMAT},
+        {"ply\nformat ascii 1.0\nelement vertex 99999999999999999999\nend_header\n",
+         STRATA_ERR_FORMAT},
+        {"ply\nformat ascii 1.0\nfrobnicate\nend_header\n", STRATA_ERR_FORMAT},
+        {"ply\nformat ascii 1.0\nend_header extra\n", STRATA_ERR_FORMAT},
+        {"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\n"
+         "property float z\nend_header\n1 2 3\n", STRATA_ERR_BAD_MESH}, /* no faces */
+        {"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\n"
+         "property float z\nend_header\n1 2 x3\n", STRATA_ERR_FORMAT},
+        {"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\n"
+         "property float z\nend_header\n1 2 0x3\n", STRATA_ERR_FORMAT},
+        {"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\n"
+         "property float z\nend_header\n1 2 3\n", STRATA_ERR_BAD_MESH},
+        {"ply\nformat ascii 1.0\nelement face 1\nproperty list uchar int vertex_indices\n"
+         "end_header\n-3 0 1 2\n", STRATA_ERR_FORMAT}, /* negative count */
+    };
+    strata_ctx *ctx = new_ctx();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        strata_mesh *m = (strata_mesh *)&m;
+        strata_status st = decode_str(ctx, cases[i].text, NULL, &m);
+        require(st == cases[i].want && m == NULL, "case %zu: %s, want %s", i,
+                strata_status_str(st), strata_status_str(cases[i].want));
+    }
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------ OBJ */
+
+static const char OBJ_ALL[] =
+    "# all face forms\r\n"
+    "mtllib x.mtl\n"
+    "o thing\n"
+    "v 0 0 0 1.0\n"
+    "v 1 0.5 0 0.1 0.2 0.3\r\n"
+    "v\t1 .25e0 1\n"
+    "v 0 -1.5E+0 1 # comment\n"
+    "vt 0 0\nvn 0 1 0\nvp 0.5\ng g1\nusemtl m\ns off\nl 1 2\n"
+    "f 1 4 3 2\n"
+    "f 1/1 4/1 3/1\n"
+    "f -4/1/1 -1/1/1 -2/1/1\n"
+    "f 1//1 3//1 2//1\r\n"
+    "v 2 0 0\n"
+    "v 2 0 1\n"
+    "f 2 3 6 5\n"
+    "f 1 4 3 6 5#pentagon\n"
+    "f 1 1 2\n"
+    "   \n"
+    "f 1 2\n";
+
+START_TEST(test_obj_forms)
+{
+    static const uint32_t want[][3] = {{0, 3, 2}, {0, 2, 1}, {0, 3, 2}, {0, 3, 2}, {0, 2, 1},
+                                       {1, 2, 5}, {1, 5, 4}, {0, 3, 2}, {0, 2, 5}, {0, 5, 4}};
+    static const float wx[6] = {0, 1, 1, 0, 2, 2}, wy[6] = {0, 0.5f, 0.25f, -1.5f, 0, 0},
+                       wz[6] = {0, 0, 1, 1, 0, 1};
+    strata_ctx *ctx = new_ctx();
+    strata_import_options o;
+    strata_import_defaults(&o);
+    strata_mesh *m;
+    ck_assert_ok(decode_str(ctx, OBJ_ALL, &o, &m));
+    ck_assert_int_eq(o.format, STRATA_IMPORT_OBJ);
+    ck_assert_uint_eq(o.dropped, 2);
+    ck_assert_int_eq(o.flipped, 0);
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    ck_assert_uint_eq(v.nverts, 6);
+    ck_assert_uint_eq(v.ntris, 10);
+    for (int i = 0; i < 6; i++)
+        require(v.x[i] == wx[i] && v.y[i] == wy[i] && v.z[i] == wz[i], "vertex %d", i);
+    for (int t = 0; t < 10; t++)
+        require(v.a[t] == want[t][0] && v.b[t] == want[t][1] && v.c[t] == want[t][2],
+                "triangle %d is %u %u %u", t, v.a[t], v.b[t], v.c[t]);
+    strata_mesh_destroy(m);
+
+    /* a face may name vertices defined after it */
+    ck_assert_ok(decode_str(ctx, "f 1 2 3\nv 0 0 0\nv 0 0 1\nv 1 0 0\n", NULL, &m));
+    ck_assert_uint_eq(strata_mesh_triangle_count(m), 1);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_obj_bad)
+{
+    static const struct { const char *text; strata_status want; } cases[] = {
+        {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 4\n", STRATA_ERR_BAD_MESH},
+        {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf 0 1 2\n", STRATA_ERR_BAD_MESH},
+        {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf -4 1 2\n", STRATA_ERR_BAD_MESH},
+        {"f -1 -2 -3\nv 0 0 0\nv 1 0 0\nv 0 0 1\n", STRATA_ERR_BAD_MESH},
+        {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 99999999999\n", STRATA_ERR_BAD_MESH},
+        {"v 0 0\nf 1 2 3\n", STRATA_ERR_FORMAT},
+        {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1/1/1/1 2 3\n", STRATA_ERR_FORMAT},
+        {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1/ 2 3\n", STRATA_ERR_FORMAT},
+        {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1// 2 3\n", STRATA_ERR_FORMAT},
+        {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1/2/ 2 3\n", STRATA_ERR_FORMAT},
+        {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf a 2 3\n", STRATA_ERR_FORMAT},
+        {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1.0 2 3\n", STRATA_ERR_FORMAT},
+        {"v 0,5 0 0\n", STRATA_ERR_FORMAT},
+        {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\n\0", STRATA_OK},
+        {"hello world\n", STRATA_ERR_FORMAT},
+        {"# only a comment\n", STRATA_ERR_FORMAT},
+        {"", STRATA_ERR_TRUNCATED},
+        {"pl", STRATA_ERR_TRUNCATED},
+        {"v 0 0 0\nv 1 0 0\n", STRATA_ERR_BAD_MESH},
+        {"v 0 0 0\nv 1 0 0\nf 1 2 2\nf 1 1\n", STRATA_ERR_BAD_MESH},
+        {"v nan 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\n", STRATA_ERR_NOT_FINITE},
+        {"v 0 -INF 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\n", STRATA_ERR_NOT_FINITE},
+        {"v 0 0 1e39\nv 1 0 0\nv 0 0 1\nf 1 2 3\n", STRATA_ERR_NOT_FINITE},
+    };
+    strata_ctx *ctx = new_ctx();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        strata_mesh *m = (strata_mesh *)&m;
+        strata_status st = decode_str(ctx, cases[i].text, NULL, &m);
+        require(st == cases[i].want && (st == STRATA_OK) == (m != NULL), "case %zu: %s, want %s",
+                i, strata_status_str(st), strata_status_str(cases[i].want));
+        strata_mesh_destroy(st == STRATA_OK ? m : NULL);
+    }
+    /* a NUL byte inside the text */
+    static const char nul[] = "v 0 0 0\nv 1 0 0\n\0v 0 0 1\nf 1 2 3\n";
+    strata_mesh *m;
+    ck_assert_status(decode(ctx, nul, sizeof nul - 1, NULL, &m), STRATA_ERR_FORMAT);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* The decimal point does not depend on LC_NUMERIC. */
+START_TEST(test_obj_locale)
+{
+    static const char *const locales[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8",
+                                          "fr_FR.utf8", "ru_RU.UTF-8"};
+    const char *set = NULL;
+    for (size_t i = 0; i < sizeof locales / sizeof locales[0] && !set; i++)
+        set = setlocale(LC_NUMERIC, locales[i]);
+    strata_ctx *ctx = new_ctx();
+    strata_mesh *m;
+    ck_assert_ok(decode_str(ctx, "v 0.5 0 0\nv 1.25 0 0\nv 0 0 1e-1\nf 1 3 2\n", NULL, &m));
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    ck_assert(v.x[0] == 0.5f && v.x[1] == 1.25f && v.z[2] == 0.1f);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+    setlocale(LC_NUMERIC, "C");
+}
+END_TEST
+
+/* ------------------------------------------------------------ weld */
+
+START_TEST(test_weld)
+{
+    static const char soup[] = "v 0 0 0\nv 0 0 1\nv 1 0 1\n"
+                               "v 0 0 0\nv 1 0 1\nv 1 0 0\nv -0 0 0\n"
+                               "f 1 2 3\nf 4 5 6\nf 7 5 6\n";
+    strata_ctx *ctx = new_ctx();
+    strata_import_options o;
+    strata_import_defaults(&o);
+    strata_mesh *m;
+    ck_assert_ok(decode_str(ctx, soup, &o, &m));
+    ck_assert_uint_eq(strata_mesh_vertex_count(m), 7);
+    ck_assert_uint_eq(strata_mesh_triangle_count(m), 3);
+    ck_assert_uint_eq(o.welded, 0);
+    strata_mesh_destroy(m);
+
+    o.weld = 1;
+    ck_assert_ok(decode_str(ctx, soup, &o, &m));
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    ck_assert_uint_eq(v.nverts, 4);
+    ck_assert_uint_eq(v.ntris, 3);
+    ck_assert_uint_eq(o.welded, 3);
+    ck_assert_uint_eq(v.nedges, 5);
+    static const float wx[4] = {0, 0, 1, 1}, wz[4] = {0, 1, 1, 0};
+    static const uint32_t wt[3][3] = {{0, 1, 2}, {0, 2, 3}, {0, 2, 3}};
+    for (int i = 0; i < 4; i++)
+        ck_assert(v.x[i] == wx[i] && v.y[i] == 0 && v.z[i] == wz[i]);
+    ck_assert(!signbit(v.x[0])); /* the first occurrence (+0) wins */
+    for (int t = 0; t < 3; t++)
+        ck_assert(v.a[t] == wt[t][0] && v.b[t] == wt[t][1] && v.c[t] == wt[t][2]);
+    strata_mesh_destroy(m);
+
+    /* welding can make a triangle degenerate: it is dropped and counted */
+    ck_assert_ok(decode_str(ctx, "v 0 0 0\nv 1 0 0\nv 0 0 0\nv 0 0 1\nf 1 3 4\nf 1 4 2\n", &o, &m));
+    ck_assert_uint_eq(strata_mesh_vertex_count(m), 3);
+    ck_assert_uint_eq(strata_mesh_triangle_count(m), 1);
+    ck_assert_uint_eq(o.dropped, 1);
+    ck_assert_uint_eq(o.welded, 1);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------ winding */
+
+START_TEST(test_winding)
+{
+    /* one triangle clockwise seen from above (+y): flipped */
+    static const char down[] = "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 3 2\nf 1 2 3\nf 1 2 3\n";
+    strata_ctx *ctx = new_ctx();
+    strata_import_options o;
+    strata_import_defaults(&o);
+    strata_mesh *m;
+    ck_assert_ok(decode_str(ctx, down, &o, &m));
+    ck_assert_int_eq(o.flipped, 1);
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    ck_assert(v.a[1] == 0 && v.b[1] == 2 && v.c[1] == 1);
+    ck_assert(v.a[0] == 0 && v.b[0] == 1 && v.c[0] == 2);
+    strata_mesh_destroy(m);
+    o.keep_winding = 1;
+    ck_assert_ok(decode_str(ctx, down, &o, &m));
+    ck_assert_int_eq(o.flipped, 0);
+    strata_mesh_get_view(m, &v);
+    ck_assert(v.a[1] == 0 && v.b[1] == 1 && v.c[1] == 2);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------ up axes */
+
+/* A 4x4-cell ramp in the input's frame: `up` gives the axis heights go
+ * along, triangles counter-clockwise seen from +up.  Height = 0.5 * u
+ * where (u, w) span the ground plane. */
+static buf ramp_obj(strata_axis up)
+{
+    buf b = {NULL, 0, 0};
+    char line[128];
+    for (int j = 0; j <= 4; j++)
+        for (int i = 0; i <= 4; i++) {
+            float p[3];
+            const float u = (float)i, w = (float)j, hgt = 0.5f * (float)i;
+            if (up == STRATA_AXIS_Z) { /* ground xy, CCW from +z: x then y */
+                p[0] = u; p[1] = w; p[2] = hgt;
+            } else if (up == STRATA_AXIS_X) { /* ground yz, CCW from +x: y then z */
+                p[0] = hgt; p[1] = u; p[2] = w;
+            } else { /* ground zx, CCW from +y: z then x */
+                p[0] = w; p[1] = hgt; p[2] = u;
+            }
+            snprintf(line, sizeof line, "v %g %g %g\n", (double)p[0], (double)p[1], (double)p[2]);
+            puts_(&b, line);
+        }
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 4; i++) {
+            const int v00 = j * 5 + i + 1, v10 = v00 + 1, v01 = v00 + 5, v11 = v01 + 1;
+            snprintf(line, sizeof line, "f %d %d %d %d\n", v00, v10, v11, v01);
+            puts_(&b, line);
+        }
+    return b;
+}
+
+START_TEST(test_up_axes)
+{
+    static const strata_axis axes[] = {STRATA_AXIS_Y, STRATA_AXIS_Z, STRATA_AXIS_X};
+    const strata_axis up = axes[_i];
+    const int ax = up == STRATA_AXIS_X ? 0 : up == STRATA_AXIS_Y ? 1 : 2;
+    strata_ctx *ctx = new_ctx();
+    buf b = ramp_obj(up);
+    strata_import_options o;
+    strata_import_defaults(&o);
+    o.up = up;
+    strata_mesh *m;
+    ck_assert_ok(decode(ctx, b.p, b.n, &o, &m));
+    ck_assert_int_eq(o.flipped, 0);
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    ck_assert_uint_eq(v.nverts, 25);
+    ck_assert_uint_eq(v.ntris, 32);
+    /* heights are the input's up coordinate */
+    for (uint32_t i = 0; i < 25; i++)
+        require(v.h[i] == 0.5f * (float)(i % 5), "height of %u is %g", i, (double)v.h[i]);
+
+    /* slice, rotate back: roofs lie on their level along the input's up */
+    static const float levels[3] = {0.25f, 0.75f, 1.5f};
+    strata_slice_options so = {levels, 3, STRATA_WALLS_UPPER, 1};
+    strata_result *r;
+    ck_assert_ok(strata_slice(ctx, m, &so, &r));
+    ck_assert_ok(strata_result_rotate_from_y_up(r, up));
+    strata_result_view rv;
+    strata_result_get_view(r, &rv);
+    const float *pos[3] = {rv.x, rv.y, rv.z}, *nrm[3] = {rv.nx, rv.ny, rv.nz};
+    uint64_t roofs = 0;
+    for (uint32_t k = 0; k < rv.nterraces; k++) {
+        const strata_terrace *t = &rv.terraces[k];
+        for (uint64_t i = t->roof_first; i < t->roof_first + t->roof_count; i++) {
+            const uint32_t id = rv.indices[i];
+            require(pos[ax][id] == levels[k], "terrace %u roof vertex %u at %g", k, id,
+                    (double)pos[ax][id]);
+            require(nrm[ax][id] == 1.0f && nrm[(ax + 1) % 3][id] == 0.0f &&
+                        nrm[(ax + 2) % 3][id] == 0.0f,
+                    "roof normal of %u", id);
+            roofs++;
+        }
+    }
+    ck_assert_uint_gt(roofs, 0);
+    for (uint32_t i = 0; i < rv.nverts; i++)
+        require(!signbit(rv.x[i]) && !signbit(rv.y[i]) && !signbit(rv.z[i]),
+                "vertex %u has a negative zero or value", i);
+    strata_result_destroy(r);
+    strata_mesh_destroy(m);
+
+    /* import, unsliced result, rotate back: the input positions exactly */
+    ck_assert_ok(decode(ctx, b.p, b.n, &o, &m));
+    ck_assert_ok(strata_result_from_mesh(ctx, m, 0, &r));
+    ck_assert_ok(strata_result_rotate_from_y_up(r, up));
+    strata_mesh *again;
+    strata_import_options o2;
+    strata_import_defaults(&o2);
+    o2.up = up;
+    ck_assert_ok(decode(ctx, b.p, b.n, &o2, &again));
+    strata_result_get_view(r, &rv);
+    ck_assert_uint_eq(rv.nverts, 25);
+    for (uint32_t i = 0; i < 25; i++) {
+        const float in[3] = {rv.x[i], rv.y[i], rv.z[i]};
+        require(in[ax] == 0.5f * (float)(i % 5), "round trip of vertex %u", i);
+    }
+    strata_mesh_destroy(again);
+    strata_result_destroy(r);
+    strata_mesh_destroy(m);
+
+    /* a bad axis */
+    o.up = (strata_axis)7;
+    ck_assert_status(decode(ctx, b.p, b.n, &o, &m), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_result_rotate_from_y_up(NULL, up), STRATA_ERR_INVALID_ARG);
+    free(b.p);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* The rotation back is exact on positions and normals. */
+START_TEST(test_rotate_exact)
+{
+    strata_ctx *ctx = new_ctx();
+    strata_mesh *m;
+    ck_assert_ok(decode_str(ctx, "v 0.1 0.2 0.3\nv 1.7 -2.5 0.3\nv 0.1 0.2 3.3\nf 1 2 3\n",
+                            NULL, &m));
+    for (int a = 0; a < 3; a++) {
+        strata_result *r;
+        ck_assert_ok(strata_result_from_mesh(ctx, m, 1, &r));
+        strata_result_view v0;
+        strata_result_get_view(r, &v0);
+        float p[3][3], n[3][3];
+        for (int i = 0; i < 3; i++) {
+            p[i][0] = v0.x[i]; p[i][1] = v0.y[i]; p[i][2] = v0.z[i];
+            n[i][0] = v0.nx[i]; n[i][1] = v0.ny[i]; n[i][2] = v0.nz[i];
+        }
+        ck_assert_ok(strata_result_rotate_from_y_up(r, (strata_axis)a));
+        strata_result_view v;
+        strata_result_get_view(r, &v);
+        for (int i = 0; i < 3; i++) {
+            float q[3] = {v.x[i], v.y[i], v.z[i]}, qn[3] = {v.nx[i], v.ny[i], v.nz[i]};
+            float e[3], en[3];
+            if (a == STRATA_AXIS_Y) {
+                memcpy(e, p[i], sizeof e); memcpy(en, n[i], sizeof en);
+            } else if (a == STRATA_AXIS_Z) {
+                e[0] = p[i][0]; e[1] = -p[i][2]; e[2] = p[i][1];
+                en[0] = n[i][0]; en[1] = -n[i][2]; en[2] = n[i][1];
+            } else {
+                e[0] = p[i][1]; e[1] = -p[i][0]; e[2] = p[i][2];
+                en[0] = n[i][1]; en[1] = -n[i][0]; en[2] = n[i][2];
+            }
+            for (int k = 0; k < 3; k++)
+                require(q[k] == e[k] && qn[k] == en[k], "axis %d vertex %d coord %d", a, i, k);
+        }
+        /* and back again: the inverse */
+        ck_assert_ok(strata_result_rotate_to_y_up(r, (strata_axis)a));
+        for (int i = 0; i < 3; i++)
+            require(v.x[i] == p[i][0] && v.y[i] == p[i][1] && v.z[i] == p[i][2] &&
+                        v.nx[i] == n[i][0] && v.ny[i] == n[i][1] && v.nz[i] == n[i][2],
+                    "axis %d vertex %d after the inverse", a, i);
+        strata_result_destroy(r);
+    }
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------ radial */
+
+START_TEST(test_radial)
+{
+    strata_ctx *ctx = new_ctx();
+    strata_mesh *ico;
+    ck_assert_ok(strata_shape_icosphere(ctx, 2, 2.0f, &ico));
+    strata_result *r;
+    ck_assert_ok(strata_result_from_mesh(ctx, ico, 0, &r));
+    const char *path = scratch("ico.ply");
+    ck_assert_ok(strata_result_write(r, path, STRATA_FORMAT_AUTO));
+    strata_result_destroy(r);
+
+    strata_import_options o;
+    strata_import_defaults(&o);
+    o.radial = 1;
+    strata_mesh *m;
+    ck_assert_ok(strata_mesh_load(ctx, path, &o, &m));
+    ck_assert_int_eq(o.flipped, 0);
+    ck_assert_int_eq(o.format, STRATA_IMPORT_PLY_LE);
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    ck_assert_int_eq(v.geometry, STRATA_RADIAL);
+    ck_assert_uint_eq(v.nverts, strata_mesh_vertex_count(ico));
+    ck_assert_uint_eq(v.ntris, strata_mesh_triangle_count(ico));
+    for (int k = 0; k < 3; k++)
+        ck_assert_float_eq_tol(v.center[k], 0.0f, 1e-6f);
+    ck_assert_float_eq_tol(v.radius, 2.0f, 1e-5f);
+    for (uint32_t i = 0; i < v.nverts; i++)
+        require(fabsf(v.h[i]) < 1e-5f, "height %g", (double)v.h[i]);
+    /* slice it with planes around the base sphere */
+    static const float levels[2] = {-0.5f, 0.0f};
+    strata_slice_options so = {levels, 2, STRATA_WALLS_UPPER, 0};
+    ck_assert_ok(strata_slice(ctx, m, &so, &r));
+    strata_result_destroy(r);
+    strata_mesh_destroy(m);
+
+    /* explicit centre and radius; shifted sphere */
+    o.has_center = 1;
+    o.center[0] = 1; o.center[1] = 0; o.center[2] = 0;
+    o.radius = 0.5f;
+    ck_assert_ok(strata_mesh_load(ctx, path, &o, &m));
+    strata_mesh_get_view(m, &v);
+    ck_assert(v.center[0] == 1 && v.radius == 0.5f);
+    strata_mesh_destroy(m);
+
+    /* inside out: reversed */
+    buf b = {NULL, 0, 0};
+    strata_mesh_view iv;
+    strata_mesh_get_view(ico, &iv);
+    char line[160];
+    for (uint32_t i = 0; i < iv.nverts; i++) {
+        snprintf(line, sizeof line, "v %.9g %.9g %.9g\n", (double)iv.x[i] + 3, (double)iv.y[i],
+                 (double)iv.z[i]);
+        puts_(&b, line);
+    }
+    for (uint32_t t = 0; t < iv.ntris; t++) {
+        snprintf(line, sizeof line, "f %u %u %u\n", iv.a[t] + 1, iv.c[t] + 1, iv.b[t] + 1);
+        puts_(&b, line);
+    }
+    strata_import_defaults(&o);
+    o.radial = 1;
+    ck_assert_ok(decode(ctx, b.p, b.n, &o, &m));
+    ck_assert_int_eq(o.flipped, 1);
+    strata_mesh_get_view(m, &v);
+    ck_assert_float_eq_tol(v.center[0], 3.0f, 1e-6f);
+    ck_assert_uint_eq(v.a[0], iv.a[0]);
+    ck_assert_uint_eq(v.b[0], iv.b[0]);
+    ck_assert_uint_eq(v.c[0], iv.c[0]);
+    strata_mesh_destroy(m);
+
+    /* bad radial options */
+    o.radius = -1;
+    ck_assert_status(decode(ctx, b.p, b.n, &o, &m), STRATA_ERR_INVALID_ARG);
+    o.radius = 0;
+    o.has_center = 1;
+    o.center[1] = NAN;
+    ck_assert_status(decode(ctx, b.p, b.n, &o, &m), STRATA_ERR_NOT_FINITE);
+    /* every vertex at the centre */
+    strata_import_defaults(&o);
+    o.radial = 1;
+    o.has_center = 1;
+    ck_assert_status(decode_str(ctx, "v 0 0 0\nv 0 0 0\nv 0 0 0\nf 1 2 3\n", &o, &m),
+                     STRATA_ERR_BAD_MESH);
+    free(b.p);
+    strata_mesh_destroy(ico);
+    unlink(path);
+    scratch_done();
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------ hostile */
+
+/* Every proper prefix of a PLY file is an error (binary: TRUNCATED), never
+ * a crash; OBJ prefixes either decode or fail cleanly. */
+START_TEST(test_truncation)
+{
+    strata_ctx *ctx = new_ctx();
+    for (int f = F_ASCII; f <= F_BE; f++) {
+        buf b = quad_ply(f);
+        /* ASCII: without its final newline the file is still complete */
+        const size_t stop = f == F_ASCII ? b.n - 1 : b.n;
+        for (size_t n = 0; n < stop; n++) {
+            unsigned char *copy = malloc(n ? n : 1); /* exact size: ASan sees overreads */
+            memcpy(copy, b.p, n);
+            strata_mesh *m = (strata_mesh *)&m;
+            strata_status st = decode(ctx, copy, n, NULL, &m);
+            require(m == NULL, "format %d prefix %zu: a mesh", f, n);
+            if (f == F_ASCII)
+                require(st == STRATA_ERR_TRUNCATED || st == STRATA_ERR_FORMAT,
+                        "ascii prefix %zu: %s", n, strata_status_str(st));
+            else
+                require(st == STRATA_ERR_TRUNCATED, "format %d prefix %zu: %s", f, n,
+                        strata_status_str(st));
+            free(copy);
+        }
+        strata_mesh *m;
+        ck_assert_ok(decode(ctx, b.p, stop, NULL, &m));
+        strata_mesh_destroy(m);
+        free(b.p);
+    }
+    const size_t len = strlen(OBJ_ALL);
+    for (size_t n = 0; n <= len; n++) {
+        char *copy = malloc(n ? n : 1);
+        memcpy(copy, OBJ_ALL, n);
+        strata_mesh *m = (strata_mesh *)&m;
+        strata_status st = decode(ctx, copy, n, NULL, &m);
+        require((st == STRATA_OK) == (m != NULL), "obj prefix %zu", n);
+        strata_mesh_destroy(st == STRATA_OK ? m : NULL);
+        free(copy);
+    }
+    ck_assert_uint_le(g_biggest, CAP_BYTES);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Huge claimed counts in tiny files: refused, nothing big allocated. */
+START_TEST(test_huge_claims)
+{
+    static const struct { const char *text; size_t len; } cases[] = {
+#define T(s) {s, sizeof s - 1}
+        T("ply\nformat ascii 1.0\nelement vertex 4000000000\nproperty float x\n"
+          "property float y\nproperty float z\nend_header\n0 0 0\n"),
+        T("ply\nformat binary_little_endian 1.0\nelement vertex 100000000\nproperty float x\n"
+          "property float y\nproperty float z\nend_header\n\0\0\0\0\0\0\0\0\0\0\0\0"),
+        T("ply\nformat binary_big_endian 1.0\nelement vertex 3\nproperty uchar x\n"
+          "property uchar y\nproperty uchar z\nelement face 50000000\n"
+          "property list uchar uint vertex_indices\nend_header\n\0\0\0\1\0\0\0\0\1\3\0\0"),
+        T("ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty uchar x\n"
+          "property uchar y\nproperty uchar z\nelement face 1\n"
+          "property list uint uint vertex_indices\nend_header\n\0\0\0\1\0\0\0\0\1"
+          "\xff\xff\xff\xff\0\0\0\0\1\0\0\0\2\0\0\0"),
+        T("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+          "property float z\nelement face 1\nproperty list uint uint vertex_indices\n"
+          "end_header\n0 0 0\n1 0 0\n0 0 1\n999999999999 0 1 2\n"),
+        T("ply\nformat binary_little_endian 1.0\nelement junk 4000000000\n"
+          "property list uint double stuff\nend_header\n\1\0\0\0"),
+        T("ply\nformat binary_little_endian 1.0\nelement junk 1\n"
+          "property list uint double stuff\nend_header\n\xff\xff\xff\x0f\0\0\0\0"),
+#undef T
+    };
+    strata_ctx *ctx = new_ctx();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        g_biggest = 0;
+        strata_mesh *m;
+        strata_status st = decode(ctx, cases[i].text, cases[i].len, NULL, &m);
+        require(st == STRATA_ERR_TRUNCATED, "case %zu: %s", i, strata_status_str(st));
+        require(g_biggest <= CAP_BYTES, "case %zu allocated %zu bytes", i, g_biggest);
+    }
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_bad_values)
+{
+    strata_ctx *ctx = new_ctx();
+    strata_mesh *m;
+    /* binary: an index == nverts, a negative index, NaN, a double too big */
+    for (int f = F_LE; f <= F_BE; f++) {
+        for (int c = 0; c < 5; c++) {
+            plyw w = {{NULL, 0, 0}, f, 1};
+            char head[512];
+            snprintf(head, sizeof head,
+                     "ply\nformat %s 1.0\nelement vertex 3\nproperty float x\n"
+                     "property double y\nproperty float z\nelement face 1\n"
+                     "property list uchar int vertex_indices\nend_header\n",
+                     fmt_names[f]);
+            puts_(&w.b, head);
+            for (int i = 0; i < 3; i++) {
+                w_float(&w, c == 2 && i == 1 ? NAN : (float)(i == 1));
+                w_double(&w, c == 3 && i == 2 ? 1e300 : c == 4 ? -INFINITY : 0.0);
+                w_float(&w, (float)(i == 2));
+            }
+            w_int(&w, 3, 1);
+            w_int(&w, 0, 4);
+            w_int(&w, c == 0 ? 3 : c == 1 ? -1 : 2, 4);
+            w_int(&w, 1, 4);
+            static const strata_status want[] = {STRATA_ERR_BAD_MESH, STRATA_ERR_BAD_MESH,
+                                                 STRATA_ERR_NOT_FINITE, STRATA_ERR_NOT_FINITE,
+                                                 STRATA_ERR_NOT_FINITE};
+            strata_status st = decode(ctx, w.b.p, w.b.n, NULL, &m);
+            require(st == want[c], "format %d case %d: %s", f, c, strata_status_str(st));
+            free(w.b.p);
+        }
+    }
+    ck_assert_status(decode_str(ctx,
+                                "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\n"
+                                "property float y\nproperty float z\nelement face 1\n"
+                                "property list uchar int vertex_indices\nend_header\n"
+                                "0 0 0\n1 inf 0\n0 0 1\n3 0 2 1\n",
+                                NULL, &m),
+                     STRATA_ERR_NOT_FINITE);
+    ck_assert_status(decode_str(ctx,
+                                "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\n"
+                                "property float y\nproperty float z\nelement face 1\n"
+                                "property list uchar int vertex_indices\nend_header\n"
+                                "0 0 0\n1 0 0\n0 0 1\n3 0 2 3\n",
+                                NULL, &m),
+                     STRATA_ERR_BAD_MESH);
+    /* invalid arguments */
+    ck_assert_status(strata_mesh_decode(NULL, "v", 1, NULL, &m), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_mesh_decode(ctx, NULL, 3, NULL, &m), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_mesh_decode(ctx, "v", 1, NULL, NULL), STRATA_ERR_INVALID_ARG);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------ files */
+
+/* strata's own PLY and OBJ output reads back with the same counts and
+ * the same positions. */
+START_TEST(test_round_trip)
+{
+    static const char *const names[] = {"rt.ply", "rt.obj", "rtn.ply", "rtn.obj"};
+    const int normals = _i >= 2;
+    strata_ctx *ctx = new_ctx();
+    strata_mesh *g;
+    ck_assert_ok(strata_shape_grid(ctx, 12, 12, 0.5f, &g));
+    strata_fbm f;
+    strata_fbm_defaults(&f);
+    f.frequency = 0.3f;
+    ck_assert_ok(strata_displace_flat(ctx, g, &f, NULL));
+    float levels[5];
+    ck_assert_ok(strata_levels_uniform(g, 5, NULL, levels));
+    strata_slice_options so = {levels, 5, STRATA_WALLS_UPPER, normals};
+    strata_result *r;
+    ck_assert_ok(strata_slice(ctx, g, &so, &r));
+    const char *path = scratch(names[_i]);
+    ck_assert_ok(strata_result_write(r, path, STRATA_FORMAT_AUTO));
+    strata_result_view rv;
+    strata_result_get_view(r, &rv);
+
+    strata_import_options o;
+    strata_import_defaults(&o);
+    strata_mesh *m;
+    ck_assert_ok(strata_mesh_load(ctx, path, &o, &m));
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    ck_assert_uint_eq(v.nverts, rv.nverts);
+    ck_assert_uint_eq((uint64_t)v.ntris * 3, rv.nindices);
+    ck_assert_uint_eq(o.dropped, 0);
+    ck_assert_int_eq(o.flipped, 0);
+    for (uint32_t i = 0; i < v.nverts; i++)
+        require(v.x[i] == rv.x[i] && v.y[i] == rv.y[i] && v.z[i] == rv.z[i], "vertex %u", i);
+    for (uint32_t t = 0; t < v.ntris; t++)
+        require(v.a[t] == rv.indices[3 * t] && v.b[t] == rv.indices[3 * t + 1] &&
+                    v.c[t] == rv.indices[3 * t + 2],
+                "triangle %u", t);
+    /* the re-import slices again */
+    strata_result *r2;
+    ck_assert_ok(strata_slice(ctx, m, &so, &r2));
+    strata_result_destroy(r2);
+    strata_mesh_destroy(m);
+    unlink(path);
+    if (_i % 2 == 1) {
+        char mtl[600];
+        snprintf(mtl, sizeof mtl, "%.*s.mtl", (int)(strlen(path) - 4), path);
+        unlink(mtl);
+    }
+    scratch_done();
+    strata_result_destroy(r);
+    strata_mesh_destroy(g);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_load_errors)
+{
+    strata_ctx *ctx = new_ctx();
+    strata_mesh *m = (strata_mesh *)&m;
+    errno = 0;
+    ck_assert_status(strata_mesh_load(ctx, scratch("no-such.ply"), NULL, &m), STRATA_ERR_IO);
+    ck_assert_int_eq(errno, ENOENT);
+    ck_assert_ptr_null(m);
+    ck_assert_status(strata_mesh_load(ctx, g_dir, NULL, &m), STRATA_ERR_IO);
+    ck_assert_status(strata_mesh_load(ctx, NULL, NULL, &m), STRATA_ERR_INVALID_ARG);
+    const char *path = scratch("bad.obj");
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs("v 0 0 0\nf 1 2 3\n", f);
+    fclose(f);
+    ck_assert_status(strata_mesh_load(ctx, path, NULL, &m), STRATA_ERR_BAD_MESH);
+    unlink(path);
+    scratch_done();
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+static Suite *import_suite(void)
+{
+    Suite *s = suite_create("import");
+    TCase *tc = tcase_create("Core");
+    tcase_add_loop_test(tc, test_ply_formats, F_ASCII, F_BE + 1);
+    tcase_add_test(tc, test_ply_variants);
+    tcase_add_test(tc, test_obj_forms);
+    tcase_add_test(tc, test_obj_locale);
+    tcase_add_test(tc, test_weld);
+    tcase_add_test(tc, test_winding);
+    tcase_add_loop_test(tc, test_up_axes, 0, 3);
+    tcase_add_test(tc, test_rotate_exact);
+    tcase_add_test(tc, test_radial);
+    tcase_add_loop_test(tc, test_round_trip, 0, 4);
+    suite_add_tcase(s, tc);
+    TCase *lim = tcase_create("Limits");
+    tcase_add_test(lim, test_ply_bad_header);
+    tcase_add_test(lim, test_obj_bad);
+    tcase_add_test(lim, test_truncation);
+    tcase_add_test(lim, test_huge_claims);
+    tcase_add_test(lim, test_bad_values);
+    tcase_add_test(lim, test_load_errors);
+    suite_add_tcase(s, lim);
+    return s;
+}
+
+int main(void) { return run_suite(import_suite()); }
