@@ -206,7 +206,10 @@ enum {
     OPT_SEED, OPT_NOISE, OPT_FREQUENCY, OPT_OCTAVES, OPT_LACUNARITY, OPT_GAIN, OPT_AMPLITUDE,
     OPT_CURVE,
     OPT_TERRACES, OPT_TERRACE_CURVE, OPT_LEVELS, OPT_WALLS, OPT_NORMALS,
-    OPT_THREADS, OPT_SIMD, OPT_STATS, OPT_QUIET
+    OPT_THREADS, OPT_SIMD, OPT_STATS, OPT_QUIET,
+    OPT_PALETTE,
+    OPT_PREVIEW, OPT_VIEW, OPT_PREVIEW_SIZE,
+    OPT_UP, OPT_RADIAL, OPT_CENTER, OPT_WELD
 };
 
 #define NOISE_OPTIONS                                                          \
@@ -224,6 +227,10 @@ enum {
     {"levels", required_argument, NULL, OPT_LEVELS},                           \
     {"walls", required_argument, NULL, OPT_WALLS},                             \
     {"normals", no_argument, NULL, OPT_NORMALS},                               \
+    {"palette", required_argument, NULL, OPT_PALETTE},                         \
+    {"preview", required_argument, NULL, OPT_PREVIEW},                         \
+    {"view", required_argument, NULL, OPT_VIEW},                               \
+    {"preview-size", required_argument, NULL, OPT_PREVIEW_SIZE},               \
     {"threads", required_argument, NULL, OPT_THREADS},                         \
     {"simd", required_argument, NULL, OPT_SIMD},                               \
     {"stats", no_argument, NULL, OPT_STATS},                                   \
@@ -252,12 +259,21 @@ static const struct option terrain_options[] = {
     COMMON_OPTIONS,
 };
 
+static const struct option slice_options[] = {
+    {"up", required_argument, NULL, OPT_UP},
+    {"radial", no_argument, NULL, OPT_RADIAL},
+    {"center", required_argument, NULL, OPT_CENTER},
+    {"radius", required_argument, NULL, OPT_RADIUS},
+    {"weld", no_argument, NULL, OPT_WELD},
+    COMMON_OPTIONS,
+};
+
 static const struct option info_options[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
-typedef enum { CMD_PLANET, CMD_TERRAIN, CMD_INFO } command;
+typedef enum { CMD_PLANET, CMD_TERRAIN, CMD_INFO, CMD_SLICE } command;
 typedef enum { SHAPE_GRID, SHAPE_POLYGON } shape_kind;
 
 typedef struct options {
@@ -272,6 +288,11 @@ typedef struct options {
     long cells;
     double size, cell_size, height_scale;
     const char *heightmap;
+    /* slice: the input mesh and how to read it */
+    const char *input;
+    strata_import_options import;
+    const char *given_radial_opt; /* --center or --radius */
+    bool up_given;
     /* noise: frequency and amplitude stay NAN until given */
     strata_fbm fbm;
     double frequency, amplitude;
@@ -286,25 +307,35 @@ typedef struct options {
     uint32_t nlevels;
     strata_walls walls;
     bool normals;
+    const char *palette; /* --palette NAME|FILE, NULL: earth */
+    const char *preview; /* --preview FILE.png, NULL: none */
+    strata_preview_view view;
+    long preview_size;
+    const char *given_preview_opt; /* --view or --preview-size */
     /* common */
     int threads;
     bool stats, quiet;
+    const char *simd;     /* --simd, NULL: STRATA_SIMD or auto */
+    const char *isa_used; /* the context's ISA, for --stats */
     const char *output;
     /* which shape options were given, for the conflict checks */
     const char *given_shape_opt, *given_grid_opt, *given_polygon_opt, *given_heightmap_opt;
 } options;
 
-static void print_common_help(FILE *f, int terraces)
+/* noise: also list the noise options (strata slice has none) */
+static void print_common_help(FILE *f, int terraces, bool noise)
 {
+    if (noise)
+        fputs("\nNoise options:\n"
+              "  --seed N             noise seed, 0..4294967295 (default 1)\n"
+              "  --noise KIND         simplex or perlin (default simplex)\n"
+              "  --octaves N          fBm octaves, 1..16 (default 6)\n"
+              "  --lacunarity F       frequency factor per octave (default 2)\n"
+              "  --gain F             amplitude factor per octave (default 0.5)\n"
+              "  --curve X:Y,...      monotone height curve through control points in [0,1],\n"
+              "                       applied to the noise (default none)\n",
+              f);
     fprintf(f,
-            "\nNoise options:\n"
-            "  --seed N             noise seed, 0..4294967295 (default 1)\n"
-            "  --noise KIND         simplex or perlin (default simplex)\n"
-            "  --octaves N          fBm octaves, 1..16 (default 6)\n"
-            "  --lacunarity F       frequency factor per octave (default 2)\n"
-            "  --gain F             amplitude factor per octave (default 0.5)\n"
-            "  --curve X:Y,...      monotone height curve through control points in [0,1],\n"
-            "                       applied to the noise (default none)\n"
             "\nTerrace options:\n"
             "  --terraces N         N evenly spaced terraces from the lowest to the highest\n"
             "                       point; 0 writes the displaced mesh unsliced (default %d)\n"
@@ -315,15 +346,25 @@ static void print_common_help(FILE *f, int terraces)
             "  --levels A,B,...     explicit ascending plane heights instead of --terraces\n"
             "  --walls WHERE        upper, lower or separate (default upper)\n"
             "  --normals            write per-vertex normals (hard-edged walls)\n"
+            "  --palette NAME|FILE  terrace colours of .obj and .glb files: earth, desert,\n"
+            "                       ice or mono, else a file of #rrggbb colours, lowest\n"
+            "                       terrace first (default earth)\n"
+            "\nPreview options:\n"
+            "  --preview FILE.png   also draw the result into a PNG image (terrace colours\n"
+            "                       from --palette, walls darker, one light)\n"
+            "  --view VIEW          top, oblique or planet (default planet for planets,\n"
+            "                       oblique for terrains; planet needs a planet)\n"
+            "  --preview-size PX    image width and height, %u..%u (default 1024)\n"
             "\nCommon options:\n"
-            "  -o, --output FILE    .ply (binary) or .obj (+ .mtl) file\n"
+            "  -o, --output FILE    .ply (binary), .obj (+ .mtl) or .glb (binary glTF) file\n"
             "  --threads N          worker threads, 0 = one per core (default 0)\n"
-            "  --simd ISA           auto or scalar (default auto; this build has scalar\n"
-            "                       kernels only; STRATA_SIMD is read the same way)\n"
+            "  --simd ISA           auto, scalar, avx2, avx512 or neon (default auto: the\n"
+            "                       best this CPU has; the output is the same for all;\n"
+            "                       overrides STRATA_SIMD; 'strata info' lists them)\n"
             "  --stats              timings and per-terrace figures as key=value lines on stderr\n"
             "  --quiet              print nothing on success\n"
             "  -h, --help           show this help\n",
-            terraces);
+            terraces, STRATA_PREVIEW_MIN_SIZE, STRATA_PREVIEW_MAX_SIZE);
 }
 
 static void help_main(void)
@@ -333,6 +374,7 @@ static void help_main(void)
            "\nCommands:\n"
            "  planet    a terraced noise planet (icosphere)\n"
            "  terrain   a terraced flat terrain: grid, polygon or heightmap\n"
+           "  slice     terrace an existing PLY or OBJ mesh\n"
            "  info      version, instruction set, threads and machine topology\n"
            "\n'strata COMMAND --help' lists the options of a command.\n"
            "\n  -h, --help       show this help\n"
@@ -351,7 +393,7 @@ static void help_planet(void)
            "  --frequency F        noise frequency per radius, > 0 (default %g)\n"
            "  --amplitude A        noise amplitude, >= 0 (default %g x radius)\n",
            DEF_PLANET_LEVEL, DEF_PLANET_RADIUS, DEF_PLANET_FREQUENCY, DEF_PLANET_AMPLITUDE);
-    print_common_help(stdout, DEF_PLANET_TERRACES);
+    print_common_help(stdout, DEF_PLANET_TERRACES, true);
     printf("\nDefault output: planet.ply\n");
 }
 
@@ -378,8 +420,28 @@ static void help_terrain(void)
            DEF_TERRAIN_CELLS, DEF_SIDES, DEF_TERRAIN_SIZE, DEF_POLYGON_DEPTH, DEF_HEIGHTMAP_SCALE,
            DEF_TERRAIN_FREQUENCY, DEF_TERRAIN_FREQUENCY / DEF_TERRAIN_SIZE, DEF_TERRAIN_AMPLITUDE,
            DEF_TERRAIN_AMPLITUDE * DEF_TERRAIN_SIZE);
-    print_common_help(stdout, DEF_TERRAIN_TERRACES);
+    print_common_help(stdout, DEF_TERRAIN_TERRACES, true);
     printf("\nDefault output: terrain.ply\n");
+}
+
+static void help_slice(void)
+{
+    printf("Usage: strata slice INPUT -o OUTPUT [OPTIONS]\n"
+           "Cut an existing triangle mesh into terraces: PLY (ASCII or binary, either byte\n"
+           "order) or OBJ, detected from the contents; polygons are fan-triangulated and\n"
+           "degenerate faces dropped.  The output is written in the input's frame.  Faces\n"
+           "should wind counter-clockwise seen from above (from outside, radially); a mesh\n"
+           "facing down (inwards) on the whole has all its triangles reversed.\n"
+           "\nInput options:\n"
+           "  --up AXIS            the input's up axis: x, y or z (default y)\n"
+           "  --radial             heights are distances from a centre (a planet)\n"
+           "  --center X,Y,Z       with --radial: the centre (default: the centre of the\n"
+           "                       bounding box)\n"
+           "  --radius R           with --radial: base radius, > 0, height 0 (default: the\n"
+           "                       mean distance of the vertices from the centre)\n"
+           "  --weld               merge vertices at exactly the same position (default off:\n"
+           "                       vertices as the file lists them)\n");
+    print_common_help(stdout, DEF_TERRAIN_TERRACES, false);
 }
 
 static void help_info(void)
@@ -389,14 +451,14 @@ static void help_info(void)
            "the machine topology as 'key: value' lines.\n");
 }
 
-/* Only scalar kernels exist in this build; name the ISAs that will come. */
+/* --simd and STRATA_SIMD: an unknown name is a usage error; whether this
+ * CPU has the ISA is found out when the context is made (make_ctx). */
 static void check_simd(const char *what, const char *s)
 {
-    static const char *const isas[] = {"auto", "scalar", "avx2", "avx512", "neon"};
-    int i = parse_choice(what, s, isas, 5);
-    if (i >= 2)
-        usage_error("%s %s: only scalar kernels are built in this version (use auto or scalar)",
-                    what, s);
+    strata_isa isa;
+    if (strata_isa_from_name(s, &isa) != STRATA_OK)
+        usage_error("%s %s: unknown instruction set (auto, scalar, avx2, avx512 or neon)", what,
+                    s);
 }
 
 static bool has_suffix(const char *s, const char *suffix)
@@ -416,6 +478,7 @@ static void parse_args(int argc, char **argv, options *o)
 {
     const struct option *table = o->cmd == CMD_PLANET    ? planet_options
                                  : o->cmd == CMD_TERRAIN ? terrain_options
+                                 : o->cmd == CMD_SLICE   ? slice_options
                                                          : info_options;
     static const char *const noises[] = {"simplex", "perlin"};
     static const char *const walls[] = {"upper", "lower", "separate"};
@@ -429,11 +492,40 @@ static void parse_args(int argc, char **argv, options *o)
         const char *a = optarg;
         switch (c) {
         case 'h':
-            o->cmd == CMD_PLANET ? help_planet() : o->cmd == CMD_TERRAIN ? help_terrain() : help_info();
+            o->cmd == CMD_PLANET    ? help_planet()
+            : o->cmd == CMD_TERRAIN ? help_terrain()
+            : o->cmd == CMD_SLICE   ? help_slice()
+                                    : help_info();
             exit(EXIT_SUCCESS);
         case 'o': o->output = a; break;
         case OPT_LEVEL: o->level = (int)parse_int("--level", a, 0, 13); break;
-        case OPT_RADIUS: o->radius = parse_real("--radius", a, 0, true, 1e9); break;
+        case OPT_RADIUS:
+            o->radius = parse_real("--radius", a, 0, true, 1e9);
+            o->import.radius = (float)o->radius;
+            o->given_radial_opt = "--radius";
+            break;
+        case OPT_UP: {
+            static const char *const axes[] = {"x", "y", "z"};
+            static const strata_axis ids[] = {STRATA_AXIS_X, STRATA_AXIS_Y, STRATA_AXIS_Z};
+            o->import.up = ids[parse_choice("--up", a, axes, 3)];
+            o->up_given = true;
+            break;
+        }
+        case OPT_RADIAL: o->import.radial = 1; break;
+        case OPT_CENTER: {
+            char *end;
+            const char *p = a;
+            for (int k = 0; k < 3; k++) {
+                o->import.center[k] = (float)parse_number("--center", p, &end);
+                if (*end != (k < 2 ? ',' : '\0'))
+                    usage_error("--center: expected X,Y,Z (got '%s')", a);
+                p = end + 1;
+            }
+            o->import.has_center = 1;
+            o->given_radial_opt = "--center";
+            break;
+        }
+        case OPT_WELD: o->import.weld = 1; break;
         case OPT_SHAPE:
             o->shape = (shape_kind)parse_choice("--shape", a, shapes, 2);
             o->given_shape_opt = "--shape";
@@ -489,8 +581,24 @@ static void parse_args(int argc, char **argv, options *o)
             break;
         case OPT_WALLS: o->walls = (strata_walls)parse_choice("--walls", a, walls, 3); break;
         case OPT_NORMALS: o->normals = true; break;
+        case OPT_PALETTE: o->palette = a; break;
+        case OPT_PREVIEW: o->preview = a; break;
+        case OPT_VIEW: {
+            static const char *const views[] = {"top", "oblique", "planet"};
+            o->view = (strata_preview_view)(STRATA_VIEW_TOP + parse_choice("--view", a, views, 3));
+            o->given_preview_opt = "--view";
+            break;
+        }
+        case OPT_PREVIEW_SIZE:
+            o->preview_size = (long)parse_int("--preview-size", a, STRATA_PREVIEW_MIN_SIZE,
+                                              STRATA_PREVIEW_MAX_SIZE);
+            o->given_preview_opt = "--preview-size";
+            break;
         case OPT_THREADS: o->threads = (int)parse_int("--threads", a, 0, 4096); break;
-        case OPT_SIMD: check_simd("--simd", a); break;
+        case OPT_SIMD:
+            check_simd("--simd", a);
+            o->simd = a;
+            break;
         case OPT_STATS: o->stats = true; break;
         case OPT_QUIET: o->quiet = true; break;
         case ':':
@@ -504,15 +612,42 @@ static void parse_args(int argc, char **argv, options *o)
         if (c >= OPT_SEED && c <= OPT_CURVE)
             o->noise_given = true;
     }
+    if (o->cmd == CMD_SLICE && optind < argc)
+        o->input = argv[optind++];
     if (optind < argc)
         usage_error("unexpected argument '%s' (see 'strata %s --help')", argv[optind], o->name);
+    if (o->cmd == CMD_SLICE) {
+        if (!o->input)
+            usage_error("missing input mesh (see 'strata slice --help')");
+        if (!o->output)
+            usage_error("missing -o OUTPUT (see 'strata slice --help')");
+        if (o->given_radial_opt && !o->import.radial)
+            usage_error("%s needs --radial", o->given_radial_opt);
+        if (o->up_given && o->import.radial)
+            usage_error("--up and --radial cannot be used together");
+    }
 
     if (terraces_arg && levels_arg)
         usage_error("--terraces %s and --levels cannot be used together", terraces_arg);
     if (tcurve_arg && levels_arg)
         usage_error("--terrace-curve %s and --levels cannot be used together", tcurve_arg);
-    if (o->output && !has_suffix(o->output, ".ply") && !has_suffix(o->output, ".obj"))
-        usage_error("-o %s: unknown output format (the name must end in .ply or .obj)", o->output);
+    if (o->output && !has_suffix(o->output, ".ply") && !has_suffix(o->output, ".obj") &&
+        !has_suffix(o->output, ".glb"))
+        usage_error("-o %s: unknown output format (the name must end in .ply, .obj or .glb)",
+                    o->output);
+    /* a preset name first, else a file (read in run(): a bad one is a
+     * runtime failure) */
+    strata_palette pal;
+    if (o->palette && strata_palette_preset(o->palette, &pal) != STRATA_OK &&
+        access(o->palette, F_OK) != 0)
+        usage_error("--palette %s: neither a palette name (earth, desert, ice, mono) nor a file",
+                    o->palette);
+    if (o->preview && !has_suffix(o->preview, ".png"))
+        usage_error("--preview %s: the image name must end in .png", o->preview);
+    if (!o->preview && o->given_preview_opt)
+        usage_error("%s needs --preview FILE.png", o->given_preview_opt);
+    if (o->view == STRATA_VIEW_PLANET && o->cmd != CMD_PLANET)
+        usage_error("--view planet: only for planets (use top or oblique)");
     if (o->output && !*o->output)
         usage_error("-o: empty file name");
 
@@ -533,8 +668,8 @@ static void parse_args(int argc, char **argv, options *o)
     }
 }
 
-/* STRATA_SIMD is honoured like --simd (the library will read it itself
- * once it has kernels to choose from). */
+/* STRATA_SIMD is read by the library; check its spelling here so that a
+ * typo is a usage error like a bad --simd. */
 static void check_simd_env(void)
 {
     const char *env = getenv("STRATA_SIMD");
@@ -573,6 +708,38 @@ static void check(strata_status st, const char *stage)
         die(EXIT_RUNTIME, "%s: %s", stage, strata_status_str(st));
 }
 
+/* Instruction sets this CPU and build can use, space-separated. */
+static void isa_list(char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < STRATA_ISA_COUNT_; i++)
+        if (strata_cpu_isas() & STRATA_ISA_BIT(i))
+            snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", buf[0] ? " " : "",
+                     strata_isa_name((strata_isa)i));
+}
+
+/* The context, on the ISA --simd or else STRATA_SIMD asks for.  --simd
+ * wins over the environment: the library reads STRATA_SIMD, so set it. */
+static strata_ctx *make_ctx(const options *o)
+{
+    if (o->simd && setenv("STRATA_SIMD", o->simd, 1) != 0)
+        die(EXIT_RUNTIME, "out of memory");
+    strata_ctx *ctx;
+    strata_status st = strata_ctx_create(NULL, &ctx);
+    if (st == STRATA_ERR_ISA) {
+        static const char *const pretty[] = {"scalar", "AVX2", "AVX-512", "NEON"};
+        const char *want = getenv("STRATA_SIMD");
+        strata_isa isa = STRATA_ISA_SCALAR;
+        strata_isa_from_name(want, &isa);
+        char avail[64];
+        isa_list(avail, sizeof avail);
+        die(EXIT_RUNTIME, "%s%s: this CPU (or this build) lacks %s (available: %s)",
+            o->simd ? "--simd " : "STRATA_SIMD=", want, pretty[isa], avail);
+    }
+    check(st, "context");
+    return ctx;
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -600,15 +767,39 @@ static void check_output_dir(const char *path)
     char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
     if (!dir)
         die(EXIT_RUNTIME, "out of memory");
-    if (access(dir, W_OK | X_OK) != 0)
-        die(EXIT_RUNTIME, "cannot write '%s': %s", path, strerror(errno));
+    const int ok = access(dir, W_OK | X_OK) == 0;
+    const int err = errno;
     free(dir);
+    if (!ok)
+        die(EXIT_RUNTIME, "cannot write '%s': %s", path, strerror(err));
 }
 
-/* Build the input mesh (shape, heightmap, subdivision). */
+/* strata slice: read the input mesh, say what was repaired. */
+static strata_mesh *load_input(strata_ctx *ctx, options *o)
+{
+    strata_mesh *m;
+    strata_status st = strata_mesh_load(ctx, o->input, &o->import, &m);
+    if (st == STRATA_ERR_IO)
+        die(EXIT_RUNTIME, "cannot read mesh '%s': %s", o->input, strerror(errno));
+    if (st != STRATA_OK && st != STRATA_ERR_CANCELLED)
+        die(EXIT_RUNTIME, "mesh '%s': %s", o->input, strata_status_str(st));
+    check(st, "import");
+    if (!o->quiet && o->import.dropped)
+        fprintf(stderr, "strata: %s: dropped %u degenerate face%s\n", o->input,
+                o->import.dropped, o->import.dropped == 1 ? "" : "s");
+    if (!o->quiet && o->import.flipped)
+        fprintf(stderr, "strata: %s: the faces pointed %s; all triangles reversed\n", o->input,
+                o->import.radial ? "inwards" : "down");
+    return m;
+}
+
+/* Build the input mesh (shape, heightmap, subdivision, or strata slice's
+ * file). */
 static strata_mesh *build(strata_ctx *ctx, options *o, double *extent)
 {
     strata_mesh *m = NULL;
+    if (o->cmd == CMD_SLICE)
+        return load_input(ctx, o);
     if (o->cmd == CMD_PLANET) {
         check(strata_shape_icosphere(ctx, o->level, (float)o->radius, &m), "icosphere");
         *extent = o->radius;
@@ -684,7 +875,7 @@ static void print_stats(const options *o, const strata_mesh *m, const strata_res
             t[2] - t[1], t[3] - t[2]);
     fprintf(e, "time.slice=%.6f\ntime.write=%.6f\ntime.total=%.6f\n", t[4] - t[3], t[5] - t[4],
             t[5] - t[0]);
-    fprintf(e, "threads=%d\nisa=scalar\n", o->threads);
+    fprintf(e, "threads=%d\nisa=%s\n", o->threads, o->isa_used);
     fprintf(e, "input.vertices=%u\ninput.triangles=%u\n", strata_mesh_vertex_count(m),
             strata_mesh_triangle_count(m));
     fprintf(e, "vertices=%u\ntriangles=%llu\nterraces=%u\n", v.nverts,
@@ -709,6 +900,19 @@ static int run(options *o)
 {
     const char *path = o->output ? o->output : o->cmd == CMD_PLANET ? "planet.ply" : "terrain.ply";
     check_output_dir(path);
+    if (o->preview)
+        check_output_dir(o->preview);
+
+    strata_palette pal;
+    strata_status pst = strata_palette_preset(o->palette ? o->palette : "earth", &pal);
+    if (pst != STRATA_OK) {
+        pst = strata_palette_load(o->palette, &pal);
+        if (pst == STRATA_ERR_IO)
+            die(EXIT_RUNTIME, "cannot read palette '%s': %s", o->palette, strerror(errno));
+        if (pst != STRATA_OK)
+            die(EXIT_RUNTIME, "palette '%s': %s", o->palette,
+                pst == STRATA_ERR_FORMAT ? "expected #rrggbb colours" : strata_status_str(pst));
+    }
 
     /* A SIGINT ignored on entry (a background job of a script) stays
      * ignored, as for any well-behaved program. */
@@ -720,10 +924,10 @@ static int run(options *o)
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, NULL);
     }
-    strata_ctx *ctx;
-    check(strata_ctx_create(NULL, &ctx), "context");
+    strata_ctx *ctx = make_ctx(o);
     check(strata_ctx_set_threads(ctx, o->threads), "--threads");
     o->threads = strata_ctx_threads(ctx);
+    o->isa_used = strata_isa_name(strata_ctx_isa(ctx));
     g_ctx = ctx;
     check_interrupt(); /* a Ctrl-C while the context was made */
 
@@ -733,7 +937,7 @@ static int run(options *o)
     strata_mesh *m = build(ctx, o, &extent);
     check_interrupt();
     t[1] = now();
-    if (o->cmd == CMD_PLANET || !o->heightmap || o->noise_given)
+    if (o->cmd != CMD_SLICE && (o->cmd == CMD_PLANET || !o->heightmap || o->noise_given))
         displace(ctx, o, m, extent);
     check_interrupt();
     t[2] = now();
@@ -769,21 +973,54 @@ static int run(options *o)
     check_interrupt();
     t[4] = now();
 
-    strata_status st = strata_result_write(r, path, STRATA_FORMAT_AUTO);
+    strata_write_options wo = {&pal};
+    /* strata slice: the file in the input's frame, the preview y-up */
+    if (o->cmd == CMD_SLICE)
+        check(strata_result_rotate_from_y_up(r, o->import.up), "rotate");
+    strata_status st = strata_result_write_ex(r, path, STRATA_FORMAT_AUTO, &wo);
+    if (o->cmd == CMD_SLICE)
+        check(strata_result_rotate_to_y_up(r, o->import.up), "rotate");
+    if (st == STRATA_ERR_TOO_LARGE)
+        die(EXIT_RUNTIME, "cannot write '%s': over the 4 GiB limit of .glb files (write .ply "
+                          "instead or use fewer triangles)", path);
     if (st == STRATA_ERR_IO)
         die(EXIT_RUNTIME, "cannot write '%s': %s", path, strerror(errno));
     if (st != STRATA_OK)
         die(EXIT_RUNTIME, "writing '%s': %s", path, strata_status_str(st));
     t[5] = now();
 
-    if (o->stats)
+    /* The preview after the mesh file: its time is reported on its own
+     * (time.preview), outside time.total. */
+    double t_preview = 0;
+    if (o->preview) {
+        strata_preview_options po;
+        strata_preview_defaults(&po);
+        po.view = o->view;
+        po.size = (uint32_t)o->preview_size;
+        po.palette = &pal;
+        st = strata_preview_write_png(ctx, r, &po, o->preview);
+        if (st == STRATA_ERR_IO)
+            die(EXIT_RUNTIME, "cannot write '%s': %s", o->preview, strerror(errno));
+        if (st == STRATA_ERR_UNSUPPORTED)
+            die(EXIT_RUNTIME, "--preview: this strata was built without a PNG library");
+        check(st, "preview");
+        t_preview = now() - t[5];
+    }
+
+    if (o->stats) {
         print_stats(o, m, r, t, path);
+        if (o->preview)
+            fprintf(stderr, "time.preview=%.6f\n", t_preview);
+    }
     if (!o->quiet) {
         strata_result_view v;
         strata_result_get_view(r, &v);
         fprintf(stderr, "strata: wrote %s: %u vertices, %llu triangles, %u terrace%s\n", path,
                 v.nverts, (unsigned long long)(v.nindices / 3), v.nterraces,
                 v.nterraces == 1 ? "" : "s");
+        if (o->preview)
+            fprintf(stderr, "strata: wrote %s: %ldx%ld pixels\n", o->preview, o->preview_size,
+                    o->preview_size);
     }
     g_ctx = NULL;
     if (levels != o->levels)
@@ -796,12 +1033,14 @@ static int run(options *o)
 
 /* ------------------------------------------------------------ info */
 
-static int run_info(void)
+static int run_info(const options *o)
 {
-    strata_ctx *ctx;
-    check(strata_ctx_create(NULL, &ctx), "context");
+    strata_ctx *ctx = make_ctx(o);
+    char avail[64];
+    isa_list(avail, sizeof avail);
     printf("version: %s\n", strata_version());
-    printf("isa: scalar\n");
+    printf("isa: %s\n", strata_isa_name(strata_ctx_isa(ctx)));
+    printf("isas: %s\n", avail);
     printf("threads: %d\n", strata_ctx_threads(ctx));
     strata_ctx_destroy(ctx);
 #ifdef _OPENMP
@@ -858,6 +1097,8 @@ int main(int argc, char **argv)
         o.cmd = CMD_TERRAIN;
     else if (!strcmp(cmd, "info"))
         o.cmd = CMD_INFO;
+    else if (!strcmp(cmd, "slice"))
+        o.cmd = CMD_SLICE;
     else if (cmd[0] == '-')
         usage_error("unknown option '%s' before the command (see 'strata --help')", cmd);
     else
@@ -876,12 +1117,15 @@ int main(int argc, char **argv)
     o.frequency = o.amplitude = NAN;
     o.terraces = o.cmd == CMD_PLANET ? DEF_PLANET_TERRACES : DEF_TERRAIN_TERRACES;
     o.walls = STRATA_WALLS_UPPER;
+    o.view = STRATA_VIEW_AUTO;
+    o.preview_size = 1024;
 
     parse_args(argc - 1, argv + 1, &o);
-    check_simd_env();
+    if (!o.simd) /* --simd replaces STRATA_SIMD */
+        check_simd_env();
     if (o.depth < 0)
         o.depth = o.cmd == CMD_TERRAIN && !o.heightmap && o.shape == SHAPE_POLYGON ? DEF_POLYGON_DEPTH : 0;
-    int rc = o.cmd == CMD_INFO ? run_info() : run(&o);
+    int rc = o.cmd == CMD_INFO ? run_info(&o) : run(&o);
     free(o.levels);
     free(o.curve_x);
     free(o.curve_y);

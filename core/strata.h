@@ -522,21 +522,418 @@ STRATA_API void strata_result_get_view(const strata_result *r,
 typedef enum strata_format {
     STRATA_FORMAT_AUTO = 0, /* from the file name's extension */
     STRATA_FORMAT_PLY = 1,  /* binary little-endian PLY */
-    STRATA_FORMAT_OBJ = 2   /* Wavefront OBJ + MTL beside it */
+    STRATA_FORMAT_OBJ = 2,  /* Wavefront OBJ + MTL beside it */
+    STRATA_FORMAT_GLB = 3   /* binary glTF 2.0 (see "glTF" below) */
 } strata_format;
 
-/* Write a result.  PLY: `float x, y, z` (+ `float nx, ny, nz` with normals)
- * per vertex; per face `list uchar uint vertex_indices`, `int terrace`,
- * `uchar wall`.  OBJ: one group and one material per terrace (`g
- * terrace_3`, `usemtl terrace_3`), walls in their group `walls_3` with
- * STRATA_WALLS_SEPARATE, and FILE.mtl (the .obj suffix replaced) with one
- * colour per terrace.  Files are written to a temporary name in the same
- * directory and renamed when complete: a failure never leaves a partial
- * file.  STRATA_ERR_FORMAT for an unknown extension with
- * STRATA_FORMAT_AUTO, STRATA_ERR_IO when writing fails (errno is kept). */
+typedef struct strata_palette strata_palette; /* see "Palettes" below */
+
+/* Options of strata_result_write_ex.  Zero-initialise, then set what you
+ * need: new fields are added at the end and zero means "default". */
+typedef struct strata_write_options {
+    const strata_palette *palette; /* material colours of OBJ (MTL) and
+                                      glTF files; NULL: the "earth"
+                                      preset.  PLY has no colours. */
+} strata_write_options;
+
+/* Write a result.  The format comes from `format`, or with
+ * STRATA_FORMAT_AUTO from the extension of path (.ply, .obj, .glb, in any
+ * letter case).
+ *
+ *  PLY: `float x, y, z` (+ `float nx, ny, nz` with normals) per vertex; per
+ *    face `list uchar uint vertex_indices`, `int terrace`, `uchar wall`.
+ *  OBJ: one group and one material per terrace (`g terrace_3`, `usemtl
+ *    terrace_3`), walls in their group `walls_3` with material `wall_3`
+ *    under STRATA_WALLS_SEPARATE, and FILE.mtl (the .obj suffix replaced)
+ *    with one material per group: `Kd` is the palette's sRGB colour
+ *    (strata_palette_color with STRATA_COLOR_SRGB), four decimals.
+ *  GLB: see "glTF" below.
+ *
+ * Files are written to a temporary name in the same directory and renamed
+ * when complete: a failure never leaves a partial file.  Errors:
+ * STRATA_ERR_FORMAT for an unknown extension with STRATA_FORMAT_AUTO,
+ * STRATA_ERR_INVALID_ARG for a NULL argument, an unknown format or an
+ * index count that is not a multiple of 3, STRATA_ERR_TOO_LARGE for a .glb
+ * over 4 GiB (checked before any file is created), STRATA_ERR_IO when
+ * writing fails (errno is kept).  opt may be NULL for defaults. */
+STRATA_API strata_status strata_result_write_ex(const strata_result *r,
+                                                const char *path,
+                                                strata_format format,
+                                                const strata_write_options *opt);
+
+/* strata_result_write_ex with default options (the "earth" palette). */
 STRATA_API strata_status strata_result_write(const strata_result *r,
                                              const char *path,
                                              strata_format format);
+
+/* ------------------------------------------------------------------ */
+/* Palettes                                                            */
+/* ------------------------------------------------------------------ */
+
+/* A palette is an ordered list of sRGB colour stops, from the lowest
+ * terrace to the highest.  It is a plain value (no allocation): declare
+ * one, fill it with one of the functions below, pass its address.
+ *
+ * Colour of terrace k of n: t = k / (n - 1) (t = 0.5 when n == 1) is
+ * spread over the stops, stop i sitting at t = i / (nstops - 1), and the
+ * two neighbouring stops are mixed linearly in sRGB (the way colour ramp
+ * editors mix them).  A single stop colours every terrace alike.  Walls
+ * are the same colour times 0.6 in sRGB, so they read darker than roofs
+ * in every format. */
+#define STRATA_PALETTE_MAX_STOPS 256u
+
+struct strata_palette {
+    uint32_t nstops;                                /* 1..MAX_STOPS */
+    unsigned char rgb[STRATA_PALETTE_MAX_STOPS][3]; /* sRGB bytes   */
+};
+
+typedef enum strata_color_space {
+    STRATA_COLOR_SRGB = 0,  /* sRGB-encoded values in [0,1] (OBJ/MTL Kd)  */
+    STRATA_COLOR_LINEAR = 1 /* linear light in [0,1], the sRGB transfer
+                               function undone (glTF baseColorFactor)     */
+} strata_color_space;
+
+/* Built-in palettes, by name:
+ *   "earth"  (the default) deep sea, shallow sea, sand, grass, forest,
+ *            brown earth, grey rock, snow
+ *   "desert" dark red rock to ochre, sand and pale dune
+ *   "ice"    deep blue water, glacier blues, white
+ *   "mono"   dark grey to near white
+ * STRATA_ERR_INVALID_ARG for NULL arguments or an unknown name (exact,
+ * lower case); *out is unchanged then. */
+STRATA_API strata_status strata_palette_preset(const char *name,
+                                               strata_palette *out);
+
+/* Name of preset i (0: "earth"), NULL past the last: for listings. */
+STRATA_API const char *strata_palette_preset_name(unsigned i);
+
+/* Parse a palette from text: colours `#rrggbb` or `rrggbb` (hex, either
+ * letter case) separated by whitespace or newlines, lowest terrace first;
+ * `;` starts a comment to the end of the line; blank lines are ignored.
+ * len bytes are read (text need not be NUL-terminated; a NUL byte is a
+ * format error).  Errors: STRATA_ERR_FORMAT for anything else (a bad
+ * digit, a wrong length, no colour at all), STRATA_ERR_TOO_LARGE for more
+ * than STRATA_PALETTE_MAX_STOPS colours, STRATA_ERR_INVALID_ARG for NULL
+ * pointers.  *out is written only on success. */
+STRATA_API strata_status strata_palette_parse(const char *text, size_t len,
+                                              strata_palette *out);
+
+/* Read a palette file (at most 1 MiB) and parse it as above.
+ * STRATA_ERR_IO (errno set) when it cannot be opened or read,
+ * STRATA_ERR_TOO_LARGE when it is bigger than 1 MiB. */
+STRATA_API strata_status strata_palette_load(const char *path,
+                                             strata_palette *out);
+
+/* Colour of terrace k of n (k < n; k >= n is clamped to n - 1), a roof
+ * (wall = 0) or a wall (wall != 0), in the given space: three values in
+ * [0,1] into rgb.  p NULL means the "earth" preset. */
+STRATA_API void strata_palette_color(const strata_palette *p, uint32_t k,
+                                     uint32_t n, int wall,
+                                     strata_color_space space, float rgb[3]);
+
+/* ------------------------------------------------------------------ */
+/* glTF                                                                */
+/* ------------------------------------------------------------------ */
+
+/* strata_result_write(_ex) with STRATA_FORMAT_GLB (or a .glb name) writes
+ * one binary glTF 2.0 file:
+ *
+ *  - one scene with one node holding one mesh;
+ *  - one primitive (TRIANGLES) per terrace that has triangles, roofs and
+ *    walls together, with material "terrace_K"; under
+ *    STRATA_WALLS_SEPARATE the walls of terrace K are a primitive of their
+ *    own with material "wall_K" (darker), after all roofs;
+ *  - materials are pbrMetallicRoughness with baseColorFactor the palette
+ *    colour in LINEAR light (glTF's convention), metallicFactor 0,
+ *    roughnessFactor 0.9;
+ *  - all primitives share one POSITION accessor (float VEC3, with min and
+ *    max) and, when the result has normals, one NORMAL accessor; each has
+ *    its own indices accessor, UNSIGNED_SHORT when every index it holds is
+ *    below 65535, else UNSIGNED_INT;
+ *  - asset.generator is "strata VERSION"; every chunk, buffer view and
+ *    accessor is 4-byte aligned; nothing unused is written.
+ * A result without triangles gives a scene with one empty node.
+ *
+ * A .glb stores its total length as uint32, so it cannot exceed 4 GiB.
+ * STRATA_ERR_TOO_LARGE from the writers means: the output exceeds the
+ * format's 4 GiB limit; write PLY instead or use fewer triangles.  It is
+ * found before any file is created. */
+
+/* Exact size in bytes of the .glb strata_result_write would write for r
+ * (reads the index array once).  STRATA_ERR_TOO_LARGE when it would be
+ * over 4 GiB (*bytes is then at least 2^32, possibly a lower bound),
+ * STRATA_ERR_INVALID_ARG for NULL arguments or an index count that is not
+ * a multiple of 3, STRATA_ERR_NOMEM. */
+STRATA_API strata_status strata_result_glb_size(const strata_result *r,
+                                                uint64_t *bytes);
+
+/* ------------------------------------------------------------------ */
+/* Preview images                                                      */
+/* ------------------------------------------------------------------ */
+
+/* A small software rasteriser that draws a result into an RGBA image, for
+ * thumbnails and quick looks: orthographic projection, a float depth
+ * buffer, flat shading from one light, terrace colours from a palette.
+ *
+ * Views (all orthographic, all fitted to the image with a margin):
+ *  - TOP: looking down -y; +x to the right, -z towards the top of the
+ *    image (row 0 of a heightmap is at the top).  Fitted to the x/z
+ *    bounding box.
+ *  - OBLIQUE: from an elevated diagonal, the viewer in the direction
+ *    (sin 40deg, tan 35deg, cos 40deg) (35 degrees above the horizon),
+ *    fitted to the projection of every vertex.
+ *  - PLANET: RADIAL results only, from outside looking at the centre, the
+ *    viewer in the direction (0.5, 0.35, 1) normalised; fitted to the
+ *    bounding sphere about the result's centre.
+ * Shading, in view space (x right, y up, z towards the viewer):
+ *   light l = (-1, 1, 1.5) / |(-1, 1, 1.5)|  (from the upper left, front)
+ *   shade   = STRATA_PREVIEW_AMBIENT + STRATA_PREVIEW_DIFFUSE * max(0, n.l)
+ *   pixel   = round(255 * colour * shade) per channel, alpha 255
+ * with n the unit normal of the triangle (facing the viewer) and colour
+ * the palette's sRGB colour of the triangle's terrace, roof or wall
+ * (strata_palette_color with STRATA_COLOR_SRGB: walls are 0.6 times
+ * darker).  Triangles of RADIAL results (closed surfaces) are culled when
+ * they face away from the viewer; FLAT results are drawn from both sides.  A pixel is covered when
+ * its centre lies inside a triangle (top-left fill rule on a 1/256 pixel
+ * grid, so shared edges leave neither gaps nor double hits); the nearest
+ * triangle wins, ties go to the larger packed colour, which makes the
+ * image independent of the drawing order and the thread count: the same
+ * bytes for the same result and options, always. */
+
+typedef enum strata_preview_view {
+    STRATA_VIEW_AUTO = 0,    /* PLANET for RADIAL results, else OBLIQUE */
+    STRATA_VIEW_TOP = 1,
+    STRATA_VIEW_OBLIQUE = 2,
+    STRATA_VIEW_PLANET = 3   /* RADIAL results only */
+} strata_preview_view;
+
+#define STRATA_PREVIEW_MIN_SIZE 16u
+#define STRATA_PREVIEW_MAX_SIZE 8192u
+#define STRATA_PREVIEW_AMBIENT 0.35f
+#define STRATA_PREVIEW_DIFFUSE 0.65f
+
+/* Initialise with strata_preview_defaults, then set what you need. */
+typedef struct strata_preview_options {
+    strata_preview_view view;
+    uint32_t size;         /* square image side in pixels, 16..8192 */
+    uint8_t background[4]; /* RGBA of pixels no triangle covers */
+    const strata_palette *palette; /* terrace colours; NULL: "earth" */
+} strata_preview_options;
+
+/* Defaults: STRATA_VIEW_AUTO, size 1024, background (24, 26, 33, 255),
+ * palette NULL. */
+STRATA_API void strata_preview_defaults(strata_preview_options *opt);
+
+/* The view STRATA_VIEW_AUTO stands for with this result (TOP, OBLIQUE or
+ * PLANET); OBLIQUE for NULL. */
+STRATA_API strata_preview_view strata_preview_auto_view(const strata_result *r);
+
+/* Draw r into rgba, which the caller owns: size * size * 4 bytes, rows
+ * from the top, 4 bytes a pixel (R, G, B, A; not premultiplied).  opt may
+ * be NULL for defaults.  Working memory: 8 bytes a pixel plus 12 bytes a
+ * vertex of r (plus, for strata_preview_write_png, 4 bytes a pixel for
+ * the image).  An empty result
+ * gives an image of background; a result whose extent is zero or not
+ * finite along an axis is drawn with a unit extent there; triangles with
+ * a non-finite corner are skipped.  Errors: STRATA_ERR_INVALID_ARG (a NULL
+ * ctx, r or rgba, a size outside [16, 8192], an unknown view, PLANET for a
+ * FLAT result), STRATA_ERR_NOMEM,
+ * STRATA_ERR_CANCELLED (rgba is then unspecified).  Progress stage
+ * "preview". */
+STRATA_API strata_status strata_preview_render(strata_ctx *ctx,
+                                               const strata_result *r,
+                                               const strata_preview_options *opt,
+                                               uint8_t *rgba);
+
+/* Render and write a PNG file: 8-bit RGB when the background is opaque,
+ * RGBA otherwise, no interlacing.  Written to a temporary name in the same
+ * directory and renamed when complete, like strata_result_write: a failure
+ * never leaves a partial file.  Errors: those of strata_preview_render,
+ * STRATA_ERR_UNSUPPORTED when the library was built without a PNG library
+ * (checked first), STRATA_ERR_IO when the file cannot be written (errno is
+ * kept). */
+STRATA_API strata_status strata_preview_write_png(strata_ctx *ctx,
+                                                  const strata_result *r,
+                                                  const strata_preview_options *opt,
+                                                  const char *path);
+
+/* ------------------------------------------------------------------ */
+/* Mesh import                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Decode a triangle mesh from memory or a file.  Formats, detected from
+ * the bytes: data starting with "ply\n" (or "ply\r\n") is PLY, anything
+ * else is read as Wavefront OBJ text.
+ *
+ *  - PLY 1.0, format ascii, binary_little_endian or binary_big_endian.
+ *    Scalar types char/int8, uchar/uint8, short/int16, ushort/uint16,
+ *    int/int32, uint/uint32, float/float32, double/float64.  The element
+ *    `vertex` needs scalar properties x, y and z (any numeric type, in any
+ *    position among other properties); the element `face` a list property
+ *    `vertex_indices` (or `vertex_index`) with an integer count and item
+ *    type.  Every other property (lists too) and every other element is
+ *    read past and ignored.  "comment" and "obj_info" lines and blank
+ *    lines are allowed in the header; at most 64 elements and 1024
+ *    properties in all.  In ASCII bodies values are whitespace-separated
+ *    tokens.  Bytes after the last element are ignored.
+ *  - OBJ: `v x y z` (a w or colour values after them are ignored) and `f`
+ *    with corners `v`, `v/vt`, `v/vt/vn` or `v//vn`; indices are 1-based,
+ *    negative ones count back from the latest vertex, positive ones may
+ *    point forward.  Every other statement (vt, vn, g, o, s, usemtl,
+ *    mtllib, l, p...) and `#` comments are ignored.  Line continuations
+ *    (a trailing backslash) are not supported.
+ *
+ * Faces with more than three corners are fan-triangulated around their
+ * first corner.  Faces with fewer than three corners and triangles that
+ * repeat a vertex (strata_mesh_create refuses those) are dropped and
+ * counted in opts->dropped.  Vertices are kept as the file lists them
+ * (unreferenced ones too), so an indexed mesh keeps its sharing; opts->weld
+ * also merges vertices at exactly the same position.  Numbers are read the
+ * same way whatever the locale, and each decimal rounds to the nearest
+ * float.
+ *
+ * Geometry.  FLAT (the default): the mesh is rotated by a quarter turn
+ * (exact in float: a permutation with one sign change, handedness and
+ * winding kept) from opts->up into strata's y-up frame:
+ *     up z: (x, y, z) -> (x, z, -y)        up x: (x, y, z) -> (-y, x, z)
+ * and strata_result_rotate_from_y_up() turns results back.  RADIAL
+ * (opts->radial): no rotation; the centre is opts->center if
+ * opts->has_center, else the centre of the vertices' bounding box (it does
+ * not drift towards densely sampled regions as a centroid would), and the
+ * base radius is opts->radius if > 0, else the mean distance of the
+ * vertices from the centre (so, as for strata_shape_icosphere plus noise,
+ * height 0 is the mean surface and explicit levels are relative to it).
+ *
+ * Winding.  strata wants triangles counter-clockwise seen from above
+ * (flat) or from outside (radial).  When the sum over all triangles of
+ * their signed area projected on the xz plane (flat, after the rotation)
+ * or of their signed volume about the centre (radial) is negative, every
+ * triangle is reversed and opts->flipped is set, unless opts->keep_winding.
+ *
+ * Errors, all found before anything of a claimed size is allocated:
+ * data ending early (a prefix of "ply\n", also no data, a header without
+ * "end_header", fewer values than the header claims, or element counts
+ * the remaining bytes cannot hold) STRATA_ERR_TRUNCATED; a malformed
+ * header, value or OBJ statement (also a NUL byte in OBJ text, an OBJ
+ * without any v or f statement, a float list count, a list x)
+ * STRATA_ERR_FORMAT; a non-finite coordinate (NaN, inf, or beyond the
+ * float range) STRATA_ERR_NOT_FINITE; an index out of range (OBJ: also 0)
+ * or no triangle left STRATA_ERR_BAD_MESH; more than 2^32-1 vertices or
+ * (2^32-1)/3 triangles STRATA_ERR_OVERFLOW; a bad up axis or radius
+ * STRATA_ERR_INVALID_ARG.
+ *
+ * strata_mesh_load reads a whole regular file, then decodes it:
+ * STRATA_ERR_IO (errno set) when it cannot be opened or read or is not a
+ * regular file. */
+
+/* Which input axis points up.  Y is 0 so that a zeroed options struct is
+ * the default. */
+typedef enum strata_axis {
+    STRATA_AXIS_Y = 0,
+    STRATA_AXIS_Z = 1,
+    STRATA_AXIS_X = 2
+} strata_axis;
+
+typedef enum strata_import_format {
+    STRATA_IMPORT_OBJ = 0,
+    STRATA_IMPORT_PLY_ASCII = 1,
+    STRATA_IMPORT_PLY_LE = 2, /* binary_little_endian */
+    STRATA_IMPORT_PLY_BE = 3  /* binary_big_endian */
+} strata_import_format;
+
+/* All zero (strata_import_defaults) is the default: y up, FLAT, no weld. */
+typedef struct strata_import_options {
+    /* in */
+    strata_axis up;   /* FLAT: the input's up axis (ignored when radial) */
+    int weld;         /* non-zero: merge exactly equal positions (+0 ==
+                         -0); the first occurrence wins, ids are renumbered
+                         in order of first occurrence */
+    int keep_winding; /* non-zero: never reverse the triangles */
+    int radial;       /* non-zero: a RADIAL mesh (a planet) */
+    int has_center;   /* radial: use center[] (else the bounding-box centre) */
+    float center[3];
+    float radius;     /* radial: base radius > 0, or 0 for the mean distance */
+    /* out: written by a successful call (left alone on failure) */
+    strata_import_format format; /* what the data was */
+    uint32_t dropped;            /* faces dropped as degenerate */
+    uint32_t welded;             /* vertices merged away by weld */
+    int flipped;                 /* 1 when every triangle was reversed */
+} strata_import_options;
+
+/* Zero the options: the defaults above. */
+STRATA_API void strata_import_defaults(strata_import_options *opts);
+
+/* opts may be NULL for the defaults (and no report). */
+STRATA_API strata_status strata_mesh_decode(strata_ctx *ctx, const void *data,
+                                            size_t len,
+                                            strata_import_options *opts,
+                                            strata_mesh **out);
+STRATA_API strata_status strata_mesh_load(strata_ctx *ctx, const char *path,
+                                          strata_import_options *opts,
+                                          strata_mesh **out);
+
+/* Turn a result sliced from a mesh imported with the given up axis back
+ * into the input's frame: positions, normals and the centre get the
+ * inverse quarter turn, exactly (up z: (x, y, z) -> (x, -z, y); up x:
+ * (x, y, z) -> (y, -x, z); up y: nothing).  strata_result_rotate_to_y_up
+ * is its inverse (the import's rotation), e.g. to draw a preview after
+ * writing the file.  A negated coordinate is computed as 0 - v: no -0 is
+ * introduced.
+ * STRATA_ERR_INVALID_ARG for a NULL result or an unknown axis. */
+STRATA_API strata_status strata_result_rotate_from_y_up(strata_result *r,
+                                                        strata_axis up);
+STRATA_API strata_status strata_result_rotate_to_y_up(strata_result *r,
+                                                      strata_axis up);
+
+/* ------------------------------------------------------------------ */
+/* Instruction sets                                                    */
+/* ------------------------------------------------------------------ */
+
+/* The hot kernels (today: the fBm batches) exist once per instruction set.
+ * Every kernel gives the same bytes as the scalar reference, so the choice
+ * changes speed only, never output.  A context picks its instruction set
+ * when it is created: the best one this CPU and build support, unless the
+ * environment variable STRATA_SIMD names one (auto, scalar, avx2, avx512,
+ * neon).  An ISA the CPU or build lacks makes strata_ctx_create fail with
+ * STRATA_ERR_ISA, an unknown name with STRATA_ERR_INVALID_ARG.
+ *
+ * "Best" is AVX2 on x86-64 and NEON on AArch64.  AVX-512 is used only when
+ * forced: its kernels are built and tested, but it is not known to beat
+ * AVX2 on every CPU that has it (clock drops, double-pumped units). */
+typedef enum strata_isa {
+    STRATA_ISA_AUTO = -1,  /* strata_ctx_set_isa: the default choice    */
+    STRATA_ISA_SCALAR = 0, /* portable C: the reference                 */
+    STRATA_ISA_AVX2 = 1,   /* x86-64 AVX2, 8 lanes (no FMA used)         */
+    STRATA_ISA_AVX512 = 2, /* x86-64 AVX-512F, 16 lanes                  */
+    STRATA_ISA_NEON = 3,   /* AArch64 Advanced SIMD, 4 lanes             */
+    STRATA_ISA_COUNT_
+} strata_isa;
+
+/* Bit of an ISA in the mask of strata_cpu_isas(). */
+#define STRATA_ISA_BIT(isa) (1u << (unsigned)(isa))
+
+/* Instruction sets usable here: kernels built into this library AND
+ * supported by the CPU and the operating system (AVX state saved by the
+ * OS).  STRATA_ISA_BIT(STRATA_ISA_SCALAR) is always set. */
+STRATA_API unsigned strata_cpu_isas(void);
+
+/* The instruction set ctx's kernels use (never STRATA_ISA_AUTO). */
+STRATA_API strata_isa strata_ctx_isa(const strata_ctx *ctx);
+
+/* Force ctx onto an instruction set; STRATA_ISA_AUTO restores the default
+ * choice (ignoring STRATA_SIMD).  STRATA_ERR_ISA when the CPU or build
+ * lacks it (ctx unchanged), STRATA_ERR_INVALID_ARG for a value outside the
+ * enum. */
+STRATA_API strata_status strata_ctx_set_isa(strata_ctx *ctx, strata_isa isa);
+
+/* Lower-case name: "auto", "scalar", "avx2", "avx512", "neon"; "unknown"
+ * for other values.  Never NULL. */
+STRATA_API const char *strata_isa_name(strata_isa isa);
+
+/* The inverse of strata_isa_name (exact, lower case; "auto" included):
+ * STRATA_OK or STRATA_ERR_INVALID_ARG for an unknown name. */
+STRATA_API strata_status strata_isa_from_name(const char *name,
+                                              strata_isa *out);
 
 #ifdef __cplusplus
 }

@@ -83,7 +83,14 @@ check "planet --help shows the default terraces" 'grep -q "0 writes the displace
 run terrain --help
 check "terrain --help shows the default cells" 'grep -q -- "--cells N.*(default 256)" out'
 succeeds "info" info
-check "info lists version and isa" 'grep -q "^version: " out && grep -q "^isa: scalar" out'
+check "info lists version and isa" 'grep -q "^version: " out && grep -q "^isa: [a-z0-9]*\$" out'
+check "info lists the available isas" 'grep -q "^isas: scalar" out'
+# An instruction set this machine lacks (no CPU has both AVX-512 and NEON).
+isas=$(sed -n 's/^isas: //p' out)
+missing=
+for i in neon avx512 avx2; do
+    case " $isas " in *" $i "*) ;; *) missing=$i; break ;; esac
+done
 
 # ------------------------------------------------------------ usage errors
 fails 2 "missing command" "no arguments"
@@ -109,7 +116,6 @@ fails 2 "--sides" "--sides on a grid" terrain --sides 5
 fails 2 "--cells" "--cells on a polygon" terrain --shape polygon --cells 8
 fails 2 "--shape" "bad --shape" terrain --shape torus
 fails 2 "--threads" "negative --threads" planet --threads -1
-fails 2 "scalar" "--simd avx2 without kernels" planet --simd avx2
 fails 2 "--simd" "unknown --simd" planet --simd sse9
 fails 2 "--walls" "bad --walls" planet --walls middle
 fails 2 "--noise" "bad --noise" planet --noise value
@@ -120,14 +126,32 @@ fails 2 "--heightmap" "--heightmap with --cells" terrain --heightmap h.pgm --cel
 fails 2 "--heightmap" "--cell-size without --heightmap" terrain --cell-size 2
 fails 2 "x.stl" "unknown output format" planet -o x.stl
 fails 2 "extra" "stray argument" planet extra
-export STRATA_SIMD=avx2
-fails 2 "STRATA_SIMD" "STRATA_SIMD=avx2" planet --level 1
+export STRATA_SIMD=sse9
+fails 2 "STRATA_SIMD" "unknown STRATA_SIMD" planet --level 1
 unset STRATA_SIMD
 check "usage errors leave no files" '[ -z "$(ls | grep -v -e "^err\$" -e "^out\$")" ]'
 
 # ------------------------------------------------------------ runtime errors
 fails 1 "no-such.pgm" "missing heightmap" terrain --heightmap no-such.pgm
 fails 1 "nodir/x.ply" "output into a missing directory" planet --level 1 -o nodir/x.ply
+if [ -n "$missing" ]; then
+    fails 1 "lacks" "--simd $missing on a CPU without it" planet --level 1 --simd "$missing"
+    export STRATA_SIMD=$missing
+    fails 1 "STRATA_SIMD=$missing" "STRATA_SIMD=$missing unavailable" info
+    unset STRATA_SIMD
+    check "no file after an unavailable --simd" '[ ! -e planet.ply ]'
+fi
+# Every available ISA gives the same bytes; --simd overrides STRATA_SIMD.
+succeeds "--simd scalar" planet --level 3 --simd scalar --stats -o isa-scalar.ply
+check "--stats names the forced isa" 'grep -q "^isa=scalar\$" err'
+export STRATA_SIMD=sse9
+for i in $isas; do
+    succeeds "--simd $i" planet --level 3 --simd "$i" --stats -o "isa-$i.ply"
+    check "--stats isa=$i" 'grep -q "^isa=$i\$" err'
+    check "--simd $i output equals scalar" 'cmp -s isa-scalar.ply "isa-$i.ply"'
+done
+unset STRATA_SIMD
+rm -f isa-*.ply
 check "nothing created for a missing directory" '[ ! -e nodir ] && [ -z "$(ls | grep -v -e "^err\$" -e "^out\$")" ]'
 printf 'P5\n3 3\n255\n\001\002' >short.pgm
 fails 1 "short.pgm" "truncated heightmap" terrain --heightmap short.pgm
@@ -174,10 +198,66 @@ succeeds "--walls separate OBJ" terrain --cells 16 --walls separate -o w.obj
 check "separate wall groups" 'grep -q "^g walls_" w.obj'
 check "wall materials defined" 'grep -q "^newmtl wall_" w.mtl'
 
+# ------------------------------------------------------------ GLB, palettes
+succeeds "-o x.glb" planet --level 2 --palette ice -o x.glb
+check "GLB magic and length" '[ "$(dd if=x.glb bs=4 count=1 2>/dev/null)" = glTF ] && [ "$(od -An -tu4 -j8 -N4 x.glb | tr -d " ")" = "$(wc -c <x.glb | tr -d " ")" ]'
+fails 2 "no-such-palette" "unknown --palette" planet --level 1 --palette no-such-palette -o p.glb
+printf '#ff0000\nbanana\n' >bad.pal
+fails 1 "bad.pal" "malformed --palette file" planet --level 1 --palette bad.pal -o p.glb
+printf '; two stops\n#000000\nffffff\n' >bw.pal
+succeeds "--palette FILE" terrain --cells 8 --terraces 3 --palette bw.pal -o bw.obj
+check "--palette colours the MTL" 'grep -q "^Kd 1.0000 1.0000 1.0000" bw.mtl && grep -q "^Kd 0.0000 0.0000 0.0000" bw.mtl'
+
+# ------------------------------------------------------------ PNG preview
+fails 2 "--view" "bad --view" planet --level 1 --preview v.png --view sideways
+fails 2 "planet" "--view planet on a terrain" terrain --cells 4 --preview v.png --view planet
+fails 2 ".png" "--preview needs .png" planet --level 1 --preview v.jpg
+fails 2 "--preview" "--view without --preview" planet --level 1 --view top
+fails 2 "--preview-size" "--preview-size too small" planet --level 1 --preview v.png --preview-size 8
+check "no preview after usage errors" '[ ! -e v.png ] && [ ! -e v.jpg ]'
+run planet --level 3 --preview pv.png --preview-size 100 --stats -o pv.ply
+if [ "$rc" -eq 1 ] && grep -q "without a PNG library" err; then
+    : # built without libspng/libpng: nothing more to check
+else
+    check "--preview exits 0" '[ "$rc" -eq 0 ]'
+    # signature, then IHDR: width and height (big-endian), depth 8, colour type 2 (RGB)
+    check "--preview PNG signature" '[ "$(od -An -tx1 -N8 pv.png | tr -d " ")" = 89504e470d0a1a0a ]'
+    check "--preview-size in the IHDR" '[ "$(od -An -tu1 -j16 -N10 pv.png | tr -s " " | sed "s/^ //;s/ $//")" = "0 0 0 100 0 0 0 100 8 2" ]'
+    check "--stats has time.preview" 'grep -q "^time\.preview=[0-9]" err'
+    succeeds "--preview default size" terrain --cells 16 --view top --preview tv.png -o tv.ply
+    check "default preview size 1024" '[ "$(od -An -tu1 -j16 -N8 tv.png | tr -s " " | sed "s/^ //;s/ $//")" = "0 0 4 0 0 0 4 0" ]'
+    run terrain --cells 32 --preview t1.png --preview-size 64 --threads 1 -o t1.ply
+    run terrain --cells 32 --preview t2.png --preview-size 64 --threads 2 -o t2.ply
+    check "preview independent of threads" 'cmp -s t1.png t2.png'
+    fails 1 "nodir/p.png" "--preview into a missing directory" planet --level 1 --preview nodir/p.png -o nd.ply
+    check "no mesh written when the preview directory is missing" '[ ! -e nd.ply ]'
+fi
+
 # ------------------------------------------------------------ unsliced
 succeeds "--terraces 0" terrain --cells 32 --terraces 0 -o flat.ply
 check "--terraces 0 keeps the grid" '[ "$(ply_count flat.ply vertex)" = 1089 ] && [ "$(ply_count flat.ply face)" = 2048 ]'
 check "--terraces 0 summary" 'grep -q ", 1 terrace\$" err'
+
+# ------------------------------------------------------------ slice (mesh import)
+succeeds "slice --help" slice --help
+check "slice --help mentions usage and --up" 'grep -q "^Usage: strata slice" out && grep -q -- "--up AXIS.*(default y)" out'
+run --help
+check "--help lists slice" 'grep -q "^  slice " out'
+succeeds "slice a PLY" slice flat.ply --terraces 4 -o sl.ply
+check "slice a PLY: 4 terraces" 'grep -q ", 4 terraces\$" err'
+succeeds "slice --terraces 0" slice flat.ply --terraces 0 -o sl0.ply
+check "slice --terraces 0 gives the input back" 'cmp -s flat.ply sl0.ply'
+# a z-up pyramid, one face written twice with a degenerate third
+printf 'v 0 0 0\nv 2 0 0\nv 2 2 0\nv 0 2 0\nv 1 1 1\nf 1 2 5\nf 2/1 3/1 5/1\nf 3//1 4//1 -1//1\nf 4 1 5\nf 1 1 5\n' >pyr.obj
+succeeds "slice --up z" slice pyr.obj --up z --levels 0,0.5 -o pz.obj
+check "slice --up z: heights along z are the levels" '[ "$(awk "\$1 == \"v\" { print \$4 }" pz.obj | sort -u | tr "\n" " ")" = "0 0.5 " ]'
+check "slice mentions the dropped face" 'grep -q "pyr.obj: dropped 1 degenerate face" err'
+fails 1 "no-such.obj" "slice a missing file" slice no-such.obj -o m.ply
+printf 'ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nend_header\n0\n1\n2\n' >bad.ply
+fails 1 "bad.ply" "slice a malformed PLY" slice bad.ply -o m.ply
+fails 2 "-o" "slice without -o" slice flat.ply
+fails 2 "--radial" "--center without --radial" slice flat.ply --center 0,0,0 -o m.ply
+check "no output after slice failures" '[ ! -e m.ply ]'
 
 # ------------------------------------------------------------ terrace curve
 run terrain --cells 16 --terraces 4 -o tc0.ply

@@ -1,0 +1,39 @@
+#!/bin/sh
+# Compile and run the C program shown in README.md against the library just
+# built, so the README's example cannot rot.  Run by `make check` with
+# SRCDIR, CC and LIBTOOL set.
+set -u
+: "${SRCDIR:=.}" "${CC:=cc}" "${LIBTOOL:=./libtool}"
+build=$(pwd)
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+
+awk '/<!-- example:/ {grab=1; next} grab && /^```c/ {inside=1; next} inside && /^```/ {exit} inside {print}' \
+    "$SRCDIR/README.md" >"$tmp/example.c"
+if ! grep -q 'int main' "$tmp/example.c"; then
+    echo "FAIL: no example program found in README.md"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+pass=0 fail=0
+if $LIBTOOL --mode=link --tag=CC $CC -std=c99 -Wall -Werror -I"$SRCDIR/core" \
+        -o "$tmp/example" "$tmp/example.c" "$build/libstrata.la" -lm >"$tmp/cc.log" 2>&1; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1))
+    echo "FAIL: the README example does not compile:"
+    cat "$tmp/cc.log"
+fi
+if [ $fail -eq 0 ]; then
+    (cd "$tmp" && ./example >out 2>err)
+    rc=$?
+    if [ $rc -eq 0 ] && grep -Eq '^[0-9]+ vertices, [0-9]+ triangles, 16 terraces$' "$tmp/out" &&
+        [ "$(head -c 3 "$tmp/planet.ply")" = ply ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL: the README example exited $rc: $(cat "$tmp/out" "$tmp/err")"
+    fi
+fi
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
