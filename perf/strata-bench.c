@@ -1,0 +1,945 @@
+/* strata-bench - throughput of libstrata's stages.
+ *
+ * Prints one line per measurement, words of key=value after a leading tag
+ * (machine, bench, ratio, memory), so scripts can diff runs:
+ *
+ *   bench stage=fbm3 isa=scalar threads=1 size=10000000 seconds=0.812 ...
+ *
+ * Inputs are built before the clock starts; every figure is the best of
+ * --reps runs (the machine is shared: the minimum is the least disturbed
+ * run, not an average of interference).  The `stacked` stage is a scalar
+ * port of the classic stacked-roof terracing (icospheric.com, "Making
+ * terraced terrain", 2016) run on the same input and planes as strata's
+ * band slicer, as the baseline the band design is measured against.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "strata.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_THREADS 16
+#define MAX_RUNS (MAX_THREADS * STRATA_ISA_COUNT_)
+
+static struct {
+    int quick, reps;
+    int nthreads, threads[MAX_THREADS];
+    int nisas;
+    strata_isa isas[STRATA_ISA_COUNT_];
+    const char *stage; /* NULL: all; else a comma list */
+    char ply[4096];    /* scratch output file */
+} cfg = {0, 3, 0, {0}, 0, {STRATA_ISA_SCALAR}, NULL, ""};
+
+/* ------------------------------------------------------------ helpers */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+_Noreturn static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("strata-bench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+static void check(strata_status st, const char *what)
+{
+    if (st != STRATA_OK)
+        die("%s: %s", what, strata_status_str(st));
+}
+
+/* 64-byte aligned, like the library's own arrays, so that inputs do not
+ * straddle cache lines differently from run to run. */
+static void *xalloc(size_t size)
+{
+    void *p = aligned_alloc(64, (size + 63) / 64 * 64);
+    if (!p)
+        die("out of memory (%zu bytes)", size);
+    return p;
+}
+
+static int want(const char *stage)
+{
+    if (!cfg.stage)
+        return 1;
+    const size_t n = strlen(stage);
+    for (const char *s = cfg.stage; *s;) {
+        const size_t len = strcspn(s, ",");
+        if (len == n && !strncmp(s, stage, n))
+            return 1;
+        s += len + (s[len] == ',');
+    }
+    return 0;
+}
+
+/* Start a bench line with ctx's settings (NULL: code outside the library's
+ * kernels and threads: scalar, 1); the caller appends " key=value" words. */
+static void bench_begin(const char *stage, const strata_ctx *ctx, uint64_t size)
+{
+    printf("bench stage=%s isa=%s threads=%d size=%llu", stage,
+           ctx ? strata_isa_name(strata_ctx_isa(ctx)) : "scalar",
+           ctx ? strata_ctx_threads(ctx) : 1, (unsigned long long)size);
+}
+
+static void bench_end(void)
+{
+    putchar('\n');
+    fflush(stdout); /* lines appear as they are measured, also through tee */
+}
+
+/* Best of cfg.reps runs of fn, which returns the seconds of its own timed
+ * part (setup and freeing stay outside the clock). */
+static double best_of(double (*fn)(void *), void *arg)
+{
+    double best = INFINITY;
+    for (int r = 0; r < cfg.reps; r++) {
+        const double t = fn(arg);
+        best = t < best ? t : best;
+    }
+    return best;
+}
+
+/* Measurements sweep every (ISA, thread count) pair: run r of nruns(). */
+static int nruns(void)
+{
+    return cfg.nisas * cfg.nthreads;
+}
+
+static void set_run(strata_ctx *ctx, int r)
+{
+    check(strata_ctx_set_isa(ctx, cfg.isas[r / cfg.nthreads]), "isa");
+    check(strata_ctx_set_threads(ctx, cfg.threads[r % cfg.nthreads]), "threads");
+}
+
+/* Building inputs is not measured: the library's own choices, fastest. */
+static void set_default(strata_ctx *ctx)
+{
+    check(strata_ctx_set_isa(ctx, STRATA_ISA_AUTO), "isa");
+    check(strata_ctx_set_threads(ctx, 0), "threads");
+}
+
+/* Level of a height, as DESIGN.md defines it: L[k] <= h < L[k+1]. */
+static uint32_t level_of(const float *L, uint32_t n, float h)
+{
+    uint32_t lo = 0, len = n;
+    while (len > 0) {
+        const uint32_t half = len / 2;
+        if (L[lo + half] <= h) {
+            lo += half + 1;
+            len -= half + 1;
+        } else {
+            len = half;
+        }
+    }
+    return lo > 0 ? lo - 1 : 0;
+}
+
+/* Share of triangles spanning more than one band: they leave the slicer's
+ * fast path, so this explains most differences between inputs. */
+static double multiband_pct(const strata_mesh *m, const float *L, uint32_t n)
+{
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    uint64_t multi = 0;
+    for (uint32_t t = 0; t < v.ntris; t++) {
+        const uint32_t la = level_of(L, n, v.h[v.a[t]]);
+        multi += la != level_of(L, n, v.h[v.b[t]]) || la != level_of(L, n, v.h[v.c[t]]);
+    }
+    return v.ntris ? 100.0 * (double)multi / v.ntris : 0.0;
+}
+
+/* ------------------------------------------------------- the stages */
+
+typedef struct {
+    strata_ctx *ctx;
+    int level, depth;
+    const strata_mesh *base;
+} shape_arg;
+
+static double run_icosphere(void *p)
+{
+    shape_arg *a = p;
+    strata_mesh *m;
+    const double t0 = now();
+    check(strata_shape_icosphere(a->ctx, a->level, 1.0f, &m), "icosphere");
+    const double t = now() - t0;
+    strata_mesh_destroy(m);
+    return t;
+}
+
+static double run_subdivide(void *p)
+{
+    shape_arg *a = p;
+    strata_mesh *m;
+    const double t0 = now();
+    check(strata_mesh_subdivide(a->ctx, a->base, a->depth, STRATA_SUBDIVIDE_PROJECT, &m),
+          "subdivide");
+    const double t = now() - t0;
+    strata_mesh_destroy(m);
+    return t;
+}
+
+static void bench_shapes(strata_ctx *ctx)
+{
+    if (want("icosphere")) {
+        static const int full[] = {6, 8, 10}, quick[] = {5, 7};
+        const int *lv = cfg.quick ? quick : full;
+        const int nl = cfg.quick ? 2 : 3;
+        for (int i = 0; i < nl; i++)
+            for (int ri = 0; ri < nruns(); ri++) {
+                shape_arg a = {ctx, lv[i], 0, NULL};
+                set_run(ctx, ri);
+                const double s = best_of(run_icosphere, &a);
+                const uint64_t tris = 20ull << (2 * lv[i]);
+                bench_begin("icosphere", ctx, tris);
+                printf(" level=%d seconds=%.6f mtri_per_s=%.2f", lv[i], s, tris / s / 1e6);
+                bench_end();
+            }
+    }
+    if (want("subdivide")) {
+        const int base_level = cfg.quick ? 4 : 6;
+        strata_mesh *base;
+        set_default(ctx);
+        check(strata_shape_icosphere(ctx, base_level, 1.0f, &base), "icosphere");
+        for (int depth = 2; depth <= 3; depth++)
+            for (int ri = 0; ri < nruns(); ri++) {
+                shape_arg a = {ctx, base_level, depth, base};
+                set_run(ctx, ri);
+                const double s = best_of(run_subdivide, &a);
+                const uint64_t tris = (uint64_t)strata_mesh_triangle_count(base) << (2 * depth);
+                bench_begin("subdivide", ctx, tris);
+                printf(" base_level=%d depth=%d seconds=%.6f mtri_per_s=%.2f", base_level, depth,
+                       s, tris / s / 1e6);
+                bench_end();
+            }
+        strata_mesh_destroy(base);
+    }
+}
+
+typedef struct {
+    strata_ctx *ctx;
+    strata_fbm f;
+    const float *x, *y, *z; /* z NULL: 2D */
+    size_t n;
+    float *out;
+} fbm_arg;
+
+static double run_fbm(void *p)
+{
+    fbm_arg *a = p;
+    const double t0 = now();
+    check(a->z ? strata_fbm3_batch(a->ctx, &a->f, a->x, a->y, a->z, a->n, a->out)
+               : strata_fbm2_batch(a->ctx, &a->f, a->x, a->y, a->n, a->out),
+          "fbm");
+    return now() - t0;
+}
+
+static void bench_fbm_run(fbm_arg *a, const char *stage, const char *input)
+{
+    for (int ri = 0; ri < nruns(); ri++) {
+        set_run(a->ctx, ri);
+        const double s = best_of(run_fbm, a);
+        bench_begin(stage, a->ctx, a->n);
+        printf(" input=%s octaves=%d seconds=%.6f mpts_per_s=%.2f ns_per_point_octave=%.3f",
+               input, a->f.octaves, s, a->n / s / 1e6, s * 1e9 / ((double)a->n * a->f.octaves));
+        bench_end();
+    }
+}
+
+static void bench_fbm(strata_ctx *ctx)
+{
+    strata_fbm f;
+    strata_fbm_defaults(&f); /* simplex, 6 octaves */
+    f.frequency = 1.5f;      /* the CLI's planet default, per radius */
+    if (want("fbm3")) {
+        /* A Fibonacci sphere: deterministic, evenly spread unit vectors. */
+        const size_t n = cfg.quick ? 1000000 : 10000000;
+        float *x = xalloc(n * sizeof *x), *y = xalloc(n * sizeof *y), *z = xalloc(n * sizeof *z);
+        float *out = xalloc(n * sizeof *out);
+        const double golden = 3.14159265358979323846 * (3.0 - sqrt(5.0));
+        for (size_t i = 0; i < n; i++) {
+            const double yy = 1.0 - 2.0 * ((double)i + 0.5) / (double)n;
+            const double r = sqrt(1.0 - yy * yy), phi = golden * (double)i;
+            x[i] = (float)(r * cos(phi));
+            y[i] = (float)yy;
+            z[i] = (float)(r * sin(phi));
+        }
+        memset(out, 0, n * sizeof *out); /* fault the pages in before timing */
+        fbm_arg a = {ctx, f, x, y, z, n, out};
+        bench_fbm_run(&a, "fbm3", "sphere");
+        free(x);
+        free(y);
+        free(z);
+        free(out);
+    }
+    if (want("fbm2")) {
+        const uint32_t w = cfg.quick ? 1000 : 3200, h = cfg.quick ? 1000 : 3125;
+        const size_t n = (size_t)w * h;
+        float *x = xalloc(n * sizeof *x), *y = xalloc(n * sizeof *y), *out = xalloc(n * sizeof *out);
+        for (uint32_t j = 0; j < h; j++)
+            for (uint32_t i = 0; i < w; i++) {
+                x[(size_t)j * w + i] = 8.0f * (float)i / (float)w;
+                y[(size_t)j * w + i] = 8.0f * (float)j / (float)w;
+            }
+        memset(out, 0, n * sizeof *out);
+        fbm_arg a = {ctx, f, x, y, NULL, n, out};
+        bench_fbm_run(&a, "fbm2", "grid");
+        free(x);
+        free(y);
+        free(out);
+    }
+}
+
+/* ---------------------------------------------------- slicing inputs */
+
+typedef struct {
+    strata_mesh *m;
+    float levels[64];
+    uint32_t nlevels;
+    char name[32];
+} input;
+
+/* An N x N cell terrain that goes the way a user's would: fBm heights
+ * written as a PFM file in memory, decoded, meshed.  Heights follow the
+ * CLI's terrain defaults (3 periods across, amplitude 0.15 x size). */
+static void terrain_input(strata_ctx *ctx, uint32_t cells, uint32_t terraces, input *in)
+{
+    const uint32_t side = cells + 1;
+    char head[64];
+    const int hl = snprintf(head, sizeof head, "Pf\n%u %u\n-1.0\n", side, side);
+    const size_t len = (size_t)hl + 4 * (size_t)side * side;
+    unsigned char *pfm = xalloc(len);
+    memcpy(pfm, head, (size_t)hl);
+    strata_fbm f;
+    strata_fbm_defaults(&f);
+    f.frequency = 3.0f / (float)cells;
+    f.amplitude = 0.15f * (float)cells;
+    unsigned char *o = pfm + hl;
+    for (uint32_t j = 0; j < side; j++)
+        for (uint32_t i = 0; i < side; i++) {
+            const float v = strata_fbm2(&f, (float)i, (float)j);
+            uint32_t bits;
+            memcpy(&bits, &v, 4);
+            for (int b = 0; b < 4; b++) /* little-endian whatever the host */
+                *o++ = (unsigned char)(bits >> (8 * b));
+        }
+    strata_heightmap *hm;
+    check(strata_heightmap_decode(ctx, pfm, len, &hm), "heightmap decode");
+    free(pfm);
+    check(strata_mesh_from_heightmap(ctx, hm, 1.0f, 1.0f, &in->m), "mesh from heightmap");
+    strata_heightmap_destroy(hm);
+    in->nlevels = terraces;
+    check(strata_levels_uniform(in->m, terraces, NULL, in->levels), "levels");
+    snprintf(in->name, sizeof in->name, "grid%u", cells);
+}
+
+/* A planet: icosphere of radius 1 displaced by 0.1 with 3D fBm. */
+static void planet_input(strata_ctx *ctx, int level, uint32_t terraces, input *in)
+{
+    check(strata_shape_icosphere(ctx, level, 1.0f, &in->m), "icosphere");
+    strata_fbm f;
+    strata_fbm_defaults(&f);
+    f.frequency = 1.5f;
+    f.amplitude = 0.1f;
+    check(strata_displace_radial(ctx, in->m, &f, NULL), "displace");
+    in->nlevels = terraces;
+    check(strata_levels_uniform(in->m, terraces, NULL, in->levels), "levels");
+    snprintf(in->name, sizeof in->name, "ico%d", level);
+}
+
+/* ------------------------------------------------------------ slice */
+
+typedef struct {
+    strata_ctx *ctx;
+    const input *in;
+    strata_result *r; /* of the last run */
+} slice_arg;
+
+static double run_slice(void *p)
+{
+    slice_arg *a = p;
+    strata_result_destroy(a->r); /* before the clock: no double footprint */
+    a->r = NULL;
+    const strata_slice_options so = {a->in->levels, a->in->nlevels, STRATA_WALLS_UPPER, 0};
+    const double t0 = now();
+    check(strata_slice(a->ctx, a->in->m, &so, &a->r), "slice");
+    return now() - t0;
+}
+
+/* Slice `in` in every run configuration; returns the seconds of each in
+ * secs[] and the last result (the caller destroys it). */
+static strata_result *bench_slice(strata_ctx *ctx, const input *in, double *secs)
+{
+    const uint32_t tris = strata_mesh_triangle_count(in->m);
+    const double multi = multiband_pct(in->m, in->levels, in->nlevels);
+    slice_arg a = {ctx, in, NULL};
+    for (int ri = 0; ri < nruns(); ri++) {
+        set_run(ctx, ri);
+        const double s = secs[ri] = best_of(run_slice, &a);
+        strata_result_view v;
+        strata_result_get_view(a.r, &v);
+        const double bytes = 12.0 * v.nverts + 4.0 * (double)v.nindices;
+        bench_begin("slice", ctx, tris);
+        printf(" input=%s terraces=%u multiband_pct=%.2f seconds=%.6f mtri_per_s=%.2f"
+               " out_tris=%llu out_verts=%u out_bytes=%.0f out_mb_per_s=%.1f",
+               in->name, in->nlevels, multi, s, tris / s / 1e6,
+               (unsigned long long)(v.nindices / 3), v.nverts, bytes, bytes / s / 1e6);
+        bench_end();
+    }
+    return a.r;
+}
+
+/* ---------------------------------------- stacked roofs (the baseline)
+ *
+ * The classic algorithm, per triangle and per plane from the one at or
+ * below its lowest corner to the one at or below its highest:
+ *  - all three corners on or above the plane: the triangle, flattened onto
+ *    the plane, is a roof;
+ *  - one or two above: cut the triangle along the plane; the part above,
+ *    flattened (a triangle or a quad), is a roof, and a wall quad hangs
+ *    from the cut line down to the plane below.
+ * Roofs thus stack on every plane under a triangle, the hidden ones
+ * included.  As in the article, output goes into growable vertex and index
+ * lists with no sharing between polygons (3 vertices a triangle, 4 a quad)
+ * and planes are found by flooring the height over the spacing.  The flat
+ * case only, single-threaded, floats.
+ */
+
+typedef struct {
+    float *xyz; /* interleaved, like a list of Vector3 */
+    uint32_t *idx;
+    size_t nv, capv, ni, capi;
+} soup;
+
+static void grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    size_t c = *cap ? *cap : 4096;
+    while (c < need)
+        c *= 2; /* a List's doubling, copies included */
+    void *q = realloc(*p, c * elem);
+    if (!q)
+        die("out of memory");
+    *p = q;
+    *cap = c;
+}
+
+static inline uint32_t soup_vertex(soup *s, float x, float y, float z)
+{
+    if (s->nv == s->capv)
+        grow((void **)&s->xyz, &s->capv, s->nv + 1, 3 * sizeof(float));
+    float *o = s->xyz + 3 * s->nv;
+    o[0] = x;
+    o[1] = y;
+    o[2] = z;
+    return (uint32_t)s->nv++;
+}
+
+static inline void soup_tri(soup *s, uint32_t a, uint32_t b, uint32_t c)
+{
+    if (s->ni + 3 > s->capi)
+        grow((void **)&s->idx, &s->capi, s->ni + 3, sizeof(uint32_t));
+    s->idx[s->ni++] = a;
+    s->idx[s->ni++] = b;
+    s->idx[s->ni++] = c;
+}
+
+typedef struct {
+    const float *L;
+    uint32_t n;
+    float inv_spacing;
+} planes;
+
+/* floor((h - L0) / spacing), nudged so that L[k] <= h < L[k+1] holds in
+ * float exactly as strata decides it: both then cut at the same planes. */
+static inline uint32_t plane_at_or_below(const planes *P, float h)
+{
+    float f = floorf((h - P->L[0]) * P->inv_spacing);
+    uint32_t k = f <= 0.0f ? 0 : f >= (float)(P->n - 1) ? P->n - 1 : (uint32_t)f;
+    while (k + 1 < P->n && P->L[k + 1] <= h)
+        k++;
+    while (k > 0 && P->L[k] > h)
+        k--;
+    return k;
+}
+
+static inline void lerp_xz(const float *p, const float *q, float hp, float hq, float level,
+                           float *x, float *z)
+{
+    const float t = (level - hp) / (hq - hp);
+    *x = p[0] + t * (q[0] - p[0]);
+    *z = p[2] + t * (q[2] - p[2]);
+}
+
+static void stacked_triangle(soup *s, const planes *P, const float v[3][3])
+{
+    const float h[3] = {v[0][1], v[1][1], v[2][1]};
+    const float lo = fminf(h[0], fminf(h[1], h[2])), hi = fmaxf(h[0], fmaxf(h[1], h[2]));
+    const uint32_t k0 = plane_at_or_below(P, lo), k1 = plane_at_or_below(P, hi);
+    for (uint32_t k = k0; k <= k1; k++) {
+        const float y = P->L[k];
+        const int up[3] = {h[0] >= y, h[1] >= y, h[2] >= y};
+        const int above = up[0] + up[1] + up[2];
+        if (above == 0)
+            continue; /* only below L[0], which uniform planes never have */
+        if (above == 3) {
+            const uint32_t i = soup_vertex(s, v[0][0], y, v[0][2]);
+            soup_vertex(s, v[1][0], y, v[1][2]);
+            soup_vertex(s, v[2][0], y, v[2][2]);
+            soup_tri(s, i, i + 1, i + 2);
+            continue;
+        }
+        /* Rotate (keeping the winding) so the odd corner out is the third:
+         * the lone corner above (one above) or below (two above). */
+        int odd = 0;
+        while (up[odd] == (above == 1 ? 0 : 1))
+            odd++;
+        const float *p1 = v[(odd + 1) % 3], *p2 = v[(odd + 2) % 3], *p3 = v[odd];
+        const float h1 = p1[1], h2 = p2[1], h3 = p3[1];
+        float c1x, c1z, c2x, c2z; /* cuts on p3-p1 and p2-p3 */
+        lerp_xz(p1, p3, h1, h3, y, &c1x, &c1z);
+        lerp_xz(p2, p3, h2, h3, y, &c2x, &c2z);
+        uint32_t i = soup_vertex(s, c1x, y, c1z);
+        soup_vertex(s, c2x, y, c2z);
+        if (above == 1) { /* roof c1, c2, p3 */
+            soup_vertex(s, p3[0], y, p3[2]);
+            soup_tri(s, i, i + 1, i + 2);
+        } else { /* roof p1, p2, c2, c1 */
+            soup_vertex(s, p1[0], y, p1[2]);
+            soup_vertex(s, p2[0], y, p2[2]);
+            soup_tri(s, i + 2, i + 3, i + 1);
+            soup_tri(s, i + 2, i + 1, i);
+        }
+        if (k == 0)
+            continue; /* no plane below to hang a wall to */
+        const float yb = P->L[k - 1];
+        const uint32_t w = soup_vertex(s, c1x, y, c1z); /* c1 top, c2 top, c1 bot, c2 bot */
+        soup_vertex(s, c2x, y, c2z);
+        soup_vertex(s, c1x, yb, c1z);
+        soup_vertex(s, c2x, yb, c2z);
+        /* Facing the lower side, as strata's walls do. */
+        if (above == 1) {
+            soup_tri(s, w + 2, w + 3, w + 1);
+            soup_tri(s, w + 2, w + 1, w);
+        } else {
+            soup_tri(s, w + 3, w + 2, w);
+            soup_tri(s, w + 3, w, w + 1);
+        }
+    }
+}
+
+typedef struct {
+    const input *in;
+    soup out;
+} stacked_arg;
+
+static double run_stacked(void *p)
+{
+    stacked_arg *a = p;
+    free(a->out.xyz);
+    free(a->out.idx);
+    memset(&a->out, 0, sizeof a->out); /* start empty, as a fresh List does */
+    strata_mesh_view mv;
+    strata_mesh_get_view(a->in->m, &mv);
+    const float *L = a->in->levels;
+    const uint32_t n = a->in->nlevels;
+    const planes P = {L, n, n > 1 ? (float)(n - 1) / (L[n - 1] - L[0]) : 1.0f};
+    const double t0 = now();
+    for (uint32_t t = 0; t < mv.ntris; t++) {
+        const uint32_t id[3] = {mv.a[t], mv.b[t], mv.c[t]};
+        float v[3][3];
+        for (int c = 0; c < 3; c++) {
+            v[c][0] = mv.x[id[c]];
+            v[c][1] = mv.h[id[c]];
+            v[c][2] = mv.z[id[c]];
+        }
+        stacked_triangle(&a->out, &P, v);
+    }
+    return now() - t0;
+}
+
+/* Area of the output seen from above: walls are vertical and add nothing,
+ * so this is the roof area, hidden stacked roofs included. */
+static double soup_roof_area(const soup *s)
+{
+    double sum = 0;
+    for (size_t i = 0; i < s->ni; i += 3) {
+        const float *p = s->xyz + 3 * (size_t)s->idx[i], *q = s->xyz + 3 * (size_t)s->idx[i + 1],
+                    *r = s->xyz + 3 * (size_t)s->idx[i + 2];
+        sum += 0.5 * fabs(((double)q[0] - p[0]) * ((double)r[2] - p[2]) -
+                          ((double)q[2] - p[2]) * ((double)r[0] - p[0]));
+    }
+    return sum;
+}
+
+static void bench_terrain(strata_ctx *ctx)
+{
+    static const uint32_t full[] = {1024, 2048}, quick[] = {256, 512};
+    const int do_slice = want("slice"), do_stacked = want("stacked");
+    if (!do_slice && !do_stacked)
+        return;
+    for (int i = 0; i < 2; i++) {
+        input in;
+        set_default(ctx);
+        terrain_input(ctx, cfg.quick ? quick[i] : full[i], 16, &in);
+        double secs[MAX_RUNS];
+        /* The ratio needs strata timed in the same run: slice runs for
+         * `stacked` too. */
+        strata_result *r = bench_slice(ctx, &in, secs);
+        if (do_stacked) {
+            const uint32_t tris = strata_mesh_triangle_count(in.m);
+            stacked_arg a = {&in, {0}};
+            const double s = best_of(run_stacked, &a);
+            const double bytes = 12.0 * (double)a.out.nv + 4.0 * (double)a.out.ni;
+            strata_result_view v;
+            strata_result_get_view(r, &v);
+            double band_roof = 0;
+            for (uint32_t k = 0; k < v.nterraces; k++)
+                band_roof += v.terraces[k].roof_area;
+            bench_begin("stacked", NULL, tris);
+            printf(" input=%s terraces=%u seconds=%.6f mtri_per_s=%.2f out_tris=%zu out_verts=%zu"
+                   " out_bytes=%.0f out_mb_per_s=%.1f extra_roof_area_pct=%.2f",
+                   in.name, in.nlevels, s, tris / s / 1e6, a.out.ni / 3, a.out.nv, bytes,
+                   bytes / s / 1e6, 100.0 * (soup_roof_area(&a.out) / band_roof - 1.0));
+            bench_end();
+            for (int ri = 0; ri < nruns(); ri++) {
+                set_run(ctx, ri);
+                printf("ratio stage=slice_vs_stacked input=%s size=%u isa=%s threads=%d"
+                       " ratio=%.2f\n",
+                       in.name, tris, strata_isa_name(strata_ctx_isa(ctx)),
+                       strata_ctx_threads(ctx), s / secs[ri]);
+            }
+            fflush(stdout);
+            free(a.out.xyz);
+            free(a.out.idx);
+        }
+        strata_result_destroy(r);
+        strata_mesh_destroy(in.m);
+    }
+}
+
+static void bench_planet_slice(strata_ctx *ctx)
+{
+    if (!want("slice"))
+        return;
+    static const int full[] = {8, 10}, quick[] = {6, 7};
+    for (int i = 0; i < 2; i++) {
+        input in;
+        set_default(ctx);
+        planet_input(ctx, cfg.quick ? quick[i] : full[i], 32, &in);
+        double secs[MAX_RUNS];
+        strata_result_destroy(bench_slice(ctx, &in, secs));
+        strata_mesh_destroy(in.m);
+    }
+}
+
+/* ------------------------------------------------------------ write */
+
+static off_t file_size(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        die("cannot stat %s", path);
+    return sb.st_size;
+}
+
+typedef struct {
+    const strata_result *r;
+    off_t bytes;
+} write_arg;
+
+static double run_write(void *p)
+{
+    write_arg *a = p;
+    const double t0 = now();
+    check(strata_result_write(a->r, cfg.ply, STRATA_FORMAT_PLY), "write");
+    const double t = now() - t0;
+    a->bytes = file_size(cfg.ply);
+    remove(cfg.ply);
+    return t;
+}
+
+static void bench_write(strata_ctx *ctx)
+{
+    if (!want("write"))
+        return;
+    input in;
+    set_default(ctx);
+    terrain_input(ctx, cfg.quick ? 512 : 2048, 16, &in);
+    const strata_slice_options so = {in.levels, in.nlevels, STRATA_WALLS_UPPER, 0};
+    strata_result *r;
+    check(strata_slice(ctx, in.m, &so, &r), "slice");
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    write_arg a = {r, 0};
+    const double s = best_of(run_write, &a);
+    /* The writer takes no context: it runs on the calling thread. */
+    bench_begin("write", NULL, v.nindices / 3);
+    printf(" input=%s format=ply seconds=%.6f bytes=%lld mb_per_s=%.1f", in.name, s,
+           (long long)a.bytes, (double)a.bytes / s / 1e6);
+    bench_end();
+    strata_result_destroy(r);
+    strata_mesh_destroy(in.m);
+}
+
+/* ----------------------------------------------------------- planet */
+
+/* The whole pipeline as `strata planet --level L --terraces 32` runs it. */
+static void bench_planet(strata_ctx *ctx)
+{
+    if (!want("planet"))
+        return;
+    const int level = cfg.quick ? 7 : 10;
+    for (int ri = 0; ri < nruns(); ri++) {
+        set_run(ctx, ri);
+        double best[6]; /* icosphere, displace, levels, slice, write, total */
+        for (int k = 0; k < 6; k++)
+            best[k] = INFINITY;
+        uint32_t tris = 0;
+        off_t bytes = 0;
+        for (int rep = 0; rep < cfg.reps; rep++) {
+            double t[6];
+            strata_mesh *m;
+            strata_result *r;
+            strata_fbm f;
+            float levels[32];
+            strata_fbm_defaults(&f);
+            f.frequency = 1.5f;
+            f.amplitude = 0.1f;
+            t[0] = now();
+            check(strata_shape_icosphere(ctx, level, 1.0f, &m), "icosphere");
+            t[1] = now();
+            check(strata_displace_radial(ctx, m, &f, NULL), "displace");
+            t[2] = now();
+            check(strata_levels_uniform(m, 32, NULL, levels), "levels");
+            t[3] = now();
+            const strata_slice_options so = {levels, 32, STRATA_WALLS_UPPER, 0};
+            check(strata_slice(ctx, m, &so, &r), "slice");
+            t[4] = now();
+            check(strata_result_write(r, cfg.ply, STRATA_FORMAT_PLY), "write");
+            t[5] = now();
+            tris = strata_mesh_triangle_count(m);
+            bytes = file_size(cfg.ply);
+            remove(cfg.ply);
+            strata_result_destroy(r);
+            strata_mesh_destroy(m);
+            if (t[5] - t[0] < best[5]) {
+                for (int k = 0; k < 5; k++)
+                    best[k] = t[k + 1] - t[k];
+                best[5] = t[5] - t[0];
+            }
+        }
+        bench_begin("planet", ctx, tris);
+        printf(" level=%d terraces=32 seconds=%.6f icosphere_s=%.6f displace_s=%.6f"
+               " levels_s=%.6f slice_s=%.6f write_s=%.6f ply_bytes=%lld",
+               level, best[5], best[0], best[1], best[2], best[3], best[4], (long long)bytes);
+        bench_end();
+    }
+}
+
+/* ------------------------------------------------------------- main */
+
+static void usage(FILE *f)
+{
+    fputs("Usage: strata-bench [--quick] [--threads LIST] [--isa LIST] [--stage NAME]\n"
+          "                    [--reps N]\n"
+          "Measure libstrata's stages; one key=value line per measurement.\n"
+          "  --quick          small sizes (the whole run takes seconds)\n"
+          "  --threads LIST   thread counts, e.g. 1,2 (default: 1 and the library default)\n"
+          "  --isa LIST       instruction sets, e.g. scalar,avx2, or auto (the library's\n"
+          "                   choice); default: every one this CPU and build offer\n"
+          "  --stage NAME     run only NAME (a comma list is allowed): icosphere,\n"
+          "                   subdivide, fbm3, fbm2, slice, stacked, write, planet\n"
+          "  --reps N         best of N runs per measurement (default 3)\n"
+          "  --help           this text\n",
+          f);
+}
+
+static void add_thread(int n)
+{
+    for (int i = 0; i < cfg.nthreads; i++)
+        if (cfg.threads[i] == n)
+            return;
+    if (cfg.nthreads == MAX_THREADS)
+        die("--threads: at most %d counts", MAX_THREADS);
+    cfg.threads[cfg.nthreads++] = n;
+}
+
+static void parse_threads(const char *s)
+{
+    while (*s) {
+        char *end;
+        const long n = strtol(s, &end, 10);
+        if (end == s || n < 1 || n > 1024 || (*end && *end != ','))
+            die("--threads: expected a list like 1,2, not '%s'", s);
+        add_thread((int)n);
+        s = *end ? end + 1 : end;
+    }
+}
+
+static void parse_isas(const char *s)
+{
+    char name[32];
+    while (*s) {
+        const size_t len = strcspn(s, ",");
+        strata_isa isa;
+        snprintf(name, sizeof name, "%.*s", (int)len, s);
+        if (len >= sizeof name || strata_isa_from_name(name, &isa) != STRATA_OK)
+            die("--isa: unknown instruction set '%s'", name);
+        if (isa != STRATA_ISA_AUTO && !(strata_cpu_isas() & STRATA_ISA_BIT(isa)))
+            die("--isa: %s is not available on this CPU or in this build", name);
+        int seen = 0;
+        for (int i = 0; i < cfg.nisas; i++)
+            seen |= cfg.isas[i] == isa;
+        if (!seen && cfg.nisas < STRATA_ISA_COUNT_)
+            cfg.isas[cfg.nisas++] = isa;
+        s += len + (s[len] == ',');
+    }
+}
+
+/* A value for key=value: spaces would split the word. */
+static void print_word(const char *key, const char *val)
+{
+    printf(" %s=", key);
+    for (const char *c = val; *c && *c != '\n'; c++)
+        putchar(*c == ' ' || *c == '\t' ? '_' : *c);
+}
+
+/* The 1-minute load average: other work on a shared machine explains
+ * outliers better than anything measured here. */
+static double load1(void)
+{
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1)
+            l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
+static void print_machine(strata_ctx *ctx)
+{
+#if defined(__clang__)
+    const char *cc = "clang-" __clang_version__;
+#elif defined(__GNUC__)
+    const char *cc = "gcc-" __VERSION__;
+#else
+    const char *cc = "unknown";
+#endif
+    char cpu[256] = "unknown", line[512];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+            snprintf(cpu, sizeof cpu, "%s", strchr(line, ':') + 2);
+            break;
+        }
+    if (f)
+        fclose(f);
+    printf("machine version=%s header_version=%s threads_default=%d online_cpus=%ld",
+           strata_version(), STRATA_VERSION, strata_ctx_threads(ctx), sysconf(_SC_NPROCESSORS_ONLN));
+    print_word("compiler", cc);
+    print_word("cpu", cpu);
+    printf(" isa_default=%s cpu_isas=", strata_isa_name(strata_ctx_isa(ctx)));
+    for (int i = 0, n = 0; i < STRATA_ISA_COUNT_; i++)
+        if (strata_cpu_isas() & STRATA_ISA_BIT(i))
+            printf("%s%s", n++ ? "," : "", strata_isa_name((strata_isa)i));
+    printf(" quick=%d reps=%d threads=", cfg.quick, cfg.reps);
+    for (int i = 0; i < cfg.nthreads; i++)
+        printf("%s%d", i ? "," : "", cfg.threads[i]);
+    printf(" isas=");
+    for (int i = 0; i < cfg.nisas; i++)
+        printf("%s%s", i ? "," : "", strata_isa_name(cfg.isas[i]));
+    printf(" stage=%s load1=%.2f\n", cfg.stage ? cfg.stage : "all", load1());
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    const char *threads = NULL, *isas = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const int has_val = i + 1 < argc;
+        if (!strcmp(a, "--quick")) {
+            cfg.quick = 1;
+        } else if (!strcmp(a, "--threads") && has_val) {
+            threads = argv[++i];
+        } else if (!strcmp(a, "--isa") && has_val) {
+            isas = argv[++i];
+        } else if (!strcmp(a, "--stage") && has_val) {
+            cfg.stage = argv[++i];
+        } else if (!strcmp(a, "--reps") && has_val) {
+            cfg.reps = atoi(argv[++i]);
+            if (cfg.reps < 1 || cfg.reps > 1000)
+                die("--reps: expected 1..1000");
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else {
+            usage(stderr);
+            return 2;
+        }
+    }
+    for (const char *s = cfg.stage; s && *s;) { /* every listed stage must exist */
+        static const char *const stages[] = {"icosphere", "subdivide", "fbm3",  "fbm2",
+                                             "slice",     "stacked",   "write", "planet"};
+        const size_t len = strcspn(s, ",");
+        size_t i = 0;
+        while (i < sizeof stages / sizeof *stages &&
+               !(strlen(stages[i]) == len && !strncmp(s, stages[i], len)))
+            i++;
+        if (i == sizeof stages / sizeof *stages)
+            die("--stage: unknown stage '%.*s'", (int)len, s);
+        s += len + (s[len] == ',');
+    }
+
+    strata_ctx *ctx;
+    check(strata_ctx_create(NULL, &ctx), "context");
+    if (threads) {
+        parse_threads(threads);
+    } else {
+        add_thread(1);
+        add_thread(strata_ctx_threads(ctx));
+    }
+    if (isas) {
+        parse_isas(isas);
+    } else {
+        for (int i = 0; i < STRATA_ISA_COUNT_; i++)
+            if (strata_cpu_isas() & STRATA_ISA_BIT(i))
+                cfg.isas[cfg.nisas++] = (strata_isa)i;
+    }
+    const char *tmp = getenv("TMPDIR");
+    snprintf(cfg.ply, sizeof cfg.ply, "%s/strata-bench-%ld.ply", tmp && *tmp ? tmp : "/tmp",
+             (long)getpid());
+    print_machine(ctx);
+
+    bench_shapes(ctx);
+    bench_fbm(ctx);
+    bench_terrain(ctx);
+    bench_planet_slice(ctx);
+    bench_write(ctx);
+    bench_planet(ctx);
+
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("memory peak_rss_mb=%.1f load1=%.2f\n", (double)ru.ru_maxrss / 1024.0, /* KiB */
+           load1());
+    strata_ctx_destroy(ctx);
+    return 0;
+}
