@@ -250,6 +250,40 @@ static strata_status check_options(const strata_mesh *m, const strata_slice_opti
     return STRATA_OK;
 }
 
+/* One pass over the chunks (write = 0: count into each chunk's row of
+ * `counts`; 1: write triangles into `indices` at the offsets there).  The
+ * chunks go in groups, each group in parallel, so that between groups the
+ * calling thread reports progress from p0 to p1 and checks the cancel
+ * flag, about 20 times a pass.  Every chunk has its own row, so grouping
+ * changes when work is done, never the bytes. */
+static strata_status slice_chunks(strata_ctx *ctx, const slicer *s, uint64_t *counts,
+                                  uint32_t nb, uint64_t chunk, int64_t nchunks,
+                                  uint32_t *indices, int write, double p0, double p1)
+{
+    const uint32_t T = s->m->ntris;
+    int64_t group = (nchunks + 19) / 20;
+    if (group < 4 * (int64_t)ctx->threads) /* enough chunks to keep threads busy */
+        group = 4 * (int64_t)ctx->threads;
+    for (int64_t g0 = 0; g0 < nchunks; g0 += group) {
+        const int64_t g1 = nchunks - g0 < group ? nchunks : g0 + group;
+#pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
+        for (int64_t c = g0; c < g1; c++) {
+            if (strata__cancelled(ctx))
+                continue;
+            sink k = {counts + (size_t)c * nb, indices};
+            const uint64_t end = (uint64_t)(c + 1) * chunk;
+            const uint32_t t1 = (uint32_t)(end < T ? end : T);
+            for (uint32_t t = (uint32_t)((uint64_t)c * chunk); t < t1; t++)
+                slice_triangle(s, t, &k, write);
+        }
+        const strata_status st =
+            strata__progress(ctx, "slice", p0 + (p1 - p0) * (double)g1 / (double)nchunks);
+        if (st != STRATA_OK)
+            return st;
+    }
+    return strata__progress(ctx, "slice", p1);
+}
+
 /* Replace each wall quad's vertices by four of its own with the quad's
  * normal; roof vertices get the surface normal (up, or radial). */
 static void add_normals(strata_ctx *ctx, strata_result *r, const strata_mesh *m,
@@ -388,6 +422,9 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
             }
         }
     }
+    /* Shares of "slice" below: the time each step takes on a noise planet. */
+    if ((st = strata__progress(ctx, "slice", 0.15)) != STRATA_OK)
+        goto done;
     /* 2c. Number the wedges (roots, in edge order), then crossings. */
     uint64_t next = V;
     if (nwedge_edges > 0 && !(root = strata__alloc_array(al, E, 1))) {
@@ -479,6 +516,8 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
             }
         }
     }
+    if ((st = strata__progress(ctx, "slice", 0.3)) != STRATA_OK)
+        goto done;
 
     /* 3. Count per chunk and bucket.  The chunk size only changes how work
      * is split, never the output; keep the count table bounded. */
@@ -494,16 +533,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
         goto done;
     }
     memset(counts, 0, (size_t)(nchunks ? nchunks : 1) * nb * sizeof(uint64_t));
-#pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
-    for (int64_t c = 0; c < nchunks; c++) {
-        if (strata__cancelled(ctx))
-            continue;
-        sink k = {counts + (size_t)c * nb, NULL};
-        const uint32_t t1 = (uint32_t)((uint64_t)(c + 1) * chunk < T ? (uint64_t)(c + 1) * chunk : T);
-        for (uint32_t t = (uint32_t)((uint64_t)c * chunk); t < t1; t++)
-            slice_triangle(&s, t, &k, 0);
-    }
-    if ((st = strata__progress(ctx, "slice", 0.4)) != STRATA_OK)
+    if ((st = slice_chunks(ctx, &s, counts, nb, chunk, nchunks, NULL, 0, 0.3, 0.5)) != STRATA_OK)
         goto done;
 
     /* 4. Offsets: buckets in output order, chunks in input order. */
@@ -581,18 +611,12 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
             }
         }
     }
+    if ((st = strata__progress(ctx, "slice", 0.6)) != STRATA_OK)
+        goto done;
 
     /* 6. Triangles, written at their offsets. */
-#pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
-    for (int64_t c = 0; c < nchunks; c++) {
-        if (strata__cancelled(ctx))
-            continue;
-        sink k = {counts + (size_t)c * nb, r->indices};
-        const uint32_t t1 = (uint32_t)((uint64_t)(c + 1) * chunk < T ? (uint64_t)(c + 1) * chunk : T);
-        for (uint32_t t = (uint32_t)((uint64_t)c * chunk); t < t1; t++)
-            slice_triangle(&s, t, &k, 1);
-    }
-    if ((st = strata__progress(ctx, "slice", 0.9)) != STRATA_OK)
+    if ((st = slice_chunks(ctx, &s, counts, nb, chunk, nchunks, r->indices, 1, 0.6, 0.85)) !=
+        STRATA_OK)
         goto done;
 
     if (opt->normals)

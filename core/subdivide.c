@@ -145,7 +145,9 @@ strata_status strata_mesh_subdivide(strata_ctx *ctx, const strata_mesh *m, int d
         if (st != STRATA_OK)
             return st;
         cur = next;
-        if ((st = strata__progress(ctx, "subdivide", (double)(d + 1) / depth)) != STRATA_OK) {
+        /* Pass d costs about 4^d: report the share of all the work done. */
+        const double done = (ldexp(1.0, 2 * (d + 1)) - 1.0) / (ldexp(1.0, 2 * depth) - 1.0);
+        if ((st = strata__progress(ctx, "subdivide", done)) != STRATA_OK) {
             strata_mesh_destroy(next);
             return st;
         }
