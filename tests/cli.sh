@@ -8,6 +8,10 @@ case $STRATA in
 /*) ;;
 *) STRATA=$(pwd)/$STRATA ;;
 esac
+case ${SRCDIR:-} in
+'' | /*) ;;
+*) SRCDIR=$(pwd)/$SRCDIR ;;
+esac
 unset STRATA_SIMD
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-cli.XXXXXX") || exit 99
@@ -308,6 +312,21 @@ check "--stats has time.slice" 'grep -q "^time\.slice=[0-9]" err'
 check "--stats has per-terrace figures" 'grep -q "^terrace\.15\.roof_triangles=[0-9]" err'
 check "--stats lines are key=value" '[ -z "$(grep -v "^[a-z0-9_.]*=" err | grep -v "^strata: wrote ")" ]'
 
+# ------------------------------------------------------------ --optimize
+run info
+if grep -q "^meshoptimizer: yes\$" out; then
+    succeeds "unoptimized" terrain --cells 32 -o opt0.ply
+    tris0=$(summary_field 2)
+    succeeds "--optimize" terrain --cells 32 --optimize --stats -o opt1.ply
+    check "--optimize keeps the triangle count" '[ -n "$tris0" ] && [ "$(summary_field 2)" = "$tris0" ]'
+    check "--stats has optimize.acmr_after" 'grep -q "^optimize\.acmr_after=[0-9]" err'
+    check "--optimize changes only the order" '[ "$(wc -c <opt0.ply)" -eq "$(wc -c <opt1.ply)" ] && ! cmp -s opt0.ply opt1.ply'
+elif grep -q "^meshoptimizer: no\$" out; then
+    fails 1 "meshoptimizer" "--optimize without meshoptimizer" terrain --cells 8 --optimize -o opt.ply
+else
+    bad "info has no meshoptimizer line"
+fi
+
 # ------------------------------------------------------------ Ctrl-C
 # Needs timeout(1) to deliver SIGINT to a foreground child; a run that
 # finishes before the signal proves nothing and is not counted.
@@ -318,6 +337,39 @@ if command -v timeout >/dev/null 2>&1; then
         check "SIGINT exits 130 ($rc)" '[ "$rc" -eq 130 ] && grep -q "^strata: interrupted" err'
         check "SIGINT leaves no file" '[ ! -e int.ply ]'
     fi
+fi
+
+# ------------------------------------------------------------ progress bar
+# stderr not a terminal: a long run prints its summary line and nothing else.
+cr=$(printf '\r')
+succeeds "long run, stderr to a file" planet --level 9 --threads 1 -o bar.ply
+check "no progress bar when stderr is a file" '[ "$(wc -l <err)" -eq 1 ] && grep -q "^strata: wrote bar.ply: " err && ! grep -q "$cr" err'
+# Under a pseudo-terminal (util-linux script): a bar with a stage and a
+# percent, then the summary on a line of its own.  A run too fast to draw
+# the bar proves nothing and is not counted.
+if script --version 2>/dev/null | grep -q util-linux; then
+    script -qec "'$STRATA' planet --level 9 --threads 1 -o bar.ply" /dev/null </dev/null >tty 2>&1
+    rc=$?
+    if grep -q "$cr" tty; then
+        check "bar under a terminal ($rc)" '[ "$rc" -eq 0 ] && grep -q "strata: slice *\[[#.]*] *[0-9]*%" tty'
+        check "bar erased before the summary" '[ "$(tr "\r" "\n" <tty | grep -c "^strata: wrote bar.ply: ")" -eq 1 ]'
+    fi
+    script -qec "'$STRATA' planet --level 9 --threads 1 --quiet -o bar.ply" /dev/null </dev/null >tty 2>&1
+    check "--quiet: no bar under a terminal" '[ ! -s tty ]'
+fi
+rm -f bar.ply
+
+# ------------------------------------------------------------ manual page
+# Every long option of every command's --help is in docs/strata.1.
+if [ -n "${SRCDIR:-}" ] && [ -f "$SRCDIR/docs/strata.1" ]; then
+    sed 's/\\-/-/g' "$SRCDIR/docs/strata.1" >man.txt
+    for cmd in planet terrain slice info; do
+        run "$cmd" --help
+        for opt in $(grep -o -- '--[a-z][a-z-]*' out | sort -u); do
+            check "docs/strata.1 documents $cmd $opt" 'grep -qE -- "(^|[^a-z-])$opt([^a-z-]|\$)" man.txt'
+        done
+    done
+    rm -f man.txt
 fi
 
 # ------------------------------------------------------------ no leftovers
