@@ -94,23 +94,47 @@ static inline uint32_t bucket(const slicer *s, uint32_t k, int wall)
     return 2 * k + (uint32_t)wall;
 }
 
-/* Per-chunk sink: counts (write == 0) or writes triangles at cursors. */
+/* Per-chunk sink: counts (write == 0) or writes triangles at cursors and
+ * adds up their areas per bucket (summed over chunks in chunk order later,
+ * so the figures do not depend on the thread count either). */
 typedef struct {
     uint64_t *cursor; /* per bucket: next index slot (write) or count */
+    double *area;     /* per bucket (write only) */
     uint32_t *indices;
+    const float *x, *y, *z; /* output vertices (write only) */
+    int flat;
 } sink;
 
-static inline void emit(sink *k, uint32_t b, uint32_t p, uint32_t q, uint32_t r, int write)
+static inline double tri_area(const sink *k, uint32_t a, uint32_t b, uint32_t c, int wall)
+{
+    const double ux = (double)k->x[b] - k->x[a], uz = (double)k->z[b] - k->z[a];
+    const double vx = (double)k->x[c] - k->x[a], vz = (double)k->z[c] - k->z[a];
+    const double ny = uz * vx - ux * vz;
+    if (k->flat && !wall) /* a horizontal roof: its area is its shadow's */
+        return 0.5 * fabs(ny);
+    const double uy = (double)k->y[b] - k->y[a], vy = (double)k->y[c] - k->y[a];
+    const double nx = uy * vz - uz * vy, nz = ux * vy - uy * vx;
+    return 0.5 * sqrt(nx * nx + ny * ny + nz * nz);
+}
+
+static inline void emit(sink *k, uint32_t b, int wall, uint32_t p, uint32_t q, uint32_t r,
+                        int write)
 {
     if (write) {
         uint32_t *o = k->indices + k->cursor[b];
         o[0] = p;
         o[1] = q;
         o[2] = r;
+        k->area[b] += tri_area(k, p, q, r, wall);
     }
     k->cursor[b] += 3;
 }
 
+/* Always inlined so that the count and write loops get their own copies
+ * with `write` constant. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
 static inline void slice_triangle(const slicer *s, uint32_t t, sink *out, int write)
 {
     const strata_mesh *m = s->m;
@@ -118,7 +142,7 @@ static inline void slice_triangle(const slicer *s, uint32_t t, sink *out, int wr
     const uint32_t l[3] = {s->lev[v[0]], s->lev[v[1]], s->lev[v[2]]};
     if (STRATA_LIKELY(l[0] == l[1] && l[1] == l[2])) {
         /* The common case: one roof triangle reusing the input ids. */
-        emit(out, bucket(s, l[0], 0), v[0], v[1], v[2], write);
+        emit(out, bucket(s, l[0], 0), 0, v[0], v[1], v[2], write);
         return;
     }
     const uint32_t e[3] = {m->e0[t], m->e1[t], m->e2[t]};
@@ -170,7 +194,7 @@ static inline void slice_triangle(const slicer *s, uint32_t t, sink *out, int wr
             nd--;
         const uint32_t b = bucket(s, k, 0);
         for (int i = 1; i + 1 < nd; i++)
-            emit(out, b, poly[0], poly[i], poly[i + 1], write);
+            emit(out, b, 0, poly[0], poly[i], poly[i + 1], write);
     }
 
     for (uint32_t k = lo + 1; k <= hi; k++) {
@@ -199,8 +223,8 @@ static inline void slice_triangle(const slicer *s, uint32_t t, sink *out, int wr
                 continue;
         }
         const uint32_t b = bucket(s, s->walls == STRATA_WALLS_LOWER ? k - 1 : k, 1);
-        emit(out, b, cj.bot, ci.bot, ci.top, write);
-        emit(out, b, cj.bot, ci.top, cj.top, write);
+        emit(out, b, 1, cj.bot, ci.bot, ci.top, write);
+        emit(out, b, 1, cj.bot, ci.top, cj.top, write);
     }
 }
 
@@ -257,8 +281,8 @@ static strata_status check_options(const strata_mesh *m, const strata_slice_opti
  * flag, about 20 times a pass.  Every chunk has its own row, so grouping
  * changes when work is done, never the bytes. */
 static strata_status slice_chunks(strata_ctx *ctx, const slicer *s, uint64_t *counts,
-                                  uint32_t nb, uint64_t chunk, int64_t nchunks,
-                                  uint32_t *indices, int write, double p0, double p1)
+                                  double *areas, uint32_t nb, uint64_t chunk, int64_t nchunks,
+                                  const strata_result *r, int write, double p0, double p1)
 {
     const uint32_t T = s->m->ntris;
     int64_t group = (nchunks + 19) / 20;
@@ -270,11 +294,22 @@ static strata_status slice_chunks(strata_ctx *ctx, const slicer *s, uint64_t *co
         for (int64_t c = g0; c < g1; c++) {
             if (strata__cancelled(ctx))
                 continue;
-            sink k = {counts + (size_t)c * nb, indices};
+            sink k = {counts + (size_t)c * nb, NULL, NULL, NULL, NULL, NULL,
+                      s->m->geometry == STRATA_FLAT};
             const uint64_t end = (uint64_t)(c + 1) * chunk;
-            const uint32_t t1 = (uint32_t)(end < T ? end : T);
-            for (uint32_t t = (uint32_t)((uint64_t)c * chunk); t < t1; t++)
-                slice_triangle(s, t, &k, write);
+            const uint32_t t0 = (uint32_t)((uint64_t)c * chunk), t1 = (uint32_t)(end < T ? end : T);
+            if (write) {
+                k.area = areas + (size_t)c * nb;
+                k.indices = r->indices;
+                k.x = r->x;
+                k.y = r->y;
+                k.z = r->z;
+                for (uint32_t t = t0; t < t1; t++)
+                    slice_triangle(s, t, &k, 1);
+            } else {
+                for (uint32_t t = t0; t < t1; t++)
+                    slice_triangle(s, t, &k, 0);
+            }
         }
         const strata_status st =
             strata__progress(ctx, "slice", p0 + (p1 - p0) * (double)g1 / (double)nchunks);
@@ -369,6 +404,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     uint32_t *vbot = strata__alloc_array(al, E, sizeof(uint32_t));
     uint32_t *cut_base = strata__alloc_array(al, E, sizeof(uint32_t));
     uint64_t *counts = NULL;
+    double *areas = NULL;
     uint8_t *root = NULL, *fin = NULL;
     uint64_t *blk = NULL;
     uint64_t *fin_bot = NULL;
@@ -533,7 +569,8 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
         goto done;
     }
     memset(counts, 0, (size_t)(nchunks ? nchunks : 1) * nb * sizeof(uint64_t));
-    if ((st = slice_chunks(ctx, &s, counts, nb, chunk, nchunks, NULL, 0, 0.3, 0.5)) != STRATA_OK)
+    if ((st = slice_chunks(ctx, &s, counts, NULL, nb, chunk, nchunks, NULL, 0, 0.3, 0.5)) !=
+        STRATA_OK)
         goto done;
 
     /* 4. Offsets: buckets in output order, chunks in input order. */
@@ -615,13 +652,28 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
         goto done;
 
     /* 6. Triangles, written at their offsets. */
-    if ((st = slice_chunks(ctx, &s, counts, nb, chunk, nchunks, r->indices, 1, 0.6, 0.85)) !=
+    areas = strata__alloc_array(al, (size_t)(nchunks ? nchunks : 1) * nb, sizeof(double));
+    if (!areas) {
+        st = STRATA_ERR_NOMEM;
+        goto done;
+    }
+    memset(areas, 0, (size_t)(nchunks ? nchunks : 1) * nb * sizeof(double));
+    if ((st = slice_chunks(ctx, &s, counts, areas, nb, chunk, nchunks, r, 1, 0.6, 0.85)) !=
         STRATA_OK)
         goto done;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t br = bucket(&s, k, 0), bw = bucket(&s, k, 1);
+        double ra = 0.0, wa = 0.0;
+        for (int64_t c = 0; c < nchunks; c++) {
+            ra += areas[(size_t)c * nb + br];
+            wa += areas[(size_t)c * nb + bw];
+        }
+        r->terraces[k].roof_area = ra;
+        r->terraces[k].wall_area = wa;
+    }
 
     if (opt->normals)
         add_normals(ctx, r, m, (uint32_t)nbase_verts);
-    strata__result_areas(ctx, r);
     st = strata__progress(ctx, "slice", 1.0);
 
 done:
@@ -634,6 +686,7 @@ done:
     strata__free(al, vbot);
     strata__free(al, cut_base);
     strata__free(al, counts);
+    strata__free(al, areas);
     if (st != STRATA_OK) {
         strata_result_destroy(r);
         return st;
