@@ -5,18 +5,14 @@
  * bytes actually present (for PNG: what they could inflate to) before the
  * pixel array is allocated, so a tiny hostile file cannot make us allocate
  * gigabytes. */
-#define _POSIX_C_SOURCE 200809L /* fileno, fstat */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "internal.h"
 
-#include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #if HAVE_SPNG
 #include <spng.h>
@@ -602,31 +598,9 @@ strata_status strata_heightmap_load(strata_ctx *ctx, const char *path,
     *out = NULL;
     if (!ctx || !path)
         return STRATA_ERR_INVALID_ARG;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return STRATA_ERR_IO;
-    strata_status st = STRATA_OK;
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    struct stat sb;
-    if (fstat(fileno(f), &sb) != 0) {
-        st = STRATA_ERR_IO;
-    } else if (!S_ISREG(sb.st_mode)) {
-        errno = EINVAL; /* directories, pipes: size unknown or no data */
-        st = STRATA_ERR_IO;
-    } else if ((uint64_t)sb.st_size > MAX_FILE_BYTES || (uint64_t)sb.st_size > SIZE_MAX) {
-        st = STRATA_ERR_TOO_LARGE;
-    } else {
-        len = (size_t)sb.st_size;
-        /* +1: never ask for 0 bytes; decode() wants a non-NULL pointer. */
-        if (!(buf = strata__alloc(&ctx->alloc, len + 1)))
-            st = STRATA_ERR_NOMEM;
-        else if (fread(buf, 1, len, f) != len)
-            st = STRATA_ERR_IO; /* a read error, or the file shrank */
-    }
-    int saved = errno;
-    fclose(f);
-    errno = saved;
+    uint8_t *buf;
+    size_t len;
+    strata_status st = strata__read_file(&ctx->alloc, path, MAX_FILE_BYTES, &buf, &len);
     if (st == STRATA_OK)
         st = strata_heightmap_decode(ctx, buf, len, out);
     strata__free(&ctx->alloc, buf);

@@ -8,21 +8,17 @@
  * produce one list of positions and one list of fan-triangulated faces;
  * welding, degenerate removal, the up-axis rotation and the winding check
  * are shared. */
-#define _POSIX_C_SOURCE 200809L /* fileno, fstat */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "internal.h"
 
-#include <errno.h>
 #include <float.h>
 #include <locale.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* ------------------------------------------------------------------ */
 /* What the parsers build                                              */
@@ -1029,30 +1025,9 @@ strata_status strata_mesh_load(strata_ctx *ctx, const char *path,
     *out = NULL;
     if (!ctx || !path)
         return STRATA_ERR_INVALID_ARG;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return STRATA_ERR_IO;
-    strata_status st = STRATA_OK;
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    struct stat sb;
-    if (fstat(fileno(f), &sb) != 0) {
-        st = STRATA_ERR_IO;
-    } else if (!S_ISREG(sb.st_mode)) {
-        errno = EINVAL; /* directories, pipes: no size to read */
-        st = STRATA_ERR_IO;
-    } else if ((uint64_t)sb.st_size >= SIZE_MAX) {
-        st = STRATA_ERR_TOO_LARGE;
-    } else {
-        len = (size_t)sb.st_size;
-        if (!(buf = strata__alloc(&ctx->alloc, len + 1)))
-            st = STRATA_ERR_NOMEM;
-        else if (fread(buf, 1, len, f) != len)
-            st = STRATA_ERR_IO; /* a read error, or the file shrank */
-    }
-    int saved = errno;
-    fclose(f);
-    errno = saved;
+    uint8_t *buf;
+    size_t len;
+    strata_status st = strata__read_file(&ctx->alloc, path, UINT64_MAX, &buf, &len);
     if (st == STRATA_OK)
         st = strata_mesh_decode(ctx, buf, len, opts, out);
     strata__free(&ctx->alloc, buf);

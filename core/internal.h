@@ -109,6 +109,13 @@ static inline bool strata__cancelled(const strata_ctx *ctx)
                                 memory_order_relaxed) != 0;
 }
 
+/* Read a regular file of at most max_bytes into a new buffer (one spare
+ * byte allocated); STRATA_ERR_IO (errno kept) or STRATA_ERR_TOO_LARGE
+ * before allocating. */
+STRATA_HIDDEN strata_status strata__read_file(const strata_allocator *al, const char *path,
+                                              uint64_t max_bytes, uint8_t **out,
+                                              size_t *out_len);
+
 /* True when a curve maps every t to itself (points on the diagonal from
  * 0 to 1): displacement then skips it, leaving heights bit for bit. */
 STRATA_HIDDEN bool strata__curve_is_identity(const strata_curve *c);
