@@ -4,6 +4,7 @@
 
 #include "strata.h"
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -95,6 +96,17 @@ STRATA_HIDDEN strata_status strata__mesh_alloc(const strata_allocator *a,
                                                uint32_t nverts, uint32_t ntris,
                                                uint32_t nedges,
                                                strata_mesh **out);
+
+/* The height of a point of mesh m: y (FLAT) or distance from the centre
+ * minus the base radius (RADIAL).  Every place that sets h[] uses this, so
+ * heights computed in different passes agree bit for bit. */
+static inline float strata__height(const strata_mesh *m, float x, float y, float z)
+{
+    if (m->geometry == STRATA_FLAT)
+        return y;
+    const float dx = x - m->center[0], dy = y - m->center[1], dz = z - m->center[2];
+    return sqrtf(dx * dx + dy * dy + dz * dz) - m->radius;
+}
 
 /* Recompute h[] from the positions and the mesh's geometry. */
 STRATA_HIDDEN void strata__mesh_update_heights(strata_mesh *m);

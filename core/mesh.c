@@ -76,12 +76,8 @@ void strata__mesh_update_heights(strata_mesh *m)
         memcpy(m->h, m->y, (size_t)m->nverts * sizeof(float));
         return;
     }
-    const float cx = m->center[0], cy = m->center[1], cz = m->center[2];
-    const float r = m->radius;
-    for (uint32_t i = 0; i < m->nverts; i++) {
-        float dx = m->x[i] - cx, dy = m->y[i] - cy, dz = m->z[i] - cz;
-        m->h[i] = sqrtf(dx * dx + dy * dy + dz * dz) - r;
-    }
+    for (uint32_t i = 0; i < m->nverts; i++)
+        m->h[i] = strata__height(m, m->x[i], m->y[i], m->z[i]);
 }
 
 strata_status strata_mesh_set_geometry(strata_mesh *m, strata_geometry g,

@@ -60,15 +60,22 @@ static strata_status subdivide_once(strata_ctx *ctx, const strata_mesh *m, bool 
     o->radius = m->radius;
 
     const uint32_t V = m->nverts;
-    const size_t fv = (size_t)V * sizeof(float);
-    memcpy(o->x, m->x, fv);
-    memcpy(o->y, m->y, fv);
-    memcpy(o->z, m->z, fv);
+    const int64_t V64 = V;
     const float cx = m->center[0], cy = m->center[1], cz = m->center[2], R = m->radius;
     const int64_t E = m->nedges, T = m->ntris;
 
 #pragma omp parallel num_threads(ctx->threads)
     {
+        /* Old vertices keep their positions; heights are recomputed from
+         * them, as for the midpoints. */
+#pragma omp for schedule(static) nowait
+        for (int64_t i = 0; i < V64; i++) {
+            const float x = m->x[i], y = m->y[i], z = m->z[i];
+            o->x[i] = x;
+            o->y[i] = y;
+            o->z[i] = z;
+            o->h[i] = strata__height(o, x, y, z);
+        }
 #pragma omp for schedule(static)
         for (int64_t ei = 0; ei < E; ei++) {
             const uint32_t e = (uint32_t)ei, p = m->ev0[e], q = m->ev1[e], mid = V + e;
@@ -85,6 +92,7 @@ static strata_status subdivide_once(strata_ctx *ctx, const strata_mesh *m, bool 
             o->x[mid] = x;
             o->y[mid] = y;
             o->z[mid] = z;
+            o->h[mid] = strata__height(o, x, y, z);
             o->ev0[2 * e] = p;     /* p < mid */
             o->ev1[2 * e] = mid;
             o->ev0[2 * e + 1] = q; /* q < mid */
@@ -112,8 +120,7 @@ static strata_status subdivide_once(strata_ctx *ctx, const strata_mesh *m, bool 
             o->e0[k + 3] = i1; o->e1[k + 3] = i2; o->e2[k + 3] = i0;
         }
     }
-    strata__mesh_update_heights(o);
-    *out = o;
+        *out = o;
     return STRATA_OK;
 }
 
