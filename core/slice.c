@@ -43,7 +43,8 @@ typedef struct {
     strata_walls walls;
     const uint32_t *lev;      /* per input vertex */
     const uint32_t *vbot;     /* per edge: bottom copy of a crossing at its
-                                 high end, or NONE */
+                                 high end, or NONE; NULL when no vertex
+                                 lies on a plane */
     const uint32_t *cut_base; /* per edge: id of its first interior
                                  crossing's top copy */
     const uint8_t *fin;       /* per edge: FIN_CANCEL marks a fin; NULL
@@ -76,7 +77,7 @@ static inline cut crossing(const slicer *s, uint32_t e, uint32_t k, uint32_t lo,
                            uint32_t q)
 {
     cut c;
-    if (k == hi && s->vbot[e] != NONE) {
+    if (k == hi && s->vbot && s->vbot[e] != NONE) {
         c.top = q;
         c.bot = s->vbot[e];
     } else {
@@ -235,7 +236,7 @@ static inline uint32_t crossings(const strata_mesh *m, const uint32_t *lev, cons
     const uint32_t lp = lev[m->ev0[e]], lq = lev[m->ev1[e]];
     if (lp == lq)
         return 0;
-    return (lp < lq ? lq - lp : lp - lq) - (vbot[e] != NONE);
+    return (lp < lq ? lq - lp : lp - lq) - (vbot && vbot[e] != NONE);
 }
 
 #define PREFIX_BLOCK 65536
@@ -401,7 +402,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     const float *L = opt->levels;
     uint32_t *lev = strata__alloc_array(al, V, sizeof(uint32_t));
     uint8_t *on = strata__alloc_array(al, V, 1);
-    uint32_t *vbot = strata__alloc_array(al, E, sizeof(uint32_t));
+    uint32_t *vbot = NULL;
     uint32_t *cut_base = strata__alloc_array(al, E, sizeof(uint32_t));
     uint64_t *counts = NULL;
     double *areas = NULL;
@@ -409,24 +410,33 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     uint64_t *blk = NULL;
     uint64_t *fin_bot = NULL;
     strata_result *r = NULL;
-    if (!lev || !on || !vbot || !cut_base) {
+    if (!lev || !on || !cut_base) {
         st = STRATA_ERR_NOMEM;
         goto done;
     }
 
     /* 1. Levels, and which vertices sit exactly on their plane. */
     const int64_t V64 = V, E64 = E;
-#pragma omp parallel for num_threads(ctx->threads) schedule(static)
+    uint64_t non = 0;
+#pragma omp parallel for num_threads(ctx->threads) schedule(static) reduction(+ : non)
     for (int64_t i = 0; i < V64; i++) {
         const uint32_t k = level_of(L, n, m->h[i]);
         lev[i] = k;
         on[i] = k > 0 && m->h[i] == L[k];
+        non += on[i];
     }
     /* 2a. Edges whose crossing at the high end is that vertex start as
-     * their own wedge (vbot[e] = e, a union-find parent); others NONE. */
+     * their own wedge (vbot[e] = e, a union-find parent); others NONE.
+     * Without vertices on planes (the usual case with noise) the table is
+     * not needed at all. */
     uint64_t nwedge_edges = 0;
+    if (non > 0 && !(vbot = strata__alloc_array(al, E, sizeof(uint32_t)))) {
+        st = STRATA_ERR_NOMEM;
+        goto done;
+    }
+    const int64_t E_on = non > 0 ? E64 : 0;
 #pragma omp parallel for num_threads(ctx->threads) schedule(static) reduction(+ : nwedge_edges)
-    for (int64_t ei = 0; ei < E64; ei++) {
+    for (int64_t ei = 0; ei < E_on; ei++) {
         const uint32_t p = m->ev0[ei], q = m->ev1[ei];
         const uint32_t high = lev[p] < lev[q] ? q : p;
         const int vx = lev[p] != lev[q] && on[high];
@@ -633,10 +643,10 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
                 p = q;
                 q = tmp;
             }
-            if (vbot[e] != NONE && root[e]) /* once per wedge */
+            if (vbot && vbot[e] != NONE && root[e]) /* once per wedge */
                 place(m, m->x[q], m->y[q], m->z[q], L[lev[q] - 1], &r->x[vbot[e]],
                       &r->y[vbot[e]], &r->z[vbot[e]]);
-            const uint32_t lo = lev[p], hi = lev[q] - (vbot[e] != NONE);
+            const uint32_t lo = lev[p], hi = lev[q] - (vbot && vbot[e] != NONE);
             const float hp = m->h[p], dh = m->h[q] - m->h[p];
             const float dx = m->x[q] - m->x[p], dy = m->y[q] - m->y[p], dz = m->z[q] - m->z[p];
             uint32_t o = cut_base[e];
