@@ -136,6 +136,7 @@ strata_status strata_ctx_create(const strata_ctx_options *opt, strata_ctx **out)
     ctx->default_threads = detect_default_threads();
     ctx->threads = ctx->default_threads;
     atomic_init(&ctx->cancel, 0);
+    strata__placement_init(ctx); /* reads STRATA_BIND, OMP_PROC_BIND, ... */
     if (opt && opt->threads > 0)
         strata_ctx_set_threads(ctx, opt->threads);
     *out = ctx;
@@ -147,6 +148,7 @@ void strata_ctx_destroy(strata_ctx *ctx)
     if (!ctx)
         return;
     strata_allocator al = ctx->alloc;
+    strata__placement_free(ctx);
     strata__free(&al, ctx);
 }
 

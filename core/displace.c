@@ -51,6 +51,7 @@ static strata_status prepare(strata_ctx *ctx, strata_mesh *m, const strata_fbm *
 strata_status strata_displace_flat(strata_ctx *ctx, strata_mesh *m, const strata_fbm *f,
                                    const strata_curve *curve)
 {
+    strata__bind_threads(ctx); /* no-op once bound */
     const strata_curve *c;
     strata_status st = prepare(ctx, m, f, curve, STRATA_FLAT, &c);
     if (st != STRATA_OK)
@@ -101,6 +102,7 @@ static inline bool direction(const strata_mesh *m, size_t i, float d[3])
 strata_status strata_displace_radial(strata_ctx *ctx, strata_mesh *m, const strata_fbm *f,
                                      const strata_curve *curve)
 {
+    strata__bind_threads(ctx); /* no-op once bound */
     const strata_curve *c;
     strata_status st = prepare(ctx, m, f, curve, STRATA_RADIAL, &c);
     if (st != STRATA_OK)

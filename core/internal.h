@@ -45,6 +45,10 @@ struct strata_ctx {
     strata_progress_fn progress;
     void *progress_user;
     atomic_int cancel;
+    /* Thread placement (core/topology.c). */
+    int bind;                      /* place worker threads on cores */
+    const char *bind_off;          /* why not, when bind is 0 */
+    struct strata_placement *placement; /* plan; NULL until first needed */
 };
 
 struct strata_mesh {
@@ -135,5 +139,24 @@ STRATA_HIDDEN bool strata__curve_is_identity(const strata_curve *c);
 /* Build the edge table of a mesh whose triangles are set, by sorting the
  * vertex pairs.  Fills nedges, ev0, ev1, e0, e1, e2 (allocating ev0/ev1). */
 STRATA_HIDDEN strata_status strata__mesh_build_edges(strata_mesh *m);
+
+/* Thread placement (core/topology.c).  _init reads STRATA_BIND and the
+ * OpenMP placement variables when a context is created; _free releases
+ * the plan.  strata__bind_threads binds the workers of the calling
+ * thread's OpenMP pool to the plan (once: a no-op while the pool is bound
+ * for this plan); call it first in every entry point with parallel work. */
+typedef struct strata_placement strata_placement;
+STRATA_HIDDEN void strata__placement_init(strata_ctx *ctx);
+STRATA_HIDDEN void strata__placement_free(strata_ctx *ctx);
+STRATA_HIDDEN void strata__bind_threads(strata_ctx *ctx);
+/* hwloc builds only: n single-PU cpusets from hwloc_distrib over the whole
+ * topology (one per core before any core gets two), allocated into sets[]
+ * (free with hwloc_bitmap_free).  0, or -1 without memory.  The types are
+ * hwloc_topology_t and hwloc_bitmap_t, spelled so this header needs no
+ * hwloc.h. */
+struct hwloc_topology;
+struct hwloc_bitmap_s;
+STRATA_HIDDEN int strata__placement_plan(struct hwloc_topology *topo, int n,
+                                         struct hwloc_bitmap_s **sets);
 
 #endif

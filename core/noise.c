@@ -445,6 +445,7 @@ static strata_status fbm_batch(strata_ctx *ctx, const fbm_plan *p, const float *
 strata_status strata_fbm2_batch(strata_ctx *ctx, const strata_fbm *f, const float *x,
                                  const float *y, size_t n, float *out)
 {
+    strata__bind_threads(ctx); /* no-op once bound */
     if (!ctx || (n && (!x || !y || !out)))
         return STRATA_ERR_INVALID_ARG;
     fbm_plan p;
@@ -457,6 +458,7 @@ strata_status strata_fbm2_batch(strata_ctx *ctx, const strata_fbm *f, const floa
 strata_status strata_fbm3_batch(strata_ctx *ctx, const strata_fbm *f, const float *x,
                                  const float *y, const float *z, size_t n, float *out)
 {
+    strata__bind_threads(ctx); /* no-op once bound */
     if (!ctx || (n && (!x || !y || !z || !out)))
         return STRATA_ERR_INVALID_ARG;
     fbm_plan p;

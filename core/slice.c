@@ -386,6 +386,7 @@ static void add_normals(strata_ctx *ctx, strata_result *r, const strata_mesh *m,
 strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_slice_options *opt,
                            strata_result **out)
 {
+    strata__bind_threads(ctx); /* no-op once bound */
     if (!out)
         return STRATA_ERR_INVALID_ARG;
     *out = NULL;

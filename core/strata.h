@@ -615,6 +615,57 @@ STRATA_API strata_status strata_result_optimize(strata_ctx *ctx,
 STRATA_API int strata_optimize_supported(void);
 
 /* ------------------------------------------------------------------ */
+/* Threads and placement                                               */
+/* ------------------------------------------------------------------ */
+
+/* With hwloc, a context places its worker threads: a plan of one PU per
+ * thread from hwloc_distrib over the PUs the calling thread may use
+ * (packages first, one thread per physical core, and a second thread per
+ * core only when every core has one), applied by the parallel entry points
+ * (strata_slice, strata_mesh_subdivide and the shapes built with it,
+ * strata_displace_*, strata_fbm*_batch) before their work.
+ *
+ * Worker threads 1..n-1 of the OpenMP team are bound, each to its PU.  The
+ * calling thread (thread 0) is never bound: the library does not change
+ * the affinity of the application's threads, which threads they create
+ * would inherit.  Binding is done once per plan and calling thread: the
+ * OpenMP runtime keeps its pool of worker threads between parallel regions
+ * of the same size (libgomp does), so the bindings persist.  An
+ * application that runs OpenMP regions of other sizes from the same thread
+ * may get fresh, unbound workers; that only costs speed.  Placement never
+ * changes results: output bytes do not depend on it.
+ *
+ * Default: on with hwloc, except when the environment already controls
+ * placement (OMP_PROC_BIND, OMP_PLACES, GOMP_CPU_AFFINITY or KMP_AFFINITY
+ * set and not empty) or STRATA_BIND is 0, no or off.  STRATA_BIND=1, yes
+ * or on turns it on even then.  Both are read by strata_ctx_create.
+ * Without hwloc or OpenMP threads are never bound.  A failed binding (a
+ * container may forbid it) is not an error: work runs unbound and
+ * strata_ctx_binding says why. */
+
+/* Turn placement on (on != 0) or off for the following calls; turning it
+ * off hands workers bound earlier back to the calling thread's CPU set.
+ * STRATA_ERR_UNSUPPORTED for on without hwloc, STRATA_ERR_INVALID_ARG for
+ * a NULL ctx. */
+STRATA_API strata_status strata_ctx_set_binding(strata_ctx *ctx, int on);
+
+/* A one-line, human-readable description of the placement for the
+ * current thread count, written to buf (at most len bytes with the
+ * terminating NUL, truncated if needed), for diagnostics such as
+ * `strata info`.  When placement is on and not yet applied, this applies
+ * it first (what the next parallel call would do), so the text tells the
+ * outcome.  Examples:
+ *   "4 threads: 3 workers bound to PUs 1-3, the calling thread not pinned"
+ *   "unbound (no hwloc)"            "unbound (OMP_PROC_BIND is set)"
+ *   "unbound (STRATA_BIND=0)"       "unbound (turned off)"
+ *   "unbound (1 thread: the calling thread is never pinned)"
+ *   "unbound (binding failed for 3 of 3 workers: Operation not permitted)"
+ * PU numbers are the operating system's (as taskset and hwloc-ls -p).
+ * The wording may change between versions; do not parse it.
+ * STRATA_ERR_INVALID_ARG for a NULL ctx, or a NULL buf with len > 0. */
+STRATA_API strata_status strata_ctx_binding(strata_ctx *ctx, char *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
 /* Palettes                                                            */
 /* ------------------------------------------------------------------ */
 

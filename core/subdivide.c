@@ -127,6 +127,7 @@ static strata_status subdivide_once(strata_ctx *ctx, const strata_mesh *m, bool 
 strata_status strata_mesh_subdivide(strata_ctx *ctx, const strata_mesh *m, int depth,
                                     unsigned flags, strata_mesh **out)
 {
+    strata__bind_threads(ctx); /* no-op once bound */
     if (!out)
         return STRATA_ERR_INVALID_ARG;
     *out = NULL;
