@@ -455,8 +455,8 @@ static void help_slice(void)
 static void help_info(void)
 {
     printf("Usage: strata info\n"
-           "Print the version, the instruction set in use, the default thread count and\n"
-           "the machine topology as 'key: value' lines.\n");
+           "Print the version, the instruction set in use, the default thread count, its\n"
+           "placement on cores and the machine topology as 'key: value' lines.\n");
 }
 
 /* --simd and STRATA_SIMD: an unknown name is a usage error; whether this
@@ -1147,6 +1147,9 @@ static int run_info(const options *o)
     printf("isa: %s\n", strata_isa_name(strata_ctx_isa(ctx)));
     printf("isas: %s\n", avail);
     printf("threads: %d\n", strata_ctx_threads(ctx));
+    char binding[256];
+    strata_ctx_binding(ctx, binding, sizeof binding);
+    printf("binding: %s\n", binding);
     printf("meshoptimizer: %s\n", strata_optimize_supported() ? "yes" : "no");
     strata_ctx_destroy(ctx);
 #ifdef _OPENMP

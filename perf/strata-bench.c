@@ -1,7 +1,8 @@
 /* strata-bench - throughput of libstrata's stages.
  *
  * Prints one line per measurement, words of key=value after a leading tag
- * (machine, bench, ratio, memory), so scripts can diff runs:
+ * (machine, topology, bench, ratio, scaling, memory), so scripts can diff
+ * runs:
  *
  *   bench stage=fbm3 isa=scalar threads=1 size=10000000 seconds=0.812 ...
  *
@@ -11,8 +12,20 @@
  * port of the classic stacked-roof terracing (icospheric.com, "Making
  * terraced terrain", 2016) run on the same input and planes as strata's
  * band slicer, as the baseline the band design is measured against.
+ *
+ * To tell where the time goes on a large machine: `topology` shows what
+ * the threads run on, the `bandwidth` stage measures the memory's own
+ * write and copy speed at each thread count, every stage's `bw_share` is
+ * how much of that write speed its unavoidable bytes use, the `planet`
+ * line has the pipeline's memory footprint against its input and output,
+ * and `scaling` lines (at the end) give each stage's speedup over one
+ * thread.
  */
 #define _POSIX_C_SOURCE 200809L
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 
 #include "strata.h"
 
@@ -23,20 +36,33 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#ifdef HAVE_HWLOC
+#include <hwloc.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #define MAX_THREADS 16
 #define MAX_RUNS (MAX_THREADS * STRATA_ISA_COUNT_)
+#define MIB (1024.0 * 1024.0) /* every *_mb figure is in MiB */
 
 static struct {
     int quick, reps;
+    int child; /* --planet-child: run one planet measurement (see bench_planet) */
     int nthreads, threads[MAX_THREADS];
     int nisas;
     strata_isa isas[STRATA_ISA_COUNT_];
     const char *stage; /* NULL: all; else a comma list */
     char ply[4096];    /* scratch output file */
-} cfg = {0, 3, 0, {0}, 0, {STRATA_ISA_SCALAR}, NULL, ""};
+} cfg = {0, 3, 0, 0, {0}, 0, {STRATA_ISA_SCALAR}, NULL, ""};
 
 /* ------------------------------------------------------------ helpers */
 
@@ -134,6 +160,226 @@ static void set_default(strata_ctx *ctx)
     check(strata_ctx_set_threads(ctx, 0), "threads");
 }
 
+/* ------------------------------------------- memory bandwidth, scaling
+ *
+ * Every stage writes its output to memory at least once, so the machine's
+ * own write bandwidth bounds it.  The `bandwidth` stage measures that bound
+ * per thread count; the other stages report
+ *
+ *   bw_share = (min_bytes / seconds) / (kind=write GB/s at that thread count)
+ *
+ * where min_bytes is what the stage cannot avoid moving (defined where each
+ * stage prints it).  Near 1, a stage runs at the memory's speed and more
+ * threads or SIMD will not help it; far below 1, the time goes to
+ * computation, synchronisation or stalls, not to bandwidth.  The
+ * library's ordinary stores also read each line before writing it
+ * (write-allocate), so for them the practical ceiling lies nearer half of
+ * kind=write (about kind=copy / 2 in bytes written).
+ */
+
+#define MAX_BW 32
+
+static struct {
+    int threads;
+    double write, copy; /* GB/s (1e9 bytes) */
+} bw[MAX_BW];
+static int nbw;
+
+/* Write bandwidth at `threads`, 0 when not measured. */
+static double bw_write(int threads)
+{
+    for (int i = 0; i < nbw; i++)
+        if (bw[i].threads == threads)
+            return bw[i].write;
+    return 0;
+}
+
+/* Append " min_bytes=B bw_share=S" (bw_share only when the bandwidth at
+ * that thread count was measured). */
+static void print_bw_share(double min_bytes, double seconds, int threads)
+{
+    printf(" min_bytes=%.0f", min_bytes);
+    const double w = bw_write(threads);
+    if (w > 0 && seconds > 0)
+        printf(" bw_share=%.3f", min_bytes / seconds / 1e9 / w);
+}
+
+/* Bytes of a mesh's arrays: x, y, z, h (16 B a vertex), a, b, c, e0, e1, e2
+ * (24 B a triangle), ev0, ev1 (8 B an edge). */
+static double mesh_bytes(uint64_t verts, uint64_t tris, uint64_t edges)
+{
+    return 16.0 * (double)verts + 24.0 * (double)tris + 8.0 * (double)edges;
+}
+
+/* Bytes of a result's arrays: positions, normals when present, indices and
+ * the terrace table. */
+static double result_bytes(const strata_result *r)
+{
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    return (v.nx ? 24.0 : 12.0) * v.nverts + 4.0 * (double)v.nindices +
+           (double)v.nterraces * sizeof(strata_terrace);
+}
+
+/* Timings kept for the `scaling` lines printed at the end: a measurement is
+ * one stage and one case (`what`, e.g. "level=7") at one ISA and thread
+ * count. */
+#define MAX_RECS 2048
+
+static struct {
+    char stage[16], what[48];
+    int isa; /* a strata_isa; STRATA_ISA_COUNT_: not the library's code */
+    int threads;
+    double seconds;
+} recs[MAX_RECS];
+static int nrecs;
+
+static void record(const char *stage, const char *what, int isa, int threads, double seconds)
+{
+    if (nrecs == MAX_RECS)
+        return;
+    snprintf(recs[nrecs].stage, sizeof recs[nrecs].stage, "%s", stage);
+    snprintf(recs[nrecs].what, sizeof recs[nrecs].what, "%s", what);
+    recs[nrecs].isa = isa;
+    recs[nrecs].threads = threads;
+    recs[nrecs].seconds = seconds;
+    nrecs++;
+}
+
+static void record_ctx(const char *stage, const char *what, const strata_ctx *ctx, double seconds)
+{
+    record(stage, what, (int)strata_ctx_isa(ctx), strata_ctx_threads(ctx), seconds);
+}
+
+/* For every measurement also made at fewer threads: speedup = t(base) /
+ * t(N) against the fewest threads measured (1 unless --threads left it
+ * out), and efficiency = speedup / (N / base), 1 for perfect scaling. */
+static void print_scaling(void)
+{
+    for (int i = 0; i < nrecs; i++) {
+        int base = -1;
+        for (int j = 0; j < nrecs; j++)
+            if (recs[j].isa == recs[i].isa && !strcmp(recs[j].stage, recs[i].stage) &&
+                !strcmp(recs[j].what, recs[i].what) &&
+                (base < 0 || recs[j].threads < recs[base].threads))
+                base = j;
+        if (base < 0 || recs[base].threads >= recs[i].threads)
+            continue;
+        const double speedup = recs[base].seconds / recs[i].seconds;
+        printf("scaling stage=%s isa=%s threads=%d base_threads=%d %s speedup=%.2f"
+               " efficiency=%.2f\n",
+               recs[i].stage,
+               recs[i].isa < STRATA_ISA_COUNT_ ? strata_isa_name((strata_isa)recs[i].isa)
+                                               : "scalar",
+               recs[i].threads, recs[base].threads, recs[i].what, speedup,
+               speedup * recs[base].threads / recs[i].threads);
+    }
+    fflush(stdout);
+}
+
+/* Streaming stores, as a memset that bypasses the caches would do: the
+ * fastest way to write memory, the bound the stages are measured against.
+ * p is 64-byte aligned. */
+static void stream_fill(unsigned char *p, size_t n, int byte)
+{
+    size_t i = 0;
+#ifdef __SSE2__
+    const __m128i v = _mm_set1_epi8((char)byte);
+    for (; i + 64 <= n; i += 64) {
+        _mm_stream_si128((__m128i *)(void *)(p + i), v);
+        _mm_stream_si128((__m128i *)(void *)(p + i + 16), v);
+        _mm_stream_si128((__m128i *)(void *)(p + i + 32), v);
+        _mm_stream_si128((__m128i *)(void *)(p + i + 48), v);
+    }
+    _mm_sfence();
+#endif
+    memset(p + i, byte, n - i);
+}
+
+enum { BW_TOUCH, BW_WRITE, BW_COPY };
+
+/* One pass over buf by `threads` threads, each on its own page-aligned
+ * slice, the same slices every pass: on a NUMA machine each thread's pages
+ * are first touched, so placed, by that thread, and stay local to it.
+ * BW_COPY copies the first half of each slice into its second half.
+ * Returns the seconds; *moved gets the bytes written (copy: plus read). */
+static double bw_pass(unsigned char *buf, size_t size, int threads, int kind, double *moved)
+{
+    double bytes = 0;
+    const double t0 = now();
+#pragma omp parallel num_threads(threads) reduction(+ : bytes)
+    {
+        size_t id = 0, n = 1;
+#ifdef _OPENMP
+        id = (size_t)omp_get_thread_num();
+        n = (size_t)omp_get_num_threads();
+#endif
+        const size_t chunk = size / n / 8192 * 8192;
+        const size_t lo = id * chunk, len = id + 1 == n ? size - lo : chunk;
+        if (kind == BW_TOUCH) {
+            memset(buf + lo, 1, len);
+            bytes = (double)len;
+        } else if (kind == BW_WRITE) {
+            stream_fill(buf + lo, len, (int)(id & 0x7f));
+            bytes = (double)len;
+        } else {
+            const size_t half = len / 2 / 4096 * 4096;
+            memcpy(buf + lo + half, buf + lo, half);
+            bytes = 2.0 * (double)half;
+        }
+    }
+    const double t = now() - t0;
+    if (moved)
+        *moved = bytes;
+    return t;
+}
+
+/* Measure write and copy bandwidth at every thread count the runs use (as
+ * the context reports them) and at 1, which the single-threaded stages
+ * (write, stacked) are compared against.  The buffer is far larger than
+ * any L3, so this is DRAM, and touched once before the clock so page
+ * faults are not measured.  Copy counts the bytes read plus the bytes
+ * written, as STREAM does. */
+static void bench_bandwidth(strata_ctx *ctx)
+{
+    const size_t size = (cfg.quick ? 128u : 1024u) << 20;
+    int counts[MAX_THREADS + 1], ncounts = 0;
+    counts[ncounts++] = 1;
+    for (int i = 0; i < cfg.nthreads; i++) {
+        check(strata_ctx_set_threads(ctx, cfg.threads[i]), "threads");
+        const int t = strata_ctx_threads(ctx);
+        int seen = 0;
+        for (int j = 0; j < ncounts; j++)
+            seen |= counts[j] == t;
+        if (!seen)
+            counts[ncounts++] = t;
+    }
+    for (int i = 0; i < ncounts && nbw < MAX_BW; i++) {
+        const int t = counts[i];
+        unsigned char *buf = xalloc(size);
+        bw_pass(buf, size, t, BW_TOUCH, NULL);
+        double best[2] = {INFINITY, INFINITY}, moved[2] = {0, 0};
+        for (int r = 0; r < cfg.reps; r++)
+            for (int k = 0; k < 2; k++) {
+                const double s = bw_pass(buf, size, t, k == 0 ? BW_WRITE : BW_COPY, &moved[k]);
+                best[k] = s < best[k] ? s : best[k];
+            }
+        free(buf);
+        bw[nbw].threads = t;
+        bw[nbw].write = moved[0] / best[0] / 1e9;
+        bw[nbw].copy = moved[1] / best[1] / 1e9;
+        for (int k = 0; k < 2; k++) {
+            printf("bench stage=bandwidth isa=scalar threads=%d size=%zu kind=%s seconds=%.6f"
+                   " bytes=%.0f gb_per_s=%.2f",
+                   t, size, k == 0 ? "write" : "copy", best[k], moved[k],
+                   k == 0 ? bw[nbw].write : bw[nbw].copy);
+            bench_end();
+            record("bandwidth", k == 0 ? "kind=write" : "kind=copy", STRATA_ISA_COUNT_, t, best[k]);
+        }
+        nbw++;
+    }
+}
+
 /* Level of a height, as DESIGN.md defines it: L[k] <= h < L[k+1]. */
 static uint32_t level_of(const float *L, uint32_t n, float h)
 {
@@ -207,9 +453,15 @@ static void bench_shapes(strata_ctx *ctx)
                 set_run(ctx, ri);
                 const double s = best_of(run_icosphere, &a);
                 const uint64_t tris = 20ull << (2 * lv[i]);
+                char what[32];
+                snprintf(what, sizeof what, "level=%d", lv[i]);
                 bench_begin("icosphere", ctx, tris);
                 printf(" level=%d seconds=%.6f mtri_per_s=%.2f", lv[i], s, tris / s / 1e6);
+                /* min_bytes: the final mesh (10*4^L+2 vertices, 30*4^L edges). */
+                print_bw_share(mesh_bytes(tris / 2 + 2, tris, tris / 2 * 3), s,
+                               strata_ctx_threads(ctx));
                 bench_end();
+                record_ctx("icosphere", what, ctx, s);
             }
     }
     if (want("subdivide")) {
@@ -223,10 +475,19 @@ static void bench_shapes(strata_ctx *ctx)
                 set_run(ctx, ri);
                 const double s = best_of(run_subdivide, &a);
                 const uint64_t tris = (uint64_t)strata_mesh_triangle_count(base) << (2 * depth);
+                uint32_t ov, ot, oe;
+                check(strata_subdivide_counts(strata_mesh_vertex_count(base),
+                                              strata_mesh_triangle_count(base),
+                                              strata_mesh_edge_count(base), depth, &ov, &ot, &oe),
+                      "subdivide counts");
+                char what[32];
+                snprintf(what, sizeof what, "depth=%d", depth);
                 bench_begin("subdivide", ctx, tris);
                 printf(" base_level=%d depth=%d seconds=%.6f mtri_per_s=%.2f", base_level, depth,
                        s, tris / s / 1e6);
+                print_bw_share(mesh_bytes(ov, ot, oe), s, strata_ctx_threads(ctx)); /* the result */
                 bench_end();
+                record_ctx("subdivide", what, ctx, s);
             }
         strata_mesh_destroy(base);
     }
@@ -258,7 +519,12 @@ static void bench_fbm_run(fbm_arg *a, const char *stage, const char *input)
         bench_begin(stage, a->ctx, a->n);
         printf(" input=%s octaves=%d seconds=%.6f mpts_per_s=%.2f ns_per_point_octave=%.3f",
                input, a->f.octaves, s, a->n / s / 1e6, s * 1e9 / ((double)a->n * a->f.octaves));
+        /* min_bytes: 4 B a point out, 4 B a coordinate in. */
+        print_bw_share((double)a->n * (a->z ? 16.0 : 12.0), s, strata_ctx_threads(a->ctx));
         bench_end();
+        char what[48];
+        snprintf(what, sizeof what, "input=%s", input);
+        record_ctx(stage, what, a->ctx, s);
     }
 }
 
@@ -400,7 +666,13 @@ static strata_result *bench_slice(strata_ctx *ctx, const input *in, double *secs
                " out_tris=%llu out_verts=%u out_bytes=%.0f out_mb_per_s=%.1f",
                in->name, in->nlevels, multi, s, tris / s / 1e6,
                (unsigned long long)(v.nindices / 3), v.nverts, bytes, bytes / s / 1e6);
+        /* min_bytes: the output, 12 B a vertex (24 with normals) and 4 B an
+         * index. */
+        print_bw_share(bytes + (v.nx ? 12.0 * v.nverts : 0.0), s, strata_ctx_threads(ctx));
         bench_end();
+        char what[48];
+        snprintf(what, sizeof what, "input=%s", in->name);
+        record_ctx("slice", what, ctx, s);
     }
     return a.r;
 }
@@ -692,6 +964,7 @@ static void bench_write(strata_ctx *ctx)
     bench_begin("write", NULL, v.nindices / 3);
     printf(" input=%s format=ply seconds=%.6f bytes=%lld mb_per_s=%.1f", in.name, s,
            (long long)a.bytes, (double)a.bytes / s / 1e6);
+    print_bw_share((double)a.bytes, s, 1); /* min_bytes: the file */
     bench_end();
     strata_result_destroy(r);
     strata_mesh_destroy(in.m);
@@ -699,56 +972,195 @@ static void bench_write(strata_ctx *ctx)
 
 /* ----------------------------------------------------------- planet */
 
-/* The whole pipeline as `strata planet --level L --terraces 32` runs it. */
+/* A field of /proc/self/status in KiB ("VmRSS:", "VmHWM:"), -1 without it. */
+static long proc_status_kib(const char *key)
+{
+    char line[256];
+    long v = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, strlen(key))) {
+            v = strtol(line + strlen(key), NULL, 10);
+            break;
+        }
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* The whole pipeline as `strata planet --level L --terraces 32` runs it,
+ * at ctx's settings, best of cfg.reps; prints its bench line but for
+ * bw_share, which needs the bandwidth the parent measured (see
+ * bench_planet).  Runs in a process of its own: its peak resident set is
+ * this stage's alone. */
+static void planet_measure(strata_ctx *ctx)
+{
+    const int level = cfg.quick ? 7 : 10;
+    /* The peak (VmHWM) is reset to the current size where the kernel
+     * allows it: the base is what the process held before the stage. */
+    FILE *cr = fopen("/proc/self/clear_refs", "w");
+    if (cr) {
+        fputs("5", cr);
+        fclose(cr);
+    }
+    const long base_kib = proc_status_kib("VmRSS:");
+    double best[6]; /* icosphere, displace, levels, slice, write, total */
+    for (int k = 0; k < 6; k++)
+        best[k] = INFINITY;
+    uint32_t tris = 0;
+    off_t bytes = 0;
+    double in_bytes = 0, out_bytes = 0, slice_bytes = 0, verts = 0;
+    for (int rep = 0; rep < cfg.reps; rep++) {
+        double t[6];
+        strata_mesh *m;
+        strata_result *r;
+        strata_fbm f;
+        float levels[32];
+        strata_fbm_defaults(&f);
+        f.frequency = 1.5f;
+        f.amplitude = 0.1f;
+        t[0] = now();
+        check(strata_shape_icosphere(ctx, level, 1.0f, &m), "icosphere");
+        t[1] = now();
+        check(strata_displace_radial(ctx, m, &f, NULL), "displace");
+        t[2] = now();
+        check(strata_levels_uniform(m, 32, NULL, levels), "levels");
+        t[3] = now();
+        const strata_slice_options so = {levels, 32, STRATA_WALLS_UPPER, 0};
+        check(strata_slice(ctx, m, &so, &r), "slice");
+        t[4] = now();
+        check(strata_result_write(r, cfg.ply, STRATA_FORMAT_PLY), "write");
+        t[5] = now();
+        tris = strata_mesh_triangle_count(m);
+        verts = strata_mesh_vertex_count(m);
+        bytes = file_size(cfg.ply);
+        in_bytes = mesh_bytes(strata_mesh_vertex_count(m), tris, strata_mesh_edge_count(m));
+        out_bytes = result_bytes(r);
+        strata_result_view v;
+        strata_result_get_view(r, &v);
+        slice_bytes = 12.0 * v.nverts + 4.0 * (double)v.nindices;
+        remove(cfg.ply);
+        strata_result_destroy(r);
+        strata_mesh_destroy(m);
+        if (t[5] - t[0] < best[5]) {
+            for (int k = 0; k < 5; k++)
+                best[k] = t[k + 1] - t[k];
+            best[5] = t[5] - t[0];
+        }
+    }
+    long peak_kib = proc_status_kib("VmHWM:"), from_kib = base_kib;
+    if (peak_kib < 0) { /* no /proc: the process's peak, startup included */
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        peak_kib = ru.ru_maxrss;
+        from_kib = 0;
+    }
+    if (from_kib < 0)
+        from_kib = 0;
+    bench_begin("planet", ctx, tris);
+    printf(" level=%d terraces=32 seconds=%.6f icosphere_s=%.6f displace_s=%.6f"
+           " levels_s=%.6f slice_s=%.6f write_s=%.6f ply_bytes=%lld",
+           level, best[5], best[0], best[1], best[2], best[3], best[4], (long long)bytes);
+    /* Memory: input = the displaced mesh's arrays, output = the result's;
+     * mem_ratio = (peak - base) / (input + output), the resident memory
+     * the stage added over what it cannot do without (the target is
+     * <= 1.3).  base is the process before the stage (program, library,
+     * runtime): a few MiB that would swamp small levels. */
+    printf(" input_mb=%.1f output_mb=%.1f base_rss_mb=%.1f peak_rss_mb=%.1f mem_ratio=%.3f",
+           in_bytes / MIB, out_bytes / MIB, (double)from_kib / 1024.0, (double)peak_kib / 1024.0,
+           (double)(peak_kib - from_kib) * 1024.0 / (in_bytes + out_bytes));
+    /* min_bytes: the sum of the steps' own: the icosphere's mesh, x, y, z,
+     * h rewritten by displace (16 B a vertex), the slice's output and the
+     * file. */
+    printf(" min_bytes=%.0f", in_bytes + 16.0 * verts + slice_bytes + (double)bytes);
+    fflush(stdout);
+}
+
+/* Where this program's executable is, to run it again as a child. */
+static char self_exe[4096];
+
+/* Each run configuration's planet pipeline runs in a child process, so
+ * that its peak resident set is its own, not the high-water mark of every
+ * earlier stage.  The child is this program again (fork and exec, with
+ * --planet-child): a plain fork would copy the parent's memory into the
+ * child's peak and, worse, hang in libgomp, whose thread pool does not
+ * survive fork.  The child prints its line into a pipe; the parent adds
+ * bw_share and keeps the seconds for the scaling lines. */
 static void bench_planet(strata_ctx *ctx)
 {
     if (!want("planet"))
         return;
     const int level = cfg.quick ? 7 : 10;
     for (int ri = 0; ri < nruns(); ri++) {
-        set_run(ctx, ri);
-        double best[6]; /* icosphere, displace, levels, slice, write, total */
-        for (int k = 0; k < 6; k++)
-            best[k] = INFINITY;
-        uint32_t tris = 0;
-        off_t bytes = 0;
-        for (int rep = 0; rep < cfg.reps; rep++) {
-            double t[6];
-            strata_mesh *m;
-            strata_result *r;
-            strata_fbm f;
-            float levels[32];
-            strata_fbm_defaults(&f);
-            f.frequency = 1.5f;
-            f.amplitude = 0.1f;
-            t[0] = now();
-            check(strata_shape_icosphere(ctx, level, 1.0f, &m), "icosphere");
-            t[1] = now();
-            check(strata_displace_radial(ctx, m, &f, NULL), "displace");
-            t[2] = now();
-            check(strata_levels_uniform(m, 32, NULL, levels), "levels");
-            t[3] = now();
-            const strata_slice_options so = {levels, 32, STRATA_WALLS_UPPER, 0};
-            check(strata_slice(ctx, m, &so, &r), "slice");
-            t[4] = now();
-            check(strata_result_write(r, cfg.ply, STRATA_FORMAT_PLY), "write");
-            t[5] = now();
-            tris = strata_mesh_triangle_count(m);
-            bytes = file_size(cfg.ply);
-            remove(cfg.ply);
-            strata_result_destroy(r);
-            strata_mesh_destroy(m);
-            if (t[5] - t[0] < best[5]) {
-                for (int k = 0; k < 5; k++)
-                    best[k] = t[k + 1] - t[k];
-                best[5] = t[5] - t[0];
-            }
+        char reps[16], threads[16];
+        const char *isa = strata_isa_name(cfg.isas[ri / cfg.nthreads]);
+        snprintf(reps, sizeof reps, "%d", cfg.reps);
+        snprintf(threads, sizeof threads, "%d", cfg.threads[ri % cfg.nthreads]);
+        char *args[12];
+        int na = 0;
+        args[na++] = self_exe;
+        args[na++] = (char *)"--planet-child";
+        if (cfg.quick)
+            args[na++] = (char *)"--quick";
+        args[na++] = (char *)"--reps";
+        args[na++] = reps;
+        args[na++] = (char *)"--isa";
+        args[na++] = (char *)isa;
+        args[na++] = (char *)"--threads";
+        args[na++] = threads;
+        args[na] = NULL;
+
+        int fd[2];
+        fflush(stdout);
+        if (pipe(fd) != 0)
+            die("pipe failed");
+        const pid_t pid = fork();
+        if (pid < 0)
+            die("fork failed");
+        if (pid == 0) {
+            close(fd[0]);
+            if (dup2(fd[1], STDOUT_FILENO) < 0)
+                _exit(126);
+            close(fd[1]);
+            execv(self_exe, args);
+            _exit(127);
         }
-        bench_begin("planet", ctx, tris);
-        printf(" level=%d terraces=32 seconds=%.6f icosphere_s=%.6f displace_s=%.6f"
-               " levels_s=%.6f slice_s=%.6f write_s=%.6f ply_bytes=%lld",
-               level, best[5], best[0], best[1], best[2], best[3], best[4], (long long)bytes);
+        close(fd[1]);
+        char line[2048];
+        size_t len = 0;
+        ssize_t got;
+        while ((got = read(fd[0], line + len, sizeof line - 1 - len)) > 0)
+            len += (size_t)got;
+        close(fd[0]);
+        line[len] = '\0';
+        int status;
+        while (waitpid(pid, &status, 0) < 0)
+            ;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || len == 0)
+            die("planet: the child process (%s --planet-child) failed", self_exe);
+        line[strcspn(line, "\n")] = '\0';
+        const char *sec = strstr(line, " seconds="), *mb = strstr(line, " min_bytes="),
+                   *th = strstr(line, " threads=");
+        if (!sec || !mb || !th)
+            die("planet: unexpected child output '%s'", line);
+        const double s = strtod(sec + 9, NULL);
+        const int nt = atoi(th + 9);
+        fputs(line, stdout);
+        const double w = bw_write(nt);
+        if (w > 0 && s > 0)
+            printf(" bw_share=%.3f", strtod(mb + 11, NULL) / s / 1e9 / w);
         bench_end();
+        char what[32];
+        snprintf(what, sizeof what, "level=%d", level);
+        /* The ISA as the child resolved it (auto: its default). */
+        char isa_word[32] = "";
+        const char *iw = strstr(line, " isa=");
+        strata_isa isa_v = STRATA_ISA_SCALAR;
+        if (iw)
+            snprintf(isa_word, sizeof isa_word, "%.*s", (int)strcspn(iw + 5, " "), iw + 5);
+        if (strata_isa_from_name(isa_word, &isa_v) != STRATA_OK)
+            die("planet: unexpected child output '%s'", line);
+        record("planet", what, (int)isa_v, nt, s);
     }
 }
 
@@ -763,8 +1175,10 @@ static void usage(FILE *f)
           "  --threads LIST   thread counts, e.g. 1,2 (default: 1 and the library default)\n"
           "  --isa LIST       instruction sets, e.g. scalar,avx2, or auto (the library's\n"
           "                   choice); default: every one this CPU and build offer\n"
-          "  --stage NAME     run only NAME (a comma list is allowed): icosphere,\n"
-          "                   subdivide, fbm3, fbm2, slice, stacked, write, planet\n"
+          "  --stage NAME     run only NAME (a comma list is allowed): bandwidth,\n"
+          "                   icosphere, subdivide, fbm3, fbm2, slice, stacked, write,\n"
+          "                   planet (bandwidth is measured whenever a stage's\n"
+          "                   bw_share needs it)\n"
           "  --reps N         best of N runs per measurement (default 3)\n"
           "  --help           this text\n",
           f);
@@ -870,6 +1284,46 @@ static void print_machine(strata_ctx *ctx)
     fflush(stdout);
 }
 
+/* Where the threads can run: packages, NUMA nodes (with their memory),
+ * cores, hardware threads and L3 caches (with their sizes), from hwloc
+ * when the build has it; else the online CPUs only. */
+static void print_topology(void)
+{
+#ifdef HAVE_HWLOC
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) == 0 && hwloc_topology_load(topo) == 0) {
+        const int nnuma = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE),
+                  nl3 = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_L3CACHE);
+        printf("topology source=hwloc packages=%d numa_nodes=%d cores=%d pus=%d l3_caches=%d",
+               hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE), nnuma,
+               hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE),
+               hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU), nl3);
+        printf(" l3_kib=");
+        for (int i = 0; i < nl3; i++) {
+            const hwloc_obj_t o = hwloc_get_obj_by_type(topo, HWLOC_OBJ_L3CACHE, (unsigned)i);
+            printf("%s%llu", i ? "," : "",
+                   (unsigned long long)(o && o->attr ? o->attr->cache.size / 1024 : 0));
+        }
+        if (nl3 == 0)
+            printf("none");
+        printf(" numa_mb=");
+        for (int i = 0; i < nnuma; i++) {
+            const hwloc_obj_t o = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
+            printf("%s%.0f", i ? "," : "",
+                   o && o->attr ? (double)o->attr->numanode.local_memory / MIB : 0.0);
+        }
+        if (nnuma == 0)
+            printf("none");
+        printf(" online_cpus=%ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+        hwloc_topology_destroy(topo);
+        fflush(stdout);
+        return;
+    }
+#endif
+    printf("topology source=sysconf online_cpus=%ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
     const char *threads = NULL, *isas = NULL;
@@ -878,6 +1332,8 @@ int main(int argc, char **argv)
         const int has_val = i + 1 < argc;
         if (!strcmp(a, "--quick")) {
             cfg.quick = 1;
+        } else if (!strcmp(a, "--planet-child")) { /* internal: see bench_planet */
+            cfg.child = 1;
         } else if (!strcmp(a, "--threads") && has_val) {
             threads = argv[++i];
         } else if (!strcmp(a, "--isa") && has_val) {
@@ -897,8 +1353,9 @@ int main(int argc, char **argv)
         }
     }
     for (const char *s = cfg.stage; s && *s;) { /* every listed stage must exist */
-        static const char *const stages[] = {"icosphere", "subdivide", "fbm3",  "fbm2",
-                                             "slice",     "stacked",   "write", "planet"};
+        static const char *const stages[] = {"bandwidth", "icosphere", "subdivide",
+                                             "fbm3",      "fbm2",      "slice",
+                                             "stacked",   "write",     "planet"};
         const size_t len = strcspn(s, ",");
         size_t i = 0;
         while (i < sizeof stages / sizeof *stages &&
@@ -927,8 +1384,23 @@ int main(int argc, char **argv)
     const char *tmp = getenv("TMPDIR");
     snprintf(cfg.ply, sizeof cfg.ply, "%s/strata-bench-%ld.ply", tmp && *tmp ? tmp : "/tmp",
              (long)getpid());
+    if (cfg.child) {
+        set_run(ctx, 0);
+        planet_measure(ctx);
+        strata_ctx_destroy(ctx);
+        return 0;
+    }
+    const ssize_t n = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
+    if (n > 0)
+        self_exe[n] = '\0';
+    else
+        snprintf(self_exe, sizeof self_exe, "%s", argv[0]);
     print_machine(ctx);
+    print_topology();
 
+    /* Every stage's bw_share needs the bandwidth: measured first. */
+    if (!cfg.stage || !(want("stacked") && !strchr(cfg.stage, ',')))
+        bench_bandwidth(ctx);
     bench_shapes(ctx);
     bench_fbm(ctx);
     bench_terrain(ctx);
@@ -936,6 +1408,7 @@ int main(int argc, char **argv)
     bench_write(ctx);
     bench_planet(ctx);
 
+    print_scaling();
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("memory peak_rss_mb=%.1f load1=%.2f\n", (double)ru.ru_maxrss / 1024.0, /* KiB */

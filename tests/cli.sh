@@ -95,6 +95,13 @@ missing=
 for i in neon avx512 avx2; do
     case " $isas " in *" $i "*) ;; *) missing=$i; break ;; esac
 done
+check "info has a binding line" 'grep -Eq "^binding: (unbound \(.+\)|[0-9]+ threads: .* bound to PUs? [0-9])" out'
+if grep -q "^hwloc: yes" out; then
+    export STRATA_BIND=0
+    succeeds "info with STRATA_BIND=0" info
+    unset STRATA_BIND
+    check "STRATA_BIND=0 turns binding off" 'grep -q "^binding: unbound (STRATA_BIND=0)\$" out'
+fi
 
 # ------------------------------------------------------------ usage errors
 fails 2 "missing command" "no arguments"
