@@ -41,7 +41,8 @@ typedef struct {
     const float *L;
     uint32_t n;
     strata_walls walls;
-    const uint32_t *lev;      /* per input vertex */
+    const uint16_t *lev;      /* per input vertex (levels < 65535: 16 bits
+                                 keep the table in cache on big meshes) */
     const uint32_t *vbot;     /* per edge: bottom copy of a crossing at its
                                  high end, or NONE; NULL when no vertex
                                  lies on a plane */
@@ -230,7 +231,7 @@ static inline void slice_triangle(const slicer *s, uint32_t t, sink *out, int wr
 }
 
 /* Interior crossings of edge e (those not at a vertex lying on a plane). */
-static inline uint32_t crossings(const strata_mesh *m, const uint32_t *lev, const uint32_t *vbot,
+static inline uint32_t crossings(const strata_mesh *m, const uint16_t *lev, const uint32_t *vbot,
                                  uint32_t e)
 {
     const uint32_t lp = lev[m->ev0[e]], lq = lev[m->ev1[e]];
@@ -401,7 +402,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     const strata_allocator *al = &ctx->alloc;
     const uint32_t V = m->nverts, E = m->nedges, T = m->ntris, n = opt->nlevels;
     const float *L = opt->levels;
-    uint32_t *lev = strata__alloc_array(al, V, sizeof(uint32_t));
+    uint16_t *lev = strata__alloc_array(al, V, sizeof(uint16_t));
     uint8_t *on = strata__alloc_array(al, V, 1);
     uint32_t *vbot = NULL;
     uint32_t *cut_base = strata__alloc_array(al, E, sizeof(uint32_t));
@@ -422,7 +423,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
 #pragma omp parallel for num_threads(ctx->threads) schedule(static) reduction(+ : non)
     for (int64_t i = 0; i < V64; i++) {
         const uint32_t k = level_of(L, n, m->h[i]);
-        lev[i] = k;
+        lev[i] = (uint16_t)k;
         on[i] = k > 0 && m->h[i] == L[k];
         non += on[i];
     }
