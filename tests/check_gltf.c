@@ -19,68 +19,6 @@
 
 /* ------------------------------------------------------------ files */
 
-static char *tmpdir_new(void)
-{
-    char tmpl[] = "/tmp/strata-gltf-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(tmpl));
-    return strdup(tmpl);
-}
-
-static int dir_count(const char *d)
-{
-    DIR *dir = opendir(d);
-    ck_assert_ptr_nonnull(dir);
-    int n = 0;
-    for (struct dirent *e; (e = readdir(dir));)
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    closedir(dir);
-    return n;
-}
-
-static void tmpdir_remove(char *d)
-{
-    DIR *dir = opendir(d);
-    if (dir) {
-        char path[4096];
-        for (struct dirent *e; (e = readdir(dir));) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            snprintf(path, sizeof path, "%s/%s", d, e->d_name);
-            unlink(path);
-        }
-        closedir(dir);
-    }
-    rmdir(d);
-    free(d);
-}
-
-static char *join(const char *d, const char *name)
-{
-    size_t n = strlen(d) + strlen(name) + 2;
-    char *p = malloc(n);
-    ck_assert_ptr_nonnull(p);
-    snprintf(p, n, "%s/%s", d, name);
-    return p;
-}
-
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *buf = malloc(cap + 1);
-    for (size_t got; (got = fread(buf + n, 1, cap - n, f)) > 0;) {
-        n += got;
-        if (n == cap)
-            buf = realloc(buf, (cap *= 2) + 1);
-        ck_assert_ptr_nonnull(buf);
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
 static void spit(const char *path, const char *text, size_t len)
 {
     FILE *f = fopen(path, "wb");
@@ -669,7 +607,7 @@ START_TEST(test_glb_too_large)
     ck_assert_status(strata_result_glb_size(&fake, &bytes), STRATA_ERR_TOO_LARGE);
     ck_assert_uint_ge(bytes, (uint64_t)1 << 32);
     ck_assert_status(strata_result_write(&fake, p, STRATA_FORMAT_GLB), STRATA_ERR_TOO_LARGE);
-    ck_assert_int_eq(dir_count(d), 0);
+    ck_assert_int_eq(dir_entries(d, NULL), 0);
 
     /* 180 M vertices fit (2.16 GB) but not with normals (4.32 GB) */
     fake = *r;
@@ -677,7 +615,7 @@ START_TEST(test_glb_too_large)
     fake.nx = fake.ny = fake.nz = r->x; /* present, never read */
     ck_assert_status(strata_result_glb_size(&fake, &bytes), STRATA_ERR_TOO_LARGE);
     ck_assert_status(strata_result_write(&fake, p, STRATA_FORMAT_AUTO), STRATA_ERR_TOO_LARGE);
-    ck_assert_int_eq(dir_count(d), 0);
+    ck_assert_int_eq(dir_entries(d, NULL), 0);
 
     /* few vertices, 2.4 G indices: at least 2 bytes each */
     strata_terrace t[2];
@@ -695,7 +633,7 @@ START_TEST(test_glb_too_large)
     ck_assert_status(strata_result_glb_size(&fake, &bytes), STRATA_ERR_TOO_LARGE);
     ck_assert_uint_ge(bytes, 2 * (uint64_t)2400000003u);
     ck_assert_status(strata_result_write(&fake, p, STRATA_FORMAT_GLB), STRATA_ERR_TOO_LARGE);
-    ck_assert_int_eq(dir_count(d), 0);
+    ck_assert_int_eq(dir_entries(d, NULL), 0);
 
     /* the status says what to do */
     ck_assert_ptr_nonnull(strata_status_str(STRATA_ERR_TOO_LARGE));

@@ -3,7 +3,12 @@
 #define STRATA_TESTUTIL_H
 
 #include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "strata.h"
 
@@ -31,6 +36,83 @@
         if (!(cond))                                                           \
             ck_abort_msg(__VA_ARGS__);                                         \
     } while (0)
+
+/* ------------------------------------------------ temporary files */
+
+/* A fresh directory under /tmp (free with tmpdir_remove). */
+static inline char *tmpdir_new(void)
+{
+    char tmpl[] = "/tmp/strata-test-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(tmpl));
+    return strdup(tmpl);
+}
+
+/* Entries of d, and (when temps is not NULL) how many look like a
+ * writer's temporary file left behind. */
+static inline int dir_entries(const char *d, int *temps)
+{
+    DIR *dir = opendir(d);
+    ck_assert_ptr_nonnull(dir);
+    int n = 0;
+    if (temps)
+        *temps = 0;
+    for (struct dirent *e; (e = readdir(dir));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        n++;
+        if (temps)
+            *temps += strstr(e->d_name, ".tmp") != NULL;
+    }
+    closedir(dir);
+    return n;
+}
+
+/* Remove d and the files in it, and free the name. */
+static inline void tmpdir_remove(char *d)
+{
+    DIR *dir = opendir(d);
+    if (dir) {
+        char path[4096];
+        for (struct dirent *e; (e = readdir(dir));) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            snprintf(path, sizeof path, "%s/%s", d, e->d_name);
+            unlink(path);
+        }
+        closedir(dir);
+    }
+    rmdir(d);
+    free(d);
+}
+
+/* "d/name", malloc'ed. */
+static inline char *join(const char *d, const char *name)
+{
+    size_t n = strlen(d) + strlen(name) + 2;
+    char *p = malloc(n);
+    ck_assert_ptr_nonnull(p);
+    snprintf(p, n, "%s/%s", d, name);
+    return p;
+}
+
+/* A whole file, NUL-terminated, malloc'ed; its length in *len. */
+static inline unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = malloc(cap + 1);
+    for (size_t got; (got = fread(buf + n, 1, cap - n, f)) > 0;) {
+        n += got;
+        if (n == cap)
+            buf = realloc(buf, (cap *= 2) + 1);
+        ck_assert_ptr_nonnull(buf);
+    }
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
 
 /* Run one suite, return the process exit status. */
 static inline int run_suite(Suite *s)
