@@ -29,12 +29,24 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NONE UINT32_MAX
 
-/* States of an edge lying in a plane with a triangle below on a side. */
-enum { FIN_NONE = 0, FIN_ONE, FIN_CANCEL, FIN_KEEP };
+/* Is edge e in the sorted list of fins? */
+static inline int is_fin(const uint32_t *fins, uint32_t n, uint32_t e)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (fins[mid] < e)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && fins[lo] == e;
+}
 
 typedef struct {
     const strata_mesh *m;
@@ -48,8 +60,9 @@ typedef struct {
                                  lies on a plane */
     const uint32_t *cut_base; /* per edge: id of its first interior
                                  crossing's top copy */
-    const uint8_t *fin;       /* per edge: FIN_CANCEL marks a fin; NULL
-                                 when no vertex lies on a plane */
+    const uint32_t *fins;     /* sorted ids of input edges that are fins
+                                 (see 2d); nfins of them */
+    uint32_t nfins;
 } slicer;
 
 /* Level of a height: the number of planes <= h, minus one, at least 0. */
@@ -214,14 +227,14 @@ static inline void slice_triangle(const slicer *s, uint32_t t, sink *out, int wr
         }
         if (ci.top == cj.top)
             continue; /* both at one vertex on the plane: no wall */
-        if (s->fin && ci.top < m->nverts && cj.top < m->nverts) {
+        if (s->nfins && ci.top < m->nverts && cj.top < m->nverts) {
             /* Both ends are vertices: the wall stands on the side joining
              * them.  If it is a fin, both walls of it go. */
             int i = 0;
             while (!((v[i] == ci.top && v[(i + 1) % 3] == cj.top) ||
                      (v[i] == cj.top && v[(i + 1) % 3] == ci.top)))
                 i++;
-            if (s->fin[e[i]] == FIN_CANCEL)
+            if (is_fin(s->fins, s->nfins, e[i]))
                 continue;
         }
         const uint32_t b = bucket(s, s->walls == STRATA_WALLS_LOWER ? k - 1 : k, 1);
@@ -241,6 +254,21 @@ static inline uint32_t crossings(const strata_mesh *m, const uint16_t *lev, cons
 }
 
 #define PREFIX_BLOCK 65536
+
+/* A possible fin side: an input edge lying in a plane with the third
+ * corner of a triangle below it, and the bottom copies at its two ends. */
+typedef struct {
+    uint32_t edge;
+    uint64_t bottoms;
+} fin_cand;
+
+static int cmp_fin_cand(const void *pa, const void *pb)
+{
+    const fin_cand *a = pa, *b = pb;
+    if (a->edge != b->edge)
+        return a->edge < b->edge ? -1 : 1;
+    return a->bottoms < b->bottoms ? -1 : a->bottoms > b->bottoms;
+}
 
 /* Position of a point at height `level` above/below p (FLAT: y replaced;
  * RADIAL: projected on the sphere of radius R + level). */
@@ -408,9 +436,10 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     uint32_t *cut_base = strata__alloc_array(al, E, sizeof(uint32_t));
     uint64_t *counts = NULL;
     double *areas = NULL;
-    uint8_t *root = NULL, *fin = NULL;
+    uint8_t *root = NULL;
     uint64_t *blk = NULL;
-    uint64_t *fin_bot = NULL;
+    uint32_t *hot_blk = NULL, *hot = NULL, *fins = NULL;
+    fin_cand *cand = NULL;
     strata_result *r = NULL;
     if (!lev || !on || !cut_base) {
         st = STRATA_ERR_NOMEM;
@@ -446,9 +475,45 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
         nwedge_edges += (uint64_t)vx;
     }
     /* 2b. Two such edges from q into one triangle whose other corners are
-     * both below q's plane bound the same wedge. */
+     * both below q's plane bound the same wedge.  Only triangles touching a
+     * vertex on a plane matter; with float heights those are few, so they
+     * are first listed in triangle order by a parallel blocked filter. */
+    uint32_t nhot = 0;
     if (nwedge_edges > 0) {
-        for (uint32_t t = 0; t < T; t++) {
+        const int64_t T64 = T, nb_hot = (T64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
+        hot_blk = strata__alloc_array(al, (size_t)nb_hot + 1, sizeof(uint32_t));
+        if (!hot_blk) {
+            st = STRATA_ERR_NOMEM;
+            goto done;
+        }
+#pragma omp parallel for num_threads(ctx->threads) schedule(static)
+        for (int64_t b = 0; b < nb_hot; b++) {
+            uint32_t cnt = 0;
+            const int64_t t1 = (b + 1) * PREFIX_BLOCK < T64 ? (b + 1) * PREFIX_BLOCK : T64;
+            for (int64_t t = b * PREFIX_BLOCK; t < t1; t++)
+                cnt += (on[m->a[t]] | on[m->b[t]] | on[m->c[t]]) != 0;
+            hot_blk[b] = cnt;
+        }
+        for (int64_t b = 0; b < nb_hot; b++) {
+            const uint32_t cnt = hot_blk[b];
+            hot_blk[b] = nhot;
+            nhot += cnt;
+        }
+        hot = strata__alloc_array(al, nhot ? nhot : 1, sizeof(uint32_t));
+        if (!hot) {
+            st = STRATA_ERR_NOMEM;
+            goto done;
+        }
+#pragma omp parallel for num_threads(ctx->threads) schedule(static)
+        for (int64_t b = 0; b < nb_hot; b++) {
+            uint32_t at = hot_blk[b];
+            const int64_t t1 = (b + 1) * PREFIX_BLOCK < T64 ? (b + 1) * PREFIX_BLOCK : T64;
+            for (int64_t t = b * PREFIX_BLOCK; t < t1; t++)
+                if (on[m->a[t]] | on[m->b[t]] | on[m->c[t]])
+                    hot[at++] = (uint32_t)t;
+        }
+        for (uint32_t h = 0; h < nhot; h++) {
+            const uint32_t t = hot[h];
             const uint32_t v[3] = {m->a[t], m->b[t], m->c[t]};
             const uint32_t e[3] = {m->e0[t], m->e1[t], m->e2[t]};
             for (int i = 0; i < 3; i++) {
@@ -534,42 +599,57 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
      * when both walls also share their bottom copies they are the same quad
      * twice, back to back, enclosing nothing - both are dropped, and the two
      * roofs below then share the bottom edge. */
+    uint32_t nfins = 0;
     if (nwedge_edges > 0) {
-        fin = strata__alloc_array(al, E, 1);
-        fin_bot = strata__alloc_array(al, E, sizeof(uint64_t));
-        if (!fin || !fin_bot) {
-            st = STRATA_ERR_NOMEM;
-            goto done;
-        }
-        memset(fin, FIN_NONE, E);
-        for (uint32_t t = 0; t < T; t++) {
-            const uint32_t v[3] = {m->a[t], m->b[t], m->c[t]};
-            const uint32_t e[3] = {m->e0[t], m->e1[t], m->e2[t]};
-            for (int i = 0; i < 3; i++) {
-                const uint32_t u = v[i], w = v[(i + 1) % 3], r3 = v[(i + 2) % 3];
-                if (!on[u] || !on[w] || lev[u] != lev[w] || lev[r3] >= lev[u])
-                    continue;
-                /* Bottom copies at u and w, in vertex id order. */
-                const uint32_t bu = vbot[e[(i + 2) % 3]], bw = vbot[e[(i + 1) % 3]];
-                const uint64_t key = u < w ? (uint64_t)bu << 32 | bw : (uint64_t)bw << 32 | bu;
-                const uint32_t ei = e[i];
-                if (fin[ei] == FIN_NONE) {
-                    fin[ei] = FIN_ONE;
-                    fin_bot[ei] = key;
-                } else if (fin[ei] == FIN_ONE) {
-                    fin[ei] = fin_bot[ei] == key ? FIN_CANCEL : FIN_KEEP;
-                } else {
-                    fin[ei] = FIN_KEEP; /* a non-manifold input edge */
+        /* Candidates (edge, bottom copies at its ends in vertex id order),
+         * from the listed triangles, sorted by edge: an edge with exactly
+         * two candidates with equal bottoms is a fin. */
+        uint32_t ncand = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            ncand = 0;
+            for (uint32_t h = 0; h < nhot; h++) {
+                const uint32_t t = hot[h];
+                const uint32_t v[3] = {m->a[t], m->b[t], m->c[t]};
+                const uint32_t e[3] = {m->e0[t], m->e1[t], m->e2[t]};
+                for (int i = 0; i < 3; i++) {
+                    const uint32_t u = v[i], w = v[(i + 1) % 3], r3 = v[(i + 2) % 3];
+                    if (!on[u] || !on[w] || lev[u] != lev[w] || lev[r3] >= lev[u])
+                        continue;
+                    if (pass == 1) {
+                        const uint32_t bu = vbot[e[(i + 2) % 3]], bw = vbot[e[(i + 1) % 3]];
+                        cand[ncand].edge = e[i];
+                        cand[ncand].bottoms = u < w ? (uint64_t)bu << 32 | bw
+                                                    : (uint64_t)bw << 32 | bu;
+                    }
+                    ncand++;
+                }
+            }
+            if (pass == 0) {
+                if (ncand == 0)
+                    break;
+                cand = strata__alloc_array(al, ncand, sizeof *cand);
+                fins = strata__alloc_array(al, ncand, sizeof(uint32_t));
+                if (!cand || !fins) {
+                    st = STRATA_ERR_NOMEM;
+                    goto done;
                 }
             }
         }
+        if (ncand > 0) {
+            qsort(cand, ncand, sizeof *cand, cmp_fin_cand);
+            for (uint32_t i = 0; i < ncand;) {
+                uint32_t j = i + 1;
+                while (j < ncand && cand[j].edge == cand[i].edge)
+                    j++;
+                if (j - i == 2 && cand[i].bottoms == cand[i + 1].bottoms)
+                    fins[nfins++] = cand[i].edge;
+                i = j;
+            }
+        }
     }
-    if ((st = strata__progress(ctx, "slice", 0.3)) != STRATA_OK)
-        goto done;
-
     /* 3. Count per chunk and bucket.  The chunk size only changes how work
      * is split, never the output; keep the count table bounded. */
-    const slicer s = {m, L, n, opt->walls, lev, vbot, cut_base, fin};
+    const slicer s = {m, L, n, opt->walls, lev, vbot, cut_base, fins, nfins};
     const uint32_t nb = 2 * n;
     uint64_t chunk = 16384;
     while (((uint64_t)T + chunk - 1) / chunk * nb > (8u << 20) && chunk < (1u << 30))
@@ -693,8 +773,10 @@ done:
     strata__free(al, on);
     strata__free(al, root);
     strata__free(al, blk);
-    strata__free(al, fin);
-    strata__free(al, fin_bot);
+    strata__free(al, hot_blk);
+    strata__free(al, hot);
+    strata__free(al, cand);
+    strata__free(al, fins);
     strata__free(al, vbot);
     strata__free(al, cut_base);
     strata__free(al, counts);
