@@ -209,18 +209,9 @@ START_TEST(test_create_edges_by_sorting)
     ck_assert_ok(strata_shape_grid(ctx, 7, 5, 0.5f, &g));
     strata_mesh_view v;
     strata_mesh_get_view(g, &v);
-    float *xyz = malloc(sizeof(float) * 3 * v.nverts);
-    uint32_t *tri = malloc(sizeof(uint32_t) * 3 * v.ntris);
-    for (uint32_t i = 0; i < v.nverts; i++) {
-        xyz[3 * i] = v.x[i];
-        xyz[3 * i + 1] = v.y[i];
-        xyz[3 * i + 2] = v.z[i];
-    }
-    for (uint32_t t = 0; t < v.ntris; t++) {
-        tri[3 * t] = v.a[t];
-        tri[3 * t + 1] = v.b[t];
-        tri[3 * t + 2] = v.c[t];
-    }
+    float *xyz;
+    uint32_t *tri;
+    mesh_arrays(g, &xyz, &tri);
     ck_assert_ok(strata_mesh_create(ctx, xyz, v.nverts, tri, v.ntris, &s));
     strata_mesh_view w;
     strata_mesh_get_view(s, &w);
@@ -456,18 +447,11 @@ START_TEST(test_subdivide_grid)
     /* Tilt the grid so midpoint heights can be checked: y = x + 2z. */
     strata_mesh_view gv;
     strata_mesh_get_view(g, &gv);
-    float *xyz = malloc(sizeof(float) * 3 * gv.nverts);
-    uint32_t *tri = malloc(sizeof(uint32_t) * 3 * gv.ntris);
-    for (uint32_t i = 0; i < gv.nverts; i++) {
-        xyz[3 * i] = gv.x[i];
+    float *xyz;
+    uint32_t *tri;
+    mesh_arrays(g, &xyz, &tri);
+    for (uint32_t i = 0; i < gv.nverts; i++)
         xyz[3 * i + 1] = gv.x[i] + 2 * gv.z[i];
-        xyz[3 * i + 2] = gv.z[i];
-    }
-    for (uint32_t t = 0; t < gv.ntris; t++) {
-        tri[3 * t] = gv.a[t];
-        tri[3 * t + 1] = gv.b[t];
-        tri[3 * t + 2] = gv.c[t];
-    }
     strata_mesh *tilted;
     ck_assert_ok(strata_mesh_create(ctx, xyz, gv.nverts, tri, gv.ntris, &tilted));
     for (int depth = 0; depth <= 4; depth++) {

@@ -497,18 +497,14 @@ START_TEST(test_planet)
     /* Radial random bumps: rebuild with scaled positions, then RADIAL. */
     strata_mesh_view v;
     strata_mesh_get_view(sphere, &v);
-    float *xyz = malloc(sizeof(float) * 3 * v.nverts);
-    uint32_t *tri = malloc(sizeof(uint32_t) * 3 * v.ntris);
+    float *xyz;
+    uint32_t *tri;
+    mesh_arrays(sphere, &xyz, &tri);
     for (uint32_t i = 0; i < v.nverts; i++) {
         const float s = 1.0f + 0.15f * sinf(3 * v.x[i]) * cosf(2 * v.y[i] + v.z[i]);
-        xyz[3 * i] = v.x[i] * s;
-        xyz[3 * i + 1] = v.y[i] * s;
-        xyz[3 * i + 2] = v.z[i] * s;
-    }
-    for (uint32_t t = 0; t < v.ntris; t++) {
-        tri[3 * t] = v.a[t];
-        tri[3 * t + 1] = v.b[t];
-        tri[3 * t + 2] = v.c[t];
+        xyz[3 * i] *= s;
+        xyz[3 * i + 1] *= s;
+        xyz[3 * i + 2] *= s;
     }
     strata_mesh *m;
     ck_assert_ok(strata_mesh_create(ctx, xyz, v.nverts, tri, v.ntris, &m));

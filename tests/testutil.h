@@ -37,6 +37,30 @@
             ck_abort_msg(__VA_ARGS__);                                         \
     } while (0)
 
+/* ------------------------------------------------ meshes */
+
+/* Interleaved copies of a mesh's positions (3 floats a vertex) and
+ * triangles (3 ids), malloc'ed: the form strata_mesh_create takes, for
+ * tests that rebuild a mesh with changed positions. */
+static inline void mesh_arrays(const strata_mesh *m, float **xyz, uint32_t **tri)
+{
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    *xyz = malloc(sizeof(float) * 3 * (v.nverts ? v.nverts : 1));
+    *tri = malloc(sizeof(uint32_t) * 3 * (v.ntris ? v.ntris : 1));
+    ck_assert(*xyz && *tri);
+    for (uint32_t i = 0; i < v.nverts; i++) {
+        (*xyz)[3 * (size_t)i] = v.x[i];
+        (*xyz)[3 * (size_t)i + 1] = v.y[i];
+        (*xyz)[3 * (size_t)i + 2] = v.z[i];
+    }
+    for (uint32_t t = 0; t < v.ntris; t++) {
+        (*tri)[3 * (size_t)t] = v.a[t];
+        (*tri)[3 * (size_t)t + 1] = v.b[t];
+        (*tri)[3 * (size_t)t + 2] = v.c[t];
+    }
+}
+
 /* ------------------------------------------------ temporary files */
 
 /* A fresh directory under /tmp (free with tmpdir_remove). */
