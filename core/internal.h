@@ -112,6 +112,31 @@ static inline float strata__height(const strata_mesh *m, float x, float y, float
     return sqrtf(dx * dx + dy * dy + dz * dz) - m->radius;
 }
 
+/* (b - a) x (c - a) for a triangle of SoA positions, in double: along the
+ * normal of a counter-clockwise triangle, twice its area long. */
+static inline void strata__tri_cross(const float *x, const float *y, const float *z, uint32_t a,
+                                     uint32_t b, uint32_t c, double n[3])
+{
+    const double ux = (double)x[b] - x[a], uy = (double)y[b] - y[a], uz = (double)z[b] - z[a];
+    const double vx = (double)x[c] - x[a], vy = (double)y[c] - y[a], vz = (double)z[c] - z[a];
+    n[0] = uy * vz - uz * vy;
+    n[1] = uz * vx - ux * vz;
+    n[2] = ux * vy - uy * vx;
+}
+
+/* The triangle's unit normal (left at zero length if it is degenerate). */
+static inline void strata__tri_normal(const float *x, const float *y, const float *z, uint32_t a,
+                                      uint32_t b, uint32_t c, double n[3])
+{
+    strata__tri_cross(x, y, z, a, b, c, n);
+    const double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    if (len > 0) {
+        n[0] /= len;
+        n[1] /= len;
+        n[2] /= len;
+    }
+}
+
 /* Recompute h[] from the positions and the mesh's geometry. */
 STRATA_HIDDEN void strata__mesh_update_heights(strata_mesh *m);
 

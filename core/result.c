@@ -70,13 +70,9 @@ static double range_area(const strata_result *r, uint64_t first, uint64_t count)
 {
     double sum = 0.0;
     for (uint64_t i = first; i < first + count; i += 3) {
-        const uint32_t a = r->indices[i], b = r->indices[i + 1], c = r->indices[i + 2];
-        double ux = (double)r->x[b] - r->x[a], uy = (double)r->y[b] - r->y[a],
-               uz = (double)r->z[b] - r->z[a];
-        double vx = (double)r->x[c] - r->x[a], vy = (double)r->y[c] - r->y[a],
-               vz = (double)r->z[c] - r->z[a];
-        double nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
-        sum += 0.5 * sqrt(nx * nx + ny * ny + nz * nz);
+        double n[3];
+        strata__tri_cross(r->x, r->y, r->z, r->indices[i], r->indices[i + 1], r->indices[i + 2], n);
+        sum += 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
     }
     return sum;
 }
@@ -132,23 +128,16 @@ strata_status strata_result_from_mesh(strata_ctx *ctx, const strata_mesh *m, int
                 r->indices[3 * t + k] = v[k];
             continue;
         }
-        double ux = (double)m->x[v[1]] - m->x[v[0]], uy = (double)m->y[v[1]] - m->y[v[0]],
-               uz = (double)m->z[v[1]] - m->z[v[0]];
-        double wx = (double)m->x[v[2]] - m->x[v[0]], wy = (double)m->y[v[2]] - m->y[v[0]],
-               wz = (double)m->z[v[2]] - m->z[v[0]];
-        double nx = uy * wz - uz * wy, ny = uz * wx - ux * wz, nz = ux * wy - uy * wx;
-        double len = sqrt(nx * nx + ny * ny + nz * nz);
-        if (len > 0) {
-            nx /= len; ny /= len; nz /= len;
-        }
+        double n[3];
+        strata__tri_normal(m->x, m->y, m->z, v[0], v[1], v[2], n);
         for (int k = 0; k < 3; k++) {
             const size_t o = 3 * t + (size_t)k;
             r->x[o] = m->x[v[k]];
             r->y[o] = m->y[v[k]];
             r->z[o] = m->z[v[k]];
-            r->nx[o] = (float)nx;
-            r->ny[o] = (float)ny;
-            r->nz[o] = (float)nz;
+            r->nx[o] = (float)n[0];
+            r->ny[o] = (float)n[1];
+            r->nz[o] = (float)n[2];
             r->indices[o] = (uint32_t)o;
         }
     }

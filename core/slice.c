@@ -122,14 +122,11 @@ typedef struct {
 
 static inline double tri_area(const sink *k, uint32_t a, uint32_t b, uint32_t c, int wall)
 {
-    const double ux = (double)k->x[b] - k->x[a], uz = (double)k->z[b] - k->z[a];
-    const double vx = (double)k->x[c] - k->x[a], vz = (double)k->z[c] - k->z[a];
-    const double ny = uz * vx - ux * vz;
+    double n[3];
+    strata__tri_cross(k->x, k->y, k->z, a, b, c, n);
     if (k->flat && !wall) /* a horizontal roof: its area is its shadow's */
-        return 0.5 * fabs(ny);
-    const double uy = (double)k->y[b] - k->y[a], vy = (double)k->y[c] - k->y[a];
-    const double nx = uy * vz - uz * vy, nz = ux * vy - uy * vx;
-    return 0.5 * sqrt(nx * nx + ny * ny + nz * nz);
+        return 0.5 * fabs(n[1]);
+    return 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
 }
 
 static inline void emit(sink *k, uint32_t b, int wall, uint32_t p, uint32_t q, uint32_t r,
@@ -382,24 +379,15 @@ static void add_normals(strata_ctx *ctx, strata_result *r, const strata_mesh *m,
             /* (cj_bot, ci_bot, ci_top), (cj_bot, ci_top, cj_top) */
             const uint32_t src[4] = {ix[0], ix[1], ix[2], ix[5]};
             const uint32_t base = first_wall_vertex + (uint32_t)(4 * (qb + (uint64_t)q));
-            double ux = (double)r->x[src[1]] - r->x[src[0]], uy = (double)r->y[src[1]] - r->y[src[0]],
-                   uz = (double)r->z[src[1]] - r->z[src[0]];
-            double wx = (double)r->x[src[2]] - r->x[src[0]], wy = (double)r->y[src[2]] - r->y[src[0]],
-                   wz = (double)r->z[src[2]] - r->z[src[0]];
-            double nx = uy * wz - uz * wy, ny = uz * wx - ux * wz, nz = ux * wy - uy * wx;
-            const double len = sqrt(nx * nx + ny * ny + nz * nz);
-            if (len > 0) {
-                nx /= len;
-                ny /= len;
-                nz /= len;
-            }
+            double n[3];
+            strata__tri_normal(r->x, r->y, r->z, src[0], src[1], src[2], n);
             for (int c = 0; c < 4; c++) {
                 r->x[base + c] = r->x[src[c]];
                 r->y[base + c] = r->y[src[c]];
                 r->z[base + c] = r->z[src[c]];
-                r->nx[base + c] = (float)nx;
-                r->ny[base + c] = (float)ny;
-                r->nz[base + c] = (float)nz;
+                r->nx[base + c] = (float)n[0];
+                r->ny[base + c] = (float)n[1];
+                r->nz[base + c] = (float)n[2];
             }
             ix[0] = base;
             ix[1] = base + 1;
