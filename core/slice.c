@@ -295,10 +295,7 @@ static strata_status check_options(const strata_mesh *m, const strata_slice_opti
         return STRATA_ERR_INVALID_ARG;
     if (m->geometry == STRATA_RADIAL && !(m->radius + o->levels[0] > 0.0f))
         return STRATA_ERR_BAD_LEVELS; /* a terrace at or below the centre */
-    for (uint32_t i = 0; i < m->nverts; i++)
-        if (!isfinite(m->h[i]))
-            return STRATA_ERR_NOT_FINITE;
-    return STRATA_OK;
+    return STRATA_OK; /* heights are checked in the parallel level pass */
 }
 
 /* One pass over the chunks (write = 0: count into each chunk's row of
@@ -434,15 +431,21 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
         goto done;
     }
 
-    /* 1. Levels, and which vertices sit exactly on their plane. */
+    /* 1. Levels, which vertices sit exactly on their plane, and whether
+     * any height is NaN or infinite. */
     const int64_t V64 = V, E64 = E;
-    uint64_t non = 0;
-#pragma omp parallel for num_threads(ctx->threads) schedule(static) reduction(+ : non)
+    uint64_t non = 0, nonfinite = 0;
+#pragma omp parallel for num_threads(ctx->threads) schedule(static) reduction(+ : non, nonfinite)
     for (int64_t i = 0; i < V64; i++) {
+        nonfinite += !isfinite(m->h[i]);
         const uint32_t k = level_of(L, n, m->h[i]);
         lev[i] = (uint16_t)k;
         on[i] = k > 0 && m->h[i] == L[k];
         non += on[i];
+    }
+    if (nonfinite > 0) {
+        st = STRATA_ERR_NOT_FINITE;
+        goto done;
     }
     /* 2a. Edges whose crossing at the high end is that vertex start as
      * their own wedge (vbot[e] = e, a union-find parent); others NONE.

@@ -776,6 +776,18 @@ START_TEST(test_levels_and_errors)
     o.levels = deep;
     o.nlevels = 2;
     ck_assert_status(strata_slice(ctx, s, &o, &r), STRATA_ERR_BAD_LEVELS);
+    /* A height that overflows to infinity (radial, coordinates near
+     * FLT_MAX) is refused, not sliced. */
+    const float huge[] = {3e38f, 0, 0, 0, 1, 0, 0, 0, 1};
+    const uint32_t one[] = {0, 1, 2};
+    strata_mesh *inf_mesh;
+    ck_assert_ok(strata_mesh_create(ctx, huge, 3, one, 1, &inf_mesh));
+    ck_assert_ok(strata_mesh_set_geometry(inf_mesh, STRATA_RADIAL, NULL, 5.0f));
+    o.levels = want; /* valid, and above the centre for radius 5 */
+    o.nlevels = 4;
+    ck_assert_status(strata_slice(ctx, inf_mesh, &o, &r), STRATA_ERR_NOT_FINITE);
+    ck_assert_ptr_null(r);
+    strata_mesh_destroy(inf_mesh);
     /* Cancelled before starting. */
     o.levels = want;
     o.nlevels = 4;
