@@ -27,9 +27,25 @@
 struct strata_fbm_plan;
 typedef void (*strata_fbm_kernel)(const struct strata_fbm_plan *p, const float *x,
                                   const float *y, const float *z, size_t n, float *out);
+struct strata_place;
+typedef void (*strata_classify_kernel)(const float *L, uint32_t nL, const float *h, size_t n,
+                                       uint16_t *lev, uint8_t *on, uint64_t counts[2]);
+typedef size_t (*strata_tri_levels_kernel)(const uint32_t *a, const uint32_t *b,
+                                           const uint32_t *c, size_t n, const uint16_t *lev,
+                                           uint16_t *out);
+typedef void (*strata_place_roofs_kernel)(const struct strata_place *g, const float *L,
+                                          const float *x, const float *y, const float *z,
+                                          const uint16_t *lev, size_t n, float *ox, float *oy,
+                                          float *oz);
+typedef uint64_t (*strata_edge_spans_kernel)(const uint32_t *ev0, const uint32_t *ev1, size_t n,
+                                             const uint16_t *lev);
 typedef struct strata_dispatch {
     strata_isa isa;
-    strata_fbm_kernel fbm2, fbm3; /* simd/noise.h */
+    strata_fbm_kernel fbm2, fbm3;          /* simd/noise.h */
+    strata_classify_kernel classify;       /* simd/slice.h */
+    strata_tri_levels_kernel tri_levels;
+    strata_place_roofs_kernel place_roofs;
+    strata_edge_spans_kernel edge_spans;
 } strata_dispatch;
 
 /* Fill ctx->simd from STRATA_SIMD (unset, empty or "auto": the best ISA).

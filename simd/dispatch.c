@@ -11,6 +11,7 @@
 
 #include "cpu.h"
 #include "noise.h"
+#include "slice.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,10 @@ static void fill(strata_dispatch *d, strata_isa isa)
     d->isa = STRATA_ISA_SCALAR;
     d->fbm2 = strata__fbm2_c;
     d->fbm3 = strata__fbm3_c;
+    d->classify = strata__classify_c;
+    d->tri_levels = strata__tri_levels_c;
+    d->place_roofs = strata__place_roofs_c;
+    d->edge_spans = strata__edge_spans_c;
     switch (isa) {
 #ifdef HAVE_AVX2
     case STRATA_ISA_AVX2:
