@@ -65,6 +65,7 @@ struct strata_ctx {
     int bind;                      /* place worker threads on cores */
     const char *bind_off;          /* why not, when bind is 0 */
     struct strata_placement *placement; /* plan; NULL until first needed */
+    strata_arena_stats arena_stats; /* of the last strata_slice */
 };
 
 struct strata_mesh {
@@ -110,6 +111,22 @@ STRATA_HIDDEN void strata__free(const strata_allocator *a, void *p);
  * overflow. */
 STRATA_HIDDEN void *strata__alloc_array(const strata_allocator *a, size_t n,
                                         size_t size);
+
+/* A per-thread bump arena (core/arena.c): 64-byte-aligned pieces of big
+ * blocks from the context's allocator, all freed together.  Padded to a
+ * cache line so that arenas of different threads never share one. */
+typedef struct strata_arena {
+    _Alignas(STRATA_ALIGN) const strata_allocator *al;
+    struct arena_block *blocks; /* newest first */
+    unsigned char *cur, *end;   /* free part of the newest block */
+    uint64_t nblocks, reserved, used, wasted;
+} strata_arena;
+STRATA_HIDDEN void strata__arena_init(strata_arena *a, const strata_allocator *al);
+/* size bytes at a 64-byte boundary, or NULL without memory. */
+STRATA_HIDDEN void *strata__arena_alloc(strata_arena *a, size_t size);
+STRATA_HIDDEN void strata__arena_free(strata_arena *a);
+/* Add this arena's figures to s (one more arena). */
+STRATA_HIDDEN void strata__arena_stats_add(const strata_arena *a, strata_arena_stats *s);
 
 /* Allocate a mesh with room for the given counts; arrays uninitialised. */
 STRATA_HIDDEN strata_status strata__mesh_alloc(const strata_allocator *a,

@@ -20,17 +20,27 @@
  * plane thus keeps every edge manifold.  Polygons and walls that collapse
  * onto q are dropped, so no triangle has zero area.
  *
- * Triangles are processed in chunks.  A first pass counts, per chunk, the
- * triangles each output bucket (terrace x roof/wall) receives; prefix sums
- * over buckets then chunks give every chunk its write offsets; a second
- * pass, running the same code, writes.  The layout is therefore the input
- * order within each bucket, whatever the thread count.
+ * Triangles are processed in fixed-size chunks, which threads take in
+ * any order.  Pass A: a kernel marks the triangles lying inside one band
+ * (most of them), which are only counted per output bucket (terrace x
+ * roof/wall); the others are cut here into tagged triangles in the
+ * running thread's arena.  Prefix sums over buckets then chunks give
+ * every chunk its write offsets.  Pass B: each chunk writes its one-band
+ * triangles (input ids, found by the kernel again) and then copies its
+ * cut triangles from the arena, bucket by bucket.  Within a bucket the
+ * layout is therefore chunk by chunk in input order, a chunk's one-band
+ * triangles before its cut ones, whatever the thread count.
  */
 #include "internal.h"
+#include "../simd/slice.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define NONE UINT32_MAX
 
@@ -65,22 +75,6 @@ typedef struct {
     uint32_t nfins;
 } slicer;
 
-/* Level of a height: the number of planes <= h, minus one, at least 0. */
-static inline uint32_t level_of(const float *L, uint32_t n, float h)
-{
-    uint32_t lo = 0, len = n; /* first index with L[i] > h */
-    while (len > 0) {
-        uint32_t half = len / 2;
-        if (L[lo + half] <= h) {
-            lo += half + 1;
-            len -= half + 1;
-        } else {
-            len = half;
-        }
-    }
-    return lo > 0 ? lo - 1 : 0;
-}
-
 /* Top and bottom copies of the crossing of plane k on edge e, whose end
  * levels are lu and lw (different) and whose high end is vertex q. */
 typedef struct {
@@ -109,54 +103,47 @@ static inline uint32_t bucket(const slicer *s, uint32_t k, int wall)
     return 2 * k + (uint32_t)wall;
 }
 
-/* Per-chunk sink: counts (write == 0) or writes triangles at cursors and
- * adds up their areas per bucket (summed over chunks in chunk order later,
- * so the figures do not depend on the thread count either). */
+/* A cut triangle waiting in an arena: its bucket and corners. */
 typedef struct {
-    uint64_t *cursor; /* per bucket: next index slot (write) or count */
-    double *area;     /* per bucket (write only) */
-    uint32_t *indices;
-    const float *x, *y, *z; /* output vertices (write only) */
-    int flat;
-} sink;
+    uint32_t bucket, v[3];
+} tagged;
 
-static inline double tri_area(const sink *k, uint32_t a, uint32_t b, uint32_t c, int wall)
-{
-    double n[3];
-    strata__tri_cross(k->x, k->y, k->z, a, b, c, n);
-    if (k->flat && !wall) /* a horizontal roof: its area is its shadow's */
-        return 0.5 * fabs(n[1]);
-    return 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-}
+/* Per-thread working state of pass A, padded to its own cache lines:
+ * the arena, and the staging list of the chunk being cut (reused chunk
+ * after chunk, so it stays in cache; moved into the arena at chunk end). */
+typedef struct {
+    strata_arena arena;
+    tagged *stage;
+    size_t nstage, cap;
+    uint64_t *gen; /* the chunk's row of cut-triangle counts (indices) */
+    int nomem;
+} worker;
 
-static inline void emit(sink *k, uint32_t b, int wall, uint32_t p, uint32_t q, uint32_t r,
-                        int write)
+static inline void emit(worker *w, uint32_t b, uint32_t p, uint32_t q, uint32_t r)
 {
-    if (write) {
-        uint32_t *o = k->indices + k->cursor[b];
-        o[0] = p;
-        o[1] = q;
-        o[2] = r;
-        k->area[b] += tri_area(k, p, q, r, wall);
+    if (STRATA_UNLIKELY(w->nstage == w->cap)) {
+        const size_t cap = w->cap ? 2 * w->cap : 4096;
+        tagged *n = strata__alloc_array(w->arena.al, cap, sizeof *n);
+        if (!n) {
+            w->nomem = 1;
+            return;
+        }
+        if (w->nstage)
+            memcpy(n, w->stage, w->nstage * sizeof *n);
+        strata__free(w->arena.al, w->stage);
+        w->stage = n;
+        w->cap = cap;
     }
-    k->cursor[b] += 3;
+    w->stage[w->nstage++] = (tagged){b, {p, q, r}};
+    w->gen[b] += 3;
 }
 
-/* Always inlined so that the count and write loops get their own copies
- * with `write` constant. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline void slice_triangle(const slicer *s, uint32_t t, sink *out, int write)
+/* Cut a triangle spanning more than one band into w's staging list. */
+static void slice_triangle(const slicer *s, uint32_t t, worker *out)
 {
     const strata_mesh *m = s->m;
     const uint32_t v[3] = {m->a[t], m->b[t], m->c[t]};
     const uint32_t l[3] = {s->lev[v[0]], s->lev[v[1]], s->lev[v[2]]};
-    if (STRATA_LIKELY(l[0] == l[1] && l[1] == l[2])) {
-        /* The common case: one roof triangle reusing the input ids. */
-        emit(out, bucket(s, l[0], 0), 0, v[0], v[1], v[2], write);
-        return;
-    }
     const uint32_t e[3] = {m->e0[t], m->e1[t], m->e2[t]};
     uint32_t lo = l[0], hi = l[0];
     for (int i = 1; i < 3; i++) {
@@ -206,7 +193,7 @@ static inline void slice_triangle(const slicer *s, uint32_t t, sink *out, int wr
             nd--;
         const uint32_t b = bucket(s, k, 0);
         for (int i = 1; i + 1 < nd; i++)
-            emit(out, b, 0, poly[0], poly[i], poly[i + 1], write);
+            emit(out, b, poly[0], poly[i], poly[i + 1]);
     }
 
     for (uint32_t k = lo + 1; k <= hi; k++) {
@@ -235,8 +222,8 @@ static inline void slice_triangle(const slicer *s, uint32_t t, sink *out, int wr
                 continue;
         }
         const uint32_t b = bucket(s, s->walls == STRATA_WALLS_LOWER ? k - 1 : k, 1);
-        emit(out, b, 1, cj.bot, ci.bot, ci.top, write);
-        emit(out, b, 1, cj.bot, ci.top, cj.top, write);
+        emit(out, b, cj.bot, ci.bot, ci.top);
+        emit(out, b, cj.bot, ci.top, cj.top);
     }
 }
 
@@ -267,24 +254,6 @@ static int cmp_fin_cand(const void *pa, const void *pb)
     return a->bottoms < b->bottoms ? -1 : a->bottoms > b->bottoms;
 }
 
-/* Position of a point at height `level` above/below p (FLAT: y replaced;
- * RADIAL: projected on the sphere of radius R + level). */
-static inline void place(const strata_mesh *m, float px, float py, float pz, float level,
-                         float *ox, float *oy, float *oz)
-{
-    if (m->geometry == STRATA_FLAT) {
-        *ox = px;
-        *oy = level;
-        *oz = pz;
-        return;
-    }
-    const float dx = px - m->center[0], dy = py - m->center[1], dz = pz - m->center[2];
-    const float s = (m->radius + level) / sqrtf(dx * dx + dy * dy + dz * dz);
-    *ox = m->center[0] + dx * s;
-    *oy = m->center[1] + dy * s;
-    *oz = m->center[2] + dz * s;
-}
-
 static strata_status check_options(const strata_mesh *m, const strata_slice_options *o)
 {
     strata_status st = strata_levels_validate(o->levels, o->nlevels);
@@ -298,17 +267,110 @@ static strata_status check_options(const strata_mesh *m, const strata_slice_opti
     return STRATA_OK; /* heights are checked in the parallel level pass */
 }
 
-/* One pass over the chunks (write = 0: count into each chunk's row of
- * `counts`; 1: write triangles into `indices` at the offsets there).  The
- * chunks go in groups, each group in parallel, so that between groups the
- * calling thread reports progress from p0 to p1 and checks the cancel
- * flag, about 20 times a pass.  Every chunk has its own row, so grouping
- * changes when work is done, never the bytes. */
-static strata_status slice_chunks(strata_ctx *ctx, const slicer *s, uint64_t *counts,
-                                  double *areas, uint32_t nb, uint64_t chunk, int64_t nchunks,
-                                  const strata_result *r, int write, double p0, double p1)
+/* Triangles per tri_levels call: its marks fit on the stack. */
+#define MARK_BLOCK 4096
+
+/* Pass A on chunk c (triangles t0..t1): count one-band triangles into
+ * fast[] (indices per bucket), cut the others into w's arena, counted
+ * into w->gen; *out_cut gets them (NULL when none). */
+static void chunk_pass_a(strata_ctx *ctx, const slicer *s, uint32_t t0, uint32_t t1,
+                         uint64_t *fast, worker *w, tagged **out_cut)
 {
-    const uint32_t T = s->m->ntris;
+    const strata_mesh *m = s->m;
+    const uint32_t roof_step = s->walls == STRATA_WALLS_SEPARATE ? 1 : 2;
+    uint16_t mark[MARK_BLOCK];
+    w->nstage = 0;
+    for (uint32_t b0 = t0; b0 < t1; b0 += MARK_BLOCK) {
+        const uint32_t nb = t1 - b0 < MARK_BLOCK ? t1 - b0 : MARK_BLOCK;
+        ctx->simd.tri_levels(m->a + b0, m->b + b0, m->c + b0, nb, s->lev, mark);
+        for (uint32_t i = 0; i < nb; i++) {
+            if (STRATA_LIKELY(mark[i] != STRATA_MULTI_BAND))
+                fast[mark[i] * roof_step] += 3;
+            else
+                slice_triangle(s, b0 + i, w);
+        }
+    }
+    *out_cut = NULL;
+    if (w->nstage && !w->nomem) {
+        *out_cut = strata__arena_alloc(&w->arena, w->nstage * sizeof(tagged));
+        if (*out_cut)
+            memcpy(*out_cut, w->stage, w->nstage * sizeof(tagged));
+        else
+            w->nomem = 1;
+    }
+}
+
+/* Area of an output triangle (a flat mesh's roofs: their shadow's). */
+static inline double tri_area(const strata_result *r, int flat_roof, const uint32_t *v)
+{
+    double n[3];
+    strata__tri_cross(r->x, r->y, r->z, v[0], v[1], v[2], n);
+    if (flat_roof)
+        return 0.5 * fabs(n[1]);
+    return 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+}
+
+/* Pass B on chunk c: write its one-band triangles and then its cut
+ * triangles (ncut of them at cuts) at the cursors `at` (indices per
+ * bucket, advanced), summing their areas per bucket into area[]. */
+static void chunk_pass_b(strata_ctx *ctx, const slicer *s, uint32_t t0, uint32_t t1,
+                         const tagged *cuts, uint64_t ncut, uint64_t *at, double *area,
+                         strata_result *r)
+{
+    const strata_mesh *m = s->m;
+    const int flat = m->geometry == STRATA_FLAT;
+    const uint32_t roof_step = s->walls == STRATA_WALLS_SEPARATE ? 1 : 2;
+    uint32_t *idx = r->indices;
+    uint16_t mark[MARK_BLOCK];
+    for (uint32_t b0 = t0; b0 < t1; b0 += MARK_BLOCK) {
+        const uint32_t nb = t1 - b0 < MARK_BLOCK ? t1 - b0 : MARK_BLOCK;
+        ctx->simd.tri_levels(m->a + b0, m->b + b0, m->c + b0, nb, s->lev, mark);
+        for (uint32_t i = 0; i < nb; i++) {
+            if (mark[i] == STRATA_MULTI_BAND)
+                continue;
+            const uint32_t b = mark[i] * roof_step;
+            uint32_t *o = idx + at[b];
+            o[0] = m->a[b0 + i];
+            o[1] = m->b[b0 + i];
+            o[2] = m->c[b0 + i];
+            at[b] += 3;
+            area[b] += tri_area(r, flat, o);
+        }
+    }
+    for (uint64_t i = 0; i < ncut; i++) {
+        const uint32_t b = cuts[i].bucket;
+        uint32_t *o = idx + at[b];
+        o[0] = cuts[i].v[0];
+        o[1] = cuts[i].v[1];
+        o[2] = cuts[i].v[2];
+        at[b] += 3;
+        const int wall = s->walls == STRATA_WALLS_SEPARATE ? b >= s->n : (b & 1u);
+        area[b] += tri_area(r, flat && !wall, o);
+    }
+}
+
+/* Run pass A (r == NULL) or B over all chunks.  The chunks go in groups,
+ * each group in parallel, so that between groups the calling thread
+ * reports progress from p0 to p1 and checks the cancel flag, about 20
+ * times a pass.  Every chunk has its own rows of the tables, so grouping
+ * changes when work is done, never the bytes. */
+typedef struct {
+    uint64_t chunk;
+    int64_t nchunks;
+    uint32_t nb;       /* buckets */
+    uint64_t *fast;    /* nchunks x nb: one-band indices, then offsets */
+    uint64_t *gen;     /* nchunks x nb: cut indices */
+    double *area;      /* nchunks x nb */
+    tagged **cut;      /* per chunk: its cut triangles in an arena */
+    uint64_t *ncut;    /* per chunk */
+    worker *workers;   /* per thread */
+} chunk_tables;
+
+static strata_status slice_chunks(strata_ctx *ctx, const slicer *s, chunk_tables *ct,
+                                  strata_result *r, double p0, double p1)
+{
+    const uint32_t T = s->m->ntris, nb = ct->nb;
+    const int64_t nchunks = ct->nchunks;
     int64_t group = (nchunks + 19) / 20;
     if (group < 4 * (int64_t)ctx->threads) /* enough chunks to keep threads busy */
         group = 4 * (int64_t)ctx->threads;
@@ -318,23 +380,28 @@ static strata_status slice_chunks(strata_ctx *ctx, const slicer *s, uint64_t *co
         for (int64_t c = g0; c < g1; c++) {
             if (strata__cancelled(ctx))
                 continue;
-            sink k = {counts + (size_t)c * nb, NULL, NULL, NULL, NULL, NULL,
-                      s->m->geometry == STRATA_FLAT};
-            const uint64_t end = (uint64_t)(c + 1) * chunk;
-            const uint32_t t0 = (uint32_t)((uint64_t)c * chunk), t1 = (uint32_t)(end < T ? end : T);
-            if (write) {
-                k.area = areas + (size_t)c * nb;
-                k.indices = r->indices;
-                k.x = r->x;
-                k.y = r->y;
-                k.z = r->z;
-                for (uint32_t t = t0; t < t1; t++)
-                    slice_triangle(s, t, &k, 1);
-            } else {
-                for (uint32_t t = t0; t < t1; t++)
-                    slice_triangle(s, t, &k, 0);
+            const uint64_t end = (uint64_t)(c + 1) * ct->chunk;
+            const uint32_t t0 = (uint32_t)((uint64_t)c * ct->chunk), t1 = (uint32_t)(end < T ? end : T);
+            const size_t row = (size_t)c * nb;
+            if (r) {
+                chunk_pass_b(ctx, s, t0, t1, ct->cut[c], ct->ncut[c], ct->fast + row,
+                             ct->area + row, r);
+                continue;
             }
+#ifdef _OPENMP
+            worker *w = &ct->workers[omp_get_thread_num()];
+#else
+            worker *w = &ct->workers[0];
+#endif
+            if (w->nomem)
+                continue;
+            w->gen = ct->gen + row;
+            chunk_pass_a(ctx, s, t0, t1, ct->fast + row, w, &ct->cut[c]);
+            ct->ncut[c] = w->nomem ? 0 : w->nstage;
         }
+        for (int i = 0; !r && i < ctx->threads; i++)
+            if (ct->workers[i].nomem)
+                return STRATA_ERR_NOMEM;
         const strata_status st =
             strata__progress(ctx, "slice", p0 + (p1 - p0) * (double)g1 / (double)nchunks);
         if (st != STRATA_OK)
@@ -404,7 +471,10 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     if (!out)
         return STRATA_ERR_INVALID_ARG;
     *out = NULL;
-    if (!ctx || !m || !opt)
+    if (!ctx)
+        return STRATA_ERR_INVALID_ARG;
+    memset(&ctx->arena_stats, 0, sizeof ctx->arena_stats);
+    if (!m || !opt)
         return STRATA_ERR_INVALID_ARG;
     strata_status st = check_options(m, opt);
     if (st != STRATA_OK)
@@ -415,12 +485,12 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     const strata_allocator *al = &ctx->alloc;
     const uint32_t V = m->nverts, E = m->nedges, T = m->ntris, n = opt->nlevels;
     const float *L = opt->levels;
-    uint16_t *lev = strata__alloc_array(al, V, sizeof(uint16_t));
+    /* One spare level: the kernels may load lev in 32-bit lanes. */
+    uint16_t *lev = strata__alloc_array(al, (size_t)V + 1, sizeof(uint16_t));
     uint8_t *on = strata__alloc_array(al, V, 1);
     uint32_t *vbot = NULL;
     uint32_t *cut_base = strata__alloc_array(al, E, sizeof(uint32_t));
-    uint64_t *counts = NULL;
-    double *areas = NULL;
+    chunk_tables ct = {0};
     uint8_t *root = NULL;
     uint64_t *blk = NULL;
     uint32_t *hot_blk = NULL, *hot = NULL, *fins = NULL;
@@ -433,15 +503,17 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
 
     /* 1. Levels, which vertices sit exactly on their plane, and whether
      * any height is NaN or infinite. */
-    const int64_t V64 = V, E64 = E;
+    const int64_t V64 = V, E64 = E, nvblk = (V64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
+    lev[V] = 0;
     uint64_t non = 0, nonfinite = 0;
 #pragma omp parallel for num_threads(ctx->threads) schedule(static) reduction(+ : non, nonfinite)
-    for (int64_t i = 0; i < V64; i++) {
-        nonfinite += !isfinite(m->h[i]);
-        const uint32_t k = level_of(L, n, m->h[i]);
-        lev[i] = (uint16_t)k;
-        on[i] = k > 0 && m->h[i] == L[k];
-        non += on[i];
+    for (int64_t b = 0; b < nvblk; b++) {
+        const size_t i0 = (size_t)b * PREFIX_BLOCK;
+        const size_t nv = V64 - (int64_t)i0 < PREFIX_BLOCK ? (size_t)V64 - i0 : PREFIX_BLOCK;
+        uint64_t cnt[2] = {0, 0};
+        ctx->simd.classify(L, n, m->h + i0, nv, lev + i0, on + i0, cnt);
+        non += cnt[0];
+        nonfinite += cnt[1];
     }
     if (nonfinite > 0) {
         st = STRATA_ERR_NOT_FINITE;
@@ -558,11 +630,12 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     {
 #pragma omp for schedule(static)
         for (int64_t b = 0; b < nblk; b++) {
-            uint64_t sum = 0;
+            const int64_t e0 = b * PREFIX_BLOCK;
             const int64_t e1 = (b + 1) * PREFIX_BLOCK < E64 ? (b + 1) * PREFIX_BLOCK : E64;
-            for (int64_t e = b * PREFIX_BLOCK; e < e1; e++)
-                sum += 2 * (uint64_t)crossings(m, lev, vbot, (uint32_t)e);
-            blk[b] = sum;
+            uint64_t sum = ctx->simd.edge_spans(m->ev0 + e0, m->ev1 + e0, (size_t)(e1 - e0), lev);
+            for (int64_t e = e0; vbot && e < e1; e++) /* crossings at a vertex */
+                sum -= vbot[e] != NONE;
+            blk[b] = 2 * sum;
         }
 #pragma omp single
         for (int64_t b = 0; b < nblk; b++) {
@@ -638,40 +711,49 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
             }
         }
     }
-    /* 3. Count per chunk and bucket.  The chunk size only changes how work
-     * is split, never the output; keep the count table bounded. */
+    /* 3. Pass A.  The chunk size is a function of T and n alone (it
+     * shapes the layout, see the top of this file), chosen to keep the
+     * per-chunk tables bounded. */
     const slicer s = {m, L, n, opt->walls, lev, vbot, cut_base, fins, nfins};
     const uint32_t nb = 2 * n;
-    uint64_t chunk = 16384;
-    while (((uint64_t)T + chunk - 1) / chunk * nb > (8u << 20) && chunk < (1u << 30))
-        chunk *= 2;
-    const int64_t nchunks = T ? (int64_t)(((uint64_t)T + chunk - 1) / chunk) : 0;
-    counts = strata__alloc_array(al, (size_t)(nchunks ? nchunks : 1) * nb, sizeof(uint64_t));
-    if (!counts) {
+    ct.nb = nb;
+    ct.chunk = 16384;
+    while (((uint64_t)T + ct.chunk - 1) / ct.chunk * nb > (2u << 20) && ct.chunk < (1u << 30))
+        ct.chunk *= 2;
+    ct.nchunks = T ? (int64_t)(((uint64_t)T + ct.chunk - 1) / ct.chunk) : 0;
+    const size_t cells = (size_t)(ct.nchunks ? ct.nchunks : 1) * nb;
+    ct.fast = strata__alloc_array(al, cells, sizeof(uint64_t));
+    ct.gen = strata__alloc_array(al, cells, sizeof(uint64_t));
+    ct.cut = strata__alloc_array(al, (size_t)(ct.nchunks ? ct.nchunks : 1), sizeof(tagged *));
+    ct.ncut = strata__alloc_array(al, (size_t)(ct.nchunks ? ct.nchunks : 1), sizeof(uint64_t));
+    ct.workers = strata__alloc_array(al, (size_t)ctx->threads, sizeof(worker));
+    if (ct.workers) {
+        memset(ct.workers, 0, (size_t)ctx->threads * sizeof(worker));
+        for (int i = 0; i < ctx->threads; i++)
+            strata__arena_init(&ct.workers[i].arena, al);
+    }
+    if (!ct.fast || !ct.gen || !ct.cut || !ct.ncut || !ct.workers) {
         st = STRATA_ERR_NOMEM;
         goto done;
     }
-    memset(counts, 0, (size_t)(nchunks ? nchunks : 1) * nb * sizeof(uint64_t));
-    if ((st = slice_chunks(ctx, &s, counts, NULL, nb, chunk, nchunks, NULL, 0, 0.3, 0.5)) !=
-        STRATA_OK)
+    memset(ct.fast, 0, cells * sizeof(uint64_t));
+    memset(ct.gen, 0, cells * sizeof(uint64_t));
+    if ((st = slice_chunks(ctx, &s, &ct, NULL, 0.3, 0.5)) != STRATA_OK)
         goto done;
 
-    /* 4. Offsets: buckets in output order, chunks in input order. */
+    /* 4. Offsets: buckets in output order, chunks in input order; the
+     * one-band table becomes the table of offsets. */
     uint64_t total = 0, wall_indices = 0;
-    {
-        uint64_t cursor = 0;
-        /* Reuse the count table in place as the table of offsets. */
-        for (uint32_t b = 0; b < nb; b++)
-            for (int64_t c = 0; c < nchunks; c++) {
-                uint64_t *cell = &counts[(size_t)c * nb + b];
-                const uint64_t cnt = *cell;
-                *cell = cursor;
-                cursor += cnt;
-                const int is_wall = opt->walls == STRATA_WALLS_SEPARATE ? b >= n : (b & 1u);
-                if (is_wall)
-                    wall_indices += cnt;
-            }
-        total = cursor;
+    for (uint32_t b = 0; b < nb; b++) {
+        const int is_wall = opt->walls == STRATA_WALLS_SEPARATE ? b >= n : (b & 1u);
+        for (int64_t c = 0; c < ct.nchunks; c++) {
+            uint64_t *cell = &ct.fast[(size_t)c * nb + b];
+            const uint64_t cnt = *cell + ct.gen[(size_t)c * nb + b];
+            *cell = total;
+            total += cnt;
+            if (is_wall)
+                wall_indices += cnt;
+        }
     }
     const uint64_t nverts_out = nbase_verts + (opt->normals ? 4 * (wall_indices / 6) : 0);
     if (nverts_out > UINT32_MAX) {
@@ -690,21 +772,26 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     for (uint32_t k = 0; k < n; k++) {
         strata_terrace *tr = &r->terraces[k];
         const uint32_t br = bucket(&s, k, 0), bw = bucket(&s, k, 1);
-        const uint64_t end_r = br + 1 < nb ? (nchunks ? counts[br + 1] : 0) : total;
-        const uint64_t end_w = bw + 1 < nb ? (nchunks ? counts[bw + 1] : 0) : total;
+        const uint64_t end_r = br + 1 < nb ? (ct.nchunks ? ct.fast[br + 1] : 0) : total;
+        const uint64_t end_w = bw + 1 < nb ? (ct.nchunks ? ct.fast[bw + 1] : 0) : total;
         tr->level = L[k];
-        tr->roof_first = nchunks ? counts[br] : 0;
+        tr->roof_first = ct.nchunks ? ct.fast[br] : 0;
         tr->roof_count = end_r - tr->roof_first;
-        tr->wall_first = nchunks ? counts[bw] : 0;
+        tr->wall_first = ct.nchunks ? ct.fast[bw] : 0;
         tr->wall_count = end_w - tr->wall_first;
     }
 
     /* 5. Vertices: roof copies, wedge bottom copies, crossings. */
+    const strata_place g = {m->geometry, {m->center[0], m->center[1], m->center[2]}, m->radius};
 #pragma omp parallel num_threads(ctx->threads)
     {
 #pragma omp for schedule(static) nowait
-        for (int64_t i = 0; i < V64; i++)
-            place(m, m->x[i], m->y[i], m->z[i], L[lev[i]], &r->x[i], &r->y[i], &r->z[i]);
+        for (int64_t b = 0; b < nvblk; b++) {
+            const size_t i0 = (size_t)b * PREFIX_BLOCK;
+            const size_t nv = V64 - (int64_t)i0 < PREFIX_BLOCK ? (size_t)V64 - i0 : PREFIX_BLOCK;
+            ctx->simd.place_roofs(&g, L, m->x + i0, m->y + i0, m->z + i0, lev + i0, nv, r->x + i0,
+                                  r->y + i0, r->z + i0);
+        }
 #pragma omp for schedule(static)
         for (int64_t ei = 0; ei < E64; ei++) {
             const uint32_t e = (uint32_t)ei;
@@ -717,8 +804,8 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
                 q = tmp;
             }
             if (vbot && vbot[e] != NONE && root[e]) /* once per wedge */
-                place(m, m->x[q], m->y[q], m->z[q], L[lev[q] - 1], &r->x[vbot[e]],
-                      &r->y[vbot[e]], &r->z[vbot[e]]);
+                strata__place_point(&g, m->x[q], m->y[q], m->z[q], L[lev[q] - 1], &r->x[vbot[e]],
+                                    &r->y[vbot[e]], &r->z[vbot[e]]);
             const uint32_t lo = lev[p], hi = lev[q] - (vbot && vbot[e] != NONE);
             const float hp = m->h[p], dh = m->h[q] - m->h[p];
             const float dx = m->x[q] - m->x[p], dy = m->y[q] - m->y[p], dz = m->z[q] - m->z[p];
@@ -726,34 +813,43 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
             for (uint32_t k = lo + 1; k <= hi; k++, o += 2) {
                 const float t = (L[k] - hp) / dh;
                 const float px = m->x[p] + t * dx, py = m->y[p] + t * dy, pz = m->z[p] + t * dz;
-                place(m, px, py, pz, L[k], &r->x[o], &r->y[o], &r->z[o]);
-                place(m, px, py, pz, L[k - 1], &r->x[o + 1], &r->y[o + 1], &r->z[o + 1]);
+                strata__place_point(&g, px, py, pz, L[k], &r->x[o], &r->y[o], &r->z[o]);
+                strata__place_point(&g, px, py, pz, L[k - 1], &r->x[o + 1], &r->y[o + 1],
+                                    &r->z[o + 1]);
             }
         }
     }
     if ((st = strata__progress(ctx, "slice", 0.6)) != STRATA_OK)
         goto done;
+    /* Pass B needs none of the edge tables: free them before it touches
+     * the index pages. */
+    strata__free(al, cut_base);
+    strata__free(al, vbot);
+    strata__free(al, root);
+    cut_base = vbot = NULL;
+    root = NULL;
 
-    /* 6. Triangles, written at their offsets. */
-    areas = strata__alloc_array(al, (size_t)(nchunks ? nchunks : 1) * nb, sizeof(double));
-    if (!areas) {
+    /* 6. Pass B: triangles written at their offsets. */
+    ct.area = strata__alloc_array(al, cells, sizeof(double));
+    if (!ct.area) {
         st = STRATA_ERR_NOMEM;
         goto done;
     }
-    memset(areas, 0, (size_t)(nchunks ? nchunks : 1) * nb * sizeof(double));
-    if ((st = slice_chunks(ctx, &s, counts, areas, nb, chunk, nchunks, r, 1, 0.6, 0.85)) !=
-        STRATA_OK)
+    memset(ct.area, 0, cells * sizeof(double));
+    if ((st = slice_chunks(ctx, &s, &ct, r, 0.6, 0.85)) != STRATA_OK)
         goto done;
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t br = bucket(&s, k, 0), bw = bucket(&s, k, 1);
         double ra = 0.0, wa = 0.0;
-        for (int64_t c = 0; c < nchunks; c++) {
-            ra += areas[(size_t)c * nb + br];
-            wa += areas[(size_t)c * nb + bw];
+        for (int64_t c = 0; c < ct.nchunks; c++) {
+            ra += ct.area[(size_t)c * nb + br];
+            wa += ct.area[(size_t)c * nb + bw];
         }
         r->terraces[k].roof_area = ra;
         r->terraces[k].wall_area = wa;
     }
+    for (int i = 0; i < ctx->threads; i++)
+        strata__arena_stats_add(&ct.workers[i].arena, &ctx->arena_stats);
 
     if (opt->normals)
         add_normals(ctx, r, m, (uint32_t)nbase_verts);
@@ -770,12 +866,32 @@ done:
     strata__free(al, fins);
     strata__free(al, vbot);
     strata__free(al, cut_base);
-    strata__free(al, counts);
-    strata__free(al, areas);
+    for (int i = 0; ct.workers && i < ctx->threads; i++) {
+        strata__arena_free(&ct.workers[i].arena);
+        strata__free(al, ct.workers[i].stage);
+    }
+    strata__free(al, ct.workers);
+    strata__free(al, ct.fast);
+    strata__free(al, ct.gen);
+    strata__free(al, ct.cut);
+    strata__free(al, ct.ncut);
+    strata__free(al, ct.area);
     if (st != STRATA_OK) {
+        memset(&ctx->arena_stats, 0, sizeof ctx->arena_stats); /* e.g. cancelled at the end */
         strata_result_destroy(r);
         return st;
     }
     *out = r;
     return STRATA_OK;
+}
+
+void strata_ctx_arena_stats(const strata_ctx *ctx, strata_arena_stats *out)
+{
+    if (!out)
+        return;
+    if (!ctx) {
+        memset(out, 0, sizeof *out);
+        return;
+    }
+    *out = ctx->arena_stats;
 }

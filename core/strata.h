@@ -83,7 +83,10 @@ STRATA_API const char *strata_status_str(strata_status s);
 typedef struct strata_ctx strata_ctx;
 
 /* Allocator hook.  alloc must return memory aligned to `align` (a power of
- * two, at most 4096) or NULL; free receives exactly what alloc returned. */
+ * two, at most 4096) or NULL; free receives exactly what alloc returned.
+ * Both may be called from several worker threads at once (the slicer's
+ * per-thread arenas take their blocks from the threads that fill them), so
+ * they must be thread-safe. */
 typedef struct strata_allocator {
     void *(*alloc)(void *user, size_t size, size_t align);
     void (*free)(void *user, void *ptr);
@@ -477,6 +480,23 @@ typedef struct strata_slice_options {
 STRATA_API strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m,
                                       const strata_slice_options *opt,
                                       strata_result **out);
+
+/* Working memory of the last strata_slice on a context.  The slicer cuts
+ * the triangles that span several terraces into per-thread arenas (one per
+ * worker thread, 64-byte-aligned pieces of big blocks, bump allocated,
+ * first touched by their thread) and then copies them, chunk by chunk in
+ * input order, into the result; triangles inside one terrace go straight
+ * to the result.  bytes_used is what the pieces asked for, bytes_wasted
+ * what alignment and the unused ends of full blocks cost, bytes_reserved
+ * all blocks (used + wasted + the free end of each arena's last block).
+ * All zero before the first slice or after a slice that failed. */
+typedef struct strata_arena_stats {
+    uint32_t arenas; /* worker threads that had an arena */
+    uint64_t blocks;
+    uint64_t bytes_reserved, bytes_used, bytes_wasted;
+} strata_arena_stats;
+
+STRATA_API void strata_ctx_arena_stats(const strata_ctx *ctx, strata_arena_stats *out);
 
 /* The mesh itself as a result with one terrace (level = lowest height),
  * positions unchanged: for writing an unsliced mesh with the same writers. */

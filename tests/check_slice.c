@@ -832,6 +832,138 @@ START_TEST(test_from_mesh)
 }
 END_TEST
 
+/* The per-thread arenas: what strata_ctx_arena_stats reports after a
+ * slice (16 bytes per cut triangle, none without cut triangles, zeros
+ * after a failure) and a clean STRATA_ERR_NOMEM when blocks cannot be had. */
+typedef struct { /* called from worker threads: atomic counters */
+    long fail_at;        /* refuse the allocation with this number (from 0) */
+    _Atomic long count;  /* allocations asked for */
+    _Atomic long live;   /* allocations not yet freed */
+} test_alloc;
+static void *ta_alloc(void *user, size_t size, size_t align)
+{
+    test_alloc *t = user;
+    void *p = NULL;
+    if (t->count++ == t->fail_at || posix_memalign(&p, align, size ? size : align) != 0)
+        return NULL;
+    t->live++;
+    return p;
+}
+static void ta_free(void *user, void *p)
+{
+    ((test_alloc *)user)->live--;
+    free(p);
+}
+
+START_TEST(test_arenas)
+{
+    rng_state = 77;
+    const int threads = 2;
+    strata_ctx *ctx = new_ctx(threads);
+    strata_arena_stats st;
+    memset(&st, 0xff, sizeof st);
+    strata_ctx_arena_stats(ctx, &st);
+    require(st.arenas == 0 && st.blocks == 0 && st.bytes_used == 0 && st.bytes_reserved == 0,
+            "before any slice: %u arenas, %llu bytes", st.arenas,
+            (unsigned long long)st.bytes_reserved);
+    strata_mesh *g, *m;
+    ck_assert_ok(strata_shape_grid(ctx, 200, 180, 0.1f, &g));
+    m = with_heights(ctx, g, h_random, 0);
+    strata_mesh_view mv;
+    strata_mesh_get_view(m, &mv);
+    float L[24];
+    uniform_levels(m, 24, L);
+    strata_slice_options o = {L, 24, STRATA_WALLS_UPPER, 0};
+    strata_result *res;
+    ck_assert_ok(strata_slice(ctx, m, &o, &res));
+    strata_result_view r;
+    strata_result_get_view(res, &r);
+    /* Cut triangles: all output triangles but the one-band input ones. */
+    uint64_t one_band = 0;
+    for (uint32_t t = 0; t < mv.ntris; t++) {
+        int k[3];
+        const uint32_t v[3] = {mv.a[t], mv.b[t], mv.c[t]};
+        for (int c = 0; c < 3; c++) {
+            k[c] = 0;
+            while (k[c] + 1 < 24 && L[k[c] + 1] <= mv.h[v[c]])
+                k[c]++;
+        }
+        one_band += k[0] == k[1] && k[1] == k[2];
+    }
+    const uint64_t cut = r.nindices / 3 - one_band;
+    ck_assert_uint_gt(cut, 10000);
+    strata_ctx_arena_stats(ctx, &st);
+    ck_assert_uint_eq(st.arenas, threads);
+    ck_assert_uint_eq(st.bytes_used, 16 * cut);
+    ck_assert_uint_ge(st.blocks, 1);
+    ck_assert_uint_le(st.bytes_used + st.bytes_wasted, st.bytes_reserved);
+    ck_assert_uint_lt(st.bytes_wasted, st.bytes_used);
+    strata_result_destroy(res);
+
+    /* One terrace: no triangle is cut, no block is taken. */
+    o.nlevels = 1;
+    ck_assert_ok(strata_slice(ctx, m, &o, &res));
+    strata_ctx_arena_stats(ctx, &st);
+    ck_assert_uint_eq(st.arenas, threads);
+    ck_assert_uint_eq(st.blocks, 0);
+    ck_assert_uint_eq(st.bytes_used, 0);
+    strata_result_destroy(res);
+
+    /* A failed slice reports zeros. */
+    o.nlevels = 24;
+    L[3] = L[2]; /* not ascending */
+    ck_assert_status(strata_slice(ctx, m, &o, &res), STRATA_ERR_BAD_LEVELS);
+    uniform_levels(m, 24, L);
+    ck_assert_ok(strata_slice(ctx, m, &o, &res));
+    strata_result_destroy(res);
+    ck_assert_status(strata_slice(ctx, m, &(strata_slice_options){L, 24, (strata_walls)9, 0}, &res),
+                     STRATA_ERR_INVALID_ARG);
+    strata_ctx_arena_stats(ctx, &st);
+    ck_assert_uint_eq(st.blocks, 0);
+    ck_assert_uint_eq(st.bytes_used, 0);
+    strata_mesh_destroy(g);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+
+    /* Every allocation of a slice failing in turn (tables, staging lists,
+     * arena blocks, the result): NOMEM each time, nothing leaked, and the
+     * same context slices fine once memory is back. */
+    test_alloc ta = {-1, 0, 0};
+    strata_allocator al = {ta_alloc, ta_free, &ta};
+    strata_ctx_options co = {threads, &al};
+    ck_assert_ok(strata_ctx_create(&co, &ctx));
+    ck_assert_ok(strata_shape_grid(ctx, 200, 180, 0.1f, &g));
+    rng_state = 77;
+    m = with_heights(ctx, g, h_random, 0);
+    const long live = ta.live;
+    ta.count = 0;
+    ck_assert_ok(strata_slice(ctx, m, &o, &res));
+    strata_result_destroy(res);
+    const long nalloc = ta.count;
+    ck_assert_int_gt(nalloc, 20); /* blocks and staging lists among them */
+    for (long k = 0; k < nalloc; k++) {
+        ta.count = 0;
+        ta.fail_at = k;
+        res = (strata_result *)&ta;
+        const strata_status s = strata_slice(ctx, m, &o, &res);
+        if (s == STRATA_OK && ta.count <= k) { /* threads took chunks differently: */
+            strata_result_destroy(res);        /* fewer allocations this time */
+            continue;
+        }
+        require(s == STRATA_ERR_NOMEM && res == NULL && ta.live == live,
+                "allocation %ld of %ld failing: %s, %ld live", k, nalloc, strata_status_str(s),
+                ta.live - live);
+    }
+    ta.fail_at = -1;
+    ck_assert_ok(strata_slice(ctx, m, &o, &res));
+    strata_result_destroy(res);
+    ck_assert_int_eq(ta.live, live);
+    strata_mesh_destroy(g);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 static Suite *slice_suite(void)
 {
     Suite *s = suite_create("slice");
@@ -853,6 +985,7 @@ static Suite *slice_suite(void)
     tcase_add_test(tc, test_same_bytes);
     tcase_add_test(tc, test_wall_modes_and_normals);
     tcase_add_test(tc, test_from_mesh);
+    tcase_add_test(tc, test_arenas);
     suite_add_tcase(s, tc);
     tc = tcase_create("Limits");
     tcase_add_test(tc, test_levels_and_errors);
