@@ -947,7 +947,7 @@ static void displace(strata_ctx *ctx, options *o, strata_mesh *m, double extent)
 }
 
 static void print_stats(const options *o, const strata_mesh *m, const strata_result *r,
-                        const double t[6], const char *path)
+                        const strata_arena_stats *arena, const double t[6], const char *path)
 {
     strata_result_view v;
     strata_result_get_view(r, &v);
@@ -962,6 +962,12 @@ static void print_stats(const options *o, const strata_mesh *m, const strata_res
             strata_mesh_triangle_count(m));
     fprintf(e, "vertices=%u\ntriangles=%llu\nterraces=%u\n", v.nverts,
             (unsigned long long)(v.nindices / 3), v.nterraces);
+    if (arena->arenas) /* sliced: the per-thread arenas of the cut triangles */
+        fprintf(e, "arena.count=%u\narena.blocks=%llu\narena.bytes_reserved=%llu\n"
+                   "arena.bytes_used=%llu\narena.bytes_wasted=%llu\n",
+                arena->arenas, (unsigned long long)arena->blocks,
+                (unsigned long long)arena->bytes_reserved, (unsigned long long)arena->bytes_used,
+                (unsigned long long)arena->bytes_wasted);
     if (stat(path, &sb) == 0) {
         fprintf(e, "output.bytes=%lld\n", (long long)sb.st_size);
         if (t[5] > t[4])
@@ -1049,9 +1055,11 @@ static int run(options *o)
     }
     t[3] = now();
     strata_result *r;
+    strata_arena_stats arena = {0};
     if (levels) {
         strata_slice_options so = {levels, nlevels, o->walls, o->normals};
         check(strata_slice(ctx, m, &so, &r), "slice");
+        strata_ctx_arena_stats(ctx, &arena);
     } else {
         check(strata_result_from_mesh(ctx, m, o->normals, &r), "mesh");
     }
@@ -1108,7 +1116,7 @@ static int run(options *o)
 
     progress_clear();
     if (o->stats) {
-        print_stats(o, m, r, t, path);
+        print_stats(o, m, r, &arena, t, path);
         if (o->preview)
             fprintf(stderr, "time.preview=%.6f\n", t_preview);
         if (o->optimize)

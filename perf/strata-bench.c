@@ -669,6 +669,13 @@ static strata_result *bench_slice(strata_ctx *ctx, const input *in, double *secs
         /* min_bytes: the output, 12 B a vertex (24 with normals) and 4 B an
          * index. */
         print_bw_share(bytes + (v.nx ? 12.0 * v.nverts : 0.0), s, strata_ctx_threads(ctx));
+        /* The per-thread arenas holding the cut triangles until pass B. */
+        strata_arena_stats as;
+        strata_ctx_arena_stats(ctx, &as);
+        printf(" arenas=%u arena_blocks=%llu arena_mb_reserved=%.1f arena_mb_used=%.1f"
+               " arena_mb_wasted=%.2f",
+               as.arenas, (unsigned long long)as.blocks, as.bytes_reserved / 1e6,
+               as.bytes_used / 1e6, as.bytes_wasted / 1e6);
         bench_end();
         char what[48];
         snprintf(what, sizeof what, "input=%s", in->name);
@@ -1010,6 +1017,7 @@ static void planet_measure(strata_ctx *ctx)
     uint32_t tris = 0;
     off_t bytes = 0;
     double in_bytes = 0, out_bytes = 0, slice_bytes = 0, verts = 0;
+    strata_arena_stats arena = {0};
     for (int rep = 0; rep < cfg.reps; rep++) {
         double t[6];
         strata_mesh *m;
@@ -1029,6 +1037,7 @@ static void planet_measure(strata_ctx *ctx)
         const strata_slice_options so = {levels, 32, STRATA_WALLS_UPPER, 0};
         check(strata_slice(ctx, m, &so, &r), "slice");
         t[4] = now();
+        strata_ctx_arena_stats(ctx, &arena);
         check(strata_result_write(r, cfg.ply, STRATA_FORMAT_PLY), "write");
         t[5] = now();
         tris = strata_mesh_triangle_count(m);
@@ -1073,6 +1082,8 @@ static void planet_measure(strata_ctx *ctx)
      * h rewritten by displace (16 B a vertex), the slice's output and the
      * file. */
     printf(" min_bytes=%.0f", in_bytes + 16.0 * verts + slice_bytes + (double)bytes);
+    printf(" arena_mb_reserved=%.1f arena_mb_used=%.1f arena_mb_wasted=%.2f",
+           arena.bytes_reserved / 1e6, arena.bytes_used / 1e6, arena.bytes_wasted / 1e6);
     fflush(stdout);
 }
 

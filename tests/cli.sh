@@ -317,6 +317,7 @@ check "--seed changes the result" '! cmp -s a.ply s2.ply'
 succeeds "--stats" planet --level 3 --stats -o st.ply
 check "--stats has time.slice" 'grep -q "^time\.slice=[0-9]" err'
 check "--stats has per-terrace figures" 'grep -q "^terrace\.15\.roof_triangles=[0-9]" err'
+check "--stats has the arenas" 'grep -q "^arena\.bytes_used=[1-9][0-9]*\$" err && grep -q "^arena\.count=[1-9]" err'
 check "--stats lines are key=value" '[ -z "$(grep -v "^[a-z0-9_.]*=" err | grep -v "^strata: wrote ")" ]'
 
 # ------------------------------------------------------------ --optimize
