@@ -358,6 +358,8 @@ typedef struct {
     uint64_t chunk;
     int64_t nchunks;
     uint32_t nb;       /* buckets */
+    size_t stride;     /* row length of the tables: nb rounded up to a
+                          cache line, so chunks never share one */
     uint64_t *fast;    /* nchunks x nb: one-band indices, then offsets */
     uint64_t *gen;     /* nchunks x nb: cut indices */
     double *area;      /* nchunks x nb */
@@ -369,7 +371,7 @@ typedef struct {
 static strata_status slice_chunks(strata_ctx *ctx, const slicer *s, chunk_tables *ct,
                                   strata_result *r, double p0, double p1)
 {
-    const uint32_t T = s->m->ntris, nb = ct->nb;
+    const uint32_t T = s->m->ntris;
     const int64_t nchunks = ct->nchunks;
     int64_t group = (nchunks + 19) / 20;
     if (group < 4 * (int64_t)ctx->threads) /* enough chunks to keep threads busy */
@@ -382,7 +384,7 @@ static strata_status slice_chunks(strata_ctx *ctx, const slicer *s, chunk_tables
                 continue;
             const uint64_t end = (uint64_t)(c + 1) * ct->chunk;
             const uint32_t t0 = (uint32_t)((uint64_t)c * ct->chunk), t1 = (uint32_t)(end < T ? end : T);
-            const size_t row = (size_t)c * nb;
+            const size_t row = (size_t)c * ct->stride;
             if (r) {
                 chunk_pass_b(ctx, s, t0, t1, ct->cut[c], ct->ncut[c], ct->fast + row,
                              ct->area + row, r);
@@ -717,11 +719,12 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     const slicer s = {m, L, n, opt->walls, lev, vbot, cut_base, fins, nfins};
     const uint32_t nb = 2 * n;
     ct.nb = nb;
+    ct.stride = ((size_t)nb + 7) & ~(size_t)7;
     ct.chunk = 16384;
     while (((uint64_t)T + ct.chunk - 1) / ct.chunk * nb > (2u << 20) && ct.chunk < (1u << 30))
         ct.chunk *= 2;
     ct.nchunks = T ? (int64_t)(((uint64_t)T + ct.chunk - 1) / ct.chunk) : 0;
-    const size_t cells = (size_t)(ct.nchunks ? ct.nchunks : 1) * nb;
+    const size_t cells = (size_t)(ct.nchunks ? ct.nchunks : 1) * ct.stride;
     ct.fast = strata__alloc_array(al, cells, sizeof(uint64_t));
     ct.gen = strata__alloc_array(al, cells, sizeof(uint64_t));
     ct.cut = strata__alloc_array(al, (size_t)(ct.nchunks ? ct.nchunks : 1), sizeof(tagged *));
@@ -747,8 +750,8 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     for (uint32_t b = 0; b < nb; b++) {
         const int is_wall = opt->walls == STRATA_WALLS_SEPARATE ? b >= n : (b & 1u);
         for (int64_t c = 0; c < ct.nchunks; c++) {
-            uint64_t *cell = &ct.fast[(size_t)c * nb + b];
-            const uint64_t cnt = *cell + ct.gen[(size_t)c * nb + b];
+            uint64_t *cell = &ct.fast[(size_t)c * ct.stride + b];
+            const uint64_t cnt = *cell + ct.gen[(size_t)c * ct.stride + b];
             *cell = total;
             total += cnt;
             if (is_wall)
@@ -842,8 +845,8 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
         const uint32_t br = bucket(&s, k, 0), bw = bucket(&s, k, 1);
         double ra = 0.0, wa = 0.0;
         for (int64_t c = 0; c < ct.nchunks; c++) {
-            ra += ct.area[(size_t)c * nb + br];
-            wa += ct.area[(size_t)c * nb + bw];
+            ra += ct.area[(size_t)c * ct.stride + br];
+            wa += ct.area[(size_t)c * ct.stride + bw];
         }
         r->terraces[k].roof_area = ra;
         r->terraces[k].wall_area = wa;
