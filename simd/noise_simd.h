@@ -1,8 +1,10 @@
 /* The fBm batch kernels written once over a small vector vocabulary; each
  * ISA file (simd/x86/noise_avx2.c, noise_avx512.c, simd/arm/noise_neon.c)
  * defines the vocabulary and includes this file once.  Every function
- * mirrors its namesake in core/noise.c operation for operation, in the
- * same order, so that every lane gives the scalar reference's bits.
+ * mirrors its namesake in core/noise.c: the same float operations on the
+ * same operands, so that every lane gives the scalar reference's bits.
+ * Where a step is computed differently (integer hash inputs, a skipped
+ * clamp or +0) the comment there shows why the bits cannot change.
  *
  * The including file defines, before including:
  *   VL                        lanes per vector
@@ -19,6 +21,7 @@
  *   VI_SRL(v, n), VI_SLL(v, n)  logical shifts by a constant
  *   vi_gt(a, b) -> vm         signed a > b
  *   vm_and, vm_or, vm_andnot(a, b) = ~a & b
+ *   vm_all(m)                 nonzero if every lane of m is set
  *   vi_sel(m, a, b)           m ? a : b
  *   vi_sel_msb(v, a, b)       (v & 0x80000000) ? a : b, lane by lane
  *   vf_mask(m, a), vi_mask(m, a)       m ? a : 0
@@ -39,7 +42,9 @@
 #define VINLINE static inline
 #endif
 
-/* clamp_coord() */
+/* clamp_coord().  The noise functions below take a constant clamp: 0
+ * leaves the clamps out for points known to be inside the limits (see
+ * v_inside_limit()), where they change nothing. */
 VINLINE vf v_clamp_coord(vf v)
 {
     v = vf_max_lo(v, vf_set1(-COORD_LIMIT));
@@ -53,6 +58,23 @@ VINLINE vf v_clamp_coord(vf v)
 VINLINE vi v_floor(vf v, vf *fi)
 {
     *fi = vf_add(vf_floor(v), vf_set1(0.0f));
+    return vf_cvtt(*fi);
+}
+
+/* floor_int() and (float)floor_int() for the simplex functions: v_floor()
+ * without the +0, which changes no bit there.  vf_floor(v) is -0 only for
+ * v = -0, and v = x + sk is -0 only for x = sk = -0.  The float floors
+ * only enter t = (sum of the floors) * G and x - (fi - t):
+ *  - if t != 0, fi - t = -t for either zero, and t is the same;
+ *  - if t = 0, the other floors sum to 0; as sk = -0 adds nothing, the
+ *    other coordinates are at least their floors, so their sum is >= 0
+ *    and the coordinate sum, hence sk, is +0 or positive unless every
+ *    coordinate is -0.  At (-0, -0 (, -0)) every floor is -0, t = -0 and
+ *    fi - t = -0 - -0 = +0: the reference's +0 - +0.
+ * (Perlin's x - fi would differ for x = -0: it keeps v_floor().) */
+VINLINE vi v_floor_s(vf v, vf *fi)
+{
+    *fi = vf_floor(v);
     return vf_cvtt(*fi);
 }
 
@@ -127,10 +149,12 @@ VINLINE vf v_kernel3(vf x, vf y, vf z)
 }
 
 /* perlin2() */
-VINLINE vf v_perlin2(vi s, vf x, vf y)
+VINLINE vf v_perlin2(vi s, vf x, vf y, int clamp)
 {
-    x = v_clamp_coord(x);
-    y = v_clamp_coord(y);
+    if (clamp) {
+        x = v_clamp_coord(x);
+        y = v_clamp_coord(y);
+    }
     vf fi, fj;
     const vi i = v_floor(x, &fi), j = v_floor(y, &fj);
     const vf x0 = vf_sub(x, fi), y0 = vf_sub(y, fj);
@@ -148,11 +172,13 @@ VINLINE vf v_perlin2(vi s, vf x, vf y)
 }
 
 /* perlin3() */
-VINLINE vf v_perlin3(vi s, vf x, vf y, vf z)
+VINLINE vf v_perlin3(vi s, vf x, vf y, vf z, int clamp)
 {
-    x = v_clamp_coord(x);
-    y = v_clamp_coord(y);
-    z = v_clamp_coord(z);
+    if (clamp) {
+        x = v_clamp_coord(x);
+        y = v_clamp_coord(y);
+        z = v_clamp_coord(z);
+    }
     vf fi, fj, fk;
     const vi i = v_floor(x, &fi), j = v_floor(y, &fj), k = v_floor(z, &fk);
     const vf x0 = vf_sub(x, fi), y0 = vf_sub(y, fj), z0 = vf_sub(z, fk);
@@ -178,13 +204,15 @@ VINLINE vf v_perlin3(vi s, vf x, vf y, vf z)
 }
 
 /* simplex2() */
-VINLINE vf v_simplex2(vi s, vf x, vf y)
+VINLINE vf v_simplex2(vi s, vf x, vf y, int clamp)
 {
-    x = v_clamp_coord(x);
-    y = v_clamp_coord(y);
+    if (clamp) {
+        x = v_clamp_coord(x);
+        y = v_clamp_coord(y);
+    }
     const vf sk = vf_mul(vf_add(x, y), vf_set1(F2));
     vf fi, fj;
-    const vi i = v_floor(vf_add(x, sk), &fi), j = v_floor(vf_add(y, sk), &fj);
+    const vi i = v_floor_s(vf_add(x, sk), &fi), j = v_floor_s(vf_add(y, sk), &fj);
     const vf t = vf_mul(vf_add(fi, fj), vf_set1(G2));
     const vf x0 = vf_sub(x, vf_sub(fi, t)), y0 = vf_sub(y, vf_sub(fj, t));
     const vm lower = vf_gt(x0, y0);
@@ -192,28 +220,32 @@ VINLINE vf v_simplex2(vi s, vf x, vf y)
     const vf x1 = vf_add(vf_sub(x0, vf_mask(lower, one)), g2);
     const vf y1 = vf_add(vf_sub(y0, vf_maskn(lower, one)), g2);
     const vf x2 = vf_add(x0, vf_set1(G2X2M1)), y2 = vf_add(y0, vf_set1(G2X2M1));
+    /* Hash inputs as in v_simplex3(): the middle corner is corner 0 with
+     * di = i0 ^ (i0 + PX) or dj xored in. */
     const vi px = vi_set1(HASH_PX), py = vi_set1(HASH_PY);
     const vi i0 = vi_mul(i, px), j0 = vi_mul(j, py);
-    const vi im = vi_add(i0, vi_mask(lower, px));
-    const vi jm = vi_add(j0, vi_maskn(lower, py));
-    const vf n0 = vf_mul(v_kernel2(x0, y0), v_grad2(v_mix(vi_xor(vi_xor(s, i0), j0)), x0, y0));
-    const vf n1 = vf_mul(v_kernel2(x1, y1), v_grad2(v_mix(vi_xor(vi_xor(s, im), jm)), x1, y1));
-    const vf n2 = vf_mul(v_kernel2(x2, y2),
-                         v_grad2(v_mix(vi_xor(vi_xor(s, vi_add(i0, px)), vi_add(j0, py))), x2,
-                                 y2));
+    const vi i1 = vi_add(i0, px), j1 = vi_add(j0, py);
+    const vi s0 = vi_xor(vi_xor(s, i0), j0);
+    const vi s1 = vi_xor(s0, vi_sel(lower, vi_xor(i0, i1), vi_xor(j0, j1)));
+    const vi s2 = vi_xor(vi_xor(s, i1), j1);
+    const vf n0 = vf_mul(v_kernel2(x0, y0), v_grad2(v_mix(s0), x0, y0));
+    const vf n1 = vf_mul(v_kernel2(x1, y1), v_grad2(v_mix(s1), x1, y1));
+    const vf n2 = vf_mul(v_kernel2(x2, y2), v_grad2(v_mix(s2), x2, y2));
     return v_clamp_unit(vf_mul(vf_set1(SCALE_SIMPLEX2), vf_add(vf_add(n0, n1), n2)));
 }
 
 /* simplex3() */
-VINLINE vf v_simplex3(vi s, vf x, vf y, vf z)
+VINLINE vf v_simplex3(vi s, vf x, vf y, vf z, int clamp)
 {
-    x = v_clamp_coord(x);
-    y = v_clamp_coord(y);
-    z = v_clamp_coord(z);
+    if (clamp) {
+        x = v_clamp_coord(x);
+        y = v_clamp_coord(y);
+        z = v_clamp_coord(z);
+    }
     const vf sk = vf_mul(vf_add(vf_add(x, y), z), vf_set1(F3));
     vf fi, fj, fk;
-    const vi i = v_floor(vf_add(x, sk), &fi), j = v_floor(vf_add(y, sk), &fj),
-             k = v_floor(vf_add(z, sk), &fk);
+    const vi i = v_floor_s(vf_add(x, sk), &fi), j = v_floor_s(vf_add(y, sk), &fj),
+             k = v_floor_s(vf_add(z, sk), &fk);
     const vf t = vf_mul(vf_add(vf_add(fi, fj), fk), vf_set1(G3));
     const vf x0 = vf_sub(x, vf_sub(fi, t)), y0 = vf_sub(y, vf_sub(fj, t)),
              z0 = vf_sub(z, vf_sub(fk, t));
@@ -231,17 +263,21 @@ VINLINE vf v_simplex3(vi s, vf x, vf y, vf z)
     const vf y2 = vf_add(vf_sub(y0, vf_maskn(nb2, one)), g3x2);
     const vf z2 = vf_add(vf_sub(z0, vf_maskn(nc2, one)), g3x2);
     const vf x3 = vf_sub(x0, h), y3 = vf_sub(y0, h), z3 = vf_sub(z0, h);
+    /* Hash inputs.  A corner's term for an axis is i0 or i1 = i0 + PX, that
+     * is i0 ^ (0 or di) with di = i0 ^ i1, so each corner is corner 0 or 3
+     * with one di, dj or dk xored in: corner 1 steps along exactly one axis
+     * (a1, b1, c1: one is set) and corner 2 along all but exactly one
+     * (!a2, nb2, nc2: one is set).  Same bits as the reference's sums. */
     const vi px = vi_set1(HASH_PX), py = vi_set1(HASH_PY), pz = vi_set1(HASH_PZ);
     const vi i0 = vi_mul(i, px), j0 = vi_mul(j, py), k0 = vi_mul(k, pz);
-    const vi h0 = v_mix(vi_xor(vi_xor(vi_xor(s, i0), j0), k0));
-    const vi h1 = v_mix(vi_xor(vi_xor(vi_xor(s, vi_add(i0, vi_mask(a1, px))),
-                                      vi_add(j0, vi_mask(b1, py))),
-                               vi_add(k0, vi_maskn(nc1, pz))));
-    const vi h2 = v_mix(vi_xor(vi_xor(vi_xor(s, vi_add(i0, vi_mask(a2, px))),
-                                      vi_add(j0, vi_maskn(nb2, py))),
-                               vi_add(k0, vi_maskn(nc2, pz))));
-    const vi h3 =
-        v_mix(vi_xor(vi_xor(vi_xor(s, vi_add(i0, px)), vi_add(j0, py)), vi_add(k0, pz)));
+    const vi i1 = vi_add(i0, px), j1 = vi_add(j0, py), k1 = vi_add(k0, pz);
+    const vi di = vi_xor(i0, i1), dj = vi_xor(j0, j1), dk = vi_xor(k0, k1);
+    const vi s0 = vi_xor(vi_xor(vi_xor(s, i0), j0), k0);
+    const vi s3 = vi_xor(vi_xor(vi_xor(s, i1), j1), k1);
+    const vi h0 = v_mix(s0);
+    const vi h1 = v_mix(vi_xor(s0, vi_sel(a1, di, vi_sel(b1, dj, dk))));
+    const vi h2 = v_mix(vi_xor(s3, vi_sel(nb2, dj, vi_sel(nc2, dk, di))));
+    const vi h3 = v_mix(s3);
     const vf n0 = vf_mul(v_kernel3(x0, y0, z0), v_grad3(h0, x0, y0, z0));
     const vf n1 = vf_mul(v_kernel3(x1, y1, z1), v_grad3(h1, x1, y1, z1));
     const vf n2 = vf_mul(v_kernel3(x2, y2, z2), v_grad3(h2, x2, y2, z2));
@@ -250,45 +286,87 @@ VINLINE vf v_simplex3(vi s, vf x, vf y, vf z)
         vf_mul(vf_set1(SCALE_SIMPLEX3), vf_add(vf_add(vf_add(n0, n1), n2), n3)));
 }
 
+/* The clamp-free path.  For |v| <= l with fl(l * fmax) <= COORD_LIMIT,
+ * fmax the largest octave frequency, every fl(v * freq[o]) is inside the
+ * limits (rounding is monotone), so the clamps would change nothing.
+ * Returns the float bits of such an l, plus one; comparing the bits of
+ * |v| as signed integers is then "inside" and also rejects inf and NaN. */
+static uint32_t v_inside_limit(const strata_fbm_plan *p)
+{
+    float fmax = p->freq[0];
+    for (int o = 1; o < p->octaves; o++)
+        fmax = p->freq[o] > fmax ? p->freq[o] : fmax;
+    float l = COORD_LIMIT / fmax; /* within an ulp; inf for a tiny fmax */
+    uint32_t b;
+    memcpy(&b, &l, sizeof b);
+    while (b > 0) {
+        memcpy(&l, &b, sizeof l);
+        if (l * fmax <= COORD_LIMIT)
+            break;
+        b--; /* the next float toward 0 */
+    }
+    return b + 1;
+}
+
+/* All lanes of v inside the limit from v_inside_limit(). */
+VINLINE vm v_inside(vf v, vi lim)
+{
+    return vi_gt(lim, vi_and(vf_bits(v), vi_set1(0x7FFFFFFFu)));
+}
+
 /* fbm2_eval(), fbm3_eval() on VL points. */
-VINLINE vf v_fbm2(const strata_fbm_plan *p, vf x, vf y)
+VINLINE vf v_fbm2_octaves(const strata_fbm_plan *p, vf x, vf y, int clamp)
 {
     vf sum = vf_set1(0.0f);
     if (p->kind == STRATA_NOISE_PERLIN) {
         for (int o = 0; o < p->octaves; o++) {
             const vf f = vf_set1(p->freq[o]);
-            const vf n = v_perlin2(vi_set1(p->seed[o]), vf_mul(x, f), vf_mul(y, f));
+            const vf n = v_perlin2(vi_set1(p->seed[o]), vf_mul(x, f), vf_mul(y, f), clamp);
             sum = vf_add(sum, vf_mul(vf_set1(p->amp[o]), n));
         }
     } else {
         for (int o = 0; o < p->octaves; o++) {
             const vf f = vf_set1(p->freq[o]);
-            const vf n = v_simplex2(vi_set1(p->seed[o]), vf_mul(x, f), vf_mul(y, f));
+            const vf n = v_simplex2(vi_set1(p->seed[o]), vf_mul(x, f), vf_mul(y, f), clamp);
             sum = vf_add(sum, vf_mul(vf_set1(p->amp[o]), n));
         }
     }
     return sum;
 }
 
-VINLINE vf v_fbm3(const strata_fbm_plan *p, vf x, vf y, vf z)
+VINLINE vf v_fbm3_octaves(const strata_fbm_plan *p, vf x, vf y, vf z, int clamp)
 {
     vf sum = vf_set1(0.0f);
     if (p->kind == STRATA_NOISE_PERLIN) {
         for (int o = 0; o < p->octaves; o++) {
             const vf f = vf_set1(p->freq[o]);
-            const vf n =
-                v_perlin3(vi_set1(p->seed[o]), vf_mul(x, f), vf_mul(y, f), vf_mul(z, f));
+            const vf n = v_perlin3(vi_set1(p->seed[o]), vf_mul(x, f), vf_mul(y, f),
+                                   vf_mul(z, f), clamp);
             sum = vf_add(sum, vf_mul(vf_set1(p->amp[o]), n));
         }
     } else {
         for (int o = 0; o < p->octaves; o++) {
             const vf f = vf_set1(p->freq[o]);
-            const vf n =
-                v_simplex3(vi_set1(p->seed[o]), vf_mul(x, f), vf_mul(y, f), vf_mul(z, f));
+            const vf n = v_simplex3(vi_set1(p->seed[o]), vf_mul(x, f), vf_mul(y, f),
+                                    vf_mul(z, f), clamp);
             sum = vf_add(sum, vf_mul(vf_set1(p->amp[o]), n));
         }
     }
     return sum;
+}
+
+VINLINE vf v_fbm2(const strata_fbm_plan *p, vf x, vf y, vi lim)
+{
+    if (vm_all(vm_and(v_inside(x, lim), v_inside(y, lim))))
+        return v_fbm2_octaves(p, x, y, 0);
+    return v_fbm2_octaves(p, x, y, 1);
+}
+
+VINLINE vf v_fbm3(const strata_fbm_plan *p, vf x, vf y, vf z, vi lim)
+{
+    if (vm_all(vm_and(vm_and(v_inside(x, lim), v_inside(y, lim)), v_inside(z, lim))))
+        return v_fbm3_octaves(p, x, y, z, 0);
+    return v_fbm3_octaves(p, x, y, z, 1);
 }
 
 /* Batch kernels.  The last n % VL points go through a zero-padded vector:
@@ -297,14 +375,15 @@ void NS_FN(strata__fbm2_)(const strata_fbm_plan *p, const float *x, const float 
                           const float *z, size_t n, float *out)
 {
     (void)z;
+    const vi lim = vi_set1(v_inside_limit(p));
     size_t i = 0;
     for (; i + VL <= n; i += VL)
-        vf_store(out + i, v_fbm2(p, vf_load(x + i), vf_load(y + i)));
+        vf_store(out + i, v_fbm2(p, vf_load(x + i), vf_load(y + i), lim));
     if (i < n) {
         float bx[VL] = {0}, by[VL] = {0}, bo[VL];
         memcpy(bx, x + i, (n - i) * sizeof(float));
         memcpy(by, y + i, (n - i) * sizeof(float));
-        vf_store(bo, v_fbm2(p, vf_load(bx), vf_load(by)));
+        vf_store(bo, v_fbm2(p, vf_load(bx), vf_load(by), lim));
         memcpy(out + i, bo, (n - i) * sizeof(float));
     }
 }
@@ -312,15 +391,16 @@ void NS_FN(strata__fbm2_)(const strata_fbm_plan *p, const float *x, const float 
 void NS_FN(strata__fbm3_)(const strata_fbm_plan *p, const float *x, const float *y,
                           const float *z, size_t n, float *out)
 {
+    const vi lim = vi_set1(v_inside_limit(p));
     size_t i = 0;
     for (; i + VL <= n; i += VL)
-        vf_store(out + i, v_fbm3(p, vf_load(x + i), vf_load(y + i), vf_load(z + i)));
+        vf_store(out + i, v_fbm3(p, vf_load(x + i), vf_load(y + i), vf_load(z + i), lim));
     if (i < n) {
         float bx[VL] = {0}, by[VL] = {0}, bz[VL] = {0}, bo[VL];
         memcpy(bx, x + i, (n - i) * sizeof(float));
         memcpy(by, y + i, (n - i) * sizeof(float));
         memcpy(bz, z + i, (n - i) * sizeof(float));
-        vf_store(bo, v_fbm3(p, vf_load(bx), vf_load(by), vf_load(bz)));
+        vf_store(bo, v_fbm3(p, vf_load(bx), vf_load(by), vf_load(bz), lim));
         memcpy(out + i, bo, (n - i) * sizeof(float));
     }
 }

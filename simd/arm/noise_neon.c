@@ -39,6 +39,7 @@ typedef uint32x4_t vm; /* all-ones / all-zeros lanes */
 #define vm_and vandq_u32
 #define vm_or vorrq_u32
 #define vm_andnot(a, b) vbicq_u32(b, a)
+#define vm_all(m) (vminvq_u32(m) == 0xFFFFFFFFu)
 #define vf_bits vreinterpretq_u32_f32
 #define vi_asf vreinterpretq_f32_u32
 #define vi_sel(m, a, b) vbslq_u32(m, a, b)

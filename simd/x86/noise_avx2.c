@@ -40,6 +40,7 @@ typedef __m256i vm; /* all-ones / all-zeros lanes */
 #define vm_and _mm256_and_si256
 #define vm_or _mm256_or_si256
 #define vm_andnot _mm256_andnot_si256
+#define vm_all(m) (_mm256_movemask_ps(_mm256_castsi256_ps(m)) == 0xFF)
 #define vf_bits _mm256_castps_si256
 #define vi_asf _mm256_castsi256_ps
 

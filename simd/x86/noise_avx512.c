@@ -39,6 +39,7 @@ typedef __mmask16 vm;
 #define vm_and(a, b) ((vm)((a) & (b)))
 #define vm_or(a, b) ((vm)((a) | (b)))
 #define vm_andnot(a, b) ((vm)(~(a) & (b)))
+#define vm_all(m) ((m) == (vm)0xFFFF)
 #define vf_bits _mm512_castps_si512
 #define vi_asf _mm512_castsi512_ps
 #define vi_sel(m, a, b) _mm512_mask_blend_epi32(m, b, a)
