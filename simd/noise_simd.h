@@ -203,8 +203,13 @@ VINLINE vf v_perlin3(vi s, vf x, vf y, vf z, int clamp)
     return v_clamp_unit(vf_mul(vf_set1(SCALE_PERLIN3), v_lerp(r0, r1, w)));
 }
 
-/* simplex2() */
-VINLINE vf v_simplex2(vi s, vf x, vf y, int clamp)
+/* simplex2() in two stages, as v_simplex3_cell() and _corners(). */
+typedef struct {
+    vf x0, y0; /* offsets from corner 0 */
+    vi i0, j0; /* its lattice coordinates times HASH_PX, _PY */
+} v_cell2;
+
+VINLINE void v_simplex2_cell(vf x, vf y, int clamp, v_cell2 *c)
 {
     if (clamp) {
         x = v_clamp_coord(x);
@@ -214,17 +219,25 @@ VINLINE vf v_simplex2(vi s, vf x, vf y, int clamp)
     vf fi, fj;
     const vi i = v_floor_s(vf_add(x, sk), &fi), j = v_floor_s(vf_add(y, sk), &fj);
     const vf t = vf_mul(vf_add(fi, fj), vf_set1(G2));
-    const vf x0 = vf_sub(x, vf_sub(fi, t)), y0 = vf_sub(y, vf_sub(fj, t));
+    c->x0 = vf_sub(x, vf_sub(fi, t));
+    c->y0 = vf_sub(y, vf_sub(fj, t));
+    c->i0 = vi_mul(i, vi_set1(HASH_PX));
+    c->j0 = vi_mul(j, vi_set1(HASH_PY));
+}
+
+VINLINE vf v_simplex2_corners(vi s, const v_cell2 *c)
+{
+    const vf x0 = c->x0, y0 = c->y0;
+    const vi i0 = c->i0, j0 = c->j0;
+    /* Middle corner: (1, 0) below the diagonal, (0, 1) above it. */
     const vm lower = vf_gt(x0, y0);
     const vf one = vf_set1(1.0f), g2 = vf_set1(G2);
     const vf x1 = vf_add(vf_sub(x0, vf_mask(lower, one)), g2);
     const vf y1 = vf_add(vf_sub(y0, vf_maskn(lower, one)), g2);
     const vf x2 = vf_add(x0, vf_set1(G2X2M1)), y2 = vf_add(y0, vf_set1(G2X2M1));
-    /* Hash inputs as in v_simplex3(): the middle corner is corner 0 with
-     * di = i0 ^ (i0 + PX) or dj xored in. */
-    const vi px = vi_set1(HASH_PX), py = vi_set1(HASH_PY);
-    const vi i0 = vi_mul(i, px), j0 = vi_mul(j, py);
-    const vi i1 = vi_add(i0, px), j1 = vi_add(j0, py);
+    /* Hash inputs as in v_simplex3_corners(): the middle corner is corner
+     * 0 with di = i0 ^ (i0 + PX) or dj xored in. */
+    const vi i1 = vi_add(i0, vi_set1(HASH_PX)), j1 = vi_add(j0, vi_set1(HASH_PY));
     const vi s0 = vi_xor(vi_xor(s, i0), j0);
     const vi s1 = vi_xor(s0, vi_sel(lower, vi_xor(i0, i1), vi_xor(j0, j1)));
     const vi s2 = vi_xor(vi_xor(s, i1), j1);
@@ -234,8 +247,17 @@ VINLINE vf v_simplex2(vi s, vf x, vf y, int clamp)
     return v_clamp_unit(vf_mul(vf_set1(SCALE_SIMPLEX2), vf_add(vf_add(n0, n1), n2)));
 }
 
-/* simplex3() */
-VINLINE vf v_simplex3(vi s, vf x, vf y, vf z, int clamp)
+/* simplex3() in two stages: the cell (skew, floor, unskew: one long
+ * dependency chain) and the four corners.  The fBm loop runs the first
+ * stage for every octave before the second: the out-of-order window then
+ * sees the octaves' independent chains side by side instead of one
+ * octave's chain at a time (fbm3 about 8% faster on Zen 3). */
+typedef struct {
+    vf x0, y0, z0; /* offsets from corner 0 */
+    vi i0, j0, k0; /* its lattice coordinates times HASH_PX, _PY, _PZ */
+} v_cell3;
+
+VINLINE void v_simplex3_cell(vf x, vf y, vf z, int clamp, v_cell3 *c)
 {
     if (clamp) {
         x = v_clamp_coord(x);
@@ -247,43 +269,60 @@ VINLINE vf v_simplex3(vi s, vf x, vf y, vf z, int clamp)
     const vi i = v_floor_s(vf_add(x, sk), &fi), j = v_floor_s(vf_add(y, sk), &fj),
              k = v_floor_s(vf_add(z, sk), &fk);
     const vf t = vf_mul(vf_add(vf_add(fi, fj), fk), vf_set1(G3));
-    const vf x0 = vf_sub(x, vf_sub(fi, t)), y0 = vf_sub(y, vf_sub(fj, t)),
-             z0 = vf_sub(z, vf_sub(fk, t));
+    c->x0 = vf_sub(x, vf_sub(fi, t));
+    c->y0 = vf_sub(y, vf_sub(fj, t));
+    c->z0 = vf_sub(z, vf_sub(fk, t));
+    c->i0 = vi_mul(i, vi_set1(HASH_PX));
+    c->j0 = vi_mul(j, vi_set1(HASH_PY));
+    c->k0 = vi_mul(k, vi_set1(HASH_PZ));
+}
+
+VINLINE vf v_simplex3_corners(vi s, const v_cell3 *c)
+{
+    const vf x0 = c->x0, y0 = c->y0, z0 = c->z0;
+    const vi i0 = c->i0, j0 = c->j0, k0 = c->k0;
     const vm xy = vf_ge(x0, y0), yz = vf_ge(y0, z0), xz = vf_ge(x0, z0);
     /* a1 = xy & xz, b1 = !xy & yz, c1 = !(xz | yz); a2 = xy | xz,
      * b2 = !xy | yz = !(xy & !yz), c2 = !(xz & yz): the negated ones are
      * kept as their complements nc1, nb2, nc2 and applied with maskn. */
     const vm a1 = vm_and(xy, xz), b1 = vm_andnot(xy, yz), nc1 = vm_or(xz, yz);
     const vm a2 = vm_or(xy, xz), nb2 = vm_andnot(yz, xy), nc2 = vm_and(xz, yz);
-    const vf one = vf_set1(1.0f), g3 = vf_set1(G3), g3x2 = vf_set1(G3X2), h = vf_set1(0.5f);
-    const vf x1 = vf_add(vf_sub(x0, vf_mask(a1, one)), g3);
-    const vf y1 = vf_add(vf_sub(y0, vf_mask(b1, one)), g3);
-    const vf z1 = vf_add(vf_sub(z0, vf_maskn(nc1, one)), g3);
-    const vf x2 = vf_add(vf_sub(x0, vf_mask(a2, one)), g3x2);
-    const vf y2 = vf_add(vf_sub(y0, vf_maskn(nb2, one)), g3x2);
-    const vf z2 = vf_add(vf_sub(z0, vf_maskn(nc2, one)), g3x2);
-    const vf x3 = vf_sub(x0, h), y3 = vf_sub(y0, h), z3 = vf_sub(z0, h);
     /* Hash inputs.  A corner's term for an axis is i0 or i1 = i0 + PX, that
      * is i0 ^ (0 or di) with di = i0 ^ i1, so each corner is corner 0 or 3
      * with one di, dj or dk xored in: corner 1 steps along exactly one axis
      * (a1, b1, c1: one is set) and corner 2 along all but exactly one
      * (!a2, nb2, nc2: one is set).  Same bits as the reference's sums. */
-    const vi px = vi_set1(HASH_PX), py = vi_set1(HASH_PY), pz = vi_set1(HASH_PZ);
-    const vi i0 = vi_mul(i, px), j0 = vi_mul(j, py), k0 = vi_mul(k, pz);
-    const vi i1 = vi_add(i0, px), j1 = vi_add(j0, py), k1 = vi_add(k0, pz);
-    const vi di = vi_xor(i0, i1), dj = vi_xor(j0, j1), dk = vi_xor(k0, k1);
+    const vi i1 = vi_add(i0, vi_set1(HASH_PX)), j1 = vi_add(j0, vi_set1(HASH_PY)),
+             k1 = vi_add(k0, vi_set1(HASH_PZ));
     const vi s0 = vi_xor(vi_xor(vi_xor(s, i0), j0), k0);
     const vi s3 = vi_xor(vi_xor(vi_xor(s, i1), j1), k1);
-    const vi h0 = v_mix(s0);
-    const vi h1 = v_mix(vi_xor(s0, vi_sel(a1, di, vi_sel(b1, dj, dk))));
-    const vi h2 = v_mix(vi_xor(s3, vi_sel(nb2, dj, vi_sel(nc2, dk, di))));
-    const vi h3 = v_mix(s3);
-    const vf n0 = vf_mul(v_kernel3(x0, y0, z0), v_grad3(h0, x0, y0, z0));
-    const vf n1 = vf_mul(v_kernel3(x1, y1, z1), v_grad3(h1, x1, y1, z1));
-    const vf n2 = vf_mul(v_kernel3(x2, y2, z2), v_grad3(h2, x2, y2, z2));
-    const vf n3 = vf_mul(v_kernel3(x3, y3, z3), v_grad3(h3, x3, y3, z3));
-    return v_clamp_unit(
-        vf_mul(vf_set1(SCALE_SIMPLEX3), vf_add(vf_add(vf_add(n0, n1), n2), n3)));
+    const vi di = vi_xor(i0, i1), dj = vi_xor(j0, j1), dk = vi_xor(k0, k1);
+    /* One corner at a time, few values live. */
+    const vf one = vf_set1(1.0f);
+    vf n = vf_mul(v_kernel3(x0, y0, z0), v_grad3(v_mix(s0), x0, y0, z0));
+    {
+        const vi h1 = v_mix(vi_xor(s0, vi_sel(a1, di, vi_sel(b1, dj, dk))));
+        const vf g3 = vf_set1(G3);
+        const vf x1 = vf_add(vf_sub(x0, vf_mask(a1, one)), g3);
+        const vf y1 = vf_add(vf_sub(y0, vf_mask(b1, one)), g3);
+        const vf z1 = vf_add(vf_sub(z0, vf_maskn(nc1, one)), g3);
+        n = vf_add(n, vf_mul(v_kernel3(x1, y1, z1), v_grad3(h1, x1, y1, z1)));
+    }
+    {
+        const vi h2 = v_mix(vi_xor(s3, vi_sel(nb2, dj, vi_sel(nc2, dk, di))));
+        const vf g3x2 = vf_set1(G3X2);
+        const vf x2 = vf_add(vf_sub(x0, vf_mask(a2, one)), g3x2);
+        const vf y2 = vf_add(vf_sub(y0, vf_maskn(nb2, one)), g3x2);
+        const vf z2 = vf_add(vf_sub(z0, vf_maskn(nc2, one)), g3x2);
+        n = vf_add(n, vf_mul(v_kernel3(x2, y2, z2), v_grad3(h2, x2, y2, z2)));
+    }
+    {
+        const vi h3 = v_mix(s3);
+        const vf h = vf_set1(0.5f);
+        const vf x3 = vf_sub(x0, h), y3 = vf_sub(y0, h), z3 = vf_sub(z0, h);
+        n = vf_add(n, vf_mul(v_kernel3(x3, y3, z3), v_grad3(h3, x3, y3, z3)));
+    }
+    return v_clamp_unit(vf_mul(vf_set1(SCALE_SIMPLEX3), n));
 }
 
 /* The clamp-free path.  For |v| <= l with fl(l * fmax) <= COORD_LIMIT,
@@ -314,7 +353,7 @@ VINLINE vm v_inside(vf v, vi lim)
     return vi_gt(lim, vi_and(vf_bits(v), vi_set1(0x7FFFFFFFu)));
 }
 
-/* fbm2_eval(), fbm3_eval() on VL points. */
+/* fbm2_eval(), fbm3_eval() on VL points, simplex in stages. */
 VINLINE vf v_fbm2_octaves(const strata_fbm_plan *p, vf x, vf y, int clamp)
 {
     vf sum = vf_set1(0.0f);
@@ -325,9 +364,13 @@ VINLINE vf v_fbm2_octaves(const strata_fbm_plan *p, vf x, vf y, int clamp)
             sum = vf_add(sum, vf_mul(vf_set1(p->amp[o]), n));
         }
     } else {
+        v_cell2 cell[FBM_MAX_OCTAVES];
         for (int o = 0; o < p->octaves; o++) {
             const vf f = vf_set1(p->freq[o]);
-            const vf n = v_simplex2(vi_set1(p->seed[o]), vf_mul(x, f), vf_mul(y, f), clamp);
+            v_simplex2_cell(vf_mul(x, f), vf_mul(y, f), clamp, &cell[o]);
+        }
+        for (int o = 0; o < p->octaves; o++) {
+            const vf n = v_simplex2_corners(vi_set1(p->seed[o]), &cell[o]);
             sum = vf_add(sum, vf_mul(vf_set1(p->amp[o]), n));
         }
     }
@@ -345,10 +388,13 @@ VINLINE vf v_fbm3_octaves(const strata_fbm_plan *p, vf x, vf y, vf z, int clamp)
             sum = vf_add(sum, vf_mul(vf_set1(p->amp[o]), n));
         }
     } else {
+        v_cell3 cell[FBM_MAX_OCTAVES];
         for (int o = 0; o < p->octaves; o++) {
             const vf f = vf_set1(p->freq[o]);
-            const vf n = v_simplex3(vi_set1(p->seed[o]), vf_mul(x, f), vf_mul(y, f),
-                                    vf_mul(z, f), clamp);
+            v_simplex3_cell(vf_mul(x, f), vf_mul(y, f), vf_mul(z, f), clamp, &cell[o]);
+        }
+        for (int o = 0; o < p->octaves; o++) {
+            const vf n = v_simplex3_corners(vi_set1(p->seed[o]), &cell[o]);
             sum = vf_add(sum, vf_mul(vf_set1(p->amp[o]), n));
         }
     }
