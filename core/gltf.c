@@ -363,58 +363,41 @@ strata_status strata_result_glb_size(const strata_result *r, uint64_t *bytes)
 
 /* ------------------------------------------------------------ writing */
 
-static void put_header(strata_out *o, uint32_t a, uint32_t b, uint32_t c)
+/* Indices as unsigned short: src[0] the first (rec 2). */
+static void enc_u16(const strata_span *s, uint64_t i, uint64_t n, unsigned char *p)
 {
-    unsigned char *w = strata__out_room(o, 12);
-    put_u32(put_u32(put_u32(w, a), b), c);
-    o->len += 12;
+    const uint32_t *ix = (const uint32_t *)s->src[0] + i;
+    for (uint64_t k = 0; k < n; k++)
+        p = put_u16(p, ix[k]);
 }
 
-static void write_vec3(strata_out *o, const float *x, const float *y, const float *z,
-                       uint32_t n)
+/* Indices as unsigned int (rec 4): the array's own bytes on a
+ * little-endian host. */
+static void enc_u32(const strata_span *s, uint64_t i, uint64_t n, unsigned char *p)
 {
-    for (uint32_t i = 0; i < n && !o->err;) {
-        unsigned char *w = strata__out_room(o, 12), *w0 = w;
-        uint32_t end = i + (uint32_t)((STRATA_OUT_BUF - o->len) / 12);
-        if (end > n || end < i)
-            end = n;
-        for (; i < end; i++) {
-            w = put_f32(w, x[i]);
-            w = put_f32(w, y[i]);
-            w = put_f32(w, z[i]);
-        }
-        o->len += (size_t)(w - w0);
-    }
+    const uint32_t *ix = (const uint32_t *)s->src[0] + i;
+#if STRATA_LITTLE_ENDIAN
+    memcpy(p, ix, (size_t)n * 4);
+#else
+    for (uint64_t k = 0; k < n; k++)
+        p = put_u32(p, ix[k]);
+#endif
 }
 
-static void write_indices(strata_out *o, const uint32_t *ix, uint64_t n, int u16)
+static strata_span bytes_span(const void *p, uint64_t n)
 {
-    const size_t size = u16 ? 2 : 4;
-    for (uint64_t i = 0; i < n && !o->err;) {
-        unsigned char *w = strata__out_room(o, size), *w0 = w;
-        uint64_t m = (uint64_t)(STRATA_OUT_BUF - o->len) / size;
-        if (m > n - i)
-            m = n - i;
-        if (u16)
-            for (uint64_t k = 0; k < m; k++)
-                w = put_u16(w, ix[i + k]);
-        else
-            for (uint64_t k = 0; k < m; k++)
-                w = put_u32(w, ix[i + k]);
-        i += m;
-        o->len += (size_t)(w - w0);
-    }
+    return (strata_span){.encode = strata__enc_bytes, .n = n, .rec = 1, .src = {p}};
 }
 
-static void write_zeros(strata_out *o, size_t n)
+static strata_span vec3_span(const float *x, const float *y, const float *z, uint32_t n)
 {
-    static const unsigned char zeros[4];
-    strata__out_bytes(o, zeros, n);
+    return (strata_span){.encode = strata__enc_vec3, .n = n, .rec = 12, .src = {x, y, z}};
 }
 
 strata_status strata__write_glb(const strata_result *r, const char *path,
-                                const strata_palette *pal)
+                                const strata_palette *pal, int threads)
 {
+    static const unsigned char zeros[4];
     plan p;
     strata_status st = make_plan(r, pal, &p);
     if (st != STRATA_OK) {
@@ -423,35 +406,48 @@ strata_status strata__write_glb(const strata_result *r, const char *path,
     }
     const int saved_errno = errno;
     strata_out f;
+    /* header and JSON chunk, BIN chunk header, positions, normals, and
+     * per primitive its two index runs and padding */
+    strata_span *sp = strata__alloc_array(&r->alloc, 6 + 3 * p.nprims, sizeof *sp);
+    if (!sp) {
+        plan_free(r, &p);
+        return STRATA_ERR_NOMEM;
+    }
     if (strata__out_open(&f, path, &r->alloc) == 0) {
         const uint64_t jlen = pad4(p.json.len);
-        put_header(&f, GLB_MAGIC, 2, (uint32_t)p.total);
-        unsigned char *w = strata__out_room(&f, 8);
-        put_u32(put_u32(w, (uint32_t)jlen), GLB_JSON);
-        f.len += 8;
-        strata__out_bytes(&f, p.json.s, p.json.len);
-        strata__out_bytes(&f, "   ", (size_t)(jlen - p.json.len));
+        unsigned char head[20], bin[8];
+        put_u32(put_u32(put_u32(put_u32(put_u32(head, GLB_MAGIC), 2), (uint32_t)p.total),
+                        (uint32_t)jlen),
+                GLB_JSON);
+        put_u32(put_u32(bin, (uint32_t)p.bin_bytes), GLB_BIN);
+        size_t n = 0;
+        sp[n++] = bytes_span(head, sizeof head);
+        sp[n++] = bytes_span(p.json.s, p.json.len);
+        sp[n++] = bytes_span("   ", jlen - p.json.len);
         if (p.bin_bytes) {
-            w = strata__out_room(&f, 8);
-            put_u32(put_u32(w, (uint32_t)p.bin_bytes), GLB_BIN);
-            f.len += 8;
-            write_vec3(&f, r->x, r->y, r->z, r->nverts);
+            sp[n++] = bytes_span(bin, sizeof bin);
+            sp[n++] = vec3_span(r->x, r->y, r->z, r->nverts);
             if (p.normals)
-                write_vec3(&f, r->nx, r->ny, r->nz, r->nverts);
-            for (size_t i = 0; i < p.nprims && !f.err; i++) {
+                sp[n++] = vec3_span(r->nx, r->ny, r->nz, r->nverts);
+            for (size_t i = 0; i < p.nprims; i++) {
                 const prim *q = &p.prims[i];
                 for (int s = 0; s < 2; s++)
-                    write_indices(&f, r->indices + q->first[s], q->count[s], q->u16);
+                    sp[n++] = (strata_span){.encode = q->u16 ? enc_u16 : enc_u32,
+                                            .n = q->count[s],
+                                            .rec = q->u16 ? 2 : 4,
+                                            .src = {r->indices + q->first[s]}};
                 const uint64_t bytes = q->nindices * (q->u16 ? 2 : 4);
-                write_zeros(&f, (size_t)(pad4(bytes) - bytes));
+                sp[n++] = bytes_span(zeros, pad4(bytes) - bytes);
             }
         }
+        strata__out_spans(&f, sp, n, threads);
         strata__out_finish(&f);
         strata__out_commit(&f, path);
     }
     st = !f.err ? STRATA_OK : f.err == ENOMEM ? STRATA_ERR_NOMEM : STRATA_ERR_IO;
     const int err = f.err;
     strata__out_discard(&f);
+    strata__free(&r->alloc, sp);
     plan_free(r, &p);
     errno = st == STRATA_OK ? saved_errno : err;
     return st;

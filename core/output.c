@@ -5,15 +5,23 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
 #endif
+
+/* Thread 0 of strata__out_spans encodes into o->buf. */
+_Static_assert(STRATA_OUT_BLOCK <= STRATA_OUT_BUF, "a block must fit the output buffer");
 
 /* Create PATH.tmpXXXXXX exclusively.  Not mkstemp: it makes files 0600, and
  * widening that needs the process umask, which can only be read by setting
@@ -130,3 +138,159 @@ void strata__out_commit(strata_out *o, const char *path)
     }
 }
 
+
+/* ------------------------------------------------ fixed-layout files */
+
+int strata__out_threads(const strata_result *r, int requested)
+{
+#ifdef _OPENMP
+    const int n = requested > 0 ? requested : r->threads;
+    return n > 0 ? n : omp_get_max_threads();
+#else
+    (void)r;
+    (void)requested;
+    return 1;
+#endif
+}
+
+void strata__enc_bytes(const strata_span *s, uint64_t i, uint64_t n, unsigned char *dst)
+{
+    memcpy(dst, (const unsigned char *)s->src[0] + i, (size_t)n);
+}
+
+/* restrict: the output never overlaps the arrays, which lets the
+ * compiler keep loads and stores in any order (and vectorise). */
+void strata__enc_vec3(const strata_span *s, uint64_t i, uint64_t n, unsigned char *restrict p)
+{
+    const float *restrict x = s->src[0], *restrict y = s->src[1], *restrict z = s->src[2];
+    for (const uint64_t end = i + n; i < end; i++) {
+        p = put_f32(p, x[i]);
+        p = put_f32(p, y[i]);
+        p = put_f32(p, z[i]);
+    }
+}
+
+/* Bytes [lo, hi) of the file made of spans s (span k starts at byte
+ * start[k]; start[ns] is the file size) into dst.  A block boundary may
+ * cut a record: that record is encoded aside and only its part copied. */
+static void encode_range(const strata_span *s, const uint64_t *start, size_t ns, uint64_t lo,
+                         uint64_t hi, unsigned char *dst)
+{
+    size_t a = 0, b = ns; /* the span holding lo: the last k with start[k] <= lo */
+    while (b - a > 1) {
+        const size_t m = a + (b - a) / 2;
+        if (start[m] <= lo)
+            a = m;
+        else
+            b = m;
+    }
+    unsigned char rec[STRATA_SPAN_REC_MAX];
+    for (size_t k = a; lo < hi && k < ns; k++) {
+        const strata_span *sp = &s[k];
+        const uint64_t end = start[k + 1] < hi ? start[k + 1] : hi;
+        if (lo >= end)
+            continue; /* empty span */
+        uint64_t i = (lo - start[k]) / sp->rec;
+        const uint64_t skip = (lo - start[k]) % sp->rec;
+        if (skip) { /* the tail of a record the previous block began */
+            sp->encode(sp, i, 1, rec);
+            const uint64_t m = sp->rec - skip < end - lo ? sp->rec - skip : end - lo;
+            memcpy(dst, rec + skip, (size_t)m);
+            dst += m;
+            lo += m;
+            i++;
+        }
+        const uint64_t whole = (end - lo) / sp->rec;
+        if (whole) {
+            sp->encode(sp, i, whole, dst);
+            dst += whole * sp->rec;
+            lo += whole * sp->rec;
+            i += whole;
+        }
+        if (lo < end) { /* the head of a record the next block ends */
+            sp->encode(sp, i, 1, rec);
+            memcpy(dst, rec, (size_t)(end - lo));
+            dst += end - lo;
+            lo = end;
+        }
+    }
+}
+
+/* pwrite all n bytes at off; 0, or -1 with errno set. */
+static int pwrite_all(int fd, const unsigned char *p, size_t n, uint64_t off)
+{
+    while (n > 0) {
+        const ssize_t w = pwrite(fd, p, n, (off_t)off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+        off += (uint64_t)w;
+    }
+    return 0;
+}
+
+/* Keep the first error of any thread. */
+static void first_error(atomic_int *err, int e)
+{
+    int zero = 0;
+    atomic_compare_exchange_strong(err, &zero, e ? e : EIO);
+}
+
+void strata__out_spans(strata_out *o, const strata_span *s, size_t ns, int threads)
+{
+    if (o->err)
+        return;
+    uint64_t *start = strata__alloc_array(o->al, ns + 1, sizeof *start);
+    if (!start) {
+        o->err = ENOMEM;
+        return;
+    }
+    start[0] = 0;
+    for (size_t k = 0; k < ns; k++)
+        start[k + 1] = start[k] + s[k].n * s[k].rec;
+    const uint64_t total = start[ns];
+    /* off_t must hold every offset (32-bit hosts without large files) */
+    if ((uint64_t)(off_t)total != total || (off_t)total < 0) {
+        strata__free(o->al, start);
+        o->err = EFBIG;
+        return;
+    }
+    const int64_t nblocks = (int64_t)((total + STRATA_OUT_BLOCK - 1) / STRATA_OUT_BLOCK);
+    if (threads > nblocks)
+        threads = (int)nblocks;
+    if (threads < 1)
+        threads = 1;
+    atomic_int err;
+    atomic_init(&err, 0);
+    /* Blocks are handed out in file order, so the threads' pwrite offsets
+     * stay close together and the file grows almost sequentially. */
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+#ifdef _OPENMP
+        const int tid = omp_get_thread_num();
+#else
+        const int tid = 0;
+#endif
+        unsigned char *buf = tid == 0 ? o->buf : strata__alloc(o->al, STRATA_OUT_BLOCK);
+        if (!buf)
+            first_error(&err, ENOMEM);
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t b = 0; b < nblocks; b++) {
+            if (!buf || atomic_load_explicit(&err, memory_order_relaxed))
+                continue; /* stop: the loop cannot be left early */
+            const uint64_t lo = (uint64_t)b * STRATA_OUT_BLOCK;
+            const uint64_t hi = total - lo < STRATA_OUT_BLOCK ? total : lo + STRATA_OUT_BLOCK;
+            encode_range(s, start, ns, lo, hi, buf);
+            if (pwrite_all(o->fd, buf, (size_t)(hi - lo), lo) != 0)
+                first_error(&err, errno);
+        }
+        if (tid != 0)
+            strata__free(o->al, buf);
+    }
+    o->err = atomic_load(&err);
+    strata__free(o->al, start);
+}

@@ -4,8 +4,9 @@
  * A file goes to a fresh temporary name beside its destination and is
  * renamed over it only once complete, so a failure (disk full, a bad
  * directory, ...) never leaves a partial file and never touches an existing
- * one.  Output is assembled in 1 MiB blocks and handed to write(2) whole:
- * per-number stdio calls would cap the writers far below disk speed. */
+ * one.  Output is assembled in blocks and handed to write(2) or pwrite(2)
+ * whole: per-number stdio calls would cap the writers far below disk
+ * speed. */
 #ifndef STRATA_OUTPUT_H
 #define STRATA_OUTPUT_H
 
@@ -38,10 +39,59 @@ STRATA_HIDDEN void strata__out_commit(strata_out *o, const char *path);
 /* Remove the temporary file (if any is left) and free everything. */
 STRATA_HIDDEN void strata__out_discard(strata_out *o);
 
+/* ------------------------------------------------ fixed-layout files
+ *
+ * PLY and GLB are a short header followed by fixed-size records (vertices,
+ * faces, indices), so the byte offset of every record is known before
+ * anything is written.  Such a file is described as spans laid end to end;
+ * strata__out_spans cuts the whole file into STRATA_OUT_BLOCK-byte blocks
+ * at fixed offsets, and worker threads encode blocks into buffers of their
+ * own and pwrite(2) each at its offset.  The bytes never depend on the
+ * thread count, only which thread writes which block does.
+ *
+ * Buffered writes to one file hold its inode lock on Linux (ext4, xfs,
+ * btrfs, tmpfs), so the copies into the page cache still take turns; what
+ * runs in parallel is the encoding, overlapped with the other threads'
+ * copies. */
+typedef struct strata_span strata_span;
+/* Encode records [i, i + n) of s into dst (n * s->rec bytes). */
+typedef void (*strata_encode_fn)(const strata_span *s, uint64_t i, uint64_t n,
+                                 unsigned char *dst);
+/* The largest record: a PLY vertex with normals. */
+#define STRATA_SPAN_REC_MAX 24u
+struct strata_span {
+    strata_encode_fn encode;
+    uint64_t n;         /* records */
+    uint32_t rec;       /* bytes per record, 1..STRATA_SPAN_REC_MAX */
+    uint32_t tag[2];    /* encoder constants */
+    const void *src[6]; /* encoder arrays */
+};
+
+/* Block size of strata__out_spans: one pwrite(2) each, and the buffer a
+ * thread encodes into, small enough to stay in its core's L2 cache until
+ * the kernel copies it out. */
+#define STRATA_OUT_BLOCK (256u << 10)
+
+/* Write spans s[0..ns) as the whole file (o must be freshly opened and its
+ * buffer empty) with up to `threads` threads.  The first error (errno, or
+ * ENOMEM for a thread's buffer) stops every thread and lands in o->err. */
+STRATA_HIDDEN void strata__out_spans(strata_out *o, const strata_span *s, size_t ns, int threads);
+
+/* Shared encoders: src[0] bytes as they are (rec 1); float triples from
+ * the arrays src[0..2] (rec 12). */
+STRATA_HIDDEN void strata__enc_bytes(const strata_span *s, uint64_t i, uint64_t n,
+                                     unsigned char *dst);
+STRATA_HIDDEN void strata__enc_vec3(const strata_span *s, uint64_t i, uint64_t n,
+                                    unsigned char *dst);
+
+/* Threads for writing r: requested if > 0, else those of the context that
+ * made r, else the OpenMP default; 1 without OpenMP. */
+STRATA_HIDDEN int strata__out_threads(const strata_result *r, int requested);
+
 /* The GLB writer (gltf.c), called by strata_result_write_ex once the
  * arguments are checked (r->nindices is a multiple of 3). */
 STRATA_HIDDEN strata_status strata__write_glb(const strata_result *r, const char *path,
-                                              const strata_palette *pal);
+                                              const strata_palette *pal, int threads);
 
 /* Room for at least n more bytes (n <= STRATA_OUT_BUF): the write
  * position.  The caller adds what it wrote to o->len. */

@@ -554,6 +554,10 @@ typedef struct strata_write_options {
     const strata_palette *palette; /* material colours of OBJ (MTL) and
                                       glTF files; NULL: the "earth"
                                       preset.  PLY has no colours. */
+    int threads;                   /* worker threads for PLY and GLB; 0:
+                                      the thread count of the context that
+                                      made the result (strata_ctx_threads
+                                      when it was made), < 0 is an error */
 } strata_write_options;
 
 /* Write a result.  The format comes from `format`, or with
@@ -569,13 +573,20 @@ typedef struct strata_write_options {
  *    (strata_palette_color with STRATA_COLOR_SRGB), four decimals.
  *  GLB: see "glTF" below.
  *
+ * PLY and GLB are written by worker threads (see strata_write_options),
+ * each encoding blocks of the file at their final offsets; OBJ (variable
+ * length text) is written by the calling thread.  The bytes are the same
+ * for every thread count.
+ *
  * Files are written to a temporary name in the same directory and renamed
  * when complete: a failure never leaves a partial file.  Errors:
  * STRATA_ERR_FORMAT for an unknown extension with STRATA_FORMAT_AUTO,
- * STRATA_ERR_INVALID_ARG for a NULL argument, an unknown format or an
- * index count that is not a multiple of 3, STRATA_ERR_TOO_LARGE for a .glb
+ * STRATA_ERR_INVALID_ARG for a NULL argument, an unknown format, an
+ * index count that is not a multiple of 3 or negative opt->threads,
+ * STRATA_ERR_TOO_LARGE for a .glb
  * over 4 GiB (checked before any file is created), STRATA_ERR_IO when
- * writing fails (errno is kept).  opt may be NULL for defaults. */
+ * writing fails (errno is kept, whichever thread met the error).  opt may
+ * be NULL for defaults. */
 STRATA_API strata_status strata_result_write_ex(const strata_result *r,
                                                 const char *path,
                                                 strata_format format,

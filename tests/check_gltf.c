@@ -11,9 +11,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -360,10 +362,12 @@ static size_t expected_prims(const strata_result_view *v, want_prim *w)
     return n;
 }
 
-/* Write r as path and check everything in the file against it. */
-static void check_glb(const strata_result *r, const char *path, const strata_palette *pal)
+/* Write r as path with the given threads and check everything in the
+ * file against it. */
+static void check_glb_threads(const strata_result *r, const char *path, const strata_palette *pal,
+                              int threads)
 {
-    strata_write_options wo = {pal};
+    strata_write_options wo = {.palette = pal, .threads = threads};
     ck_assert_ok(strata_result_write_ex(r, path, STRATA_FORMAT_AUTO, &wo));
     uint64_t predicted;
     ck_assert_ok(strata_result_glb_size(r, &predicted));
@@ -471,6 +475,11 @@ static void check_glb(const strata_result *r, const char *path, const strata_pal
     }
     free(want);
     glb_free(&g);
+}
+
+static void check_glb(const strata_result *r, const char *path, const strata_palette *pal)
+{
+    check_glb_threads(r, path, pal, 0);
 }
 
 /* ------------------------------------------------------------ tests */
@@ -587,6 +596,84 @@ START_TEST(test_glb_unsliced)
     tmpdir_remove(d);
     strata_result_destroy(r);
     strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Files of many write blocks (u16 and u32 primitives, padded runs,
+ * normals): the same bytes with 1, 2, 3 and 7 threads, each file right. */
+START_TEST(test_glb_threads)
+{
+    strata_ctx *ctx = new_ctx();
+    strata_result *r = terrain(ctx, 300, 7, walls_modes[_i], _i != 1);
+    char *d = tmpdir_new();
+    static const int threads[] = {1, 2, 3, 7};
+    unsigned char *first = NULL;
+    size_t first_len = 0;
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+        char name[32];
+        snprintf(name, sizeof name, "t%d.glb", threads[t]);
+        char *p = join(d, name);
+        check_glb_threads(r, p, NULL, threads[t]);
+        size_t len;
+        unsigned char *b = slurp(p, &len);
+        if (!first) {
+            first = b;
+            first_len = len;
+            ck_assert_uint_gt(len, 4u << 20); /* many blocks */
+        } else {
+            ck_assert_uint_eq(len, first_len);
+            ck_assert_msg(memcmp(b, first, len) == 0, "%d threads wrote other bytes",
+                          threads[t]);
+            free(b);
+        }
+        free(p);
+    }
+    free(first);
+    int temps;
+    ck_assert_int_eq(dir_entries(d, &temps), 4);
+    ck_assert_int_eq(temps, 0);
+    tmpdir_remove(d);
+    strata_result_destroy(r);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* The file size limit hit while two threads write: STRATA_ERR_IO with
+ * EFBIG, the old file untouched, no temporary left. */
+START_TEST(test_glb_write_failure_threads)
+{
+    strata_ctx *ctx = new_ctx();
+    strata_result *r = terrain(ctx, 300, 7, STRATA_WALLS_UPPER, 1);
+    char *d = tmpdir_new(), *p = join(d, "x.glb");
+    spit(p, "old glb\n", 8);
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit old, rl;
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    rl = old;
+    rl.rlim_cur = 3u << 20; /* in the middle of the BIN chunk */
+    /* no assertions (a write each) while the limit is on */
+    strata_status st = STRATA_OK;
+    int err = 0;
+    if (setrlimit(RLIMIT_FSIZE, &rl) == 0) {
+        strata_write_options o = {.threads = 2};
+        errno = 0;
+        st = strata_result_write_ex(r, p, STRATA_FORMAT_AUTO, &o);
+        err = errno;
+        setrlimit(RLIMIT_FSIZE, &old);
+    }
+    ck_assert_status(st, STRATA_ERR_IO);
+    ck_assert_int_eq(err, EFBIG);
+    size_t len;
+    char *b = (char *)slurp(p, &len);
+    ck_assert_str_eq(b, "old glb\n");
+    free(b);
+    int temps;
+    ck_assert_int_eq(dir_entries(d, &temps), 1);
+    ck_assert_int_eq(temps, 0);
+    free(p);
+    tmpdir_remove(d);
+    strata_result_destroy(r);
     strata_ctx_destroy(ctx);
 }
 END_TEST
@@ -839,7 +926,7 @@ START_TEST(test_mtl_palette)
     ck_assert_ok(strata_palette_parse(text, strlen(text), &pal));
 
     for (int use_default = 0; use_default < 2; use_default++) {
-        strata_write_options wo = {use_default ? NULL : &pal};
+        strata_write_options wo = {.palette = use_default ? NULL : &pal};
         ck_assert_ok(strata_result_write_ex(r, obj, STRATA_FORMAT_OBJ, &wo));
         size_t len;
         char *s = (char *)slurp(mtl, &len);
@@ -885,10 +972,12 @@ static Suite *gltf_suite(void)
     tcase_add_test(core, test_glb_planet_normals);
     tcase_add_test(core, test_glb_unsliced);
     tcase_add_test(core, test_glb_errors);
+    tcase_add_loop_test(core, test_glb_threads, 0, 3);
     suite_add_tcase(s, core);
 
     TCase *limits = tcase_create("Limits");
     tcase_add_test(limits, test_glb_too_large);
+    tcase_add_test(limits, test_glb_write_failure_threads);
     suite_add_tcase(s, limits);
 
     TCase *pal = tcase_create("Palette");

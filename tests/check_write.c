@@ -94,17 +94,17 @@ static void face_labels(const strata_result_view *v, int32_t *terrace, unsigned 
     for (uint32_t k = 0; k < v->nterraces; k++) {
         const strata_terrace *t = &v->terraces[k];
         for (uint64_t f = t->roof_first / 3; f < (t->roof_first + t->roof_count) / 3; f++) {
-            ck_assert_int_eq(terrace[f], -2); /* ranges are disjoint */
+            require(terrace[f] == -2, "face %llu in two ranges", (unsigned long long)f);
             terrace[f] = (int32_t)k;
         }
         for (uint64_t f = t->wall_first / 3; f < (t->wall_first + t->wall_count) / 3; f++) {
-            ck_assert_int_eq(terrace[f], -2);
+            require(terrace[f] == -2, "face %llu in two ranges", (unsigned long long)f);
             terrace[f] = (int32_t)k;
             wall[f] = 1;
         }
     }
     for (uint64_t f = 0; f < nf; f++)
-        ck_assert_msg(terrace[f] >= 0, "face %llu in no range", (unsigned long long)f);
+        require(terrace[f] >= 0, "face %llu in no range", (unsigned long long)f);
 }
 
 static uint32_t le32(const unsigned char *p)
@@ -153,28 +153,29 @@ static void check_ply(const strata_result *r, const char *path)
     const size_t vrec = normals ? 24 : 12, frec = 18;
     const uint64_t nf = v.nindices / 3;
     ck_assert_uint_eq(len, hl + v.nverts * vrec + nf * frec);
+    /* require(), not ck_assert: these loops also read multi-megabyte files */
     const unsigned char *p = b + hl;
     for (uint32_t i = 0; i < v.nverts; i++, p += vrec) {
-        ck_assert(same_float(v.x[i], le32(p)));
-        ck_assert(same_float(v.y[i], le32(p + 4)));
-        ck_assert(same_float(v.z[i], le32(p + 8)));
-        if (normals) {
-            ck_assert(same_float(v.nx[i], le32(p + 12)));
-            ck_assert(same_float(v.ny[i], le32(p + 16)));
-            ck_assert(same_float(v.nz[i], le32(p + 20)));
-        }
+        require(same_float(v.x[i], le32(p)) && same_float(v.y[i], le32(p + 4)) &&
+                    same_float(v.z[i], le32(p + 8)),
+                "vertex %u differs", i);
+        if (normals)
+            require(same_float(v.nx[i], le32(p + 12)) && same_float(v.ny[i], le32(p + 16)) &&
+                        same_float(v.nz[i], le32(p + 20)),
+                    "normal %u differs", i);
     }
     int32_t *terrace = malloc((nf + 1) * sizeof *terrace);
     unsigned char *wall = malloc(nf + 1);
     face_labels(&v, terrace, wall);
     for (uint64_t f = 0; f < nf; f++, p += frec) {
-        ck_assert_uint_eq(p[0], 3);
-        for (int k = 0; k < 3; k++) {
-            ck_assert_uint_eq(le32(p + 1 + 4 * k), v.indices[3 * f + (uint64_t)k]);
-            ck_assert_uint_lt(le32(p + 1 + 4 * k), v.nverts);
-        }
-        ck_assert_int_eq((int32_t)le32(p + 13), terrace[f]);
-        ck_assert_uint_eq(p[17], wall[f]);
+        require(p[0] == 3, "face %llu: %u corners", (unsigned long long)f, p[0]);
+        for (int k = 0; k < 3; k++)
+            require(le32(p + 1 + 4 * k) == v.indices[3 * f + (uint64_t)k] &&
+                        le32(p + 1 + 4 * k) < v.nverts,
+                    "face %llu corner %d differs", (unsigned long long)f, k);
+        require((int32_t)le32(p + 13) == terrace[f] && p[17] == wall[f],
+                "face %llu: terrace %d wall %u, want %d %u", (unsigned long long)f,
+                (int)(int32_t)le32(p + 13), p[17], (int)terrace[f], wall[f]);
     }
     free(terrace);
     free(wall);
@@ -590,6 +591,148 @@ START_TEST(test_write_failure)
 }
 END_TEST
 
+/* ------------------------------------------------------------ threads */
+
+/* A result whose files span many write blocks (several MB): loop index i
+ * gives walls mode i % 3, normals i / 3. */
+static strata_result *big(strata_ctx *ctx, int i)
+{
+    strata_mesh *m = hills(ctx, 360);
+    float levels[9];
+    ck_assert_ok(strata_levels_uniform(m, 9, NULL, levels));
+    strata_slice_options o = {levels, 9, (strata_walls)(i % 3), i / 3};
+    strata_result *r;
+    ck_assert_ok(strata_slice(ctx, m, &o, &r));
+    strata_mesh_destroy(m);
+    return r;
+}
+
+/* Write r as name with 1, 2, 3 and 7 threads and with the default: the
+ * same bytes every time (the blocks of a PLY or GLB are cut at fixed
+ * offsets, whoever writes them); returns the file of the last run. */
+static unsigned char *same_bytes(const strata_result *r, const char *d, const char *name,
+                                 size_t *len)
+{
+    char *path = join(d, name);
+    static const int threads[] = {1, 2, 3, 7, 0};
+    unsigned char *first = NULL, *b = NULL;
+    size_t first_len = 0;
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+        strata_write_options o = {.threads = threads[t]};
+        ck_assert_ok(strata_result_write_ex(r, path, STRATA_FORMAT_AUTO, &o));
+        free(b);
+        b = slurp(path, len);
+        if (!first) {
+            first = b;
+            first_len = *len;
+            b = NULL;
+            continue;
+        }
+        ck_assert_uint_eq(*len, first_len);
+        ck_assert_msg(memcmp(b, first, *len) == 0, "%s: %d threads wrote other bytes", name,
+                      threads[t]);
+    }
+    free(first);
+    free(path);
+    int temps;
+    dir_entries(d, &temps);
+    ck_assert_int_eq(temps, 0);
+    return b;
+}
+
+START_TEST(test_ply_threads)
+{
+    strata_ctx *ctx = new_ctx();
+    strata_result *r = big(ctx, _i);
+    char *d = tmpdir_new();
+    size_t len;
+    unsigned char *b = same_bytes(r, d, "big.ply", &len);
+    ck_assert_uint_gt(len, 4u << 20); /* many blocks, records across their edges */
+    free(b);
+    char *p = join(d, "big.ply");
+    check_ply(r, p); /* and they are right */
+    free(p);
+    tmpdir_remove(d);
+    strata_result_destroy(r);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* OBJ is written by the calling thread: the option changes nothing. */
+START_TEST(test_obj_threads)
+{
+    strata_ctx *ctx = new_ctx();
+    strata_result *r = sliced(ctx, 4);
+    char *d = tmpdir_new();
+    size_t len;
+    free(same_bytes(r, d, "x.obj", &len));
+    tmpdir_remove(d);
+    strata_result_destroy(r);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_threads_arg)
+{
+    strata_ctx *ctx = new_ctx();
+    strata_result *r = unsliced(ctx, 0);
+    char *d = tmpdir_new(), *p = join(d, "x.ply");
+    strata_write_options o = {.threads = -1};
+    ck_assert_status(strata_result_write_ex(r, p, STRATA_FORMAT_AUTO, &o),
+                     STRATA_ERR_INVALID_ARG);
+    ck_assert_int_eq(dir_entries(d, NULL), 0);
+    free(p);
+    tmpdir_remove(d);
+    strata_result_destroy(r);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* The file size limit hit while several threads write blocks of a PLY:
+ * STRATA_ERR_IO with EFBIG from whichever thread met it, the old file
+ * untouched and no temporary left. */
+START_TEST(test_write_failure_threads)
+{
+    strata_ctx *ctx = new_ctx();
+    strata_result *r = big(ctx, 3); /* 20 MB, 11 MB of them vertices */
+    char *d = tmpdir_new(), *p = join(d, "x.ply");
+    spit(p, "old ply\n");
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit old, rl;
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    rl = old;
+    /* in the header, in the vertices, in the faces (off a block edge) */
+    static const rlim_t limits[] = {100, 3u << 20, (15u << 20) + 4097};
+    strata_status st[3] = {STRATA_OK, STRATA_OK, STRATA_OK};
+    int err[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        rl.rlim_cur = limits[k];
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+            break;
+        strata_write_options o = {.threads = 2 + k % 2};
+        errno = 0;
+        st[k] = strata_result_write_ex(r, p, STRATA_FORMAT_AUTO, &o);
+        err[k] = errno;
+    }
+    setrlimit(RLIMIT_FSIZE, &old);
+    for (int k = 0; k < 3; k++) {
+        ck_assert_status(st[k], STRATA_ERR_IO);
+        ck_assert_int_eq(err[k], EFBIG);
+    }
+    size_t len;
+    char *b = (char *)slurp(p, &len);
+    ck_assert_str_eq(b, "old ply\n");
+    free(b);
+    int temps;
+    ck_assert_int_eq(dir_entries(d, &temps), 1);
+    ck_assert_int_eq(temps, 0);
+    free(p);
+    tmpdir_remove(d);
+    strata_result_destroy(r);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 static Suite *write_suite(void)
 {
     Suite *s = suite_create("write");
@@ -600,10 +743,17 @@ static Suite *write_suite(void)
     tcase_add_loop_test(tc, test_obj_sliced, 0, 6);
     tcase_add_test(tc, test_formats);
     suite_add_tcase(s, tc);
+    TCase *th = tcase_create("Threads");
+    tcase_set_timeout(th, 60);
+    tcase_add_loop_test(th, test_ply_threads, 0, 6);
+    tcase_add_test(th, test_obj_threads);
+    tcase_add_test(th, test_threads_arg);
+    suite_add_tcase(s, th);
     TCase *lim = tcase_create("Limits");
     tcase_add_test(lim, test_io_errors);
     tcase_add_test(lim, test_replace);
     tcase_add_test(lim, test_write_failure);
+    tcase_add_test(lim, test_write_failure_threads);
     suite_add_tcase(s, lim);
     return s;
 }
