@@ -85,13 +85,21 @@ VINLINE vf v_clamp_unit(vf v)
     return vf_min_hi(v, vf_set1(1.0f));
 }
 
-/* mix() */
-VINLINE vi v_mix(vi h)
+/* mix(); v_mix_hi() also gives h >> 16 of the result, which is the last
+ * step's shift (the xor leaves the top half alone). */
+VINLINE vi v_mix_hi(vi h, vi *hi)
 {
     h = vi_mul(h, vi_set1(HASH_M1));
     h = vi_xor(h, VI_SRL(h, 15));
     h = vi_mul(h, vi_set1(HASH_M2));
-    return vi_xor(h, VI_SRL(h, 16));
+    *hi = VI_SRL(h, 16);
+    return vi_xor(h, *hi);
+}
+
+VINLINE vi v_mix(vi h)
+{
+    vi hi;
+    return v_mix_hi(h, &hi);
 }
 
 /* grad2() */
@@ -104,13 +112,14 @@ VINLINE vf v_grad2(vi h, vf x, vf y)
     return vi_asf(vi_sel_msb(h, vf_bits(diag), axis));
 }
 
-/* grad3() */
-VINLINE vf v_grad3(vi h, vf x, vf y, vf z)
+/* grad3(mix(in), x, y, z) */
+VINLINE vf v_grad3(vi in, vf x, vf y, vf z)
 {
     /* a = (h16 * 3) >> 16 with h16 = h >> 16 < 2^16, so a == 0 exactly
      * when h16 <= 21845 and a == 2 exactly when h16 >= 43691 (65536 / 3
      * and 131072 / 3 rounded up): two compares instead of the multiply. */
-    const vi h16 = VI_SRL(h, 16);
+    vi h16;
+    const vi h = v_mix_hi(in, &h16);
     const vm a0 = vi_gt(vi_set1(21846u), h16), a2 = vi_gt(h16, vi_set1(43690u));
     const vi u = vi_xor(vi_sel(a0, vf_bits(y), vf_bits(x)), VI_SLL(h, 31));
     const vi v = vi_xor(vi_sel(a2, vf_bits(y), vf_bits(z)), VI_SLL(vi_and(h, vi_set1(2u)), 30));
@@ -189,14 +198,14 @@ VINLINE vf v_perlin3(vi s, vf x, vf y, vf z, int clamp)
     const vi k0 = vi_mul(k, vi_set1(HASH_PZ)), k1 = vi_add(k0, vi_set1(HASH_PZ));
     const vi s00 = vi_xor(vi_xor(s, i0), j0), s10 = vi_xor(vi_xor(s, i1), j0);
     const vi s01 = vi_xor(vi_xor(s, i0), j1), s11 = vi_xor(vi_xor(s, i1), j1);
-    const vf n000 = v_grad3(v_mix(vi_xor(s00, k0)), x0, y0, z0);
-    const vf n100 = v_grad3(v_mix(vi_xor(s10, k0)), x1, y0, z0);
-    const vf n010 = v_grad3(v_mix(vi_xor(s01, k0)), x0, y1, z0);
-    const vf n110 = v_grad3(v_mix(vi_xor(s11, k0)), x1, y1, z0);
-    const vf n001 = v_grad3(v_mix(vi_xor(s00, k1)), x0, y0, z1);
-    const vf n101 = v_grad3(v_mix(vi_xor(s10, k1)), x1, y0, z1);
-    const vf n011 = v_grad3(v_mix(vi_xor(s01, k1)), x0, y1, z1);
-    const vf n111 = v_grad3(v_mix(vi_xor(s11, k1)), x1, y1, z1);
+    const vf n000 = v_grad3(vi_xor(s00, k0), x0, y0, z0);
+    const vf n100 = v_grad3(vi_xor(s10, k0), x1, y0, z0);
+    const vf n010 = v_grad3(vi_xor(s01, k0), x0, y1, z0);
+    const vf n110 = v_grad3(vi_xor(s11, k0), x1, y1, z0);
+    const vf n001 = v_grad3(vi_xor(s00, k1), x0, y0, z1);
+    const vf n101 = v_grad3(vi_xor(s10, k1), x1, y0, z1);
+    const vf n011 = v_grad3(vi_xor(s01, k1), x0, y1, z1);
+    const vf n111 = v_grad3(vi_xor(s11, k1), x1, y1, z1);
     const vf u = v_fade(x0), v = v_fade(y0), w = v_fade(z0);
     const vf r0 = v_lerp(v_lerp(n000, n100, u), v_lerp(n010, n110, u), v);
     const vf r1 = v_lerp(v_lerp(n001, n101, u), v_lerp(n011, n111, u), v);
@@ -299,28 +308,27 @@ VINLINE vf v_simplex3_corners(vi s, const v_cell3 *c)
     const vi di = vi_xor(i0, i1), dj = vi_xor(j0, j1), dk = vi_xor(k0, k1);
     /* One corner at a time, few values live. */
     const vf one = vf_set1(1.0f);
-    vf n = vf_mul(v_kernel3(x0, y0, z0), v_grad3(v_mix(s0), x0, y0, z0));
+    vf n = vf_mul(v_kernel3(x0, y0, z0), v_grad3(s0, x0, y0, z0));
     {
-        const vi h1 = v_mix(vi_xor(s0, vi_sel(a1, di, vi_sel(b1, dj, dk))));
+        const vi s1 = vi_xor(s0, vi_sel(a1, di, vi_sel(b1, dj, dk)));
         const vf g3 = vf_set1(G3);
         const vf x1 = vf_add(vf_sub(x0, vf_mask(a1, one)), g3);
         const vf y1 = vf_add(vf_sub(y0, vf_mask(b1, one)), g3);
         const vf z1 = vf_add(vf_sub(z0, vf_maskn(nc1, one)), g3);
-        n = vf_add(n, vf_mul(v_kernel3(x1, y1, z1), v_grad3(h1, x1, y1, z1)));
+        n = vf_add(n, vf_mul(v_kernel3(x1, y1, z1), v_grad3(s1, x1, y1, z1)));
     }
     {
-        const vi h2 = v_mix(vi_xor(s3, vi_sel(nb2, dj, vi_sel(nc2, dk, di))));
+        const vi s2 = vi_xor(s3, vi_sel(nb2, dj, vi_sel(nc2, dk, di)));
         const vf g3x2 = vf_set1(G3X2);
         const vf x2 = vf_add(vf_sub(x0, vf_mask(a2, one)), g3x2);
         const vf y2 = vf_add(vf_sub(y0, vf_maskn(nb2, one)), g3x2);
         const vf z2 = vf_add(vf_sub(z0, vf_maskn(nc2, one)), g3x2);
-        n = vf_add(n, vf_mul(v_kernel3(x2, y2, z2), v_grad3(h2, x2, y2, z2)));
+        n = vf_add(n, vf_mul(v_kernel3(x2, y2, z2), v_grad3(s2, x2, y2, z2)));
     }
     {
-        const vi h3 = v_mix(s3);
         const vf h = vf_set1(0.5f);
         const vf x3 = vf_sub(x0, h), y3 = vf_sub(y0, h), z3 = vf_sub(z0, h);
-        n = vf_add(n, vf_mul(v_kernel3(x3, y3, z3), v_grad3(h3, x3, y3, z3)));
+        n = vf_add(n, vf_mul(v_kernel3(x3, y3, z3), v_grad3(s3, x3, y3, z3)));
     }
     return v_clamp_unit(vf_mul(vf_set1(SCALE_SIMPLEX3), n));
 }
