@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <locale.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -193,10 +194,66 @@ static strata_status plan_prims(const strata_result *r, plan *p)
 /* Header, two chunk headers and the JSON padding at most. */
 #define GLB_FIXED (12u + 8u + 8u)
 
+/* Whether any of the n indices is U16_LIMIT or more.  Blocks without a
+ * branch inside (the compiler vectorises them), stopping at the first
+ * block that has one: a u32 primitive is usually known after a few. */
+static int needs_u32(const uint32_t *ix, uint64_t n)
+{
+    enum { BLOCK = 4096 };
+    for (uint64_t i = 0; i < n; i += BLOCK) {
+        const uint64_t m = n - i < BLOCK ? n - i : BLOCK;
+        unsigned big = 0;
+        for (uint64_t k = 0; k < m; k++)
+            big |= ix[i + k] >= U16_LIMIT;
+        if (big)
+            return 1;
+    }
+    return 0;
+}
+
+/* Lowest and highest of v[0..n), n > 0, exactly as one scan from v[0]
+ * with < and > finds them (the first of equal values such as -0 and +0;
+ * NaN only when v[0] is NaN, other NaNs skipped), in chunks over the
+ * threads: each chunk starts from its first non-NaN value and the chunks
+ * are combined in order with the same comparisons. */
+enum { EXTREME_CHUNKS = 64 };
+static void extremes(const float *v, uint64_t n, int threads, float *lo_out, float *hi_out)
+{
+    float lo[EXTREME_CHUNKS], hi[EXTREME_CHUNKS];
+    unsigned char has[EXTREME_CHUNKS];
+    const int64_t nc = n < EXTREME_CHUNKS ? (int64_t)n : EXTREME_CHUNKS;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && n > (1u << 16))
+    for (int64_t c = 0; c < nc; c++) {
+        uint64_t i = n * (uint64_t)c / (uint64_t)nc;
+        const uint64_t end = n * (uint64_t)(c + 1) / (uint64_t)nc;
+        while (i < end && isnan(v[i]))
+            i++;
+        has[c] = i < end;
+        if (!has[c])
+            continue;
+        float l = v[i], h = v[i];
+        for (i++; i < end; i++) {
+            l = v[i] < l ? v[i] : l;
+            h = v[i] > h ? v[i] : h;
+        }
+        lo[c] = l;
+        hi[c] = h;
+    }
+    float l = v[0], h = v[0];
+    if (!isnan(v[0]))
+        for (int64_t c = 0; c < nc; c++)
+            if (has[c]) {
+                l = lo[c] < l ? lo[c] : l;
+                h = hi[c] > h ? hi[c] : h;
+            }
+    *lo_out = l;
+    *hi_out = h;
+}
+
 /* Index widths, byte layout and vertex extremes: everything but the JSON.
  * Refuses results that cannot fit 4 GiB before reading any array, using
  * u16 indices as the lower bound; the final check is in plan_json. */
-static strata_status plan_layout(const strata_result *r, plan *p)
+static strata_status plan_layout(const strata_result *r, plan *p, int threads)
 {
     for (size_t i = 0; i < p->nprims; i++)
         for (int s = 0; s < 2; s++)
@@ -217,18 +274,17 @@ static strata_status plan_layout(const strata_result *r, plan *p)
 
     /* u16 when every index of the primitive is below 65535; with fewer
      * vertices than that, no scan is needed */
+    const int64_t np = (int64_t)p->nprims;
+    const int scan = r->nverts > U16_LIMIT;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && scan)
+    for (int64_t i = 0; i < np; i++) {
+        prim *q = &p->prims[i];
+        q->u16 = !scan || !(needs_u32(r->indices + q->first[0], q->count[0]) ||
+                            needs_u32(r->indices + q->first[1], q->count[1]));
+    }
     uint64_t off = 0;
     for (size_t i = 0; i < p->nprims; i++) {
         prim *q = &p->prims[i];
-        uint32_t hi = 0;
-        if (r->nverts > U16_LIMIT) {
-            for (int s = 0; s < 2; s++) {
-                const uint32_t *ix = r->indices + q->first[s];
-                for (uint64_t j = 0; j < q->count[s]; j++)
-                    hi = ix[j] > hi ? ix[j] : hi;
-            }
-        }
-        q->u16 = hi < U16_LIMIT;
         q->offset = off;
         off += pad4(q->nindices * (q->u16 ? 2 : 4));
     }
@@ -236,16 +292,9 @@ static strata_status plan_layout(const strata_result *r, plan *p)
     p->bin_bytes = p->pos_bytes + p->nrm_bytes + p->idx_bytes;
 
     if (nv) {
-        for (int c = 0; c < 3; c++) {
-            const float *v = c == 0 ? r->x : c == 1 ? r->y : r->z;
-            float lo = v[0], hi = v[0];
-            for (uint64_t i = 1; i < nv; i++) {
-                lo = v[i] < lo ? v[i] : lo;
-                hi = v[i] > hi ? v[i] : hi;
-            }
-            p->min[c] = lo;
-            p->max[c] = hi;
-        }
+        extremes(r->x, nv, threads, &p->min[0], &p->max[0]);
+        extremes(r->y, nv, threads, &p->min[1], &p->max[1]);
+        extremes(r->z, nv, threads, &p->min[2], &p->max[2]);
     }
     return STRATA_OK;
 }
@@ -337,13 +386,14 @@ static strata_status plan_json(const strata_result *r, const strata_palette *pal
     return p->total > GLB_MAX ? STRATA_ERR_TOO_LARGE : STRATA_OK;
 }
 
-static strata_status make_plan(const strata_result *r, const strata_palette *pal, plan *p)
+static strata_status make_plan(const strata_result *r, const strata_palette *pal, plan *p,
+                               int threads)
 {
     memset(p, 0, sizeof *p);
     p->normals = r->nx != NULL;
     strata_status st = plan_prims(r, p);
     if (st == STRATA_OK)
-        st = plan_layout(r, p);
+        st = plan_layout(r, p, threads);
     if (st == STRATA_OK)
         st = plan_json(r, pal, p);
     return st;
@@ -354,7 +404,7 @@ strata_status strata_result_glb_size(const strata_result *r, uint64_t *bytes)
     if (!r || !bytes || r->nindices % 3)
         return STRATA_ERR_INVALID_ARG;
     plan p;
-    strata_status st = make_plan(r, NULL, &p);
+    strata_status st = make_plan(r, NULL, &p, strata__out_threads(r, 0));
     if (st == STRATA_OK || st == STRATA_ERR_TOO_LARGE)
         *bytes = p.total;
     plan_free(r, &p);
@@ -399,7 +449,7 @@ strata_status strata__write_glb(const strata_result *r, const char *path,
 {
     static const unsigned char zeros[4];
     plan p;
-    strata_status st = make_plan(r, pal, &p);
+    strata_status st = make_plan(r, pal, &p, threads);
     if (st != STRATA_OK) {
         plan_free(r, &p);
         return st;

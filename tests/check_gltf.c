@@ -639,6 +639,40 @@ START_TEST(test_glb_threads)
 }
 END_TEST
 
+/* POSITION min/max found in chunks over threads are what one scan from
+ * the first vertex finds: the first of -0 and +0, NaN skipped. */
+START_TEST(test_glb_extremes)
+{
+    strata_ctx *ctx = new_ctx();
+    strata_mesh *m;
+    ck_assert_ok(strata_shape_grid(ctx, 300, 300, 1.0f, &m));
+    strata_result *r;
+    ck_assert_ok(strata_result_from_mesh(ctx, m, 0, &r));
+    strata_mesh_destroy(m);
+    const uint32_t n = r->nverts;
+    ck_assert_uint_gt(n, 80001);
+    for (uint32_t i = 0; i < n; i++)
+        r->x[i] = r->y[i] = r->z[i] = 1.0f;
+    r->x[5] = 0.0f, r->x[80000] = -0.0f;
+    r->y[5] = -0.0f, r->y[80000] = 0.0f;
+    const uint32_t c1 = (uint32_t)((uint64_t)n / 64); /* the second chunk */
+    r->z[c1] = NAN, r->z[c1 + 1] = -5.0f;
+    char *d = tmpdir_new(), *p = join(d, "x.glb");
+    for (int t = 1; t <= 3; t++) {
+        strata_write_options o = {.threads = t};
+        ck_assert_ok(strata_result_write_ex(r, p, STRATA_FORMAT_GLB, &o));
+        size_t len;
+        char *text = (char *)slurp(p, &len);
+        ck_assert_msg(contains(text, len, "\"min\":[0,-0,-5],\"max\":[1,1,1]"), "%d threads", t);
+        free(text);
+    }
+    free(p);
+    tmpdir_remove(d);
+    strata_result_destroy(r);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 /* The file size limit hit while two threads write: STRATA_ERR_IO with
  * EFBIG, the old file untouched, no temporary left. */
 START_TEST(test_glb_write_failure_threads)
@@ -973,6 +1007,7 @@ static Suite *gltf_suite(void)
     tcase_add_test(core, test_glb_unsliced);
     tcase_add_test(core, test_glb_errors);
     tcase_add_loop_test(core, test_glb_threads, 0, 3);
+    tcase_add_test(core, test_glb_extremes);
     suite_add_tcase(s, core);
 
     TCase *limits = tcase_create("Limits");
