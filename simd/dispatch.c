@@ -65,18 +65,30 @@ static void fill(strata_dispatch *d, strata_isa isa)
     case STRATA_ISA_AVX2:
         d->fbm2 = strata__fbm2_avx2;
         d->fbm3 = strata__fbm3_avx2;
+        d->classify = strata__classify_avx2;
+        d->tri_levels = strata__tri_levels_avx2;
+        d->place_roofs = strata__place_roofs_avx2;
+        d->edge_spans = strata__edge_spans_avx2;
         break;
 #endif
 #ifdef HAVE_AVX512
     case STRATA_ISA_AVX512:
         d->fbm2 = strata__fbm2_avx512;
         d->fbm3 = strata__fbm3_avx512;
+        d->classify = strata__classify_avx512;
+        d->tri_levels = strata__tri_levels_avx512;
+        d->place_roofs = strata__place_roofs_avx512;
+        d->edge_spans = strata__edge_spans_avx512;
         break;
 #endif
 #ifdef HAVE_NEON
     case STRATA_ISA_NEON:
         d->fbm2 = strata__fbm2_neon;
         d->fbm3 = strata__fbm3_neon;
+        d->classify = strata__classify_neon;
+        d->tri_levels = strata__tri_levels_neon;
+        d->place_roofs = strata__place_roofs_neon;
+        d->edge_spans = strata__edge_spans_neon;
         break;
 #endif
     default: return;

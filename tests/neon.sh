@@ -1,10 +1,12 @@
 #!/bin/sh
-# Cross-ISA check of the NEON kernels: build tests/simd-golden for AArch64
-# (static, Debian gcc-aarch64-linux-gnu), run it under qemu-aarch64 with the
-# scalar and the NEON kernels, and compare its output hashes with those of
-# the same program built for this (x86) host with the scalar kernels only.
-# Equal hashes: the NEON bytes equal the x86 scalar reference.  Exits 77
-# (skipped) without the cross compiler or qemu-user.
+# Cross-ISA check of the NEON kernels: build tests/simd-golden (fBm) and
+# tests/kernels-golden (slicer kernels) for
+# AArch64 (static, Debian gcc-aarch64-linux-gnu), run them under
+# qemu-aarch64 with the scalar and the NEON kernels, and compare their
+# output hashes with those of the same programs built for this (x86) host
+# with the scalar kernels only.  Equal hashes: the NEON bytes equal the
+# x86 scalar reference.  Exits 77 (skipped) without the cross compiler or
+# qemu-user.
 # Debian: apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 : "${SRCDIR:=$(dirname "$0")/..}"
 XCC=${XCC:-aarch64-linux-gnu-gcc}
@@ -18,38 +20,47 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-neon.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-common="core/ctx.c core/noise.c core/topology.c simd/dispatch.c simd/x86/cpu_x86.c simd/arm/cpu_arm.c tests/simd-golden.c"
+common="core/ctx.c core/noise.c core/topology.c simd/dispatch.c simd/x86/cpu_x86.c simd/arm/cpu_arm.c
+        simd/generic/slice_c.c"
+neon="simd/arm/noise_neon.c simd/arm/slice_neon.c"
 flags="-std=c11 -D_POSIX_C_SOURCE=200809L -O2 -ffp-contract=off -Wall -Wextra -Wno-unknown-pragmas -I$SRCDIR/core"
-srcs=
+srcs= neonsrcs=
 for f in $common; do srcs="$srcs $SRCDIR/$f"; done
+for f in $neon; do neonsrcs="$neonsrcs $SRCDIR/$f"; done
 
-# shellcheck disable=SC2086
-$HOSTCC $flags -o "$tmp/golden-host" $srcs -lm || exit 99
-# shellcheck disable=SC2086
-$XCC $flags -static -DHAVE_NEON -o "$tmp/golden-arm" $srcs "$SRCDIR/simd/arm/noise_neon.c" -lm ||
-    { echo "neon.sh: cross build failed"; exit 1; }
+progs="simd-golden kernels-golden"
+for p in $progs; do
+    # shellcheck disable=SC2086
+    $HOSTCC $flags -o "$tmp/$p-host" $srcs "$SRCDIR/tests/$p.c" -lm || exit 99
+    # shellcheck disable=SC2086
+    $XCC $flags -static -DHAVE_NEON -o "$tmp/$p-arm" $srcs $neonsrcs "$SRCDIR/tests/$p.c" -lm ||
+        { echo "neon.sh: cross build of $p failed"; exit 1; }
+    STRATA_SIMD=scalar "$tmp/$p-host" >"$tmp/$p.ref" || { echo "FAIL: x86 $p did not run"; exit 1; }
+done
 
-STRATA_SIMD=scalar "$tmp/golden-host" >"$tmp/ref" || exit 1
 status=0
 for isa in scalar neon auto; do
-    if ! STRATA_SIMD=$isa "$QEMU" "$tmp/golden-arm" >"$tmp/$isa"; then
-        echo "FAIL: aarch64 STRATA_SIMD=$isa did not run"
-        status=1
-        continue
-    fi
     want=$isa
     [ "$isa" = auto ] && want=neon
-    if ! head -n 1 "$tmp/$isa" | grep -qx "isa $want"; then
-        echo "FAIL: aarch64 STRATA_SIMD=$isa chose $(head -n 1 "$tmp/$isa")"
-        status=1
-    fi
-    sed 1d "$tmp/$isa" >"$tmp/$isa.body"
-    if sed 1d "$tmp/ref" | cmp -s - "$tmp/$isa.body"; then
-        echo "ok: aarch64 $isa == x86 scalar ($(sed 1d "$tmp/ref" | wc -l) hashes)"
-    else
-        echo "FAIL: aarch64 $isa differs from x86 scalar:"
-        sed 1d "$tmp/ref" | diff - "$tmp/$isa.body"
-        status=1
-    fi
+    for p in $progs; do
+        out="$tmp/$p.$isa"
+        if ! STRATA_SIMD=$isa "$QEMU" "$tmp/$p-arm" >"$out"; then
+            echo "FAIL: aarch64 $p STRATA_SIMD=$isa did not run"
+            status=1
+            continue
+        fi
+        if ! head -n 1 "$out" | grep -qx "isa $want"; then
+            echo "FAIL: aarch64 $p STRATA_SIMD=$isa chose $(head -n 1 "$out")"
+            status=1
+        fi
+        sed 1d "$out" >"$out.body"
+        if sed 1d "$tmp/$p.ref" | cmp -s - "$out.body"; then
+            echo "ok: aarch64 $p $isa == x86 scalar ($(wc -l <"$out.body") lines)"
+        else
+            echo "FAIL: aarch64 $p $isa differs from x86 scalar:"
+            sed 1d "$tmp/$p.ref" | diff - "$out.body"
+            status=1
+        fi
+    done
 done
 exit $status
