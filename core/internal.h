@@ -39,6 +39,11 @@ typedef void (*strata_place_roofs_kernel)(const struct strata_place *g, const fl
                                           float *oz);
 typedef uint64_t (*strata_edge_spans_kernel)(const uint32_t *ev0, const uint32_t *ev1, size_t n,
                                              const uint16_t *lev);
+typedef size_t (*strata_radial_samples_kernel)(const float c[3], float radius, const float *x,
+                                               const float *y, const float *z, size_t n,
+                                               float *sx, float *sy, float *sz);
+typedef void (*strata_radial_move_kernel)(const float c[3], float radius, const float *v,
+                                          size_t n, float *x, float *y, float *z, float *h);
 typedef struct strata_dispatch {
     strata_isa isa;
     strata_fbm_kernel fbm2, fbm3;          /* simd/noise.h */
@@ -46,6 +51,8 @@ typedef struct strata_dispatch {
     strata_tri_levels_kernel tri_levels;
     strata_place_roofs_kernel place_roofs;
     strata_edge_spans_kernel edge_spans;
+    strata_radial_samples_kernel radial_samples; /* simd/displace.h */
+    strata_radial_move_kernel radial_move;
 } strata_dispatch;
 
 /* Fill ctx->simd from STRATA_SIMD (unset, empty or "auto": the best ISA).

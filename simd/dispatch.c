@@ -10,6 +10,7 @@
 #endif
 
 #include "cpu.h"
+#include "displace.h"
 #include "noise.h"
 #include "slice.h"
 
@@ -60,6 +61,8 @@ static void fill(strata_dispatch *d, strata_isa isa)
     d->tri_levels = strata__tri_levels_c;
     d->place_roofs = strata__place_roofs_c;
     d->edge_spans = strata__edge_spans_c;
+    d->radial_samples = strata__radial_samples_c;
+    d->radial_move = strata__radial_move_c;
     switch (isa) {
 #ifdef HAVE_AVX2
     case STRATA_ISA_AVX2:
@@ -69,6 +72,8 @@ static void fill(strata_dispatch *d, strata_isa isa)
         d->tri_levels = strata__tri_levels_avx2;
         d->place_roofs = strata__place_roofs_avx2;
         d->edge_spans = strata__edge_spans_avx2;
+        d->radial_samples = strata__radial_samples_avx2;
+        d->radial_move = strata__radial_move_avx2;
         break;
 #endif
 #ifdef HAVE_AVX512
@@ -79,6 +84,8 @@ static void fill(strata_dispatch *d, strata_isa isa)
         d->tri_levels = strata__tri_levels_avx512;
         d->place_roofs = strata__place_roofs_avx512;
         d->edge_spans = strata__edge_spans_avx512;
+        d->radial_samples = strata__radial_samples_avx512;
+        d->radial_move = strata__radial_move_avx512;
         break;
 #endif
 #ifdef HAVE_NEON
@@ -89,6 +96,8 @@ static void fill(strata_dispatch *d, strata_isa isa)
         d->tri_levels = strata__tri_levels_neon;
         d->place_roofs = strata__place_roofs_neon;
         d->edge_spans = strata__edge_spans_neon;
+        d->radial_samples = strata__radial_samples_neon;
+        d->radial_move = strata__radial_move_neon;
         break;
 #endif
     default: return;

@@ -1,7 +1,7 @@
 /* Check suite "simd": every instruction set this CPU has gives the scalar
  * reference's bytes, and contexts choose, force and report ISAs as
- * documented (strata_ctx_set_isa, STRATA_SIMD).  The slicer
- * kernels are hidden: they are reached through the context's
+ * documented (strata_ctx_set_isa, STRATA_SIMD).  The slicer and
+ * displacement kernels are hidden: they are reached through the context's
  * dispatch table (internal.h). */
 #include "testutil.h"
 
@@ -204,7 +204,7 @@ START_TEST(test_large_batch)
 }
 END_TEST
 
-/* The slicer kernels of tests/kernel-cases.h. */
+/* The slicer and displacement kernels of tests/kernel-cases.h. */
 typedef struct cmp_state {
     const char *isa;
     unsigned long outputs;
@@ -270,9 +270,9 @@ static void check_high_ids(const strata_dispatch *ref, const strata_dispatch *ve
     munmap(lev, bytes);
 }
 
-/* _i: the ISA.  Its slicer kernels are its own (not the scalar ones)
- * and give the scalar reference's bytes on every case. */
-START_TEST(test_slice_kernels)
+/* _i: the ISA.  Its slicer and displacement kernels are its own (not the
+ * scalar ones) and give the scalar reference's bytes on every case. */
+START_TEST(test_slice_displace_kernels)
 {
     const strata_isa isa = (strata_isa)_i;
     unsetenv("STRATA_SIMD");
@@ -283,7 +283,8 @@ START_TEST(test_slice_kernels)
     strata_ctx *ref = ctx_for(STRATA_ISA_SCALAR), *vec = ctx_for(isa);
     const strata_dispatch *r = &ref->simd, *v = &vec->simd;
     ck_assert(v->classify != r->classify && v->tri_levels != r->tri_levels &&
-              v->place_roofs != r->place_roofs && v->edge_spans != r->edge_spans);
+              v->place_roofs != r->place_roofs && v->edge_spans != r->edge_spans &&
+              v->radial_samples != r->radial_samples && v->radial_move != r->radial_move);
     cmp_state s = {strata_isa_name(isa), 0};
     kc_run_all(r, v, cmp_sink, &s);
     ck_assert_uint_gt(s.outputs, 4000);
@@ -410,7 +411,7 @@ static Suite *simd_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_kernels_match_scalar, STRATA_ISA_AVX2, STRATA_ISA_COUNT_);
     tcase_add_test(tc, test_large_batch);
-    tcase_add_loop_test(tc, test_slice_kernels, STRATA_ISA_AVX2, STRATA_ISA_COUNT_);
+    tcase_add_loop_test(tc, test_slice_displace_kernels, STRATA_ISA_AVX2, STRATA_ISA_COUNT_);
     suite_add_tcase(s, tc);
     tc = tcase_create("Selection");
     tcase_add_test(tc, test_isa_names);

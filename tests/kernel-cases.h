@@ -1,4 +1,5 @@
-/* Inputs for the slicer kernels (simd/slice.h) and a driver that runs them from one or two dispatch
+/* Inputs for the slicer and displacement kernels (simd/slice.h,
+ * simd/displace.h) and a driver that runs them from one or two dispatch
  * tables.  tests/check_simd.c compares every ISA's bytes with the scalar
  * reference's; tests/kernels-golden.c hashes them for tests/neon.sh.  The
  * inputs come from integer arithmetic, exact float operations and
@@ -11,6 +12,7 @@
 #ifndef STRATA_KERNEL_CASES_H
 #define STRATA_KERNEL_CASES_H
 
+#include "../simd/displace.h"
 #include "../simd/slice.h"
 
 #include <float.h>
@@ -287,6 +289,55 @@ static void kc_place(kc_run *r, float *L, float *x, float *y, float *z)
     }
 }
 
+/* ------------------------------------------------------------ displace */
+
+static void kc_displace(kc_run *r, float *x, float *y, float *z)
+{
+    static float out[2][4][KC_BUF];
+    static float v[KC_BUF];
+    for (size_t q = 0; q < KC_NCENTRES; q++) {
+        const float *c = kc_centres[q], radius = kc_centres[q][3];
+        kc_state = 0xd15 + q;
+        kc_points(c, x, y, z, KC_MAXN + 3);
+        for (size_t i = 0; i < KC_MAXN + 3; i++)
+            v[i] = kc_rng() % 16 ? (kc_unit() - 0.5f) * radius : kc_special[kc_rng() % KC_NSPECIAL];
+        snprintf(r->group, sizeof r->group, "radial_samples centre=%zu", q);
+        for (size_t li = 0; li < KC_NLENGTHS; li++) {
+            for (int o = 0; o < KC_OFFSETS; o++) {
+                const size_t n = kc_lengths[li], off = KC_OFFSET(o);
+                size_t bad[2] = {0, 0};
+                for (int t = 0; t < (r->db ? 2 : 1); t++) {
+                    memset(out[t], 0xA5, sizeof out[t]);
+                    bad[t] = (t ? r->db : r->da)
+                                 ->radial_samples(c, radius, x + off, y + off, z + off, n,
+                                                  out[t][0] + off, out[t][1] + off,
+                                                  out[t][2] + off);
+                }
+                kc_out(r, "s", 1, n, off, out[0], r->db ? out[1] : NULL, sizeof out[0]);
+                kc_out(r, "bad", 0, n, off, &bad[0], r->db ? &bad[1] : NULL, sizeof bad[0]);
+            }
+        }
+        /* In place; offset 1: v and h the same array. */
+        snprintf(r->group, sizeof r->group, "radial_move centre=%zu", q);
+        for (size_t li = 0; li < KC_NLENGTHS; li++) {
+            for (int o = 0; o < KC_OFFSETS; o++) {
+                const size_t n = kc_lengths[li], off = KC_OFFSET(o);
+                for (int t = 0; t < (r->db ? 2 : 1); t++) {
+                    memcpy(out[t][0], x, sizeof out[t][0]);
+                    memcpy(out[t][1], y, sizeof out[t][1]);
+                    memcpy(out[t][2], z, sizeof out[t][2]);
+                    memcpy(out[t][3], v, sizeof out[t][3]);
+                    (t ? r->db : r->da)
+                        ->radial_move(c, radius, o == 1 ? out[t][3] + off : v + off, n,
+                                      out[t][0] + off, out[t][1] + off, out[t][2] + off,
+                                      out[t][3] + off);
+                }
+                kc_out(r, "xyzh", 1, n, off, out[0], r->db ? out[1] : NULL, sizeof out[0]);
+            }
+        }
+    }
+}
+
 /* Every case, in a fixed order. */
 static void kc_run_all(const strata_dispatch *da, const strata_dispatch *db, kc_sink sink,
                        void *user)
@@ -302,6 +353,7 @@ static void kc_run_all(const strata_dispatch *da, const strata_dispatch *db, kc_
     kc_classify(&r, L, x);
     kc_topology(&r);
     kc_place(&r, L, x, y, z);
+    kc_displace(&r, x, y, z);
     free(L), free(x), free(y), free(z);
 }
 

@@ -1,5 +1,5 @@
-/* Prints one FNV-1a hash per group of outputs of the slicer kernels on
- * the cases of tests/kernel-cases.h, for the ISA
+/* Prints one FNV-1a hash per group of outputs of the slicer and radial
+ * displacement kernels on the cases of tests/kernel-cases.h, for the ISA
  * the context chose (STRATA_SIMD), and how many outputs differ from the
  * same machine's scalar kernels.  tests/neon.sh compares the lines of a
  * NEON build (under qemu-aarch64) with those of the x86 scalar build:

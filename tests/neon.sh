@@ -1,6 +1,6 @@
 #!/bin/sh
 # Cross-ISA check of the NEON kernels: build tests/simd-golden (fBm) and
-# tests/kernels-golden (slicer kernels) for
+# tests/kernels-golden (slicer and radial displacement kernels) for
 # AArch64 (static, Debian gcc-aarch64-linux-gnu), run them under
 # qemu-aarch64 with the scalar and the NEON kernels, and compare their
 # output hashes with those of the same programs built for this (x86) host
@@ -21,8 +21,8 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
 common="core/ctx.c core/noise.c core/topology.c simd/dispatch.c simd/x86/cpu_x86.c simd/arm/cpu_arm.c
-        simd/generic/slice_c.c"
-neon="simd/arm/noise_neon.c simd/arm/slice_neon.c"
+        simd/generic/slice_c.c simd/generic/displace_c.c"
+neon="simd/arm/noise_neon.c simd/arm/slice_neon.c simd/arm/displace_neon.c"
 flags="-std=c11 -D_POSIX_C_SOURCE=200809L -O2 -ffp-contract=off -Wall -Wextra -Wno-unknown-pragmas -I$SRCDIR/core"
 srcs= neonsrcs=
 for f in $common; do srcs="$srcs $SRCDIR/$f"; done
