@@ -1,26 +1,27 @@
 /* Displacement of mesh vertices by fBm noise, optionally reshaped by a
  * height curve.
  *
- * Both functions first compute every noise value into a temporary array
- * with the batch functions (so displacement uses exactly the bytes, the
- * threads and later the SIMD kernels of strata_fbm2/3_batch, and a cancel
- * leaves the mesh untouched), then move the vertices in a second pass that
- * cannot fail.  Every vertex is computed on its own: the result does not
- * depend on the thread count.  Temporary memory: 4 bytes a vertex (flat),
- * 16 (radial: the sample points d * R and the heights).
+ * Two passes.  The first computes every vertex's height v into one
+ * temporary array (4 bytes a vertex), in blocks of BLOCK vertices: each
+ * thread runs the context's fBm kernel on its block (planets: on sample
+ * points that the radial_samples kernel first writes to small buffers on
+ * the thread's stack), then the curve.  Between spans of SPAN vertices
+ * the calling thread reports progress ("noise", as strata_fbm2/3_batch)
+ * and checks the cancel flag, so a cancel or an error leaves the mesh
+ * untouched.  The second pass moves the vertices and cannot fail.  Every
+ * vertex is computed on its own with the kernels of strata_fbm2/3_batch:
+ * the bytes do not depend on the thread count, the ISA or the block
+ * size.
  *
  * Radial meshes: a radius R + v <= 0 is ruled out up front by requiring
  * B < R, since |v| <= B with or without a curve.
  */
 #include "internal.h"
+#include "../simd/displace.h"
+#include "../simd/noise.h"
 
-#include <float.h>
-#include <math.h>
-
-/* Defined in curve.c: the curve is the identity on [0, 1].  (Belongs in
- * internal.h, which this change does not touch.) */
-
-#define BLOCK ((size_t)4096)
+#define BLOCK ((size_t)1024) /* vertices a kernel call (12 KiB of sample points) */
+#define SPAN (256 * BLOCK)   /* vertices between progress reports */
 
 /* v in [-B, B]  ->  B * (2 curve((v / B + 1) / 2) - 1).  v / B lies in
  * [-1, 1] (float division is monotone), so the curve is read on [0, 1]. */
@@ -34,18 +35,61 @@ static inline float reshape(float v, float bound, const strata_curve *c)
     return bound * (2.0f * strata_curve_eval(c, t) - 1.0f);
 }
 
-/* Shared checks; returns the curve to apply (NULL for none or identity). */
+/* Shared checks; fills the fBm plan and returns the curve to apply (NULL
+ * for none or identity). */
 static strata_status prepare(strata_ctx *ctx, strata_mesh *m, const strata_fbm *f,
-                             const strata_curve *curve, strata_geometry want,
+                             const strata_curve *curve, strata_geometry want, strata_fbm_plan *p,
                              const strata_curve **use)
 {
     if (!ctx || !m || !f || m->geometry != want)
         return STRATA_ERR_INVALID_ARG;
-    strata_status st = strata_fbm_validate(f);
+    strata_status st = strata__fbm_plan_make(f, p);
     if (st != STRATA_OK)
         return st;
     *use = strata__curve_is_identity(curve) ? NULL : curve;
     return strata__progress(ctx, "displace", 0.0);
+}
+
+/* Pass 1: v[i] = reshape(fbm(sample point of vertex i)) for every
+ * vertex: fbm2 at (x, z) on FLAT meshes, fbm3 at d * R on RADIAL ones.
+ * STRATA_ERR_BAD_MESH when a radial vertex has no direction. */
+static strata_status heights(strata_ctx *ctx, const strata_mesh *m, const strata_fbm_plan *p,
+                             const strata_curve *c, float *v)
+{
+    const size_t n = m->nverts;
+    const bool radial = m->geometry == STRATA_RADIAL;
+    const strata_fbm_kernel fbm = radial ? ctx->simd.fbm3 : ctx->simd.fbm2;
+    const strata_radial_samples_kernel samples = ctx->simd.radial_samples;
+    for (size_t start = 0;; start += SPAN) {
+        strata_status st =
+            strata__progress(ctx, "noise", start < n ? (double)start / (double)n : 1.0);
+        if (st != STRATA_OK || start >= n)
+            return st;
+        const size_t len = n - start < SPAN ? n - start : SPAN;
+        const ptrdiff_t nblocks = (ptrdiff_t)((len + BLOCK - 1) / BLOCK);
+        size_t bad = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(ctx->threads) schedule(static) if (nblocks > 1) \
+    reduction(+ : bad)
+#endif
+        for (ptrdiff_t b = 0; b < nblocks; b++) {
+            const size_t lo = start + (size_t)b * BLOCK;
+            const size_t cnt = lo + BLOCK < start + len ? BLOCK : start + len - lo;
+            if (radial) {
+                _Alignas(STRATA_ALIGN) float sx[BLOCK], sy[BLOCK], sz[BLOCK];
+                bad += samples(m->center, m->radius, m->x + lo, m->y + lo, m->z + lo, cnt, sx,
+                               sy, sz);
+                fbm(p, sx, sy, sz, cnt, v + lo);
+            } else {
+                fbm(p, m->x + lo, m->z + lo, NULL, cnt, v + lo);
+            }
+            if (c)
+                for (size_t i = lo; i < lo + cnt; i++)
+                    v[i] = reshape(v[i], p->bound, c);
+        }
+        if (bad)
+            return STRATA_ERR_BAD_MESH;
+    }
 }
 
 strata_status strata_displace_flat(strata_ctx *ctx, strata_mesh *m, const strata_fbm *f,
@@ -53,7 +97,8 @@ strata_status strata_displace_flat(strata_ctx *ctx, strata_mesh *m, const strata
 {
     strata__bind_threads(ctx); /* no-op once bound */
     const strata_curve *c;
-    strata_status st = prepare(ctx, m, f, curve, STRATA_FLAT, &c);
+    strata_fbm_plan p;
+    strata_status st = prepare(ctx, m, f, curve, STRATA_FLAT, &p, &c);
     if (st != STRATA_OK)
         return st;
     const size_t n = m->nverts;
@@ -62,12 +107,11 @@ strata_status strata_displace_flat(strata_ctx *ctx, strata_mesh *m, const strata
     float *v = strata__alloc_array(&ctx->alloc, n, sizeof(float));
     if (!v)
         return STRATA_ERR_NOMEM;
-    st = strata_fbm2_batch(ctx, f, m->x, m->z, n, v);
+    st = heights(ctx, m, &p, c, v);
     if (st != STRATA_OK) {
         strata__free(&ctx->alloc, v);
         return st;
     }
-    const float bound = strata_fbm_bound(f);
     const ptrdiff_t nblocks = (ptrdiff_t)((n + BLOCK - 1) / BLOCK);
     float *y = m->y;
 #ifdef _OPENMP
@@ -76,7 +120,7 @@ strata_status strata_displace_flat(strata_ctx *ctx, strata_mesh *m, const strata
     for (ptrdiff_t b = 0; b < nblocks; b++) {
         const size_t lo = (size_t)b * BLOCK, hi = lo + BLOCK < n ? lo + BLOCK : n;
         for (size_t i = lo; i < hi; i++)
-            y[i] = y[i] + reshape(v[i], bound, c);
+            y[i] = y[i] + v[i];
     }
     strata__free(&ctx->alloc, v);
     strata__mesh_update_heights(m);
@@ -84,94 +128,42 @@ strata_status strata_displace_flat(strata_ctx *ctx, strata_mesh *m, const strata
     return STRATA_OK;
 }
 
-/* Unit direction of vertex i from the centre; false at (or numerically
- * at) the centre. */
-static inline bool direction(const strata_mesh *m, size_t i, float d[3])
-{
-    const float dx = m->x[i] - m->center[0], dy = m->y[i] - m->center[1],
-                dz = m->z[i] - m->center[2];
-    const float len = sqrtf(dx * dx + dy * dy + dz * dz);
-    if (!(len > 0.0f && len <= FLT_MAX))
-        return false;
-    d[0] = dx / len;
-    d[1] = dy / len;
-    d[2] = dz / len;
-    return true;
-}
-
 strata_status strata_displace_radial(strata_ctx *ctx, strata_mesh *m, const strata_fbm *f,
                                      const strata_curve *curve)
 {
     strata__bind_threads(ctx); /* no-op once bound */
     const strata_curve *c;
-    strata_status st = prepare(ctx, m, f, curve, STRATA_RADIAL, &c);
+    strata_fbm_plan p;
+    strata_status st = prepare(ctx, m, f, curve, STRATA_RADIAL, &p, &c);
     if (st != STRATA_OK)
         return st;
     /* |v| <= B (also after the curve), so B < R keeps every radius R + v
      * positive; checked up front, before anything is computed. */
-    const float bound = strata_fbm_bound(f), radius = m->radius;
-    if (!(bound < radius))
+    if (!(p.bound < m->radius))
         return STRATA_ERR_INVALID_ARG;
     const size_t n = m->nverts;
     if (n == 0)
         return STRATA_OK;
-    float *sx = strata__alloc_array(&ctx->alloc, n, sizeof(float));
-    float *sy = strata__alloc_array(&ctx->alloc, n, sizeof(float));
-    float *sz = strata__alloc_array(&ctx->alloc, n, sizeof(float));
     float *v = strata__alloc_array(&ctx->alloc, n, sizeof(float));
-    if (!sx || !sy || !sz || !v) {
-        st = STRATA_ERR_NOMEM;
-        goto done;
+    if (!v)
+        return STRATA_ERR_NOMEM;
+    st = heights(ctx, m, &p, c, v);
+    if (st != STRATA_OK) {
+        strata__free(&ctx->alloc, v);
+        return st;
     }
-
-    /* Pass 1: sample points d * R on the base sphere. */
-    const ptrdiff_t nblocks = (ptrdiff_t)((n + BLOCK - 1) / BLOCK);
-    int bad = 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(ctx->threads) schedule(static) if (nblocks > 1) \
-    reduction(| : bad)
-#endif
-    for (ptrdiff_t b = 0; b < nblocks; b++) {
-        const size_t lo = (size_t)b * BLOCK, hi = lo + BLOCK < n ? lo + BLOCK : n;
-        for (size_t i = lo; i < hi; i++) {
-            float d[3] = {0.0f, 0.0f, 0.0f};
-            bad |= !direction(m, i, d);
-            sx[i] = d[0] * radius;
-            sy[i] = d[1] * radius;
-            sz[i] = d[2] * radius;
-        }
-    }
-    if (bad) {
-        st = STRATA_ERR_BAD_MESH;
-        goto done;
-    }
-    st = strata_fbm3_batch(ctx, f, sx, sy, sz, n, v);
-    if (st != STRATA_OK)
-        goto done;
-
-    /* Pass 2: move each vertex to radius R + v along d (recomputed, same
+    /* Pass 2: each vertex to radius R + v along its direction (the same
      * bits as in pass 1); h = v. */
-    const float cx = m->center[0], cy = m->center[1], cz = m->center[2];
+    const strata_radial_move_kernel move = ctx->simd.radial_move;
+    const ptrdiff_t nblocks = (ptrdiff_t)((n + BLOCK - 1) / BLOCK);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(ctx->threads) schedule(static) if (nblocks > 1)
 #endif
     for (ptrdiff_t b = 0; b < nblocks; b++) {
         const size_t lo = (size_t)b * BLOCK, hi = lo + BLOCK < n ? lo + BLOCK : n;
-        for (size_t i = lo; i < hi; i++) {
-            float d[3] = {0.0f, 0.0f, 0.0f};
-            direction(m, i, d);
-            const float h = reshape(v[i], bound, c), r = radius + h;
-            m->x[i] = cx + d[0] * r;
-            m->y[i] = cy + d[1] * r;
-            m->z[i] = cz + d[2] * r;
-            m->h[i] = h;
-        }
+        move(m->center, m->radius, v + lo, hi - lo, m->x + lo, m->y + lo, m->z + lo, m->h + lo);
     }
-    strata__progress(ctx, "displace", 1.0); /* done: a late cancel changes nothing */
-done:
-    strata__free(&ctx->alloc, sx);
-    strata__free(&ctx->alloc, sy);
-    strata__free(&ctx->alloc, sz);
     strata__free(&ctx->alloc, v);
-    return st;
+    strata__progress(ctx, "displace", 1.0); /* done: a late cancel changes nothing */
+    return STRATA_OK;
 }

@@ -55,6 +55,12 @@ typedef struct strata_dispatch {
     strata_radial_move_kernel radial_move;
 } strata_dispatch;
 
+/* The per-octave plan of an fBm (core/noise.c), for callers that run the
+ * fbm2/fbm3 kernels themselves; STRATA_ERR_INVALID_ARG as
+ * strata_fbm_validate. */
+STRATA_HIDDEN strata_status strata__fbm_plan_make(const strata_fbm *f,
+                                                  struct strata_fbm_plan *p);
+
 /* Fill ctx->simd from STRATA_SIMD (unset, empty or "auto": the best ISA).
  * STRATA_ERR_ISA for an ISA this CPU or build lacks, STRATA_ERR_INVALID_ARG
  * for an unknown name. */

@@ -329,6 +329,8 @@ static strata_status plan_make(const strata_fbm *f, fbm_plan *p)
     return STRATA_OK;
 }
 
+strata_status strata__fbm_plan_make(const strata_fbm *f, fbm_plan *p) { return plan_make(f, p); }
+
 /* |amp * n| <= amp for |n| <= 1 and float rounding is monotone, so the
  * running sum never exceeds the bound summed in the same order. */
 static inline float fbm2_eval(const fbm_plan *p, float x, float y)
