@@ -1079,7 +1079,7 @@ static int run(options *o)
             t[i] += t_optimize;
     }
 
-    strata_write_options wo = {&pal};
+    strata_write_options wo = {.palette = &pal};
     progress_draw("write", -1); /* the writers take no context: no share done */
     /* strata slice: the file in the input's frame, the preview y-up */
     if (o->cmd == CMD_SLICE)

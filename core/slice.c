@@ -767,6 +767,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     if (st != STRATA_OK)
         goto done;
     r->walls = opt->walls;
+    r->threads = ctx->threads; /* the writers' default */
     r->geometry = m->geometry;
     memcpy(r->center, m->center, sizeof r->center);
     r->radius = m->radius;
