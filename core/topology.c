@@ -32,16 +32,17 @@ int strata__placement_plan(struct hwloc_topology *topo, int n,
         return -1;
     for (int i = 0; i < n; i++)
         sets[i] = NULL;
-    for (int i = 0; i < n; i++)
-        if (!(sets[i] = hwloc_bitmap_alloc()))
-            goto fail;
     /* hwloc_distrib splits n over the root's children in proportion to
      * their PUs, recursively, so threads spread over packages first, then
      * one per core, and only when every core has one do cores get a thread
-     * per PU.  It is a pure function of the topology: same plan each run. */
+     * per PU.  It is a pure function of the topology: same plan each run.
+     * It stores a new bitmap (hwloc_bitmap_dup) in each sets[i]. */
     hwloc_obj_t root = hwloc_get_root_obj(topo);
     if (hwloc_distrib(topo, &root, 1, sets, (unsigned)n, INT_MAX, 0) != 0)
         goto fail;
+    for (int i = 0; i < n; i++)
+        if (!sets[i])
+            goto fail;
     /* A thread bound to a whole core could still migrate between its
      * hyperthreads; keep one PU (the first). */
     for (int i = 0; i < n; i++)
