@@ -473,8 +473,12 @@ typedef struct strata_slice_options {
  * roofs of terrace k lie exactly at height L[k] (FLAT: y == L[k]; RADIAL:
  * at radius R + L[k]), walls are vertical (radial), triangles keep the
  * input's winding, and the bytes depend only on the mesh and options,
- * never on the thread count.  Heights exactly on a plane belong to the
- * upper terrace.  Errors: STRATA_ERR_BAD_LEVELS, STRATA_ERR_NOT_FINITE
+ * never on the thread count or the instruction set.  Heights exactly on a
+ * plane belong to the upper terrace.  Working memory besides the result:
+ * 3 bytes a vertex and 4 an edge (5 more an edge when some height lies
+ * exactly on a plane), 16 bytes a triangle cut across terraces in the
+ * per-thread arenas (see strata_ctx_arena_stats), and per-chunk tables of
+ * at most 2M entries.  Errors: STRATA_ERR_BAD_LEVELS, STRATA_ERR_NOT_FINITE
  * (a NaN height), STRATA_ERR_OVERFLOW (more than 2^32-1 output vertices),
  * STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED. */
 STRATA_API strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m,
