@@ -741,7 +741,8 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     }
     memset(ct.fast, 0, cells * sizeof(uint64_t));
     memset(ct.gen, 0, cells * sizeof(uint64_t));
-    if ((st = slice_chunks(ctx, &s, &ct, NULL, 0.3, 0.5)) != STRATA_OK)
+    if ((st = strata__progress(ctx, "slice", 0.3)) != STRATA_OK ||
+        (st = slice_chunks(ctx, &s, &ct, NULL, 0.3, 0.5)) != STRATA_OK)
         goto done;
 
     /* 4. Offsets: buckets in output order, chunks in input order; the

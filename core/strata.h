@@ -478,7 +478,13 @@ typedef struct strata_slice_options {
  * 3 bytes a vertex and 4 an edge (5 more an edge when some height lies
  * exactly on a plane), 16 bytes a triangle cut across terraces in the
  * per-thread arenas (see strata_ctx_arena_stats), and per-chunk tables of
- * at most 2M entries.  Errors: STRATA_ERR_BAD_LEVELS, STRATA_ERR_NOT_FINITE
+ * at most 2M entries.  Progress stage "slice" reports each of these
+ * milestones once, in order, for profiling: 0 (start), 0.15 (vertex
+ * levels, vertices on planes), 0.3 (crossings numbered), 0.5 (pass A:
+ * triangles counted, those across terraces cut into the arenas), 0.6
+ * (output vertices placed), 0.85 (pass B: triangles written), 1 (normals,
+ * done); about 20 reports within each pass between them.
+ * Errors: STRATA_ERR_BAD_LEVELS, STRATA_ERR_NOT_FINITE
  * (a NaN height), STRATA_ERR_OVERFLOW (more than 2^32-1 output vertices),
  * STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED. */
 STRATA_API strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m,
