@@ -404,6 +404,8 @@ static strata_status slice_chunks(strata_ctx *ctx, const slicer *s, chunk_tables
         for (int i = 0; !r && i < ctx->threads; i++)
             if (ct->workers[i].nomem)
                 return STRATA_ERR_NOMEM;
+        if (g1 == nchunks)
+            break; /* p1 itself is reported once, below */
         const strata_status st =
             strata__progress(ctx, "slice", p0 + (p1 - p0) * (double)g1 / (double)nchunks);
         if (st != STRATA_OK)

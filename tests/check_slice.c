@@ -964,6 +964,55 @@ START_TEST(test_arenas)
 }
 END_TEST
 
+/* The progress milestones strata.h documents: each once, in order,
+ * with every report of stage "slice" between 0 and 1 and never going back. */
+static double prog_seen[4096];
+static int prog_n;
+static int record_progress(void *user, const char *stage, double done)
+{
+    (void)user;
+    if (!strcmp(stage, "slice") && prog_n < 4096)
+        prog_seen[prog_n++] = done;
+    return 0;
+}
+
+START_TEST(test_progress_milestones)
+{
+    rng_state = 5;
+    strata_ctx *ctx = new_ctx(2);
+    strata_mesh *g, *m;
+    ck_assert_ok(strata_shape_grid(ctx, 300, 300, 0.05f, &g));
+    m = with_heights(ctx, g, h_waves, 0);
+    float L[12];
+    uniform_levels(m, 12, L);
+    strata_slice_options o = {L, 12, STRATA_WALLS_UPPER, 1};
+    strata_result *res;
+    strata_ctx_set_progress(ctx, record_progress, NULL);
+    prog_n = 0;
+    ck_assert_ok(strata_slice(ctx, m, &o, &res));
+    static const double milestone[] = {0.0, 0.15, 0.3, 0.5, 0.6, 0.85, 1.0};
+    int next = 0;
+    for (int i = 0; i < prog_n; i++) {
+        require(prog_seen[i] >= 0.0 && prog_seen[i] <= 1.0 && (i == 0 || prog_seen[i] >= prog_seen[i - 1]),
+                "report %d: %g after %g", i, prog_seen[i], i ? prog_seen[i - 1] : -1.0);
+        int hits = 0;
+        for (int k = 0; k < 7; k++)
+            hits += prog_seen[i] == milestone[k];
+        if (hits) {
+            require(next < 7 && prog_seen[i] == milestone[next], "milestone %g out of order",
+                    prog_seen[i]);
+            next++;
+        }
+    }
+    ck_assert_int_eq(next, 7);
+    ck_assert_int_gt(prog_n, 7); /* reports within the passes too */
+    strata_result_destroy(res);
+    strata_mesh_destroy(g);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 static Suite *slice_suite(void)
 {
     Suite *s = suite_create("slice");
@@ -986,6 +1035,7 @@ static Suite *slice_suite(void)
     tcase_add_test(tc, test_wall_modes_and_normals);
     tcase_add_test(tc, test_from_mesh);
     tcase_add_test(tc, test_arenas);
+    tcase_add_test(tc, test_progress_milestones);
     suite_add_tcase(s, tc);
     tc = tcase_create("Limits");
     tcase_add_test(tc, test_levels_and_errors);
