@@ -1057,7 +1057,7 @@ static int run(options *o)
     strata_result *r;
     strata_arena_stats arena = {0};
     if (levels) {
-        strata_slice_options so = {levels, nlevels, o->walls, o->normals};
+        strata_slice_options so = {levels, nlevels, o->walls, o->normals, o->stats};
         check(strata_slice(ctx, m, &so, &r), "slice");
         strata_ctx_arena_stats(ctx, &arena);
     } else {

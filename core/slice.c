@@ -334,7 +334,8 @@ static void chunk_pass_b(strata_ctx *ctx, const slicer *s, uint32_t t0, uint32_t
             o[1] = m->b[b0 + i];
             o[2] = m->c[b0 + i];
             at[b] += 3;
-            area[b] += tri_area(r, flat, o);
+            if (area)
+                area[b] += tri_area(r, flat, o);
         }
     }
     for (uint64_t i = 0; i < ncut; i++) {
@@ -344,6 +345,8 @@ static void chunk_pass_b(strata_ctx *ctx, const slicer *s, uint32_t t0, uint32_t
         o[1] = cuts[i].v[1];
         o[2] = cuts[i].v[2];
         at[b] += 3;
+        if (!area)
+            continue;
         const int wall = s->walls == STRATA_WALLS_SEPARATE ? b >= s->n : (b & 1u);
         area[b] += tri_area(r, flat && !wall, o);
     }
@@ -387,7 +390,7 @@ static strata_status slice_chunks(strata_ctx *ctx, const slicer *s, chunk_tables
             const size_t row = (size_t)c * ct->stride;
             if (r) {
                 chunk_pass_b(ctx, s, t0, t1, ct->cut[c], ct->ncut[c], ct->fast + row,
-                             ct->area + row, r);
+                             ct->area ? ct->area + row : NULL, r);
                 continue;
             }
 #ifdef _OPENMP
@@ -836,16 +839,19 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     cut_base = vbot = NULL;
     root = NULL;
 
-    /* 6. Pass B: triangles written at their offsets. */
-    ct.area = strata__alloc_array(al, cells, sizeof(double));
-    if (!ct.area) {
-        st = STRATA_ERR_NOMEM;
-        goto done;
+    /* 6. Pass B: triangles written at their offsets (and their areas
+     * summed per chunk and bucket, when asked for). */
+    if (opt->areas) {
+        ct.area = strata__alloc_array(al, cells, sizeof(double));
+        if (!ct.area) {
+            st = STRATA_ERR_NOMEM;
+            goto done;
+        }
+        memset(ct.area, 0, cells * sizeof(double));
     }
-    memset(ct.area, 0, cells * sizeof(double));
     if ((st = slice_chunks(ctx, &s, &ct, r, 0.6, 0.85)) != STRATA_OK)
         goto done;
-    for (uint32_t k = 0; k < n; k++) {
+    for (uint32_t k = 0; ct.area && k < n; k++) {
         const uint32_t br = bucket(&s, k, 0), bw = bucket(&s, k, 1);
         double ra = 0.0, wa = 0.0;
         for (int64_t c = 0; c < ct.nchunks; c++) {

@@ -458,6 +458,8 @@ typedef enum strata_walls {
                                  still listed per upper terrace k        */
 } strata_walls;
 
+/* Options of strata_slice.  Zero-initialise, then set what you need:
+ * new fields are added at the end and zero means the default. */
 typedef struct strata_slice_options {
     const float *levels; /* nlevels ascending plane heights */
     uint32_t nlevels;
@@ -465,6 +467,10 @@ typedef struct strata_slice_options {
     int normals; /* non-zero: per-vertex normals; roofs keep shared vertices
                     (normal up, or radial on planets), each wall quad gets
                     four vertices of its own (hard edges) */
+    int areas;   /* non-zero: fill each terrace's roof_area and wall_area.
+                    That reads the corners of every output triangle, in
+                    no cache-friendly order: about a third of the slicer's
+                    time on a level-10 planet.  Zero: they stay 0. */
 } strata_slice_options;
 
 /* Cut every triangle of m into height bands (see DESIGN.md, "bands, not
@@ -524,7 +530,8 @@ typedef struct strata_terrace {
     float level;                 /* L[k] */
     uint64_t roof_first, roof_count;
     uint64_t wall_first, wall_count;
-    double roof_area;            /* true area of the roof triangles */
+    double roof_area;            /* true area of the roof triangles (0
+                                    unless strata_slice_options.areas) */
     double wall_area;
 } strata_terrace;
 

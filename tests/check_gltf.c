@@ -61,7 +61,7 @@ static strata_result *terrain(strata_ctx *ctx, uint32_t n, uint32_t nt, strata_w
     ck_assert_ok(strata_displace_flat(ctx, m, &f, NULL));
     float *levels = malloc(nt * sizeof *levels);
     ck_assert_ok(strata_levels_uniform(m, nt, NULL, levels));
-    strata_slice_options o = {levels, nt, walls, normals};
+    strata_slice_options o = {levels, nt, walls, normals, 0};
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, m, &o, &r));
     free(levels);
@@ -80,7 +80,7 @@ static strata_result *planet(strata_ctx *ctx, int level, uint32_t nt, int normal
     ck_assert_ok(strata_displace_radial(ctx, m, &f, NULL));
     float *levels = malloc(nt * sizeof *levels);
     ck_assert_ok(strata_levels_uniform(m, nt, NULL, levels));
-    strata_slice_options o = {levels, nt, STRATA_WALLS_UPPER, normals};
+    strata_slice_options o = {levels, nt, STRATA_WALLS_UPPER, normals, 0};
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, m, &o, &r));
     free(levels);
@@ -496,7 +496,7 @@ START_TEST(test_glb_polygon_u16)
     ck_assert_ok(strata_displace_flat(ctx, s, &f, NULL));
     float levels[5];
     ck_assert_ok(strata_levels_uniform(s, 5, NULL, levels));
-    strata_slice_options o = {levels, 5, STRATA_WALLS_LOWER, 0};
+    strata_slice_options o = {levels, 5, STRATA_WALLS_LOWER, 0, 0};
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, s, &o, &r));
     char *d = tmpdir_new(), *p = join(d, "poly.glb");

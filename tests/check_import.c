@@ -605,7 +605,7 @@ START_TEST(test_up_axes)
 
     /* slice, rotate back: roofs lie on their level along the input's up */
     static const float levels[3] = {0.25f, 0.75f, 1.5f};
-    strata_slice_options so = {levels, 3, STRATA_WALLS_UPPER, 1};
+    strata_slice_options so = {levels, 3, STRATA_WALLS_UPPER, 1, 0};
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, m, &so, &r));
     ck_assert_ok(strata_result_rotate_from_y_up(r, up));
@@ -740,7 +740,7 @@ START_TEST(test_radial)
         require(fabsf(v.h[i]) < 1e-5f, "height %g", (double)v.h[i]);
     /* slice it with planes around the base sphere */
     static const float levels[2] = {-0.5f, 0.0f};
-    strata_slice_options so = {levels, 2, STRATA_WALLS_UPPER, 0};
+    strata_slice_options so = {levels, 2, STRATA_WALLS_UPPER, 0, 0};
     ck_assert_ok(strata_slice(ctx, m, &so, &r));
     strata_result_destroy(r);
     strata_mesh_destroy(m);
@@ -953,7 +953,7 @@ START_TEST(test_round_trip)
     ck_assert_ok(strata_displace_flat(ctx, g, &f, NULL));
     float levels[5];
     ck_assert_ok(strata_levels_uniform(g, 5, NULL, levels));
-    strata_slice_options so = {levels, 5, STRATA_WALLS_UPPER, normals};
+    strata_slice_options so = {levels, 5, STRATA_WALLS_UPPER, normals, 0};
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, g, &so, &r));
     const char *path = scratch(names[_i]);

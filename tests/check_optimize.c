@@ -38,7 +38,7 @@ static strata_result *sliced(strata_ctx *ctx, int planet, uint32_t n, uint32_t t
     float levels[64];
     ck_assert_uint_le(terraces, 64);
     ck_assert_ok(strata_levels_uniform(m, terraces, NULL, levels));
-    strata_slice_options so = {levels, terraces, walls, normals};
+    strata_slice_options so = {levels, terraces, walls, normals, 0};
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, m, &so, &r));
     strata_mesh_destroy(m);

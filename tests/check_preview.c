@@ -74,7 +74,7 @@ static strata_result *ramp(strata_ctx *ctx, uint32_t n, int descending)
     free(xyz);
     free(tris);
     static const float levels[4] = {0, 1, 2, 3};
-    strata_slice_options so = {levels, 4, STRATA_WALLS_UPPER, 0};
+    strata_slice_options so = {levels, 4, STRATA_WALLS_UPPER, 0, 0};
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, m, &so, &r));
     strata_mesh_destroy(m);
@@ -92,7 +92,7 @@ static strata_result *planet(strata_ctx *ctx, int level)
     ck_assert_ok(strata_displace_radial(ctx, m, &f, NULL));
     float levels[8];
     ck_assert_ok(strata_levels_uniform(m, 8, NULL, levels));
-    strata_slice_options so = {levels, 8, STRATA_WALLS_UPPER, 0};
+    strata_slice_options so = {levels, 8, STRATA_WALLS_UPPER, 0, 0};
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, m, &so, &r));
     strata_mesh_destroy(m);

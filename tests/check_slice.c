@@ -307,7 +307,7 @@ static void uniform_levels(const strata_mesh *m, uint32_t n, float *L)
 static void check_flat_case(strata_ctx *ctx, const strata_mesh *m, const float *L, uint32_t n,
                             float x0, float x1, float z0, float z1, strata_walls walls)
 {
-    strata_slice_options o = {L, n, walls, 0};
+    strata_slice_options o = {L, n, walls, 0, 1};
     strata_result *res;
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_view r;
@@ -415,7 +415,7 @@ START_TEST(test_ramp_walls_face_downhill)
     ck_assert_ok(strata_shape_grid(ctx, 8, 3, 1.0f, &g));
     m = with_heights(ctx, g, h_ramp, 0);
     const float L[] = {-4, -2.5f, -1, 0.5f, 2, 3.5f};
-    strata_slice_options o = {L, 6, STRATA_WALLS_UPPER, 0};
+    strata_slice_options o = {L, 6, STRATA_WALLS_UPPER, 0, 1};
     strata_result *res;
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_view r;
@@ -452,7 +452,7 @@ START_TEST(test_polygon_fan)
     m = with_heights(ctx, s, h_waves, 0);
     float L[16];
     uniform_levels(m, 16, L);
-    strata_slice_options o = {L, 16, STRATA_WALLS_LOWER, 0};
+    strata_slice_options o = {L, 16, STRATA_WALLS_LOWER, 0, 0};
     strata_result *res;
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_view r;
@@ -511,7 +511,7 @@ START_TEST(test_planet)
     ck_assert_ok(strata_mesh_set_geometry(m, STRATA_RADIAL, NULL, 2.0f));
     float *L = malloc(sizeof *L * n);
     uniform_levels(m, n, L);
-    strata_slice_options o = {L, n, STRATA_WALLS_UPPER, 0};
+    strata_slice_options o = {L, n, STRATA_WALLS_UPPER, 0, 1};
     strata_result *res;
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_view r;
@@ -588,7 +588,7 @@ START_TEST(test_same_bytes)
         m = with_heights(ctx, g, h_random, 0);
         float L[40];
         uniform_levels(m, 40, L);
-        strata_slice_options o = {L, 40, (strata_walls)(k % 3), 1};
+        strata_slice_options o = {L, 40, (strata_walls)(k % 3), 1, 1};
         o.walls = STRATA_WALLS_SEPARATE;
         ck_assert_ok(strata_slice(ctx, m, &o, &res[k]));
         strata_mesh_destroy(g);
@@ -624,7 +624,7 @@ START_TEST(test_wall_modes_and_normals)
     float L[8];
     uniform_levels(m, 8, L);
     strata_result *up, *lo, *sep, *nrm;
-    strata_slice_options o = {L, 8, STRATA_WALLS_UPPER, 0};
+    strata_slice_options o = {L, 8, STRATA_WALLS_UPPER, 0, 0};
     ck_assert_ok(strata_slice(ctx, m, &o, &up));
     o.walls = STRATA_WALLS_LOWER;
     ck_assert_ok(strata_slice(ctx, m, &o, &lo));
@@ -700,7 +700,7 @@ START_TEST(test_single_terrace_is_flat)
     m = with_heights(ctx, g, h_random, 0);
     float L[1];
     uniform_levels(m, 1, L);
-    strata_slice_options o = {L, 1, STRATA_WALLS_UPPER, 0};
+    strata_slice_options o = {L, 1, STRATA_WALLS_UPPER, 0, 0};
     strata_result *res;
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_view r;
@@ -754,7 +754,7 @@ START_TEST(test_levels_and_errors)
     strata_result *r = (strata_result *)1;
     const float bad1[] = {0, 1, 1};
     const float bad2[] = {0, NAN};
-    strata_slice_options o = {bad1, 3, STRATA_WALLS_UPPER, 0};
+    strata_slice_options o = {bad1, 3, STRATA_WALLS_UPPER, 0, 0};
     ck_assert_status(strata_slice(ctx, m, &o, &r), STRATA_ERR_BAD_LEVELS);
     ck_assert_ptr_null(r);
     o.levels = bad2;
@@ -873,7 +873,7 @@ START_TEST(test_arenas)
     strata_mesh_get_view(m, &mv);
     float L[24];
     uniform_levels(m, 24, L);
-    strata_slice_options o = {L, 24, STRATA_WALLS_UPPER, 0};
+    strata_slice_options o = {L, 24, STRATA_WALLS_UPPER, 0, 0};
     strata_result *res;
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_view r;
@@ -916,7 +916,7 @@ START_TEST(test_arenas)
     uniform_levels(m, 24, L);
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_destroy(res);
-    ck_assert_status(strata_slice(ctx, m, &(strata_slice_options){L, 24, (strata_walls)9, 0}, &res),
+    ck_assert_status(strata_slice(ctx, m, &(strata_slice_options){L, 24, (strata_walls)9, 0, 0}, &res),
                      STRATA_ERR_INVALID_ARG);
     strata_ctx_arena_stats(ctx, &st);
     ck_assert_uint_eq(st.blocks, 0);
@@ -985,7 +985,7 @@ START_TEST(test_progress_milestones)
     m = with_heights(ctx, g, h_waves, 0);
     float L[12];
     uniform_levels(m, 12, L);
-    strata_slice_options o = {L, 12, STRATA_WALLS_UPPER, 1};
+    strata_slice_options o = {L, 12, STRATA_WALLS_UPPER, 1, 0};
     strata_result *res;
     strata_ctx_set_progress(ctx, record_progress, NULL);
     prog_n = 0;
@@ -1007,6 +1007,48 @@ START_TEST(test_progress_milestones)
     ck_assert_int_eq(next, 7);
     ck_assert_int_gt(prog_n, 7); /* reports within the passes too */
     strata_result_destroy(res);
+    strata_mesh_destroy(g);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Areas are filled only when asked for; nothing else changes. */
+START_TEST(test_areas_optional)
+{
+    rng_state = 9;
+    strata_ctx *ctx = new_ctx(2);
+    strata_mesh *g, *m;
+    ck_assert_ok(strata_shape_grid(ctx, 120, 110, 0.1f, &g));
+    m = with_heights(ctx, g, h_waves, 0);
+    float L[10];
+    uniform_levels(m, 10, L);
+    strata_result *res[2];
+    for (int k = 0; k < 2; k++) {
+        strata_slice_options o = {L, 10, STRATA_WALLS_SEPARATE, 1, k};
+        ck_assert_ok(strata_slice(ctx, m, &o, &res[k]));
+    }
+    strata_result_view a, b;
+    strata_result_get_view(res[0], &a);
+    strata_result_get_view(res[1], &b);
+    ck_assert_uint_eq(a.nverts, b.nverts);
+    ck_assert_uint_eq(a.nindices, b.nindices);
+    ck_assert_mem_eq(a.x, b.x, sizeof(float) * a.nverts);
+    ck_assert_mem_eq(a.y, b.y, sizeof(float) * a.nverts);
+    ck_assert_mem_eq(a.nz, b.nz, sizeof(float) * a.nverts);
+    ck_assert_mem_eq(a.indices, b.indices, sizeof(uint32_t) * a.nindices);
+    double roof = 0.0;
+    for (uint32_t k = 0; k < a.nterraces; k++) {
+        strata_terrace ta = a.terraces[k], tb = b.terraces[k];
+        require(ta.roof_area == 0.0 && ta.wall_area == 0.0, "terrace %u: areas without asking", k);
+        require(tb.roof_area > 0.0 && (k == 0 || tb.wall_area > 0.0), "terrace %u: no areas", k);
+        roof += tb.roof_area;
+        tb.roof_area = tb.wall_area = 0.0;
+        require(!memcmp(&ta, &tb, sizeof ta), "terrace %u differs", k);
+    }
+    ck_assert_double_eq_tol(roof, 120 * 0.1 * 110 * 0.1, 1e-4); /* the grid's extent */
+    strata_result_destroy(res[0]);
+    strata_result_destroy(res[1]);
     strata_mesh_destroy(g);
     strata_mesh_destroy(m);
     strata_ctx_destroy(ctx);
@@ -1036,6 +1078,7 @@ static Suite *slice_suite(void)
     tcase_add_test(tc, test_from_mesh);
     tcase_add_test(tc, test_arenas);
     tcase_add_test(tc, test_progress_milestones);
+    tcase_add_test(tc, test_areas_optional);
     suite_add_tcase(s, tc);
     tc = tcase_create("Limits");
     tcase_add_test(tc, test_levels_and_errors);

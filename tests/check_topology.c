@@ -153,7 +153,7 @@ static strata_result *terraces(strata_ctx *ctx)
     ck_assert_ok(strata_displace_flat(ctx, m, &f, NULL));
     float levels[12];
     ck_assert_ok(strata_levels_uniform(m, 12, NULL, levels));
-    strata_slice_options o = {levels, 12, STRATA_WALLS_UPPER, 1};
+    strata_slice_options o = {levels, 12, STRATA_WALLS_UPPER, 1, 0};
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, m, &o, &r));
     strata_mesh_destroy(m);

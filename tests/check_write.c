@@ -69,7 +69,7 @@ static strata_result *sliced(strata_ctx *ctx, int i)
     strata_mesh *m = hills(ctx, 12);
     float levels[6];
     ck_assert_ok(strata_levels_uniform(m, 6, NULL, levels));
-    strata_slice_options o = {levels, 6, (strata_walls)(i % 3), i / 3};
+    strata_slice_options o = {levels, 6, (strata_walls)(i % 3), i / 3, 0};
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, m, &o, &r));
     strata_mesh_destroy(m);
@@ -600,7 +600,7 @@ static strata_result *big(strata_ctx *ctx, int i)
     strata_mesh *m = hills(ctx, 360);
     float levels[9];
     ck_assert_ok(strata_levels_uniform(m, 9, NULL, levels));
-    strata_slice_options o = {levels, 9, (strata_walls)(i % 3), i / 3};
+    strata_slice_options o = {levels, 9, (strata_walls)(i % 3), i / 3, 0};
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, m, &o, &r));
     strata_mesh_destroy(m);
