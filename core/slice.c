@@ -65,9 +65,12 @@ typedef struct {
     strata_walls walls;
     const uint16_t *lev;      /* per input vertex (levels < 65535: 16 bits
                                  keep the table in cache on big meshes) */
-    const uint32_t *vbot;     /* per edge: bottom copy of a crossing at its
-                                 high end, or NONE; NULL when no vertex
-                                 lies on a plane */
+    const uint8_t *on;        /* per input vertex: lies on its plane */
+    const uint32_t *wedge_e;  /* sorted ids of the edges whose crossing at
+                                 the high end is that vertex (on its
+                                 plane); nwedge of them */
+    const uint32_t *wedge_bot; /* per such edge: the bottom copy there */
+    uint32_t nwedge;
     const uint32_t *cut_base; /* per edge: id of its first interior
                                  crossing's top copy */
     const uint32_t *fins;     /* sorted ids of input edges that are fins
@@ -75,8 +78,25 @@ typedef struct {
     uint32_t nfins;
 } slicer;
 
+/* Position of edge e in the sorted list of wedge edges: the first entry
+ * >= e (nw when none). */
+static inline uint32_t lower_bound(const uint32_t *list, uint32_t nw, uint32_t e)
+{
+    uint32_t lo = 0, len = nw;
+    while (len > 0) {
+        const uint32_t half = len / 2;
+        if (list[lo + half] < e) {
+            lo += half + 1;
+            len -= half + 1;
+        } else {
+            len = half;
+        }
+    }
+    return lo;
+}
+
 /* Top and bottom copies of the crossing of plane k on edge e, whose end
- * levels are lu and lw (different) and whose high end is vertex q. */
+ * levels are lo and hi (different) and whose high end is vertex q. */
 typedef struct {
     uint32_t top, bot;
 } cut;
@@ -85,9 +105,9 @@ static inline cut crossing(const slicer *s, uint32_t e, uint32_t k, uint32_t lo,
                            uint32_t q)
 {
     cut c;
-    if (k == hi && s->vbot && s->vbot[e] != NONE) {
+    if (k == hi && s->on[q]) {
         c.top = q;
-        c.bot = s->vbot[e];
+        c.bot = s->wedge_bot[lower_bound(s->wedge_e, s->nwedge, e)];
     } else {
         c.top = s->cut_base[e] + 2 * (k - lo - 1);
         c.bot = c.top + 1;
@@ -228,13 +248,19 @@ static void slice_triangle(const slicer *s, uint32_t t, worker *out)
 }
 
 /* Interior crossings of edge e (those not at a vertex lying on a plane). */
-static inline uint32_t crossings(const strata_mesh *m, const uint16_t *lev, const uint32_t *vbot,
+static inline uint32_t crossings(const strata_mesh *m, const uint16_t *lev, const uint8_t *on,
                                  uint32_t e)
 {
-    const uint32_t lp = lev[m->ev0[e]], lq = lev[m->ev1[e]];
+    const uint32_t p = m->ev0[e], q = m->ev1[e], lp = lev[p], lq = lev[q];
     if (lp == lq)
         return 0;
-    return (lp < lq ? lq - lp : lp - lq) - (vbot && vbot[e] != NONE);
+    return lp < lq ? lq - lp - on[q] : lp - lq - on[p];
+}
+
+static int cmp_u32(const void *pa, const void *pb)
+{
+    const uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    return a < b ? -1 : a > b;
 }
 
 #define PREFIX_BLOCK 65536
@@ -495,10 +521,10 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     /* One spare level: the kernels may load lev in 32-bit lanes. */
     uint16_t *lev = strata__alloc_array(al, (size_t)V + 1, sizeof(uint16_t));
     uint8_t *on = strata__alloc_array(al, V, 1);
-    uint32_t *vbot = NULL;
+    uint32_t *wedge_e = NULL, *wedge_bot = NULL;
+    uint8_t *wedge_root = NULL;
     uint32_t *cut_base = strata__alloc_array(al, E, sizeof(uint32_t));
     chunk_tables ct = {0};
-    uint8_t *root = NULL;
     uint64_t *blk = NULL;
     uint32_t *hot_blk = NULL, *hot = NULL, *fins = NULL;
     fin_cand *cand = NULL;
@@ -526,30 +552,12 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
         st = STRATA_ERR_NOT_FINITE;
         goto done;
     }
-    /* 2a. Edges whose crossing at the high end is that vertex start as
-     * their own wedge (vbot[e] = e, a union-find parent); others NONE.
-     * Without vertices on planes (the usual case with noise) the table is
-     * not needed at all. */
-    uint64_t nwedge_edges = 0;
-    if (non > 0 && !(vbot = strata__alloc_array(al, E, sizeof(uint32_t)))) {
-        st = STRATA_ERR_NOMEM;
-        goto done;
-    }
-    const int64_t E_on = non > 0 ? E64 : 0;
-#pragma omp parallel for num_threads(ctx->threads) schedule(static) reduction(+ : nwedge_edges)
-    for (int64_t ei = 0; ei < E_on; ei++) {
-        const uint32_t p = m->ev0[ei], q = m->ev1[ei];
-        const uint32_t high = lev[p] < lev[q] ? q : p;
-        const int vx = lev[p] != lev[q] && on[high];
-        vbot[ei] = vx ? (uint32_t)ei : NONE;
-        nwedge_edges += (uint64_t)vx;
-    }
-    /* 2b. Two such edges from q into one triangle whose other corners are
-     * both below q's plane bound the same wedge.  Only triangles touching a
-     * vertex on a plane matter; with float heights those are few, so they
-     * are first listed in triangle order by a parallel blocked filter. */
-    uint32_t nhot = 0;
-    if (nwedge_edges > 0) {
+    /* 2a. Vertices on planes need bookkeeping only in the triangles that
+     * touch them; with float heights those are few, so they are first
+     * listed in triangle order by a parallel blocked filter.  Without such
+     * vertices (the usual case with noise) all of 2a-2c is skipped. */
+    uint32_t nhot = 0, nw = 0;
+    if (non > 0) {
         const int64_t T64 = T, nb_hot = (T64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
         hot_blk = strata__alloc_array(al, (size_t)nb_hot + 1, sizeof(uint32_t));
         if (!hot_blk) {
@@ -582,6 +590,47 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
                 if (on[m->a[t]] | on[m->b[t]] | on[m->c[t]])
                     hot[at++] = (uint32_t)t;
         }
+        /* 2b. Wedge edges: those whose crossing at the high end is that
+         * vertex (on its plane).  Each lies in a listed triangle: collect,
+         * sort, drop repeats. */
+        uint32_t ncand = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            ncand = 0;
+            for (uint32_t h = 0; h < nhot; h++) {
+                const uint32_t t = hot[h];
+                const uint32_t v[3] = {m->a[t], m->b[t], m->c[t]};
+                const uint32_t e[3] = {m->e0[t], m->e1[t], m->e2[t]};
+                for (int i = 0; i < 3; i++) {
+                    const uint32_t p = v[i], q = v[(i + 1) % 3];
+                    if (lev[p] == lev[q] || !on[lev[p] < lev[q] ? q : p])
+                        continue;
+                    if (pass == 1)
+                        wedge_e[ncand] = e[i];
+                    ncand++;
+                }
+            }
+            if (pass == 0 && !(wedge_e = strata__alloc_array(al, ncand ? ncand : 1,
+                                                             sizeof(uint32_t)))) {
+                st = STRATA_ERR_NOMEM;
+                goto done;
+            }
+        }
+        qsort(wedge_e, ncand, sizeof(uint32_t), cmp_u32);
+        for (uint32_t i = 0; i < ncand; i++)
+            if (nw == 0 || wedge_e[nw - 1] != wedge_e[i])
+                wedge_e[nw++] = wedge_e[i];
+        wedge_bot = strata__alloc_array(al, nw ? nw : 1, sizeof(uint32_t));
+        wedge_root = strata__alloc_array(al, nw ? nw : 1, 1);
+        if (!wedge_bot || !wedge_root) {
+            st = STRATA_ERR_NOMEM;
+            goto done;
+        }
+        /* 2c. Wedges: each wedge edge starts as its own set (a union-find
+         * over positions in wedge_e, parents kept in wedge_bot); two of
+         * them from q into one triangle whose other corners are both below
+         * q's plane bound the same wedge. */
+        for (uint32_t i = 0; i < nw; i++)
+            wedge_bot[i] = i;
         for (uint32_t h = 0; h < nhot; h++) {
             const uint32_t t = hot[h];
             const uint32_t v[3] = {m->a[t], m->b[t], m->c[t]};
@@ -591,16 +640,17 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
                 const uint32_t p1 = v[(i + 1) % 3], p2 = v[(i + 2) % 3];
                 if (!on[q] || lev[p1] >= lev[q] || lev[p2] >= lev[q])
                     continue;
-                uint32_t ra = e[i], rb = e[(i + 2) % 3]; /* sides q-p1, p2-q */
-                while (vbot[ra] != ra)
-                    ra = vbot[ra] = vbot[vbot[ra]];
-                while (vbot[rb] != rb)
-                    rb = vbot[rb] = vbot[vbot[rb]];
-                if (ra != rb) { /* smaller edge id is the root */
+                uint32_t ra = lower_bound(wedge_e, nw, e[i]); /* sides q-p1, p2-q */
+                uint32_t rb = lower_bound(wedge_e, nw, e[(i + 2) % 3]);
+                while (wedge_bot[ra] != ra)
+                    ra = wedge_bot[ra] = wedge_bot[wedge_bot[ra]];
+                while (wedge_bot[rb] != rb)
+                    rb = wedge_bot[rb] = wedge_bot[wedge_bot[rb]];
+                if (ra != rb) { /* the smaller edge id is the root */
                     if (ra < rb)
-                        vbot[rb] = ra;
+                        wedge_bot[rb] = ra;
                     else
-                        vbot[ra] = rb;
+                        wedge_bot[ra] = rb;
                 }
             }
         }
@@ -608,21 +658,16 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     /* Shares of "slice" below: the time each step takes on a noise planet. */
     if ((st = strata__progress(ctx, "slice", 0.15)) != STRATA_OK)
         goto done;
-    /* 2c. Number the wedges (roots, in edge order), then crossings. */
+    /* 2d. Number the wedges (roots, in edge order: a parent always comes
+     * before its children, so it is numbered first), then crossings. */
     uint64_t next = V;
-    if (nwedge_edges > 0 && !(root = strata__alloc_array(al, E, 1))) {
-        st = STRATA_ERR_NOMEM;
-        goto done;
-    }
-    for (uint32_t e = 0; nwedge_edges > 0 && e < E; e++) {
-        if (vbot[e] == NONE)
-            continue;
-        root[e] = vbot[e] == e; /* roots are the smallest edge of their set */
-        if (root[e]) {
-            vbot[e] = (uint32_t)(next > UINT32_MAX ? UINT32_MAX : next);
+    for (uint32_t i = 0; i < nw; i++) {
+        wedge_root[i] = wedge_bot[i] == i;
+        if (wedge_root[i]) {
+            wedge_bot[i] = (uint32_t)(next > UINT32_MAX ? UINT32_MAX : next);
             next++;
         } else {
-            vbot[e] = vbot[vbot[e]]; /* root < e: already numbered */
+            wedge_bot[i] = wedge_bot[wedge_bot[i]];
         }
     }
     /* Crossings: a blocked prefix sum (block totals in parallel, a short
@@ -639,9 +684,10 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
         for (int64_t b = 0; b < nblk; b++) {
             const int64_t e0 = b * PREFIX_BLOCK;
             const int64_t e1 = (b + 1) * PREFIX_BLOCK < E64 ? (b + 1) * PREFIX_BLOCK : E64;
-            uint64_t sum = ctx->simd.edge_spans(m->ev0 + e0, m->ev1 + e0, (size_t)(e1 - e0), lev);
-            for (int64_t e = e0; vbot && e < e1; e++) /* crossings at a vertex */
-                sum -= vbot[e] != NONE;
+            const uint64_t sum =
+                ctx->simd.edge_spans(m->ev0 + e0, m->ev1 + e0, (size_t)(e1 - e0), lev) -
+                /* crossings at a vertex: the wedge edges in [e0, e1) */
+                (lower_bound(wedge_e, nw, (uint32_t)e1) - lower_bound(wedge_e, nw, (uint32_t)e0));
             blk[b] = 2 * sum;
         }
 #pragma omp single
@@ -656,7 +702,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
             const int64_t e1 = (b + 1) * PREFIX_BLOCK < E64 ? (b + 1) * PREFIX_BLOCK : E64;
             for (int64_t e = b * PREFIX_BLOCK; e < e1; e++) {
                 cut_base[e] = (uint32_t)(at > UINT32_MAX ? UINT32_MAX : at);
-                at += 2 * (uint64_t)crossings(m, lev, vbot, (uint32_t)e);
+                at += 2 * (uint64_t)crossings(m, lev, on, (uint32_t)e);
             }
         }
     }
@@ -671,7 +717,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
      * twice, back to back, enclosing nothing - both are dropped, and the two
      * roofs below then share the bottom edge. */
     uint32_t nfins = 0;
-    if (nwedge_edges > 0) {
+    if (nw > 0) {
         /* Candidates (edge, bottom copies at its ends in vertex id order),
          * from the listed triangles, sorted by edge: an edge with exactly
          * two candidates with equal bottoms is a fin. */
@@ -687,7 +733,8 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
                     if (!on[u] || !on[w] || lev[u] != lev[w] || lev[r3] >= lev[u])
                         continue;
                     if (pass == 1) {
-                        const uint32_t bu = vbot[e[(i + 2) % 3]], bw = vbot[e[(i + 1) % 3]];
+                        const uint32_t bu = wedge_bot[lower_bound(wedge_e, nw, e[(i + 2) % 3])],
+                                       bw = wedge_bot[lower_bound(wedge_e, nw, e[(i + 1) % 3])];
                         cand[ncand].edge = e[i];
                         cand[ncand].bottoms = u < w ? (uint64_t)bu << 32 | bw
                                                     : (uint64_t)bw << 32 | bu;
@@ -721,7 +768,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     /* 3. Pass A.  The chunk size is a function of T and n alone (it
      * shapes the layout, see the top of this file), chosen to keep the
      * per-chunk tables bounded. */
-    const slicer s = {m, L, n, opt->walls, lev, vbot, cut_base, fins, nfins};
+    const slicer s = {m, L, n, opt->walls, lev, on, wedge_e, wedge_bot, nw, cut_base, fins, nfins};
     const uint32_t nb = 2 * n;
     ct.nb = nb;
     ct.stride = ((size_t)nb + 7) & ~(size_t)7;
@@ -813,10 +860,14 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
                 p = q;
                 q = tmp;
             }
-            if (vbot && vbot[e] != NONE && root[e]) /* once per wedge */
-                strata__place_point(&g, m->x[q], m->y[q], m->z[q], L[lev[q] - 1], &r->x[vbot[e]],
-                                    &r->y[vbot[e]], &r->z[vbot[e]]);
-            const uint32_t lo = lev[p], hi = lev[q] - (vbot && vbot[e] != NONE);
+            if (on[q]) { /* a wedge edge: place its wedge's bottom copy once */
+                const uint32_t w = lower_bound(wedge_e, nw, e);
+                if (wedge_root[w])
+                    strata__place_point(&g, m->x[q], m->y[q], m->z[q], L[lev[q] - 1],
+                                        &r->x[wedge_bot[w]], &r->y[wedge_bot[w]],
+                                        &r->z[wedge_bot[w]]);
+            }
+            const uint32_t lo = lev[p], hi = lev[q] - on[q];
             const float hp = m->h[p], dh = m->h[q] - m->h[p];
             const float dx = m->x[q] - m->x[p], dy = m->y[q] - m->y[p], dz = m->z[q] - m->z[p];
             uint32_t o = cut_base[e];
@@ -834,10 +885,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     /* Pass B needs none of the edge tables: free them before it touches
      * the index pages. */
     strata__free(al, cut_base);
-    strata__free(al, vbot);
-    strata__free(al, root);
-    cut_base = vbot = NULL;
-    root = NULL;
+    cut_base = NULL;
 
     /* 6. Pass B: triangles written at their offsets (and their areas
      * summed per chunk and bucket, when asked for). */
@@ -871,13 +919,14 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
 done:
     strata__free(al, lev);
     strata__free(al, on);
-    strata__free(al, root);
+    strata__free(al, wedge_e);
+    strata__free(al, wedge_bot);
+    strata__free(al, wedge_root);
     strata__free(al, blk);
     strata__free(al, hot_blk);
     strata__free(al, hot);
     strata__free(al, cand);
     strata__free(al, fins);
-    strata__free(al, vbot);
     strata__free(al, cut_base);
     for (int i = 0; ct.workers && i < ctx->threads; i++) {
         strata__arena_free(&ct.workers[i].arena);
