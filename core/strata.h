@@ -481,10 +481,11 @@ typedef struct strata_slice_options {
  * input's winding, and the bytes depend only on the mesh and options,
  * never on the thread count or the instruction set.  Heights exactly on a
  * plane belong to the upper terrace.  Working memory besides the result:
- * 3 bytes a vertex and 4 an edge (5 more an edge when some height lies
- * exactly on a plane), 16 bytes a triangle cut across terraces in the
- * per-thread arenas (see strata_ctx_arena_stats), and per-chunk tables of
- * at most 2M entries.  Progress stage "slice" reports each of these
+ * 3 bytes a vertex and 4 an edge (and some 20 bytes a triangle touching a
+ * vertex that lies exactly on a plane), 16 bytes a triangle cut across
+ * terraces in the per-thread arenas (see strata_ctx_arena_stats), and
+ * per-chunk tables of at most 2M entries.  Progress stage "slice" reports
+ * each of these
  * milestones once, in order, for profiling: 0 (start), 0.15 (vertex
  * levels, vertices on planes), 0.3 (crossings numbered), 0.5 (pass A:
  * triangles counted, those across terraces cut into the arenas), 0.6
