@@ -27,9 +27,9 @@
  * running thread's arena.  Prefix sums over buckets then chunks give
  * every chunk its write offsets.  Pass B: each chunk writes its one-band
  * triangles (input ids, found by the kernel again) and then copies its
- * cut triangles from the arena, bucket by bucket.  Within a bucket the
- * layout is therefore chunk by chunk in input order, a chunk's one-band
- * triangles before its cut ones, whatever the thread count.
+ * cut triangles from the arena, each to its bucket's cursor.  Within a
+ * bucket the layout is therefore chunk by chunk in input order, a chunk's
+ * one-band triangles before its cut ones, whatever the thread count.
  */
 #include "internal.h"
 #include "../simd/slice.h"
