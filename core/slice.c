@@ -139,21 +139,30 @@ typedef struct {
     int nomem;
 } worker;
 
+/* Room for `more` staged triangles; 0 (and w->nomem set) without memory. */
+static int reserve(worker *w, size_t more)
+{
+    if (STRATA_LIKELY(w->cap - w->nstage >= more))
+        return 1;
+    size_t cap = w->cap ? 2 * w->cap : 4096;
+    while (cap - w->nstage < more)
+        cap *= 2;
+    tagged *n = strata__alloc_array(w->arena.al, cap, sizeof *n);
+    if (!n) {
+        w->nomem = 1;
+        return 0;
+    }
+    if (w->nstage)
+        memcpy(n, w->stage, w->nstage * sizeof *n);
+    strata__free(w->arena.al, w->stage);
+    w->stage = n;
+    w->cap = cap;
+    return 1;
+}
+
+/* Stage one triangle (room reserved by the caller). */
 static inline void emit(worker *w, uint32_t b, uint32_t p, uint32_t q, uint32_t r)
 {
-    if (STRATA_UNLIKELY(w->nstage == w->cap)) {
-        const size_t cap = w->cap ? 2 * w->cap : 4096;
-        tagged *n = strata__alloc_array(w->arena.al, cap, sizeof *n);
-        if (!n) {
-            w->nomem = 1;
-            return;
-        }
-        if (w->nstage)
-            memcpy(n, w->stage, w->nstage * sizeof *n);
-        strata__free(w->arena.al, w->stage);
-        w->stage = n;
-        w->cap = cap;
-    }
     w->stage[w->nstage++] = (tagged){b, {p, q, r}};
     w->gen[b] += 3;
 }
@@ -170,8 +179,12 @@ static void slice_triangle(const slicer *s, uint32_t t, worker *out)
         lo = l[i] < lo ? l[i] : lo;
         hi = l[i] > hi ? l[i] : hi;
     }
+    /* At most 3 roof triangles a band and 2 wall triangles a plane. */
+    if (!reserve(out, 5 * ((size_t)hi - lo + 1)))
+        return;
     /* Per side: low and high end levels and the high vertex. */
     uint32_t slo[3], shi[3], sq[3];
+#pragma GCC unroll 3
     for (int i = 0; i < 3; i++) {
         const int j = (i + 1) % 3;
         const int up = l[i] < l[j];
@@ -184,6 +197,7 @@ static void slice_triangle(const slicer *s, uint32_t t, worker *out)
         /* Band k: walk the boundary a->b->c collecting its corners. */
         uint32_t poly[8];
         int np = 0;
+#pragma GCC unroll 3
         for (int i = 0; i < 3; i++) {
             const int j = (i + 1) % 3;
             if (l[i] == k)
@@ -204,12 +218,13 @@ static void slice_triangle(const slicer *s, uint32_t t, worker *out)
                     poly[np++] = crossing(s, e[i], k, slo[i], shi[i], sq[i]).top;
             }
         }
-        /* Drop repeated corners (crossings that are vertices). */
-        int nd = 0;
-        for (int i = 0; i < np; i++)
+        /* Drop repeated corners (crossings that are vertices, which only
+         * vertices on planes make). */
+        int nd = s->nwedge ? 0 : np;
+        for (int i = 0; s->nwedge && i < np; i++)
             if (nd == 0 || poly[nd - 1] != poly[i])
                 poly[nd++] = poly[i];
-        while (nd > 1 && poly[nd - 1] == poly[0])
+        while (s->nwedge && nd > 1 && poly[nd - 1] == poly[0])
             nd--;
         const uint32_t b = bucket(s, k, 0);
         for (int i = 1; i + 1 < nd; i++)
@@ -220,6 +235,7 @@ static void slice_triangle(const slicer *s, uint32_t t, worker *out)
         /* Plane k leaves the triangle's boundary upward on one side (exit)
          * and comes back down on another (entry). */
         cut ci = {NONE, NONE}, cj = {NONE, NONE};
+#pragma GCC unroll 3
         for (int i = 0; i < 3; i++) {
             if (!(slo[i] < k && k <= shi[i]))
                 continue;
