@@ -35,21 +35,6 @@ static inline float reshape(float v, float bound, const strata_curve *c)
     return bound * (2.0f * strata_curve_eval(c, t) - 1.0f);
 }
 
-/* Shared checks; fills the fBm plan and returns the curve to apply (NULL
- * for none or identity). */
-static strata_status prepare(strata_ctx *ctx, strata_mesh *m, const strata_fbm *f,
-                             const strata_curve *curve, strata_geometry want, strata_fbm_plan *p,
-                             const strata_curve **use)
-{
-    if (!ctx || !m || !f || m->geometry != want)
-        return STRATA_ERR_INVALID_ARG;
-    strata_status st = strata__fbm_plan_make(f, p);
-    if (st != STRATA_OK)
-        return st;
-    *use = strata__curve_is_identity(curve) ? NULL : curve;
-    return strata__progress(ctx, "displace", 0.0);
-}
-
 /* Pass 1: v[i] = reshape(fbm(sample point of vertex i)) for every
  * vertex: fbm2 at (x, z) on FLAT meshes, fbm3 at d * R on RADIAL ones.
  * STRATA_ERR_BAD_MESH when a radial vertex has no direction. */
@@ -92,19 +77,29 @@ static strata_status heights(strata_ctx *ctx, const strata_mesh *m, const strata
     }
 }
 
-strata_status strata_displace_flat(strata_ctx *ctx, strata_mesh *m, const strata_fbm *f,
-                                   const strata_curve *curve)
+/* Checks, then pass 1 into a new array *out (NULL, with STRATA_OK, for a
+ * mesh without vertices).  Radial meshes: |v| <= B (also after the
+ * curve), so B < R keeps every radius R + v positive; checked up front,
+ * before anything is computed. */
+static strata_status noise_pass(strata_ctx *ctx, strata_mesh *m, const strata_fbm *f,
+                                const strata_curve *curve, strata_geometry want, float **out)
 {
+    *out = NULL;
     strata__bind_threads(ctx); /* no-op once bound */
-    const strata_curve *c;
+    if (!ctx || !m || !f || m->geometry != want)
+        return STRATA_ERR_INVALID_ARG;
     strata_fbm_plan p;
-    strata_status st = prepare(ctx, m, f, curve, STRATA_FLAT, &p, &c);
+    strata_status st = strata__fbm_plan_make(f, &p);
     if (st != STRATA_OK)
         return st;
-    const size_t n = m->nverts;
-    if (n == 0)
+    const strata_curve *c = strata__curve_is_identity(curve) ? NULL : curve;
+    if ((st = strata__progress(ctx, "displace", 0.0)) != STRATA_OK)
+        return st;
+    if (want == STRATA_RADIAL && !(p.bound < m->radius))
+        return STRATA_ERR_INVALID_ARG;
+    if (m->nverts == 0)
         return STRATA_OK;
-    float *v = strata__alloc_array(&ctx->alloc, n, sizeof(float));
+    float *v = strata__alloc_array(&ctx->alloc, m->nverts, sizeof(float));
     if (!v)
         return STRATA_ERR_NOMEM;
     st = heights(ctx, m, &p, c, v);
@@ -112,6 +107,18 @@ strata_status strata_displace_flat(strata_ctx *ctx, strata_mesh *m, const strata
         strata__free(&ctx->alloc, v);
         return st;
     }
+    *out = v;
+    return STRATA_OK;
+}
+
+strata_status strata_displace_flat(strata_ctx *ctx, strata_mesh *m, const strata_fbm *f,
+                                   const strata_curve *curve)
+{
+    float *v;
+    strata_status st = noise_pass(ctx, m, f, curve, STRATA_FLAT, &v);
+    if (st != STRATA_OK || !v)
+        return st;
+    const size_t n = m->nverts;
     const ptrdiff_t nblocks = (ptrdiff_t)((n + BLOCK - 1) / BLOCK);
     float *y = m->y;
 #ifdef _OPENMP
@@ -131,27 +138,11 @@ strata_status strata_displace_flat(strata_ctx *ctx, strata_mesh *m, const strata
 strata_status strata_displace_radial(strata_ctx *ctx, strata_mesh *m, const strata_fbm *f,
                                      const strata_curve *curve)
 {
-    strata__bind_threads(ctx); /* no-op once bound */
-    const strata_curve *c;
-    strata_fbm_plan p;
-    strata_status st = prepare(ctx, m, f, curve, STRATA_RADIAL, &p, &c);
-    if (st != STRATA_OK)
+    float *v;
+    strata_status st = noise_pass(ctx, m, f, curve, STRATA_RADIAL, &v);
+    if (st != STRATA_OK || !v)
         return st;
-    /* |v| <= B (also after the curve), so B < R keeps every radius R + v
-     * positive; checked up front, before anything is computed. */
-    if (!(p.bound < m->radius))
-        return STRATA_ERR_INVALID_ARG;
     const size_t n = m->nverts;
-    if (n == 0)
-        return STRATA_OK;
-    float *v = strata__alloc_array(&ctx->alloc, n, sizeof(float));
-    if (!v)
-        return STRATA_ERR_NOMEM;
-    st = heights(ctx, m, &p, c, v);
-    if (st != STRATA_OK) {
-        strata__free(&ctx->alloc, v);
-        return st;
-    }
     /* Pass 2: each vertex to radius R + v along its direction (the same
      * bits as in pass 1); h = v. */
     const strata_radial_move_kernel move = ctx->simd.radial_move;
