@@ -13,26 +13,23 @@
 #endif
 
 #include "strata.h"
+#include "fail.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <float.h>
 #include <getopt.h>
 #include <math.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifdef HAVE_HWLOC
 #include <hwloc.h>
 #endif
-
-enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
 
 /* Defaults, shown by --help. */
 #define DEF_PLANET_LEVEL 6
@@ -48,35 +45,6 @@ enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
 #define DEF_SIDES 6
 #define DEF_POLYGON_DEPTH 6
 #define DEF_HEIGHTMAP_SCALE 0.25 /* times the heightmap's extent */
-
-/* ------------------------------------------------------------ messages */
-
-static void progress_clear(void);
-
-static void vmessage(const char *fmt, va_list ap)
-{
-    progress_clear(); /* a message on a line of its own, not after the bar */
-    fputs("strata: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-}
-
-#if defined(__GNUC__)
-#define PRINTF_LIKE(i, j) __attribute__((format(printf, i, j)))
-#else
-#define PRINTF_LIKE(i, j)
-#endif
-
-static _Noreturn PRINTF_LIKE(2, 3) void die(int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vmessage(fmt, ap);
-    va_end(ap);
-    exit(code);
-}
-
-#define usage_error(...) die(EXIT_USAGE, __VA_ARGS__)
 
 /* ------------------------------------------------------------ parsing */
 
@@ -688,35 +656,6 @@ static void check_simd_env(void)
 
 /* ------------------------------------------------------------ running */
 
-static strata_ctx *volatile g_ctx;
-static volatile sig_atomic_t g_interrupted;
-
-/* Ctrl-C: the running library call stops with STRATA_ERR_CANCELLED at its
- * next check.  SA_RESETHAND: a second Ctrl-C kills at once. */
-static void on_sigint(int sig)
-{
-    (void)sig;
-    g_interrupted = 1;
-    strata_ctx *ctx = g_ctx;
-    if (ctx)
-        strata_ctx_cancel(ctx);
-}
-
-static void check_interrupt(void)
-{
-    if (g_interrupted)
-        die(EXIT_INTERRUPTED, "interrupted");
-}
-
-/* A library failure in a named stage: exit 1, or 130 for a cancel. */
-static void check(strata_status st, const char *stage)
-{
-    if (st == STRATA_ERR_CANCELLED || (st != STRATA_OK && g_interrupted))
-        die(EXIT_INTERRUPTED, "interrupted");
-    if (st != STRATA_OK)
-        die(EXIT_RUNTIME, "%s: %s", stage, strata_status_str(st));
-}
-
 /* Instruction sets this CPU and build can use, space-separated. */
 static void isa_list(char *buf, size_t size)
 {
@@ -734,99 +673,19 @@ static strata_ctx *make_ctx(const options *o)
     if (o->simd && setenv("STRATA_SIMD", o->simd, 1) != 0)
         die(EXIT_RUNTIME, "out of memory");
     strata_ctx *ctx;
-    strata_status st = strata_ctx_create(NULL, &ctx);
-    if (st == STRATA_ERR_ISA) {
-        static const char *const pretty[] = {"scalar", "AVX2", "AVX-512", "NEON"};
-        const char *want = getenv("STRATA_SIMD");
-        strata_isa isa = STRATA_ISA_SCALAR;
-        strata_isa_from_name(want, &isa);
-        char avail[64];
-        isa_list(avail, sizeof avail);
-        die(EXIT_RUNTIME, "%s%s: this CPU (or this build) lacks %s (available: %s)",
-            o->simd ? "--simd " : "STRATA_SIMD=", want, pretty[isa], avail);
-    }
-    check(st, "context");
+    const strata_status st = strata_ctx_create(NULL, &ctx);
+    static const char *const pretty[] = {"scalar", "AVX2", "AVX-512", "NEON"};
+    const char *want = getenv("STRATA_SIMD");
+    strata_isa isa = STRATA_ISA_SCALAR;
+    strata_isa_from_name(want, &isa);
+    char avail[64], what[64], why[128];
+    isa_list(avail, sizeof avail);
+    snprintf(what, sizeof what, "%s%s", o->simd ? "--simd " : "STRATA_SIMD=", want ? want : "");
+    snprintf(why, sizeof why, "this CPU (or this build) lacks %s (available: %s)", pretty[isa],
+             avail);
+    check_call(st, st == STRATA_ERR_ISA ? (call){.what = what, .why = why}
+                                        : (call){.what = "context"});
     return ctx;
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* ------------------------------------------------------------ progress bar */
-
-/* A one-line bar on stderr when it is a terminal (and not --quiet),
- * redrawn in place with '\r': stage, bar, percent, seconds since the start.
- * Drawn only once a run has taken PROGRESS_DELAY seconds (short runs stay
- * silent), then at most every PROGRESS_PERIOD seconds or when the stage
- * changes, and erased before any other message. */
-#define PROGRESS_DELAY 0.25
-#define PROGRESS_PERIOD 0.1
-#define PROGRESS_BAR 24
-
-static struct {
-    bool on;           /* stderr is a terminal and the bar is wanted */
-    double start;      /* when the run started */
-    double last;       /* when the line was last drawn */
-    const char *stage; /* the stage last drawn, NULL before the first */
-    int width;         /* characters of the line on screen, 0: none */
-} g_bar;
-
-static void progress_clear(void)
-{
-    /* After Ctrl-C the terminal has echoed "^C" after the bar: keep both
-     * and end the line rather than leave the echo beside the message. */
-    if (g_bar.width > 0 && g_interrupted)
-        fputc('\n', stderr);
-    else if (g_bar.width > 0)
-        fprintf(stderr, "\r%*s\r", g_bar.width, "");
-    g_bar.width = 0;
-}
-
-/* done < 0: a stage without a known share done (the writers). */
-static void progress_draw(const char *stage, double done)
-{
-    const double t = now();
-    if (!g_bar.on || t - g_bar.start < PROGRESS_DELAY)
-        return;
-    if (g_bar.stage && !strcmp(stage, g_bar.stage) && t - g_bar.last < PROGRESS_PERIOD)
-        return;
-    g_bar.stage = stage;
-    g_bar.last = t;
-    char bar[PROGRESS_BAR + 1];
-    const int fill = done < 0 ? 0 : (int)(PROGRESS_BAR * (done < 1 ? done : 1) + 0.5);
-    memset(bar, '#', (size_t)fill);
-    memset(bar + fill, done < 0 ? ' ' : '.', (size_t)(PROGRESS_BAR - fill));
-    bar[PROGRESS_BAR] = '\0';
-    char pct[8] = "";
-    if (done >= 0)
-        snprintf(pct, sizeof pct, "%3d%%", (int)(100 * (done < 1 ? done : 1)));
-    const int n = fprintf(stderr, "\rstrata: %-10s [%s] %4s %6.1fs", stage, bar, pct,
-                          t - g_bar.start);
-    if (n > 1)
-        g_bar.width = n - 1; /* without the '\r' */
-}
-
-/* The library's progress callback (called from the calling thread only):
- * draws the bar, and a non-zero return after Ctrl-C cancels the run. */
-static int on_progress(void *user, const char *stage, double done)
-{
-    (void)user;
-    if (g_interrupted)
-        return 1;
-    progress_draw(stage, done);
-    return 0;
-}
-
-static void progress_start(strata_ctx *ctx, const options *o)
-{
-    g_bar.on = !o->quiet && isatty(STDERR_FILENO);
-    g_bar.start = now();
-    g_bar.stage = NULL;
-    strata_ctx_set_progress(ctx, on_progress, NULL);
 }
 
 /* PFM files store heights as they are; PGM and PNG store [0,1] samples. */
@@ -860,12 +719,8 @@ static void check_output_dir(const char *path)
 static strata_mesh *load_input(strata_ctx *ctx, options *o)
 {
     strata_mesh *m;
-    strata_status st = strata_mesh_load(ctx, o->input, &o->import, &m);
-    if (st == STRATA_ERR_IO)
-        die(EXIT_RUNTIME, "cannot read mesh '%s': %s", o->input, strerror(errno));
-    if (st != STRATA_OK && st != STRATA_ERR_CANCELLED)
-        die(EXIT_RUNTIME, "mesh '%s': %s", o->input, strata_status_str(st));
-    check(st, "import");
+    check_call(strata_mesh_load(ctx, o->input, &o->import, &m),
+               (call){.what = "mesh", .path = o->input});
     if (!o->quiet && o->import.dropped)
         fprintf(stderr, "strata: %s: dropped %u degenerate face%s\n", o->input,
                 o->import.dropped, o->import.dropped == 1 ? "" : "s");
@@ -889,19 +744,16 @@ static strata_mesh *build(strata_ctx *ctx, options *o, double *extent)
     }
     if (o->heightmap) {
         strata_heightmap *hm;
-        strata_status st = strata_heightmap_load(ctx, o->heightmap, &hm);
-        if (st == STRATA_ERR_IO)
-            die(EXIT_RUNTIME, "cannot read heightmap '%s': %s", o->heightmap, strerror(errno));
-        if (st != STRATA_OK && st != STRATA_ERR_CANCELLED)
-            die(EXIT_RUNTIME, "heightmap '%s': %s", o->heightmap, strata_status_str(st));
-        check(st, "heightmap");
+        check_call(strata_heightmap_load(ctx, o->heightmap, &hm),
+                   (call){.what = "heightmap", .path = o->heightmap});
         const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
         *extent = o->cell_size * (double)((w > h ? w : h) - 1);
         if (isnan(o->height_scale))
             o->height_scale = is_pfm(o->heightmap)
                                   ? 1.0
                                   : DEF_HEIGHTMAP_SCALE * o->cell_size * (w > h ? w : h);
-        st = strata_mesh_from_heightmap(ctx, hm, (float)o->cell_size, (float)o->height_scale, &m);
+        strata_status st =
+            strata_mesh_from_heightmap(ctx, hm, (float)o->cell_size, (float)o->height_scale, &m);
         strata_heightmap_destroy(hm);
         check(st, "heightmap");
     } else if (o->shape == SHAPE_GRID) {
@@ -994,33 +846,20 @@ static int run(options *o)
         die(EXIT_RUNTIME, "--optimize: this strata was built without meshoptimizer");
 
     strata_palette pal;
-    strata_status pst = strata_palette_preset(o->palette ? o->palette : "earth", &pal);
-    if (pst != STRATA_OK) {
-        pst = strata_palette_load(o->palette, &pal);
-        if (pst == STRATA_ERR_IO)
-            die(EXIT_RUNTIME, "cannot read palette '%s': %s", o->palette, strerror(errno));
-        if (pst != STRATA_OK)
-            die(EXIT_RUNTIME, "palette '%s': %s", o->palette,
-                pst == STRATA_ERR_FORMAT ? "expected #rrggbb colours" : strata_status_str(pst));
+    if (strata_palette_preset(o->palette ? o->palette : "earth", &pal) != STRATA_OK) {
+        const strata_status st = strata_palette_load(o->palette, &pal);
+        check_call(st, (call){.what = "palette", .path = o->palette,
+                              .why = st == STRATA_ERR_FORMAT ? "expected #rrggbb colours" : NULL});
     }
 
-    /* A SIGINT ignored on entry (a background job of a script) stays
-     * ignored, as for any well-behaved program. */
-    struct sigaction sa, old;
-    if (sigaction(SIGINT, NULL, &old) == 0 && old.sa_handler != SIG_IGN) {
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_sigint;
-        sa.sa_flags = SA_RESETHAND;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-    }
+    interrupt_catch();
     strata_ctx *ctx = make_ctx(o);
     check(strata_ctx_set_threads(ctx, o->threads), "--threads");
     o->threads = strata_ctx_threads(ctx);
     o->isa_used = strata_isa_name(strata_ctx_isa(ctx));
-    g_ctx = ctx;
+    interrupt_watch(ctx);
     check_interrupt(); /* a Ctrl-C while the context was made */
-    progress_start(ctx, o);
+    progress_start(ctx, o->quiet);
 
     double t[6];
     double extent = 1;
@@ -1046,12 +885,14 @@ static int run(options *o)
                   "--terrace-curve");
         strata_status st = strata_levels_uniform(m, nlevels, tc, levels);
         strata_curve_destroy(tc);
-        if (st == STRATA_ERR_BAD_LEVELS && o->ntcurve)
-            die(EXIT_RUNTIME, "--terrace-curve: the %u planes would not be strictly ascending "
-                              "(the curve must rise wherever planes fall)", nlevels);
-        if (st == STRATA_ERR_BAD_LEVELS)
-            die(EXIT_RUNTIME, "--terraces %u: too many terraces for the height range", nlevels);
-        check(st, "terraces");
+        char why[128];
+        snprintf(why, sizeof why,
+                 o->ntcurve ? "the %u planes would not be strictly ascending (the curve must "
+                              "rise wherever planes fall)"
+                            : "%u terraces are too many for the height range",
+                 nlevels);
+        check_call(st, (call){.what = o->ntcurve ? "--terrace-curve" : "--terraces",
+                              .why = st == STRATA_ERR_BAD_LEVELS ? why : NULL});
     }
     t[3] = now();
     strata_result *r;
@@ -1087,13 +928,11 @@ static int run(options *o)
     strata_status st = strata_result_write_ex(r, path, STRATA_FORMAT_AUTO, &wo);
     if (o->cmd == CMD_SLICE)
         check(strata_result_rotate_to_y_up(r, o->import.up), "rotate");
-    if (st == STRATA_ERR_TOO_LARGE)
-        die(EXIT_RUNTIME, "cannot write '%s': over the 4 GiB limit of .glb files (write .ply "
-                          "instead or use fewer triangles)", path);
-    if (st == STRATA_ERR_IO)
-        die(EXIT_RUNTIME, "cannot write '%s': %s", path, strerror(errno));
-    if (st != STRATA_OK)
-        die(EXIT_RUNTIME, "writing '%s': %s", path, strata_status_str(st));
+    check_call(st, (call){.path = path, .write = true,
+                          .why = st == STRATA_ERR_TOO_LARGE
+                                     ? "over the 4 GiB limit of .glb files (write .ply "
+                                       "instead or use fewer triangles)"
+                                     : NULL});
     t[5] = now();
 
     /* The preview after the mesh file: its time is reported on its own
@@ -1106,11 +945,10 @@ static int run(options *o)
         po.size = (uint32_t)o->preview_size;
         po.palette = &pal;
         st = strata_preview_write_png(ctx, r, &po, o->preview);
-        if (st == STRATA_ERR_IO)
-            die(EXIT_RUNTIME, "cannot write '%s': %s", o->preview, strerror(errno));
-        if (st == STRATA_ERR_UNSUPPORTED)
-            die(EXIT_RUNTIME, "--preview: this strata was built without a PNG library");
-        check(st, "preview");
+        check_call(st, (call){.path = o->preview, .write = true,
+                              .why = st == STRATA_ERR_UNSUPPORTED
+                                         ? "this strata was built without a PNG library"
+                                         : NULL});
         t_preview = now() - t[5];
     }
 
@@ -1135,7 +973,7 @@ static int run(options *o)
             fprintf(stderr, "strata: wrote %s: %ldx%ld pixels\n", o->preview, o->preview_size,
                     o->preview_size);
     }
-    g_ctx = NULL;
+    interrupt_watch(NULL);
     if (levels != o->levels)
         free(levels);
     strata_result_destroy(r);
