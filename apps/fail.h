@@ -44,7 +44,10 @@ typedef struct call {
 void check_call(strata_status st, call c);
 
 /* check_call for a stage without a file. */
-#define check(st, stage) check_call((st), (call){.what = (stage)})
+static inline void check(strata_status st, const char *stage)
+{
+    check_call(st, (call){.what = stage});
+}
 
 /* Exit 130 with "interrupted" after a Ctrl-C. */
 void check_interrupt(void);

@@ -83,7 +83,8 @@ for cmd in planet terrain info; do
 done
 run planet --help
 check "planet --help shows the default level" 'grep -q -- "--level L.*(default 6)" out'
-check "planet --help shows the default terraces" 'grep -q "0 writes the displaced mesh unsliced (default 16)" out'
+# --help is wrapped: look at it as one line
+check "planet --help shows the default terraces" 'tr "\n" " " <out | tr -s " " | grep -q -- "--terraces N N evenly .* (default 16); 0 writes the displaced mesh unsliced"'
 run terrain --help
 check "terrain --help shows the default cells" 'grep -q -- "--cells N.*(default 256)" out'
 succeeds "info" info
@@ -140,6 +141,30 @@ fails 2 "extra" "stray argument" planet extra
 export STRATA_SIMD=sse9
 fails 2 "STRATA_SIMD" "unknown STRATA_SIMD" planet --level 1
 unset STRATA_SIMD
+# Option names are exact: getopt_long took a unique prefix, so --level on
+# strata slice (a planet option) was silently --levels.
+fails 2 "'--level' for 'strata slice': did you mean --levels?" "slice --level is not --levels" slice in.ply --level 5 -o m.ply
+fails 2 "'--lev' for 'strata planet': did you mean --level or --levels?" "abbreviated option" planet --lev 3
+fails 2 "--cells is an option of 'strata terrain'" "another command's option" planet --cells 8
+fails 2 "--normals takes no value" "a value given to a flag" planet --normals=yes
+fails 2 "-o FILE" "slice without -o names it" slice in.ply
+# Numbers are plain decimals, for real and integer options alike: no hex,
+# no inf or nan spellings, no hex floats, no spaces; the message names the
+# option, the value and the valid range.
+for v in 0x10 inf nan infinity -inf 0x1p3 1e 1.5.2 " 1" "1 " "" . +; do
+    fails 2 "--frequency $v: not a decimal number (valid: 0 < F <= 1e9)" "--frequency '$v'" planet --frequency "$v"
+done
+for v in 0x10 inf nan 0x1p3 2.0 1e1 " 1" ""; do
+    fails 2 "--octaves $v: not a decimal integer (valid: 1..16)" "--octaves '$v'" planet --octaves "$v"
+done
+fails 2 "--octaves 17: out of range (valid: 1..16)" "--octaves range" planet --octaves 17
+fails 2 "--radius 0: out of range (valid:" "--radius range" planet --radius 0
+fails 2 "'0x2' is not a decimal number" "hex in --levels" terrain --levels 1,0x2
+fails 2 "'inf' is not a decimal number" "inf in --curve" terrain --curve 0:0,inf:1
+fails 2 "'0x0' is not a decimal number" "hex in --center" slice in.ply --radial --center 0x0,0,0 -o m.ply
+# --terrace-curve errors name --terrace-curve (they said --curve).
+fails 2 "--terrace-curve 0:0,1: expected X:Y pairs" "malformed --terrace-curve" terrain --terrace-curve 0:0,1
+fails 2 "--terrace-curve 0:0,2:1: points must lie in [0,1]" "--terrace-curve out of [0,1]" terrain --terrace-curve 0:0,2:1
 check "usage errors leave no files" '[ -z "$(ls | grep -v -e "^err\$" -e "^out\$")" ]'
 
 # ------------------------------------------------------------ runtime errors
@@ -283,6 +308,11 @@ fails 1 "--terrace-curve" "flat terrace curve" terrain --cells 8 --terraces 4 --
 
 succeeds "--levels" planet --level 2 --levels -0.05,0,0.05 -o l.ply
 check "--levels gives 3 terraces" 'grep -q ", 3 terraces\$" err'
+
+# Decimal forms with signs, exponents and no leading digit; --name=value.
+run planet --level 2 -o dec0.ply
+succeeds "decimal forms" planet --level=2 --frequency +.15e1 --seed +1 --amplitude=1e-1 --output=dec1.ply
+check "decimal forms are the defaults' values" 'cmp -s dec0.ply dec1.ply'
 
 # ------------------------------------------------------------ heightmap
 # 4x3 8-bit PGM: a ramp from 0 to 255 along x.

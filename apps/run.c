@@ -1,0 +1,448 @@
+/* The work of the strata program: build or read a mesh, displace it,
+ * slice it, write it (and its preview); and strata info. */
+#define _POSIX_C_SOURCE 200809L
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "run.h"
+#include "fail.h"
+#include "progress.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef HAVE_HWLOC
+#include <hwloc.h>
+#endif
+
+const char *simd_name_problem(const char *s)
+{
+    strata_isa isa;
+    return strata_isa_from_name(s, &isa) == STRATA_OK
+               ? NULL
+               : "unknown instruction set (auto, scalar, avx2, avx512 or neon)";
+}
+
+/* Instruction sets this CPU and build can use, space-separated. */
+static void isa_list(char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < STRATA_ISA_COUNT_; i++)
+        if (strata_cpu_isas() & STRATA_ISA_BIT(i))
+            snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", buf[0] ? " " : "",
+                     strata_isa_name((strata_isa)i));
+}
+
+/* The context, on the ISA --simd or else STRATA_SIMD asks for.  --simd
+ * wins over the environment: the library reads STRATA_SIMD, so set it. */
+static strata_ctx *make_ctx(const job *o)
+{
+    if (o->simd && setenv("STRATA_SIMD", o->simd, 1) != 0)
+        die(EXIT_RUNTIME, "out of memory");
+    strata_ctx *ctx;
+    const strata_status st = strata_ctx_create(NULL, &ctx);
+    static const char *const pretty[] = {"scalar", "AVX2", "AVX-512", "NEON"};
+    const char *want = getenv("STRATA_SIMD");
+    strata_isa isa = STRATA_ISA_SCALAR;
+    strata_isa_from_name(want, &isa);
+    char avail[64], what[64], why[128];
+    isa_list(avail, sizeof avail);
+    snprintf(what, sizeof what, "%s%s", o->simd ? "--simd " : "STRATA_SIMD=", want ? want : "");
+    snprintf(why, sizeof why, "this CPU (or this build) lacks %s (available: %s)", pretty[isa],
+             avail);
+    check_call(st, st == STRATA_ERR_ISA ? (call){.what = what, .why = why}
+                                        : (call){.what = "context"});
+    return ctx;
+}
+
+/* PFM files store heights as they are; PGM and PNG store [0,1] samples. */
+static bool is_pfm(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char m[2] = {0, 0};
+    if (f) {
+        if (fread(m, 1, 2, f) != 2)
+            m[0] = 0;
+        fclose(f);
+    }
+    return m[0] == 'P' && (m[1] == 'f' || m[1] == 'F');
+}
+
+/* Fail before the work if the output directory cannot take the file. */
+static void check_output_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    if (!dir)
+        die(EXIT_RUNTIME, "out of memory");
+    const int ok = access(dir, W_OK | X_OK) == 0;
+    const int err = errno;
+    free(dir);
+    if (!ok)
+        die(EXIT_RUNTIME, "cannot write '%s': %s", path, strerror(err));
+}
+
+/* strata slice: read the input mesh, say what was repaired. */
+static strata_mesh *load_input(strata_ctx *ctx, const job *o)
+{
+    strata_import_options imp;
+    strata_import_defaults(&imp);
+    imp.up = (strata_axis)o->up;
+    imp.weld = o->weld;
+    imp.radial = o->radial;
+    imp.has_center = o->has_center;
+    memcpy(imp.center, o->center, sizeof imp.center);
+    imp.radius = isnan(o->radius) ? 0.0f : (float)o->radius;
+    strata_mesh *m;
+    check_call(strata_mesh_load(ctx, o->input, &imp, &m),
+               (call){.what = "mesh", .path = o->input});
+    if (!o->quiet && imp.dropped)
+        fprintf(stderr, "strata: %s: dropped %u degenerate face%s\n", o->input, imp.dropped,
+                imp.dropped == 1 ? "" : "s");
+    if (!o->quiet && imp.flipped)
+        fprintf(stderr, "strata: %s: the faces pointed %s; all triangles reversed\n", o->input,
+                imp.radial ? "inwards" : "down");
+    return m;
+}
+
+/* Build the input mesh (shape, heightmap, subdivision, or strata slice's
+ * file). */
+static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
+{
+    strata_mesh *m = NULL;
+    if (o->kind == JOB_SLICE)
+        return load_input(ctx, o);
+    if (o->kind == JOB_PLANET) {
+        check(strata_shape_icosphere(ctx, (int)o->level, (float)o->radius, &m), "icosphere");
+        *extent = o->radius;
+        return m;
+    }
+    if (o->heightmap) {
+        strata_heightmap *hm;
+        check_call(strata_heightmap_load(ctx, o->heightmap, &hm),
+                   (call){.what = "heightmap", .path = o->heightmap});
+        const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
+        *extent = o->cell_size * (double)((w > h ? w : h) - 1);
+        if (isnan(o->height_scale))
+            o->height_scale = is_pfm(o->heightmap)
+                                  ? 1.0
+                                  : HEIGHTMAP_SCALE * o->cell_size * (w > h ? w : h);
+        strata_status st =
+            strata_mesh_from_heightmap(ctx, hm, (float)o->cell_size, (float)o->height_scale, &m);
+        strata_heightmap_destroy(hm);
+        check(st, "heightmap");
+    } else if (o->shape == SHAPE_GRID) {
+        check(strata_shape_grid(ctx, (uint32_t)o->cells, (uint32_t)o->cells,
+                                (float)(o->size / (double)o->cells), &m),
+              "grid");
+        *extent = o->size;
+    } else {
+        check(strata_shape_polygon(ctx, (int)o->sides, (float)(o->size / 2), &m), "polygon");
+        *extent = o->size;
+    }
+    if (o->depth < 0) /* not given */
+        o->depth = !o->heightmap && o->shape == SHAPE_POLYGON ? POLYGON_DEPTH : 0;
+    if (o->depth > 0) {
+        strata_mesh *sub;
+        check(strata_mesh_subdivide(ctx, m, (int)o->depth, 0, &sub), "subdivide");
+        strata_mesh_destroy(m);
+        m = sub;
+    }
+    return m;
+}
+
+void job_noise(const job *o, double extent, strata_fbm *f)
+{
+    strata_fbm_defaults(f);
+    f->kind = (strata_noise_kind)o->noise;
+    f->seed = (uint32_t)o->seed;
+    f->octaves = (int)o->octaves;
+    f->lacunarity = (float)o->lacunarity;
+    f->gain = (float)o->gain;
+    if (o->kind == JOB_PLANET) {
+        /* noise is sampled at d * R: per-radius frequency over R */
+        f->frequency = (float)(o->frequency / o->radius);
+        f->amplitude = (float)(isnan(o->amplitude) ? PLANET_AMPLITUDE * o->radius : o->amplitude);
+    } else {
+        f->frequency =
+            (float)(isnan(o->frequency) ? TERRAIN_FREQUENCY / extent : o->frequency);
+        f->amplitude =
+            (float)(isnan(o->amplitude) ? TERRAIN_AMPLITUDE * extent : o->amplitude);
+    }
+    if (!(f->frequency > 0) || !isfinite(f->frequency))
+        usage_error("--frequency: %g is out of range after scaling", (double)f->frequency);
+}
+
+static void displace(strata_ctx *ctx, const job *o, strata_mesh *m, double extent)
+{
+    strata_fbm f;
+    job_noise(o, extent, &f);
+    strata_curve *curve = NULL;
+    if (o->curve.n)
+        check(strata_curve_create(ctx, STRATA_CURVE_MONOTONE, o->curve.x, o->curve.y, o->curve.n,
+                                  &curve),
+              "--curve");
+    check(o->kind == JOB_PLANET ? strata_displace_radial(ctx, m, &f, curve)
+                                : strata_displace_flat(ctx, m, &f, curve),
+          "displace");
+    strata_curve_destroy(curve);
+}
+
+/* The context's thread count and ISA, for --stats. */
+typedef struct used {
+    int threads;
+    const char *isa;
+} used;
+
+static void print_stats(const used *u, const strata_mesh *m, const strata_result *r,
+                        const strata_arena_stats *arena, const double t[6], const char *path)
+{
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    struct stat sb;
+    FILE *e = stderr;
+    fprintf(e, "time.build=%.6f\ntime.displace=%.6f\ntime.levels=%.6f\n", t[1] - t[0],
+            t[2] - t[1], t[3] - t[2]);
+    fprintf(e, "time.slice=%.6f\ntime.write=%.6f\ntime.total=%.6f\n", t[4] - t[3], t[5] - t[4],
+            t[5] - t[0]);
+    fprintf(e, "threads=%d\nisa=%s\n", u->threads, u->isa);
+    fprintf(e, "input.vertices=%u\ninput.triangles=%u\n", strata_mesh_vertex_count(m),
+            strata_mesh_triangle_count(m));
+    fprintf(e, "vertices=%u\ntriangles=%llu\nterraces=%u\n", v.nverts,
+            (unsigned long long)(v.nindices / 3), v.nterraces);
+    if (arena->arenas) /* sliced: the per-thread arenas of the cut triangles */
+        fprintf(e, "arena.count=%u\narena.blocks=%llu\narena.bytes_reserved=%llu\n"
+                   "arena.bytes_used=%llu\narena.bytes_wasted=%llu\n",
+                arena->arenas, (unsigned long long)arena->blocks,
+                (unsigned long long)arena->bytes_reserved, (unsigned long long)arena->bytes_used,
+                (unsigned long long)arena->bytes_wasted);
+    if (stat(path, &sb) == 0) {
+        fprintf(e, "output.bytes=%lld\n", (long long)sb.st_size);
+        if (t[5] > t[4])
+            fprintf(e, "write.mb_per_s=%.1f\n", (double)sb.st_size / 1e6 / (t[5] - t[4]));
+    }
+    for (uint32_t k = 0; k < v.nterraces; k++) {
+        const strata_terrace *tr = &v.terraces[k];
+        fprintf(e,
+                "terrace.%u.level=%.9g\nterrace.%u.roof_triangles=%llu\n"
+                "terrace.%u.wall_triangles=%llu\nterrace.%u.roof_area=%.9g\n"
+                "terrace.%u.wall_area=%.9g\n",
+                k, (double)tr->level, k, (unsigned long long)(tr->roof_count / 3), k,
+                (unsigned long long)(tr->wall_count / 3), k, tr->roof_area, k, tr->wall_area);
+    }
+}
+
+static int run(job *o)
+{
+    const char *path = o->output;
+    check_output_dir(path);
+    if (o->preview)
+        check_output_dir(o->preview);
+    if (o->optimize && !strata_optimize_supported())
+        die(EXIT_RUNTIME, "--optimize: this strata was built without meshoptimizer");
+
+    strata_palette pal;
+    if (strata_palette_preset(o->palette, &pal) != STRATA_OK) {
+        const strata_status st = strata_palette_load(o->palette, &pal);
+        check_call(st, (call){.what = "palette", .path = o->palette,
+                              .why = st == STRATA_ERR_FORMAT ? "expected #rrggbb colours" : NULL});
+    }
+
+    interrupt_catch();
+    strata_ctx *ctx = make_ctx(o);
+    check(strata_ctx_set_threads(ctx, (int)o->threads), "--threads");
+    const used u = {strata_ctx_threads(ctx), strata_isa_name(strata_ctx_isa(ctx))};
+    interrupt_watch(ctx);
+    check_interrupt(); /* a Ctrl-C while the context was made */
+    progress_start(ctx, o->quiet);
+
+    double t[6];
+    double extent = 1;
+    t[0] = now();
+    strata_mesh *m = build(ctx, o, &extent);
+    check_interrupt();
+    t[1] = now();
+    if (o->kind != JOB_SLICE && (o->kind == JOB_PLANET || !o->heightmap || o->noise_given))
+        displace(ctx, o, m, extent);
+    check_interrupt();
+    t[2] = now();
+
+    float *levels = o->levels.v;
+    uint32_t nlevels = (uint32_t)o->levels.n;
+    if (!levels && o->terraces > 0) {
+        nlevels = (uint32_t)o->terraces;
+        if (!(levels = malloc(nlevels * sizeof *levels)))
+            die(EXIT_RUNTIME, "out of memory");
+        strata_curve *tc = NULL;
+        if (o->terrace_curve.n)
+            check(strata_curve_create(ctx, STRATA_CURVE_MONOTONE, o->terrace_curve.x,
+                                      o->terrace_curve.y, o->terrace_curve.n, &tc),
+                  "--terrace-curve");
+        strata_status st = strata_levels_uniform(m, nlevels, tc, levels);
+        strata_curve_destroy(tc);
+        char why[128];
+        snprintf(why, sizeof why,
+                 o->terrace_curve.n ? "the %u planes would not be strictly ascending (the curve must "
+                              "rise wherever planes fall)"
+                            : "%u terraces are too many for the height range",
+                 nlevels);
+        check_call(st, (call){.what = o->terrace_curve.n ? "--terrace-curve" : "--terraces",
+                              .why = st == STRATA_ERR_BAD_LEVELS ? why : NULL});
+    }
+    t[3] = now();
+    strata_result *r;
+    strata_arena_stats arena = {0};
+    if (levels) {
+        strata_slice_options so = {levels, nlevels, (strata_walls)o->walls, o->normals, o->stats};
+        check(strata_slice(ctx, m, &so, &r), "slice");
+        strata_ctx_arena_stats(ctx, &arena);
+    } else {
+        check(strata_result_from_mesh(ctx, m, o->normals, &r), "mesh");
+    }
+    check_interrupt();
+    t[4] = now();
+
+    /* --optimize is timed on its own (time.optimize), outside time.total
+     * like the preview: moving the earlier stamps by its duration keeps
+     * every other figure as it was. */
+    strata_optimize_stats ost = {0, 0, 0, 0.0, 0.0};
+    double t_optimize = 0;
+    if (o->optimize) {
+        check(strata_result_optimize(ctx, r, &ost), "optimize");
+        check_interrupt();
+        t_optimize = now() - t[4];
+        for (int i = 0; i <= 4; i++)
+            t[i] += t_optimize;
+    }
+
+    strata_write_options wo = {.palette = &pal};
+    progress_draw("write", -1); /* the writers take no context: no share done */
+    /* strata slice: the file in the input's frame, the preview y-up */
+    if (o->kind == JOB_SLICE)
+        check(strata_result_rotate_from_y_up(r, (strata_axis)o->up), "rotate");
+    strata_status st = strata_result_write_ex(r, path, STRATA_FORMAT_AUTO, &wo);
+    if (o->kind == JOB_SLICE)
+        check(strata_result_rotate_to_y_up(r, (strata_axis)o->up), "rotate");
+    check_call(st, (call){.path = path, .write = true,
+                          .why = st == STRATA_ERR_TOO_LARGE
+                                     ? "over the 4 GiB limit of .glb files (write .ply "
+                                       "instead or use fewer triangles)"
+                                     : NULL});
+    t[5] = now();
+
+    /* The preview after the mesh file: its time is reported on its own
+     * (time.preview), outside time.total. */
+    double t_preview = 0;
+    if (o->preview) {
+        strata_preview_options po;
+        strata_preview_defaults(&po);
+        po.view = (strata_preview_view)o->view;
+        po.size = (uint32_t)o->preview_size;
+        po.palette = &pal;
+        st = strata_preview_write_png(ctx, r, &po, o->preview);
+        check_call(st, (call){.path = o->preview, .write = true,
+                              .why = st == STRATA_ERR_UNSUPPORTED
+                                         ? "this strata was built without a PNG library"
+                                         : NULL});
+        t_preview = now() - t[5];
+    }
+
+    progress_clear();
+    if (o->stats) {
+        print_stats(&u, m, r, &arena, t, path);
+        if (o->preview)
+            fprintf(stderr, "time.preview=%.6f\n", t_preview);
+        if (o->optimize)
+            fprintf(stderr,
+                    "time.optimize=%.6f\noptimize.cache_size=%u\n"
+                    "optimize.acmr_before=%.4f\noptimize.acmr_after=%.4f\n",
+                    t_optimize, STRATA_OPTIMIZE_CACHE_SIZE, ost.acmr_before, ost.acmr_after);
+    }
+    if (!o->quiet) {
+        strata_result_view v;
+        strata_result_get_view(r, &v);
+        fprintf(stderr, "strata: wrote %s: %u vertices, %llu triangles, %u terrace%s\n", path,
+                v.nverts, (unsigned long long)(v.nindices / 3), v.nterraces,
+                v.nterraces == 1 ? "" : "s");
+        if (o->preview)
+            fprintf(stderr, "strata: wrote %s: %lldx%lld pixels\n", o->preview, o->preview_size,
+                    o->preview_size);
+    }
+    interrupt_watch(NULL);
+    if (levels != o->levels.v)
+        free(levels);
+    strata_result_destroy(r);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+    return EXIT_SUCCESS;
+}
+
+/* ------------------------------------------------------------ info */
+
+int run_planet(job *j)
+{
+    j->kind = JOB_PLANET;
+    return run(j);
+}
+
+int run_terrain(job *j)
+{
+    j->kind = JOB_TERRAIN;
+    return run(j);
+}
+
+int run_slice(job *j)
+{
+    j->kind = JOB_SLICE;
+    return run(j);
+}
+
+int run_info(job *o)
+{
+    strata_ctx *ctx = make_ctx(o);
+    char avail[64];
+    isa_list(avail, sizeof avail);
+    printf("version: %s\n", strata_version());
+    printf("isa: %s\n", strata_isa_name(strata_ctx_isa(ctx)));
+    printf("isas: %s\n", avail);
+    printf("threads: %d\n", strata_ctx_threads(ctx));
+    char binding[256];
+    strata_ctx_binding(ctx, binding, sizeof binding);
+    printf("binding: %s\n", binding);
+    printf("meshoptimizer: %s\n", strata_optimize_supported() ? "yes" : "no");
+    strata_ctx_destroy(ctx);
+#ifdef _OPENMP
+    printf("openmp: yes\n");
+#else
+    printf("openmp: no\n");
+#endif
+#ifdef HAVE_HWLOC
+    printf("hwloc: yes\n");
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) == 0 && hwloc_topology_load(topo) == 0) {
+        static const struct { const char *key; hwloc_obj_type_t type; } rows[] = {
+            {"packages", HWLOC_OBJ_PACKAGE},  {"cores", HWLOC_OBJ_CORE},
+            {"pus", HWLOC_OBJ_PU},            {"numa_nodes", HWLOC_OBJ_NUMANODE},
+            {"l3_caches", HWLOC_OBJ_L3CACHE},
+        };
+        for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+            printf("%s: %d\n", rows[i].key, hwloc_get_nbobjs_by_type(topo, rows[i].type));
+        hwloc_topology_destroy(topo);
+    } else {
+        printf("topology: unavailable\n");
+    }
+#else
+    printf("hwloc: no\n");
+#ifdef _SC_NPROCESSORS_ONLN
+    printf("pus: %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+#endif
+#endif
+    return EXIT_SUCCESS;
+}

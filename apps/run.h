@@ -1,0 +1,80 @@
+/* The work of the strata program: a job, as the command line describes
+ * it (the option table in strata.c fills it), and the functions that
+ * build, displace, slice and write it. */
+#ifndef STRATA_APPS_RUN_H
+#define STRATA_APPS_RUN_H
+
+#include "cli.h"
+#include "strata.h"
+
+#include <stdbool.h>
+
+/* Defaults computed when running (the others are in the option table).
+ * Kept here as text too, so that --help shows the numbers used. */
+#define PLANET_AMPLITUDE 0.1   /* times the radius */
+#define TERRAIN_FREQUENCY 3    /* periods across --size */
+#define TERRAIN_AMPLITUDE 0.15 /* times --size */
+#define POLYGON_DEPTH 6
+#define HEIGHTMAP_SCALE 0.25 /* times the heightmap's extent */
+
+enum { SHAPE_GRID, SHAPE_POLYGON };
+
+/* Values as the option table stores them: CLI_INT options in long long,
+ * CLI_REAL in double (NAN: not given), CLI_CHOICE in int. */
+typedef struct job {
+    enum { JOB_PLANET, JOB_TERRAIN, JOB_SLICE } kind; /* set by run_* */
+    /* planet */
+    long long level;
+    double radius; /* also strata slice --radius (NAN: not given) */
+    /* terrain */
+    int shape;
+    long long sides, cells, depth; /* depth -1: not given */
+    double size, cell_size, height_scale;
+    const char *heightmap;
+    /* slice: the input mesh and how to read it */
+    const char *input;
+    int up; /* strata_axis */
+    bool radial, weld, has_center;
+    float center[3];
+    /* noise: frequency and amplitude NAN until given (planet frequency
+     * has a default: it is per radius) */
+    int noise; /* strata_noise_kind */
+    long long seed, octaves;
+    double frequency, amplitude, lacunarity, gain;
+    bool noise_given; /* any noise option: heightmaps get noise only then */
+    cli_curve curve;
+    /* terraces */
+    long long terraces;
+    cli_curve terrace_curve;
+    cli_floats levels;
+    int walls; /* strata_walls */
+    bool normals;
+    bool optimize;       /* vertex-cache order of each range */
+    const char *palette; /* a preset name or a file */
+    const char *preview; /* FILE.png, NULL: none */
+    int view;            /* strata_preview_view */
+    long long preview_size;
+    /* common */
+    long long threads;
+    const char *simd; /* --simd, NULL: STRATA_SIMD or auto */
+    bool stats, quiet;
+    const char *output;
+} job;
+
+/* The noise of a planet or terrain of the given extent (the radius, the
+ * size, or the heightmap's width), with the defaults that scale with it;
+ * a usage error when the noise cannot be made (a frequency or bound that
+ * overflows a float, or a planet's noise reaching its centre). */
+void job_noise(const job *j, double extent, strata_fbm *f);
+
+/* The commands: exit status 0 (failures exit on their own). */
+int run_planet(job *j);
+int run_terrain(job *j);
+int run_slice(job *j);
+int run_info(job *j);
+
+/* --simd and STRATA_SIMD: NULL if s names an instruction set (this CPU
+ * may still lack it: known when the context is made), else why not. */
+const char *simd_name_problem(const char *s);
+
+#endif
