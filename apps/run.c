@@ -158,7 +158,22 @@ static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
     return m;
 }
 
-void job_noise(const job *o, double extent, strata_fbm *f)
+/* An option's value as given, or else v (its default, followed by
+ * `dflt`), for messages. */
+static const char *text_of(const char *name, double v, const char *dflt, char buf[48])
+{
+    const char *given = cli_given(name);
+    if (given)
+        return given;
+    snprintf(buf, 48, "%g%s", v, dflt);
+    return buf;
+}
+
+/* The noise of a planet or terrain of the given extent (the radius, the
+ * size, or the heightmap's width), with the defaults that scale with it.
+ * A usage error when the library would refuse it (strata_fbm_validate,
+ * and B < R for planets), naming the options and the valid range. */
+static void noise(const job *o, double extent, strata_fbm *f)
 {
     strata_fbm_defaults(f);
     f->kind = (strata_noise_kind)o->noise;
@@ -166,7 +181,8 @@ void job_noise(const job *o, double extent, strata_fbm *f)
     f->octaves = (int)o->octaves;
     f->lacunarity = (float)o->lacunarity;
     f->gain = (float)o->gain;
-    if (o->kind == JOB_PLANET) {
+    const bool planet = o->kind == JOB_PLANET;
+    if (planet) {
         /* noise is sampled at d * R: per-radius frequency over R */
         f->frequency = (float)(o->frequency / o->radius);
         f->amplitude = (float)(isnan(o->amplitude) ? PLANET_AMPLITUDE * o->radius : o->amplitude);
@@ -176,14 +192,53 @@ void job_noise(const job *o, double extent, strata_fbm *f)
         f->amplitude =
             (float)(isnan(o->amplitude) ? TERRAIN_AMPLITUDE * extent : o->amplitude);
     }
-    if (!(f->frequency > 0) || !isfinite(f->frequency))
-        usage_error("--frequency: %g is out of range after scaling", (double)f->frequency);
+    char a[48], r[48], l[48], g[48];
+    const char *amp_text = text_of("amplitude", f->amplitude, " (default)", a);
+    const char *radius_text = text_of("radius", o->radius, "", r);
+    const char *lac_text = text_of("lacunarity", o->lacunarity, "", l);
+    const char *gain_text = text_of("gain", o->gain, "", g);
+    if (!(f->frequency > 0) && planet) /* a positive float over R */
+        usage_error("--frequency %s: %g per unit (over --radius %s) is below the smallest float "
+                    "(1.4e-45)",
+                    cli_given("frequency"), o->frequency / o->radius, radius_text);
+    if (!(f->frequency > 0))
+        usage_error("--frequency %s: below the smallest float (1.4e-45)", cli_given("frequency"));
+    /* Each octave's frequency and the bound B = amplitude x (1 + gain +
+     * ... + gain^(octaves-1)), computed as strata_fbm_validate does. */
+    float freq = f->frequency, amp = f->amplitude, bound = 0.0f;
+    double sum = 0, gain_o = 1; /* 1 + gain + ..., for the messages */
+    for (int i = 0; i < f->octaves; i++) {
+        bound = bound + amp;
+        sum += gain_o;
+        if (i + 1 < f->octaves) {
+            freq = freq * f->lacunarity;
+            amp = amp * f->gain;
+            gain_o *= f->gain;
+        }
+    }
+    if (!isfinite(freq))
+        usage_error("--lacunarity %s over --octaves %d: the last octave's frequency, %g x %s^%d "
+                    "per unit, overflows a float (at most 3.4e38)",
+                    lac_text, f->octaves, (double)f->frequency, lac_text, f->octaves - 1);
+    if (!isfinite(bound))
+        usage_error("--amplitude %s: the noise reaches amplitude x %g (1 + gain + ... + "
+                    "gain^(octaves-1) with --gain %s, --octaves %d), which overflows a float "
+                    "(at most 3.4e38)",
+                    amp_text, sum, gain_text, f->octaves);
+    /* A planet's vertices move by at most B along their directions: B < R
+     * keeps every one of them outside the centre. */
+    if (planet && !(bound < (float)o->radius))
+        usage_error("--amplitude %s: the noise reaches amplitude x %g = %g (1 + gain + ... + "
+                    "gain^(octaves-1) with --gain %s, --octaves %d), which must stay below "
+                    "--radius %s: --amplitude < %g",
+                    amp_text, sum, (double)bound, gain_text, f->octaves, radius_text,
+                    o->radius / sum);
 }
 
 static void displace(strata_ctx *ctx, const job *o, strata_mesh *m, double extent)
 {
     strata_fbm f;
-    job_noise(o, extent, &f);
+    noise(o, extent, &f);
     strata_curve *curve = NULL;
     if (o->curve.n)
         check(strata_curve_create(ctx, STRATA_CURVE_MONOTONE, o->curve.x, o->curve.y, o->curve.n,
@@ -241,6 +296,9 @@ static void print_stats(const used *u, const strata_mesh *m, const strata_result
 
 static int run(job *o)
 {
+    strata_fbm f;
+    if (o->kind == JOB_PLANET || (o->kind == JOB_TERRAIN && !o->heightmap))
+        noise(o, o->kind == JOB_PLANET ? o->radius : o->size, &f); /* usage errors first */
     const char *path = o->output;
     check_output_dir(path);
     if (o->preview)

@@ -17,6 +17,16 @@
 #define POLYGON_DEPTH 6
 #define HEIGHTMAP_SCALE 0.25 /* times the heightmap's extent */
 
+/* The range of radii and sizes.  Below LENGTH_MIN, the squared distances
+ * of a planet's vertices from its centre, which give their directions,
+ * are no longer normal floats (FLT_MIN is about 1.2e-38) and lose
+ * precision: a radius of 1e-21 already gives another planet, 1e-23
+ * vertices without a direction.  Terrains share the range: their default
+ * noise frequency (3 / size) and cells (size / cells) must stay floats
+ * too. */
+#define LENGTH_MIN 1e-18
+#define LENGTH_MAX 1e9
+
 enum { SHAPE_GRID, SHAPE_POLYGON };
 
 /* Values as the option table stores them: CLI_INT options in long long,
@@ -60,12 +70,6 @@ typedef struct job {
     bool stats, quiet;
     const char *output;
 } job;
-
-/* The noise of a planet or terrain of the given extent (the radius, the
- * size, or the heightmap's width), with the defaults that scale with it;
- * a usage error when the noise cannot be made (a frequency or bound that
- * overflows a float, or a planet's noise reaching its centre). */
-void job_noise(const job *j, double extent, strata_fbm *f);
 
 /* The commands: exit status 0 (failures exit on their own). */
 int run_planet(job *j);

@@ -162,6 +162,20 @@ fails 2 "--radius 0: out of range (valid:" "--radius range" planet --radius 0
 fails 2 "'0x2' is not a decimal number" "hex in --levels" terrain --levels 1,0x2
 fails 2 "'inf' is not a decimal number" "inf in --curve" terrain --curve 0:0,inf:1
 fails 2 "'0x0' is not a decimal number" "hex in --center" slice in.ply --radial --center 0x0,0,0 -o m.ply
+# A planet's noise must stay below its radius: checked before any work
+# (it was "displace: invalid argument", exit 1), the limit in the message.
+fails 2 "--amplitude 0.51: the noise reaches amplitude x 1.96875 = 1.00406" "planet noise reaching the centre" planet --level 1 --amplitude 0.51
+fails 2 "below --radius 1: --amplitude < 0.507937" "the message gives the amplitude limit" planet --level 1 --amplitude 0.51
+fails 2 "--amplitude 0.1 (default): the noise reaches amplitude x 16 = 1.6" "default amplitude with --gain 1 --octaves 16" planet --level 1 --gain 1 --octaves 16
+fails 2 "below --radius 2: --amplitude < 1.01587" "the limit scales with --radius" planet --level 1 --radius 2 --amplitude 1.5
+fails 2 "--lacunarity 1000 over --octaves 16: the last octave's frequency" "octave frequencies overflowing" terrain --lacunarity 1000 --octaves 16
+fails 2 "--amplitude 1e9: the noise reaches amplitude x" "noise bound overflowing" terrain --amplitude 1e9 --gain 1000 --octaves 16
+fails 2 "--frequency 1e-40: 1e-49 per unit (over --radius 1e9)" "planet frequency below a float" planet --frequency 1e-40 --radius 1e9
+# Radii and sizes: 1e-30 reported an invalid mesh index, 1e-45 blamed
+# --frequency; below 1e-18 directions from a planet's centre lose precision.
+fails 2 "--radius 1e-30: out of range (valid: 1e-18 <= R <= 1e9)" "--radius 1e-30" planet --level 1 --radius 1e-30
+fails 2 "--radius 1e-45: out of range (valid: 1e-18 <= R <= 1e9)" "--radius 1e-45" planet --level 1 --radius 1e-45
+fails 2 "--size 1e-45: out of range (valid: 1e-18 <= S <= 1e9)" "--size 1e-45" terrain --size 1e-45
 # --terrace-curve errors name --terrace-curve (they said --curve).
 fails 2 "--terrace-curve 0:0,1: expected X:Y pairs" "malformed --terrace-curve" terrain --terrace-curve 0:0,1
 fails 2 "--terrace-curve 0:0,2:1: points must lie in [0,1]" "--terrace-curve out of [0,1]" terrain --terrace-curve 0:0,2:1
@@ -308,6 +322,16 @@ fails 1 "--terrace-curve" "flat terrace curve" terrain --cells 8 --terraces 4 --
 
 succeeds "--levels" planet --level 2 --levels -0.05,0,0.05 -o l.ply
 check "--levels gives 3 terraces" 'grep -q ", 3 terraces\$" err'
+
+# The planet noise limit is documented and exact; the smallest radius gives
+# the planet of radius 1, scaled (the same counts).
+run planet --help
+check "planet --help states the amplitude limit" 'tr "\n" " " <out | tr -s " " | grep -q "must stay below the radius: A < 0.5079 x radius"'
+succeeds "--amplitude just below the limit" planet --level 1 --amplitude 0.5079 -o amax.ply
+run planet --level 3 -o r1.ply
+r1=$(summary_field 1)/$(summary_field 2)
+succeeds "--radius 1e-18" planet --level 3 --radius 1e-18 -o rmin.ply
+check "--radius 1e-18: the counts of radius 1 ($r1)" '[ "$(summary_field 1)/$(summary_field 2)" = "$r1" ]'
 
 # Decimal forms with signs, exponents and no leading digit; --name=value.
 run planet --level 2 -o dec0.ply
