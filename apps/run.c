@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -75,9 +76,14 @@ static bool is_pfm(const char *path)
     return m[0] == 'P' && (m[1] == 'f' || m[1] == 'F');
 }
 
-/* Fail before the work if the output directory cannot take the file. */
-static void check_output_dir(const char *path)
+/* Fail before the work if the file cannot be written: its directory must
+ * take new files, and it must not be a directory.  `of` says what the
+ * file belongs to ("" for none). */
+static void check_output(const char *path, const char *of)
 {
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        die(EXIT_RUNTIME, "cannot write '%s'%s: %s", path, of, strerror(EISDIR));
     const char *slash = strrchr(path, '/');
     char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
     if (!dir)
@@ -86,7 +92,39 @@ static void check_output_dir(const char *path)
     const int err = errno;
     free(dir);
     if (!ok)
-        die(EXIT_RUNTIME, "cannot write '%s': %s", path, strerror(err));
+        die(EXIT_RUNTIME, "cannot write '%s'%s: %s", path, of, strerror(err));
+}
+
+/* Every file the job writes: the mesh, an .obj's .mtl (the .obj suffix
+ * replaced, as strata_result_write does), the preview. */
+static void check_outputs(const job *o)
+{
+    check_output(o->output, "");
+    const size_t n = strlen(o->output);
+    if (n >= 4 && !strcasecmp(o->output + n - 4, ".obj")) {
+        char *mtl = strdup(o->output), of[64];
+        if (!mtl)
+            die(EXIT_RUNTIME, "out of memory");
+        memcpy(mtl + n - 4, ".mtl", 4);
+        snprintf(of, sizeof of, " (the materials of %s)", o->output);
+        check_output(mtl, of);
+        free(mtl);
+    }
+    if (o->preview)
+        check_output(o->preview, "");
+}
+
+/* The problem with a palette file, for its message. */
+static const char *palette_problem(strata_status st, const char *path)
+{
+    struct stat sb;
+    if (st == STRATA_ERR_FORMAT)
+        return "expected #rrggbb colours";
+    if (st == STRATA_ERR_TOO_LARGE && stat(path, &sb) == 0 && sb.st_size > (1 << 20))
+        return "bigger than a palette file may be (1 MiB)";
+    static char many[64];
+    snprintf(many, sizeof many, "too many colours (at most %u)", STRATA_PALETTE_MAX_STOPS);
+    return st == STRATA_ERR_TOO_LARGE ? many : NULL;
 }
 
 /* strata slice: read the input mesh, say what was repaired. */
@@ -300,9 +338,7 @@ static int run(job *o)
     if (o->kind == JOB_PLANET || (o->kind == JOB_TERRAIN && !o->heightmap))
         noise(o, o->kind == JOB_PLANET ? o->radius : o->size, &f); /* usage errors first */
     const char *path = o->output;
-    check_output_dir(path);
-    if (o->preview)
-        check_output_dir(o->preview);
+    check_outputs(o);
     if (o->optimize && !strata_optimize_supported())
         die(EXIT_RUNTIME, "--optimize: this strata was built without meshoptimizer");
 
@@ -310,7 +346,7 @@ static int run(job *o)
     if (strata_palette_preset(o->palette, &pal) != STRATA_OK) {
         const strata_status st = strata_palette_load(o->palette, &pal);
         check_call(st, (call){.what = "palette", .path = o->palette,
-                              .why = st == STRATA_ERR_FORMAT ? "expected #rrggbb colours" : NULL});
+                              .why = palette_problem(st, o->palette)});
     }
 
     interrupt_catch();

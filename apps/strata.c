@@ -275,7 +275,7 @@ static const cli_option options[] = {
     {.name = "palette", .kind = CLI_STRING, .arg = "NAME|FILE", .target = &g_job.palette,
      .check = check_palette, .def = "earth",
      .help = "terrace colours of .obj and .glb files: earth, desert, ice or mono, else a file "
-             "of #rrggbb colours, lowest terrace first",
+             "of at most 256 #rrggbb colours, lowest terrace first",
      .commands = WRITERS, .group = G_TERRACE},
 
     /* preview */

@@ -257,6 +257,20 @@ fails 1 "bad.pal" "malformed --palette file" planet --level 1 --palette bad.pal 
 printf '; two stops\n#000000\nffffff\n' >bw.pal
 succeeds "--palette FILE" terrain --cells 8 --terraces 3 --palette bw.pal -o bw.obj
 check "--palette colours the MTL" 'grep -q "^Kd 1.0000 1.0000 1.0000" bw.mtl && grep -q "^Kd 0.0000 0.0000 0.0000" bw.mtl'
+# 256 colours at most: 300 said "dimensions exceed the supported limits".
+awk 'BEGIN { for (i = 0; i < 256; i++) printf "#%06x\n", i * 997 }' >c256.pal
+succeeds "a 256-colour palette" terrain --cells 4 --palette c256.pal -o c256.obj
+awk 'BEGIN { for (i = 0; i < 300; i++) printf "#%06x\n", i * 997 }' >c300.pal
+fails 1 "palette 'c300.pal': too many colours (at most 256)" "a 300-colour palette" terrain --cells 4 --palette c300.pal -o c300.obj
+check "no output after a bad palette" '[ ! -e c300.obj ] && [ ! -e c300.mtl ]'
+# A directory in the way of the .mtl is named (it was reported as the .obj),
+# before any work.
+mkdir dm.mtl dp.png
+fails 1 "cannot write 'dm.mtl' (the materials of dm.obj): Is a directory" "a directory named like the .mtl" terrain --cells 4 -o dm.obj
+check "no .obj when its .mtl cannot be written" '[ ! -e dm.obj ]'
+fails 1 "cannot write 'dp.png': Is a directory" "a directory named like the preview" terrain --cells 4 --preview dp.png -o dp.ply
+check "no mesh when its preview cannot be written" '[ ! -e dp.ply ]'
+rmdir dm.mtl dp.png
 
 # ------------------------------------------------------------ PNG preview
 fails 2 "--view" "bad --view" planet --level 1 --preview v.png --view sideways
