@@ -438,18 +438,30 @@ if script --version 2>/dev/null | grep -q util-linux; then
 fi
 rm -f bar.ply
 
-# ------------------------------------------------------------ manual page
-# Every long option of every command's --help is in docs/strata.1.
+# ------------------------------------------------------------ --help, manual page
+# 'strata help --options' lists "COMMAND --OPTION" for every option of the
+# option table.  Each command's --help lists exactly its options (in the
+# option column), and docs/strata.1 documents every one of them.
+run help --options
+cp out options.txt
+cmds=$(awk '{ print $1 }' options.txt | sort -u | tr '\n' ' ')
+check "help --options lists the four commands ($cmds)" '[ "$rc" -eq 0 ] && [ "$cmds" = "info planet slice terrain " ]'
+check "help --options: COMMAND --OPTION lines" '[ -z "$(grep -Ev "^[a-z]+ --[a-z][a-z-]*\$" options.txt)" ]'
+for cmd in $cmds; do
+    want=$(awk -v c="$cmd" '$1 == c { print $2 }' options.txt | sort)
+    run "$cmd" --help
+    got=$(sed -n 's/^  \(-[a-zA-Z], \)\{0,1\}\(--[a-z][a-z-]*\).*/\2/p' out | sort)
+    check "$cmd --help lists exactly its options" '[ -n "$want" ] && [ "$got" = "$want" ]'
+done
+check "planet takes --level, slice does not" 'grep -qx "planet --level" options.txt && ! grep -qx "slice --level" options.txt'
 if [ -n "${SRCDIR:-}" ] && [ -f "$SRCDIR/docs/strata.1" ]; then
     sed 's/\\-/-/g' "$SRCDIR/docs/strata.1" >man.txt
-    for cmd in planet terrain slice info; do
-        run "$cmd" --help
-        for opt in $(grep -o -- '--[a-z][a-z-]*' out | sort -u); do
-            check "docs/strata.1 documents $cmd $opt" 'grep -qE -- "(^|[^a-z-])$opt([^a-z-]|\$)" man.txt'
-        done
-    done
+    while read -r cmd opt; do
+        check "docs/strata.1 documents $cmd $opt" 'grep -qE -- "(^|[^a-z-])$opt([^a-z-]|\$)" man.txt'
+    done <options.txt
     rm -f man.txt
 fi
+rm -f options.txt
 
 # ------------------------------------------------------------ no leftovers
 check "no temporary files left" '[ -z "$(ls | grep "\.tmp")" ]'
