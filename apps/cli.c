@@ -130,8 +130,9 @@ static void print_option(FILE *f, const cli_option *o)
     char lab[64], range[160], text[1024];
     label(o, lab, sizeof lab);
     range_text(o, range, sizeof range);
-    snprintf(text, sizeof text, "%s%s%s", o->help,
-             !range[0] || !o->help[0] ? "" : o->kind == CLI_CHOICE ? ": " : ", ", range);
+    const char *help = o->help ? o->help : "";
+    snprintf(text, sizeof text, "%s%s%s", help,
+             !range[0] || !help[0] ? "" : o->kind == CLI_CHOICE ? ": " : ", ", range);
     if (o->def_text) /* words */
         snprintf(text + strlen(text), sizeof text - strlen(text), " (default: %s)", o->def_text);
     else if (o->def) /* a value */
@@ -191,7 +192,9 @@ static void print_option_list(const cli_program *p)
 
 /* ------------------------------------------------------------ values */
 
-bool cli_decimal(const char *s, bool integer, const char **end)
+/* Whether s starts with a plain decimal number (integer: digits only);
+ * *end is set after it. */
+static bool decimal(const char *s, bool integer, const char **end)
 {
     const char *p = s;
     if (*p == '+' || *p == '-')
@@ -222,7 +225,7 @@ bool cli_decimal(const char *s, bool integer, const char **end)
 static float list_number(const char *opt, const char *list, const char *s, const char *seps,
                          const char **end)
 {
-    if (!cli_decimal(s, false, end) || (**end && !strchr(seps, **end)))
+    if (!decimal(s, false, end) || (**end && !strchr(seps, **end)))
         usage_error("%s %s: '%.*s' is not a decimal number", opt, list,
                     (int)strcspn(s, ",:"), s);
     errno = 0;
@@ -319,7 +322,7 @@ static void set_value(const cli_option *o, const char *opt, const char *s)
     switch (o->kind) {
     case CLI_FLAG: *(bool *)o->target = true; break;
     case CLI_INT: {
-        if (!cli_decimal(s, true, &end) || *end)
+        if (!decimal(s, true, &end) || *end)
             usage_error("%s %s: not a decimal integer (valid: %s)", opt, s, range);
         errno = 0;
         const long long v = strtoll(s, NULL, 10);
@@ -329,7 +332,7 @@ static void set_value(const cli_option *o, const char *opt, const char *s)
         break;
     }
     case CLI_REAL: {
-        if (!cli_decimal(s, false, &end) || *end)
+        if (!decimal(s, false, &end) || *end)
             usage_error("%s %s: not a decimal number (valid: %s)", opt, s, range);
         errno = 0;
         const double v = strtod(s, NULL);

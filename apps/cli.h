@@ -77,7 +77,7 @@ typedef struct cli_option {
      * given", resolved when running; def_text then says what happens. */
     const char *def;
     const char *def_text;
-    const char *help;      /* what the option does */
+    const char *help;      /* what the option does (NULL: the range says it) */
     const char *note;      /* more, after the range and default ("; ...") */
     const char *needs;     /* an option it needs (long name), or NULL */
     const char *conflicts; /* an option it cannot be used with, or NULL */
@@ -120,9 +120,5 @@ const cli_command *cli_parse(const cli_program *p, struct job *job, int argc, ch
 /* The value an option of the parsed command was given ("" for a flag),
  * or NULL when it was not given. */
 const char *cli_given(const char *name);
-
-/* Whether s is a plain decimal number (integer: digits only), as the
- * parser requires; *end is set after the number. */
-bool cli_decimal(const char *s, bool integer, const char **end);
 
 #endif

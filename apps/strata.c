@@ -82,44 +82,56 @@ static void check_terrain(job *j)
 
 static job g_job; /* what the command line asks for */
 
-/* In the order of 'strata --help'; cli_option.commands has bit i set for
- * command i. */
-static const cli_command commands[] = {
-    {.name = "planet",
-     .summary = "a terraced noise planet (icosphere)",
-     .usage = "[OPTIONS]",
-     .about = "Build an icosphere, displace it radially with 3D fBm noise and cut it into\n"
-              "terraces.\n",
-     .run = run_planet},
-    {.name = "terrain",
-     .summary = "a terraced flat terrain: grid, polygon or heightmap",
-     .usage = "[OPTIONS]",
-     .about = "Build a flat shape (or load a heightmap), displace it with 2D fBm noise and\n"
-              "cut it into terraces.\n",
-     .check = check_terrain,
-     .run = run_terrain},
-    {.name = "slice",
-     .summary = "terrace an existing PLY or OBJ mesh",
-     .usage = "INPUT -o OUTPUT [OPTIONS]",
-     .about = "Cut an existing triangle mesh into terraces: PLY (ASCII or binary, either byte\n"
-              "order) or OBJ, detected from the contents; polygons are fan-triangulated and\n"
-              "degenerate faces dropped.  The output is written in the input's frame.  Faces\n"
-              "should wind counter-clockwise seen from above (from outside, radially); a mesh\n"
-              "facing down (inwards) on the whole has all its triangles reversed.\n",
-     .operand = "input mesh",
-     .operand_target = &g_job.input,
-     .run = run_slice},
-    {.name = "info",
-     .summary = "version, instruction set, threads and machine topology",
-     .usage = "",
-     .about = "Print the version, the instruction set in use, the default thread count, its\n"
-              "placement on cores and the machine topology as 'key: value' lines.\n",
-     .run = run_info},
-};
-
-enum { PLANET = 1, TERRAIN = 2, SLICE = 4, INFO = 8 }; /* bits, as above */
-#define MAKERS (PLANET | TERRAIN)    /* the commands that make a mesh */
+/* The commands, in the order of 'strata --help'. */
+enum { CMD_PLANET, CMD_TERRAIN, CMD_SLICE, CMD_INFO };
+/* Their bits, for cli_option.commands. */
+#define PLANET (1u << CMD_PLANET)
+#define TERRAIN (1u << CMD_TERRAIN)
+#define SLICE (1u << CMD_SLICE)
+#define INFO (1u << CMD_INFO)
+#define MAKERS (PLANET | TERRAIN) /* the commands that make a mesh */
 #define WRITERS (PLANET | TERRAIN | SLICE)
+
+static const cli_command commands[] = {
+    [CMD_PLANET] = {
+        .name = "planet",
+        .summary = "a terraced noise planet (icosphere)",
+        .usage = "[OPTIONS]",
+        .about = "Build an icosphere, displace it radially with 3D fBm noise and cut it into\n"
+                 "terraces.\n",
+        .run = run_planet,
+    },
+    [CMD_TERRAIN] = {
+        .name = "terrain",
+        .summary = "a terraced flat terrain: grid, polygon or heightmap",
+        .usage = "[OPTIONS]",
+        .about = "Build a flat shape (or load a heightmap), displace it with 2D fBm noise and\n"
+                 "cut it into terraces.\n",
+        .check = check_terrain,
+        .run = run_terrain,
+    },
+    [CMD_SLICE] = {
+        .name = "slice",
+        .summary = "terrace an existing PLY or OBJ mesh",
+        .usage = "INPUT -o OUTPUT [OPTIONS]",
+        .about = "Cut an existing triangle mesh into terraces: PLY (ASCII or binary, either byte\n"
+                 "order) or OBJ, detected from the contents; polygons are fan-triangulated and\n"
+                 "degenerate faces dropped.  The output is written in the input's frame.  Faces\n"
+                 "should wind counter-clockwise seen from above (from outside, radially); a mesh\n"
+                 "facing down (inwards) on the whole has all its triangles reversed.\n",
+        .operand = "input mesh",
+        .operand_target = &g_job.input,
+        .run = run_slice,
+    },
+    [CMD_INFO] = {
+        .name = "info",
+        .summary = "version, instruction set, threads and machine topology",
+        .usage = "",
+        .about = "Print the version, the instruction set in use, the default thread count, its\n"
+                 "placement on cores and the machine topology as 'key: value' lines.\n",
+        .run = run_info,
+    },
+};
 
 /* ------------------------------------------------------------ options */
 
@@ -166,7 +178,7 @@ static const cli_option options[] = {
 
     /* terrain */
     {.name = "shape", .kind = CLI_CHOICE, .arg = "KIND", .target = &g_job.shape,
-     .choices = shapes, .def = "grid", .help = "", .conflicts = "heightmap",
+     .choices = shapes, .def = "grid", .conflicts = "heightmap",
      .commands = TERRAIN, .group = G_TERRAIN},
     {.name = "cells", .kind = CLI_INT, .arg = "N", .target = &g_job.cells, .min = 1,
      .max = 65535, .def = "256", .help = "grid cells per side", .conflicts = "heightmap",
@@ -227,7 +239,7 @@ static const cli_option options[] = {
      .mark = &g_job.noise_given, .min = 0, .max = 4294967295.0, .def = "1",
      .help = "noise seed", .commands = MAKERS, .group = G_NOISE},
     {.name = "noise", .kind = CLI_CHOICE, .arg = "KIND", .target = &g_job.noise,
-     .mark = &g_job.noise_given, .choices = noises, .def = "simplex", .help = "",
+     .mark = &g_job.noise_given, .choices = noises, .def = "simplex",
      .commands = MAKERS, .group = G_NOISE},
     {.name = "octaves", .kind = CLI_INT, .arg = "N", .target = &g_job.octaves,
      .mark = &g_job.noise_given, .min = 1, .max = 16, .def = "6", .help = "fBm octaves",
@@ -264,7 +276,7 @@ static const cli_option options[] = {
      .help = "explicit ascending plane heights instead of --terraces", .commands = WRITERS,
      .group = G_TERRACE},
     {.name = "walls", .kind = CLI_CHOICE, .arg = "WHERE", .target = &g_job.walls,
-     .choices = walls, .def = "upper", .help = "", .commands = WRITERS, .group = G_TERRACE},
+     .choices = walls, .def = "upper", .commands = WRITERS, .group = G_TERRACE},
     {.name = "normals", .kind = CLI_FLAG, .target = &g_job.normals,
      .help = "write per-vertex normals (hard-edged walls)", .commands = WRITERS,
      .group = G_TERRACE},
@@ -285,10 +297,10 @@ static const cli_option options[] = {
              "darker, one light)",
      .commands = WRITERS, .group = G_PREVIEW},
     {.name = "view", .kind = CLI_CHOICE, .arg = "VIEW", .target = &g_job.view,
-     .choices = planet_views, .def_text = "planet", .help = "", .needs = "preview",
+     .choices = planet_views, .def_text = "planet", .needs = "preview",
      .commands = PLANET, .group = G_PREVIEW},
     {.name = "view", .kind = CLI_CHOICE, .arg = "VIEW", .target = &g_job.view,
-     .choices = flat_views, .def_text = "oblique", .help = "", .needs = "preview",
+     .choices = flat_views, .def_text = "oblique", .needs = "preview",
      .commands = TERRAIN | SLICE, .group = G_PREVIEW},
     {.name = "preview-size", .kind = CLI_INT, .arg = "PX", .target = &g_job.preview_size,
      .min = STRATA_PREVIEW_MIN_SIZE, .max = STRATA_PREVIEW_MAX_SIZE, .def = "1024",
