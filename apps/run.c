@@ -23,14 +23,6 @@
 #include <hwloc.h>
 #endif
 
-const char *simd_name_problem(const char *s)
-{
-    strata_isa isa;
-    return strata_isa_from_name(s, &isa) == STRATA_OK
-               ? NULL
-               : "unknown instruction set (auto, scalar, avx2, avx512 or neon)";
-}
-
 /* Instruction sets this CPU and build can use, space-separated. */
 static void isa_list(char *buf, size_t size)
 {
@@ -383,9 +375,9 @@ static int run(job *o)
         strata_curve_destroy(tc);
         char why[128];
         snprintf(why, sizeof why,
-                 o->terrace_curve.n ? "the %u planes would not be strictly ascending (the curve must "
-                              "rise wherever planes fall)"
-                            : "%u terraces are too many for the height range",
+                 o->terrace_curve.n ? "the %u planes would not be strictly ascending (the "
+                                      "curve must rise wherever planes fall)"
+                                    : "%u terraces are too many for the height range",
                  nlevels);
         check_call(st, (call){.what = o->terrace_curve.n ? "--terrace-curve" : "--terraces",
                               .why = st == STRATA_ERR_BAD_LEVELS ? why : NULL});

@@ -77,8 +77,4 @@ int run_terrain(job *j);
 int run_slice(job *j);
 int run_info(job *j);
 
-/* --simd and STRATA_SIMD: NULL if s names an instruction set (this CPU
- * may still lack it: known when the context is made), else why not. */
-const char *simd_name_problem(const char *s);
-
 #endif

@@ -67,6 +67,16 @@ static const char *check_palette(const char *s)
                : "neither a palette name (earth, desert, ice, mono) nor a file";
 }
 
+/* --simd and STRATA_SIMD: an instruction set's name (whether this CPU has
+ * it is found out when the context is made). */
+static const char *check_simd(const char *s)
+{
+    strata_isa isa;
+    return strata_isa_from_name(s, &isa) == STRATA_OK
+               ? NULL
+               : "unknown instruction set (auto, scalar, avx2, avx512 or neon)";
+}
+
 /* What the terrain options cannot say in the table: shape options that
  * apply to one shape. */
 static void check_terrain(job *j)
@@ -324,7 +334,7 @@ static const cli_option options[] = {
      .max = 4096, .def = "0", .help = "worker threads, 0 = one per core", .commands = WRITERS,
      .group = G_COMMON},
     {.name = "simd", .kind = CLI_STRING, .arg = "ISA", .target = &g_job.simd,
-     .check = simd_name_problem,
+     .check = check_simd,
      .def_text = "auto: the best this CPU has; the output is the same for all; overrides "
                  "STRATA_SIMD; 'strata info' lists them",
      .help = "auto, scalar, avx2, avx512 or neon", .commands = WRITERS, .group = G_COMMON},
@@ -355,8 +365,8 @@ int main(int argc, char **argv)
     /* STRATA_SIMD is read by the library; check its spelling here so that
      * a typo is a usage error like a bad --simd, which replaces it. */
     const char *env = getenv("STRATA_SIMD");
-    if (!g_job.simd && env && *env && simd_name_problem(env))
-        usage_error("STRATA_SIMD %s: %s", env, simd_name_problem(env));
+    if (!g_job.simd && env && *env && check_simd(env))
+        usage_error("STRATA_SIMD %s: %s", env, check_simd(env));
     const int rc = cmd->run(&g_job);
     free(g_job.levels.v);
     free(g_job.curve.x);
