@@ -1,9 +1,9 @@
 /* The slicer: bands, not stacks (DESIGN.md).  Scalar reference.
  *
  * Output vertex ids:
- *   [0, V)          the roof copy of input vertex v, at L[level(v)]
- *   [V, V+P)        bottom copies (at L[level-1]) of input vertices lying
- *                   exactly on their plane (h == L[level], level > 0): one
+ *   [0, V)          the roof copy of input vertex v, at L[band(v)]
+ *   [V, V+P)        bottom copies (at L[band-1]) of input vertices lying
+ *                   exactly on their plane (h == L[band], band > 0): one
  *                   per lower wedge around such a vertex (see below),
  *                   numbered in the order of the wedges' smallest edge id
  *   [V+P, ...)      two per interior plane crossing of each edge (top copy
@@ -61,9 +61,9 @@ static inline int is_fin(const uint32_t *fins, uint32_t n, uint32_t e)
 typedef struct {
     const strata_mesh *m;
     const float *L;
-    uint32_t n;
+    uint32_t nplanes;
     strata_walls walls;
-    const uint16_t *lev;      /* per input vertex (levels < 65535: 16 bits
+    const uint16_t *band;     /* per input vertex (bands < 65535: 16 bits
                                  keep the table in cache on big meshes) */
     const uint8_t *on;        /* per input vertex: lies on its plane */
     const uint32_t *wedge_e;  /* sorted ids of the edges whose crossing at
@@ -95,21 +95,21 @@ static inline uint32_t lower_bound(const uint32_t *list, uint32_t nw, uint32_t e
     return lo;
 }
 
-/* Top and bottom copies of the crossing of plane k on edge e, whose end
- * levels are lo and hi (different) and whose high end is vertex q. */
+/* Top and bottom copies of the crossing of plane k on edge e, whose ends
+ * are in bands band_lo < band_hi and whose high end is vertex q. */
 typedef struct {
     uint32_t top, bot;
 } cut;
 
-static inline cut crossing(const slicer *s, uint32_t e, uint32_t k, uint32_t lo, uint32_t hi,
-                           uint32_t q)
+static inline cut crossing(const slicer *s, uint32_t e, uint32_t k, uint32_t band_lo,
+                           uint32_t band_hi, uint32_t q)
 {
     cut c;
-    if (k == hi && s->on[q]) {
+    if (k == band_hi && s->on[q]) {
         c.top = q;
         c.bot = s->wedge_bot[lower_bound(s->wedge_e, s->nwedge, e)];
     } else {
-        c.top = s->cut_base[e] + 2 * (k - lo - 1);
+        c.top = s->cut_base[e] + 2 * (k - band_lo - 1);
         c.bot = c.top + 1;
     }
     return c;
@@ -119,7 +119,7 @@ static inline cut crossing(const slicer *s, uint32_t e, uint32_t k, uint32_t lo,
 static inline uint32_t bucket(const slicer *s, uint32_t k, int wall)
 {
     if (s->walls == STRATA_WALLS_SEPARATE)
-        return wall ? s->n + k : k;
+        return wall ? s->nplanes + k : k;
     return 2 * k + (uint32_t)wall;
 }
 
@@ -172,50 +172,51 @@ static void slice_triangle(const slicer *s, uint32_t t, worker *out)
 {
     const strata_mesh *m = s->m;
     const uint32_t v[3] = {m->a[t], m->b[t], m->c[t]};
-    const uint32_t l[3] = {s->lev[v[0]], s->lev[v[1]], s->lev[v[2]]};
+    const uint32_t band[3] = {s->band[v[0]], s->band[v[1]], s->band[v[2]]};
     const uint32_t e[3] = {m->e0[t], m->e1[t], m->e2[t]};
-    uint32_t lo = l[0], hi = l[0];
+    uint32_t band_lo = band[0], band_hi = band[0];
     for (int i = 1; i < 3; i++) {
-        lo = l[i] < lo ? l[i] : lo;
-        hi = l[i] > hi ? l[i] : hi;
+        band_lo = band[i] < band_lo ? band[i] : band_lo;
+        band_hi = band[i] > band_hi ? band[i] : band_hi;
     }
     /* At most 3 roof triangles a band and 2 wall triangles a plane. */
-    if (!reserve(out, 5 * ((size_t)hi - lo + 1)))
+    if (!reserve(out, 5 * ((size_t)band_hi - band_lo + 1)))
         return;
-    /* Per side: low and high end levels and the high vertex. */
-    uint32_t slo[3], shi[3], sq[3];
+    /* Per side i (corner i to corner i+1): the bands of its low and high
+     * end, and its high end. */
+    uint32_t side_lo[3], side_hi[3], side_top[3];
 #pragma GCC unroll 3
     for (int i = 0; i < 3; i++) {
         const int j = (i + 1) % 3;
-        const int up = l[i] < l[j];
-        slo[i] = up ? l[i] : l[j];
-        shi[i] = up ? l[j] : l[i];
-        sq[i] = up ? v[j] : v[i];
+        const int up = band[i] < band[j];
+        side_lo[i] = up ? band[i] : band[j];
+        side_hi[i] = up ? band[j] : band[i];
+        side_top[i] = up ? v[j] : v[i];
     }
 
-    for (uint32_t k = lo; k <= hi; k++) {
+    for (uint32_t k = band_lo; k <= band_hi; k++) {
         /* Band k: walk the boundary a->b->c collecting its corners. */
         uint32_t poly[8];
         int np = 0;
 #pragma GCC unroll 3
         for (int i = 0; i < 3; i++) {
             const int j = (i + 1) % 3;
-            if (l[i] == k)
+            if (band[i] == k)
                 poly[np++] = v[i];
-            if (l[i] == l[j])
+            if (band[i] == band[j])
                 continue;
-            const int has_k = slo[i] < k && k <= shi[i];         /* plane k   */
-            const int has_k1 = slo[i] < k + 1 && k + 1 <= shi[i]; /* plane k+1 */
-            if (l[i] < l[j]) {                                    /* ascending */
+            const int has_k = side_lo[i] < k && k <= side_hi[i];         /* plane k   */
+            const int has_k1 = side_lo[i] < k + 1 && k + 1 <= side_hi[i]; /* plane k+1 */
+            if (band[i] < band[j]) { /* ascending */
                 if (has_k)
-                    poly[np++] = crossing(s, e[i], k, slo[i], shi[i], sq[i]).top;
+                    poly[np++] = crossing(s, e[i], k, side_lo[i], side_hi[i], side_top[i]).top;
                 if (has_k1)
-                    poly[np++] = crossing(s, e[i], k + 1, slo[i], shi[i], sq[i]).bot;
+                    poly[np++] = crossing(s, e[i], k + 1, side_lo[i], side_hi[i], side_top[i]).bot;
             } else {
                 if (has_k1)
-                    poly[np++] = crossing(s, e[i], k + 1, slo[i], shi[i], sq[i]).bot;
+                    poly[np++] = crossing(s, e[i], k + 1, side_lo[i], side_hi[i], side_top[i]).bot;
                 if (has_k)
-                    poly[np++] = crossing(s, e[i], k, slo[i], shi[i], sq[i]).top;
+                    poly[np++] = crossing(s, e[i], k, side_lo[i], side_hi[i], side_top[i]).top;
             }
         }
         /* Drop repeated corners (crossings that are vertices, which only
@@ -231,16 +232,16 @@ static void slice_triangle(const slicer *s, uint32_t t, worker *out)
             emit(out, b, poly[0], poly[i], poly[i + 1]);
     }
 
-    for (uint32_t k = lo + 1; k <= hi; k++) {
+    for (uint32_t k = band_lo + 1; k <= band_hi; k++) {
         /* Plane k leaves the triangle's boundary upward on one side (exit)
          * and comes back down on another (entry). */
         cut ci = {NONE, NONE}, cj = {NONE, NONE};
 #pragma GCC unroll 3
         for (int i = 0; i < 3; i++) {
-            if (!(slo[i] < k && k <= shi[i]))
+            if (!(side_lo[i] < k && k <= side_hi[i]))
                 continue;
-            const cut c = crossing(s, e[i], k, slo[i], shi[i], sq[i]);
-            if (l[i] < l[(i + 1) % 3])
+            const cut c = crossing(s, e[i], k, side_lo[i], side_hi[i], side_top[i]);
+            if (band[i] < band[(i + 1) % 3])
                 ci = c;
             else
                 cj = c;
@@ -264,13 +265,13 @@ static void slice_triangle(const slicer *s, uint32_t t, worker *out)
 }
 
 /* Interior crossings of edge e (those not at a vertex lying on a plane). */
-static inline uint32_t crossings(const strata_mesh *m, const uint16_t *lev, const uint8_t *on,
+static inline uint32_t crossings(const strata_mesh *m, const uint16_t *band, const uint8_t *on,
                                  uint32_t e)
 {
-    const uint32_t p = m->ev0[e], q = m->ev1[e], lp = lev[p], lq = lev[q];
-    if (lp == lq)
+    const uint32_t p = m->ev0[e], q = m->ev1[e], bp = band[p], bq = band[q];
+    if (bp == bq)
         return 0;
-    return lp < lq ? lq - lp - on[q] : lp - lq - on[p];
+    return bp < bq ? bq - bp - on[q] : bp - bq - on[p];
 }
 
 static int cmp_u32(const void *pa, const void *pb)
@@ -306,7 +307,7 @@ static strata_status check_options(const strata_mesh *m, const strata_slice_opti
         return STRATA_ERR_INVALID_ARG;
     if (m->geometry == STRATA_RADIAL && !(m->radius + o->levels[0] > 0.0f))
         return STRATA_ERR_BAD_LEVELS; /* a terrace at or below the centre */
-    return STRATA_OK; /* heights are checked in the parallel level pass */
+    return STRATA_OK; /* heights are checked in the parallel band pass */
 }
 
 /* Triangles per tri_levels call: its marks fit on the stack. */
@@ -324,7 +325,7 @@ static void chunk_pass_a(strata_ctx *ctx, const slicer *s, uint32_t t0, uint32_t
     w->nstage = 0;
     for (uint32_t b0 = t0; b0 < t1; b0 += MARK_BLOCK) {
         const uint32_t nb = t1 - b0 < MARK_BLOCK ? t1 - b0 : MARK_BLOCK;
-        ctx->simd.tri_levels(m->a + b0, m->b + b0, m->c + b0, nb, s->lev, mark);
+        ctx->simd.tri_levels(m->a + b0, m->b + b0, m->c + b0, nb, s->band, mark);
         for (uint32_t i = 0; i < nb; i++) {
             if (STRATA_LIKELY(mark[i] != STRATA_MULTI_BAND))
                 fast[mark[i] * roof_step] += 3;
@@ -366,7 +367,7 @@ static void chunk_pass_b(strata_ctx *ctx, const slicer *s, uint32_t t0, uint32_t
     uint16_t mark[MARK_BLOCK];
     for (uint32_t b0 = t0; b0 < t1; b0 += MARK_BLOCK) {
         const uint32_t nb = t1 - b0 < MARK_BLOCK ? t1 - b0 : MARK_BLOCK;
-        ctx->simd.tri_levels(m->a + b0, m->b + b0, m->c + b0, nb, s->lev, mark);
+        ctx->simd.tri_levels(m->a + b0, m->b + b0, m->c + b0, nb, s->band, mark);
         for (uint32_t i = 0; i < nb; i++) {
             if (mark[i] == STRATA_MULTI_BAND)
                 continue;
@@ -389,7 +390,7 @@ static void chunk_pass_b(strata_ctx *ctx, const slicer *s, uint32_t t0, uint32_t
         at[b] += 3;
         if (!area)
             continue;
-        const int wall = s->walls == STRATA_WALLS_SEPARATE ? b >= s->n : (b & 1u);
+        const int wall = s->walls == STRATA_WALLS_SEPARATE ? b >= s->nplanes : (b & 1u);
         area[b] += tri_area(r, flat && !wall, o);
     }
 }
@@ -532,10 +533,10 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
         return st;
 
     const strata_allocator *al = &ctx->alloc;
-    const uint32_t V = m->nverts, E = m->nedges, T = m->ntris, n = opt->nlevels;
+    const uint32_t V = m->nverts, E = m->nedges, T = m->ntris, nplanes = opt->nlevels;
     const float *L = opt->levels;
-    /* One spare level: the kernels may load lev in 32-bit lanes. */
-    uint16_t *lev = strata__alloc_array(al, (size_t)V + 1, sizeof(uint16_t));
+    /* One spare band: the kernels may load it in 32-bit lanes. */
+    uint16_t *band = strata__alloc_array(al, (size_t)V + 1, sizeof(uint16_t));
     uint8_t *on = strata__alloc_array(al, V, 1);
     uint32_t *wedge_e = NULL, *wedge_bot = NULL;
     uint8_t *wedge_root = NULL;
@@ -545,22 +546,22 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     uint32_t *hot_blk = NULL, *hot = NULL, *fins = NULL;
     fin_cand *cand = NULL;
     strata_result *r = NULL;
-    if (!lev || !on || !cut_base) {
+    if (!band || !on || !cut_base) {
         st = STRATA_ERR_NOMEM;
         goto done;
     }
 
-    /* 1. Levels, which vertices sit exactly on their plane, and whether
+    /* 1. Bands, which vertices sit exactly on their plane, and whether
      * any height is NaN or infinite. */
     const int64_t V64 = V, E64 = E, nvblk = (V64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
-    lev[V] = 0;
+    band[V] = 0;
     uint64_t non = 0, nonfinite = 0;
 #pragma omp parallel for num_threads(ctx->threads) schedule(static) reduction(+ : non, nonfinite)
     for (int64_t b = 0; b < nvblk; b++) {
         const size_t i0 = (size_t)b * PREFIX_BLOCK;
         const size_t nv = V64 - (int64_t)i0 < PREFIX_BLOCK ? (size_t)V64 - i0 : PREFIX_BLOCK;
         uint64_t cnt[2] = {0, 0};
-        ctx->simd.classify(L, n, m->h + i0, nv, lev + i0, on + i0, cnt);
+        ctx->simd.classify(L, nplanes, m->h + i0, nv, band + i0, on + i0, cnt);
         non += cnt[0];
         nonfinite += cnt[1];
     }
@@ -618,7 +619,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
                 const uint32_t e[3] = {m->e0[t], m->e1[t], m->e2[t]};
                 for (int i = 0; i < 3; i++) {
                     const uint32_t p = v[i], q = v[(i + 1) % 3];
-                    if (lev[p] == lev[q] || !on[lev[p] < lev[q] ? q : p])
+                    if (band[p] == band[q] || !on[band[p] < band[q] ? q : p])
                         continue;
                     if (pass == 1)
                         wedge_e[ncand] = e[i];
@@ -654,7 +655,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
             for (int i = 0; i < 3; i++) {
                 const uint32_t q = v[i];
                 const uint32_t p1 = v[(i + 1) % 3], p2 = v[(i + 2) % 3];
-                if (!on[q] || lev[p1] >= lev[q] || lev[p2] >= lev[q])
+                if (!on[q] || band[p1] >= band[q] || band[p2] >= band[q])
                     continue;
                 uint32_t ra = lower_bound(wedge_e, nw, e[i]); /* sides q-p1, p2-q */
                 uint32_t rb = lower_bound(wedge_e, nw, e[(i + 2) % 3]);
@@ -701,7 +702,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
             const int64_t e0 = b * PREFIX_BLOCK;
             const int64_t e1 = (b + 1) * PREFIX_BLOCK < E64 ? (b + 1) * PREFIX_BLOCK : E64;
             const uint64_t sum =
-                ctx->simd.edge_spans(m->ev0 + e0, m->ev1 + e0, (size_t)(e1 - e0), lev) -
+                ctx->simd.edge_spans(m->ev0 + e0, m->ev1 + e0, (size_t)(e1 - e0), band) -
                 /* crossings at a vertex: the wedge edges in [e0, e1) */
                 (lower_bound(wedge_e, nw, (uint32_t)e1) - lower_bound(wedge_e, nw, (uint32_t)e0));
             blk[b] = 2 * sum;
@@ -718,7 +719,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
             const int64_t e1 = (b + 1) * PREFIX_BLOCK < E64 ? (b + 1) * PREFIX_BLOCK : E64;
             for (int64_t e = b * PREFIX_BLOCK; e < e1; e++) {
                 cut_base[e] = (uint32_t)(at > UINT32_MAX ? UINT32_MAX : at);
-                at += 2 * (uint64_t)crossings(m, lev, on, (uint32_t)e);
+                at += 2 * (uint64_t)crossings(m, band, on, (uint32_t)e);
             }
         }
     }
@@ -746,7 +747,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
                 const uint32_t e[3] = {m->e0[t], m->e1[t], m->e2[t]};
                 for (int i = 0; i < 3; i++) {
                     const uint32_t u = v[i], w = v[(i + 1) % 3], r3 = v[(i + 2) % 3];
-                    if (!on[u] || !on[w] || lev[u] != lev[w] || lev[r3] >= lev[u])
+                    if (!on[u] || !on[w] || band[u] != band[w] || band[r3] >= band[u])
                         continue;
                     if (pass == 1) {
                         const uint32_t bu = wedge_bot[lower_bound(wedge_e, nw, e[(i + 2) % 3])],
@@ -781,11 +782,11 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
             }
         }
     }
-    /* 3. Pass A.  The chunk size is a function of T and n alone (it
+    /* 3. Pass A.  The chunk size is a function of T and nplanes alone (it
      * shapes the layout, see the top of this file), chosen to keep the
      * per-chunk tables bounded. */
-    const slicer s = {m, L, n, opt->walls, lev, on, wedge_e, wedge_bot, nw, cut_base, fins, nfins};
-    const uint32_t nb = 2 * n;
+    const slicer s = {m, L, nplanes, opt->walls, band, on, wedge_e, wedge_bot, nw, cut_base, fins, nfins};
+    const uint32_t nb = 2 * nplanes;
     ct.nb = nb;
     ct.stride = ((size_t)nb + 7) & ~(size_t)7;
     ct.chunk = 16384;
@@ -817,7 +818,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
      * one-band table becomes the table of offsets. */
     uint64_t total = 0, wall_indices = 0;
     for (uint32_t b = 0; b < nb; b++) {
-        const int is_wall = opt->walls == STRATA_WALLS_SEPARATE ? b >= n : (b & 1u);
+        const int is_wall = opt->walls == STRATA_WALLS_SEPARATE ? b >= nplanes : (b & 1u);
         for (int64_t c = 0; c < ct.nchunks; c++) {
             uint64_t *cell = &ct.fast[(size_t)c * ct.stride + b];
             const uint64_t cnt = *cell + ct.gen[(size_t)c * ct.stride + b];
@@ -832,7 +833,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
         st = STRATA_ERR_OVERFLOW;
         goto done;
     }
-    st = strata__result_alloc(al, (uint32_t)nverts_out, total, n, opt->normals, &r);
+    st = strata__result_alloc(al, (uint32_t)nverts_out, total, nplanes, opt->normals, &r);
     if (st != STRATA_OK)
         goto done;
     r->walls = opt->walls;
@@ -842,7 +843,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     r->radius = m->radius;
 
     /* Terrace table from the first chunk's offsets of each bucket. */
-    for (uint32_t k = 0; k < n; k++) {
+    for (uint32_t k = 0; k < nplanes; k++) {
         strata_terrace *tr = &r->terraces[k];
         const uint32_t br = bucket(&s, k, 0), bw = bucket(&s, k, 1);
         const uint64_t end_r = br + 1 < nb ? (ct.nchunks ? ct.fast[br + 1] : 0) : total;
@@ -862,16 +863,16 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
         for (int64_t b = 0; b < nvblk; b++) {
             const size_t i0 = (size_t)b * PREFIX_BLOCK;
             const size_t nv = V64 - (int64_t)i0 < PREFIX_BLOCK ? (size_t)V64 - i0 : PREFIX_BLOCK;
-            ctx->simd.place_roofs(&g, L, m->x + i0, m->y + i0, m->z + i0, lev + i0, nv, r->x + i0,
+            ctx->simd.place_roofs(&g, L, m->x + i0, m->y + i0, m->z + i0, band + i0, nv, r->x + i0,
                                   r->y + i0, r->z + i0);
         }
 #pragma omp for schedule(static)
         for (int64_t ei = 0; ei < E64; ei++) {
             const uint32_t e = (uint32_t)ei;
             uint32_t p = m->ev0[e], q = m->ev1[e];
-            if (lev[p] == lev[q])
+            if (band[p] == band[q])
                 continue;
-            if (lev[p] > lev[q]) { /* canonical direction: low to high */
+            if (band[p] > band[q]) { /* canonical direction: low to high */
                 uint32_t tmp = p;
                 p = q;
                 q = tmp;
@@ -879,15 +880,15 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
             if (on[q]) { /* a wedge edge: place its wedge's bottom copy once */
                 const uint32_t w = lower_bound(wedge_e, nw, e);
                 if (wedge_root[w])
-                    strata__place_point(&g, m->x[q], m->y[q], m->z[q], L[lev[q] - 1],
+                    strata__place_point(&g, m->x[q], m->y[q], m->z[q], L[band[q] - 1],
                                         &r->x[wedge_bot[w]], &r->y[wedge_bot[w]],
                                         &r->z[wedge_bot[w]]);
             }
-            const uint32_t lo = lev[p], hi = lev[q] - on[q];
+            const uint32_t top = band[q] - on[q]; /* the highest plane inside the edge */
             const float hp = m->h[p], dh = m->h[q] - m->h[p];
             const float dx = m->x[q] - m->x[p], dy = m->y[q] - m->y[p], dz = m->z[q] - m->z[p];
             uint32_t o = cut_base[e];
-            for (uint32_t k = lo + 1; k <= hi; k++, o += 2) {
+            for (uint32_t k = band[p] + 1; k <= top; k++, o += 2) {
                 const float t = (L[k] - hp) / dh;
                 const float px = m->x[p] + t * dx, py = m->y[p] + t * dy, pz = m->z[p] + t * dz;
                 strata__place_point(&g, px, py, pz, L[k], &r->x[o], &r->y[o], &r->z[o]);
@@ -915,7 +916,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     }
     if ((st = slice_chunks(ctx, &s, &ct, r, 0.6, 0.85)) != STRATA_OK)
         goto done;
-    for (uint32_t k = 0; ct.area && k < n; k++) {
+    for (uint32_t k = 0; ct.area && k < nplanes; k++) {
         const uint32_t br = bucket(&s, k, 0), bw = bucket(&s, k, 1);
         double ra = 0.0, wa = 0.0;
         for (int64_t c = 0; c < ct.nchunks; c++) {
@@ -933,7 +934,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     st = strata__progress(ctx, "slice", 1.0);
 
 done:
-    strata__free(al, lev);
+    strata__free(al, band);
     strata__free(al, on);
     strata__free(al, wedge_e);
     strata__free(al, wedge_bot);
