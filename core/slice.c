@@ -32,6 +32,7 @@
  * one-band triangles before its cut ones, whatever the thread count.
  */
 #include "internal.h"
+#include "slice_scratch.h"
 #include "../simd/slice.h"
 
 #include <math.h>
@@ -532,15 +533,21 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     if ((st = strata__progress(ctx, "slice", 0.0)) != STRATA_OK)
         return st;
 
-    const strata_allocator *al = &ctx->alloc;
+    /* Scratch memory by lifetime, each arena released in one call: `call`
+     * until the end, `edges` (per-edge and on-plane tables) until the
+     * output vertices are placed, so that pass B touches the index pages
+     * without them. */
+    strata_scratch call, edges;
+    strata__scratch_init(&call, &ctx->alloc);
+    strata__scratch_init(&edges, &ctx->alloc);
     const uint32_t V = m->nverts, E = m->nedges, T = m->ntris, nplanes = opt->nlevels;
     const float *L = opt->levels;
     /* One spare band: the kernels may load it in 32-bit lanes. */
-    uint16_t *band = strata__alloc_array(al, (size_t)V + 1, sizeof(uint16_t));
-    uint8_t *on = strata__alloc_array(al, V, 1);
+    uint16_t *band = strata__scratch_alloc(&call, (size_t)V + 1, sizeof(uint16_t));
+    uint8_t *on = strata__scratch_alloc(&edges, V, 1);
     uint32_t *wedge_e = NULL, *wedge_bot = NULL;
     uint8_t *wedge_root = NULL;
-    uint32_t *cut_base = strata__alloc_array(al, E, sizeof(uint32_t));
+    uint32_t *cut_base = strata__scratch_alloc(&edges, E, sizeof(uint32_t));
     chunk_tables ct = {0};
     uint64_t *blk = NULL;
     uint32_t *hot_blk = NULL, *hot = NULL, *fins = NULL;
@@ -576,7 +583,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     uint32_t nhot = 0, nw = 0;
     if (non > 0) {
         const int64_t T64 = T, nb_hot = (T64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
-        hot_blk = strata__alloc_array(al, (size_t)nb_hot + 1, sizeof(uint32_t));
+        hot_blk = strata__scratch_alloc(&edges, (size_t)nb_hot + 1, sizeof(uint32_t));
         if (!hot_blk) {
             st = STRATA_ERR_NOMEM;
             goto done;
@@ -594,7 +601,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
             hot_blk[b] = nhot;
             nhot += cnt;
         }
-        hot = strata__alloc_array(al, nhot ? nhot : 1, sizeof(uint32_t));
+        hot = strata__scratch_alloc(&edges, nhot, sizeof(uint32_t));
         if (!hot) {
             st = STRATA_ERR_NOMEM;
             goto done;
@@ -626,8 +633,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
                     ncand++;
                 }
             }
-            if (pass == 0 && !(wedge_e = strata__alloc_array(al, ncand ? ncand : 1,
-                                                             sizeof(uint32_t)))) {
+            if (pass == 0 && !(wedge_e = strata__scratch_alloc(&edges, ncand, sizeof(uint32_t)))) {
                 st = STRATA_ERR_NOMEM;
                 goto done;
             }
@@ -636,8 +642,8 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
         for (uint32_t i = 0; i < ncand; i++)
             if (nw == 0 || wedge_e[nw - 1] != wedge_e[i])
                 wedge_e[nw++] = wedge_e[i];
-        wedge_bot = strata__alloc_array(al, nw ? nw : 1, sizeof(uint32_t));
-        wedge_root = strata__alloc_array(al, nw ? nw : 1, 1);
+        wedge_bot = strata__scratch_alloc(&edges, nw, sizeof(uint32_t));
+        wedge_root = strata__scratch_alloc(&edges, nw, 1);
         if (!wedge_bot || !wedge_root) {
             st = STRATA_ERR_NOMEM;
             goto done;
@@ -690,7 +696,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     /* Crossings: a blocked prefix sum (block totals in parallel, a short
      * serial scan over blocks, then each block numbers its own edges). */
     const int64_t nblk = (E64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
-    blk = strata__alloc_array(al, (size_t)(nblk ? nblk : 1), sizeof(uint64_t));
+    blk = strata__scratch_alloc(&edges, (size_t)nblk, sizeof(uint64_t));
     if (!blk) {
         st = STRATA_ERR_NOMEM;
         goto done;
@@ -762,8 +768,8 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
             if (pass == 0) {
                 if (ncand == 0)
                     break;
-                cand = strata__alloc_array(al, ncand, sizeof *cand);
-                fins = strata__alloc_array(al, ncand, sizeof(uint32_t));
+                cand = strata__scratch_alloc(&edges, ncand, sizeof *cand);
+                fins = strata__scratch_alloc(&edges, ncand, sizeof(uint32_t));
                 if (!cand || !fins) {
                     st = STRATA_ERR_NOMEM;
                     goto done;
@@ -794,15 +800,15 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
         ct.chunk *= 2;
     ct.nchunks = T ? (int64_t)(((uint64_t)T + ct.chunk - 1) / ct.chunk) : 0;
     const size_t cells = (size_t)(ct.nchunks ? ct.nchunks : 1) * ct.stride;
-    ct.fast = strata__alloc_array(al, cells, sizeof(uint64_t));
-    ct.gen = strata__alloc_array(al, cells, sizeof(uint64_t));
-    ct.cut = strata__alloc_array(al, (size_t)(ct.nchunks ? ct.nchunks : 1), sizeof(tagged *));
-    ct.ncut = strata__alloc_array(al, (size_t)(ct.nchunks ? ct.nchunks : 1), sizeof(uint64_t));
-    ct.workers = strata__alloc_array(al, (size_t)ctx->threads, sizeof(worker));
+    ct.fast = strata__scratch_alloc(&call, cells, sizeof(uint64_t));
+    ct.gen = strata__scratch_alloc(&call, cells, sizeof(uint64_t));
+    ct.cut = strata__scratch_alloc(&call, (size_t)ct.nchunks, sizeof(tagged *));
+    ct.ncut = strata__scratch_alloc(&call, (size_t)ct.nchunks, sizeof(uint64_t));
+    ct.workers = strata__scratch_alloc(&call, (size_t)ctx->threads, sizeof(worker));
     if (ct.workers) {
         memset(ct.workers, 0, (size_t)ctx->threads * sizeof(worker));
         for (int i = 0; i < ctx->threads; i++)
-            strata__arena_init(&ct.workers[i].arena, al);
+            strata__arena_init(&ct.workers[i].arena, &ctx->alloc);
     }
     if (!ct.fast || !ct.gen || !ct.cut || !ct.ncut || !ct.workers) {
         st = STRATA_ERR_NOMEM;
@@ -833,7 +839,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
         st = STRATA_ERR_OVERFLOW;
         goto done;
     }
-    st = strata__result_alloc(al, (uint32_t)nverts_out, total, nplanes, opt->normals, &r);
+    st = strata__result_alloc(&ctx->alloc, (uint32_t)nverts_out, total, nplanes, opt->normals, &r);
     if (st != STRATA_OK)
         goto done;
     r->walls = opt->walls;
@@ -899,15 +905,14 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     }
     if ((st = strata__progress(ctx, "slice", 0.6)) != STRATA_OK)
         goto done;
-    /* Pass B needs none of the edge tables: free them before it touches
-     * the index pages. */
-    strata__free(al, cut_base);
-    cut_base = NULL;
+    /* Pass B needs none of the edge tables: release them before it
+     * touches the index pages. */
+    strata__scratch_release(&edges);
 
     /* 6. Pass B: triangles written at their offsets (and their areas
      * summed per chunk and bucket, when asked for). */
     if (opt->areas) {
-        ct.area = strata__alloc_array(al, cells, sizeof(double));
+        ct.area = strata__scratch_alloc(&call, cells, sizeof(double));
         if (!ct.area) {
             st = STRATA_ERR_NOMEM;
             goto done;
@@ -934,27 +939,12 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     st = strata__progress(ctx, "slice", 1.0);
 
 done:
-    strata__free(al, band);
-    strata__free(al, on);
-    strata__free(al, wedge_e);
-    strata__free(al, wedge_bot);
-    strata__free(al, wedge_root);
-    strata__free(al, blk);
-    strata__free(al, hot_blk);
-    strata__free(al, hot);
-    strata__free(al, cand);
-    strata__free(al, fins);
-    strata__free(al, cut_base);
     for (int i = 0; ct.workers && i < ctx->threads; i++) {
         strata__arena_free(&ct.workers[i].arena);
-        strata__free(al, ct.workers[i].stage);
+        strata__free(&ctx->alloc, ct.workers[i].stage);
     }
-    strata__free(al, ct.workers);
-    strata__free(al, ct.fast);
-    strata__free(al, ct.gen);
-    strata__free(al, ct.cut);
-    strata__free(al, ct.ncut);
-    strata__free(al, ct.area);
+    strata__scratch_release(&edges);
+    strata__scratch_release(&call);
     if (st != STRATA_OK) {
         memset(&ctx->arena_stats, 0, sizeof ctx->arena_stats); /* e.g. cancelled at the end */
         strata_result_destroy(r);
