@@ -32,6 +32,7 @@
  * one-band triangles before its cut ones, whatever the thread count.
  */
 #include "internal.h"
+#include "slice_onplane.h"
 #include "slice_scratch.h"
 #include "../simd/slice.h"
 
@@ -45,20 +46,6 @@
 
 #define NONE UINT32_MAX
 
-/* Is edge e in the sorted list of fins? */
-static inline int is_fin(const uint32_t *fins, uint32_t n, uint32_t e)
-{
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        const uint32_t mid = lo + (hi - lo) / 2;
-        if (fins[mid] < e)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && fins[lo] == e;
-}
-
 typedef struct {
     const strata_mesh *m;
     const float *L;
@@ -67,34 +54,10 @@ typedef struct {
     const uint16_t *band;     /* per input vertex (bands < 65535: 16 bits
                                  keep the table in cache on big meshes) */
     const uint8_t *on;        /* per input vertex: lies on its plane */
-    const uint32_t *wedge_e;  /* sorted ids of the edges whose crossing at
-                                 the high end is that vertex (on its
-                                 plane); nwedge of them */
-    const uint32_t *wedge_bot; /* per such edge: the bottom copy there */
-    uint32_t nwedge;
+    strata_onplane op;        /* wedges and fins (slice_onplane.h) */
     const uint32_t *cut_base; /* per edge: id of its first interior
                                  crossing's top copy */
-    const uint32_t *fins;     /* sorted ids of input edges that are fins
-                                 (see 2d); nfins of them */
-    uint32_t nfins;
 } slicer;
-
-/* Position of edge e in the sorted list of wedge edges: the first entry
- * >= e (nw when none). */
-static inline uint32_t lower_bound(const uint32_t *list, uint32_t nw, uint32_t e)
-{
-    uint32_t lo = 0, len = nw;
-    while (len > 0) {
-        const uint32_t half = len / 2;
-        if (list[lo + half] < e) {
-            lo += half + 1;
-            len -= half + 1;
-        } else {
-            len = half;
-        }
-    }
-    return lo;
-}
 
 /* Top and bottom copies of the crossing of plane k on edge e, whose ends
  * are in bands band_lo < band_hi and whose high end is vertex q. */
@@ -108,7 +71,7 @@ static inline cut crossing(const slicer *s, uint32_t e, uint32_t k, uint32_t ban
     cut c;
     if (k == band_hi && s->on[q]) {
         c.top = q;
-        c.bot = s->wedge_bot[lower_bound(s->wedge_e, s->nwedge, e)];
+        c.bot = strata__onplane_bottom(&s->op, e);
     } else {
         c.top = s->cut_base[e] + 2 * (k - band_lo - 1);
         c.bot = c.top + 1;
@@ -222,11 +185,11 @@ static void slice_triangle(const slicer *s, uint32_t t, worker *out)
         }
         /* Drop repeated corners (crossings that are vertices, which only
          * vertices on planes make). */
-        int nd = s->nwedge ? 0 : np;
-        for (int i = 0; s->nwedge && i < np; i++)
+        int nd = s->op.nwedge ? 0 : np;
+        for (int i = 0; s->op.nwedge && i < np; i++)
             if (nd == 0 || poly[nd - 1] != poly[i])
                 poly[nd++] = poly[i];
-        while (s->nwedge && nd > 1 && poly[nd - 1] == poly[0])
+        while (s->op.nwedge && nd > 1 && poly[nd - 1] == poly[0])
             nd--;
         const uint32_t b = bucket(s, k, 0);
         for (int i = 1; i + 1 < nd; i++)
@@ -249,14 +212,14 @@ static void slice_triangle(const slicer *s, uint32_t t, worker *out)
         }
         if (ci.top == cj.top)
             continue; /* both at one vertex on the plane: no wall */
-        if (s->nfins && ci.top < m->nverts && cj.top < m->nverts) {
+        if (s->op.nfins && ci.top < m->nverts && cj.top < m->nverts) {
             /* Both ends are vertices: the wall stands on the side joining
              * them.  If it is a fin, both walls of it go. */
             int i = 0;
             while (!((v[i] == ci.top && v[(i + 1) % 3] == cj.top) ||
                      (v[i] == cj.top && v[(i + 1) % 3] == ci.top)))
                 i++;
-            if (is_fin(s->fins, s->nfins, e[i]))
+            if (strata__onplane_is_fin(&s->op, e[i]))
                 continue;
         }
         const uint32_t b = bucket(s, s->walls == STRATA_WALLS_LOWER ? k - 1 : k, 1);
@@ -275,28 +238,7 @@ static inline uint32_t crossings(const strata_mesh *m, const uint16_t *band, con
     return bp < bq ? bq - bp - on[q] : bp - bq - on[p];
 }
 
-static int cmp_u32(const void *pa, const void *pb)
-{
-    const uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    return a < b ? -1 : a > b;
-}
-
 #define PREFIX_BLOCK 65536
-
-/* A possible fin side: an input edge lying in a plane with the third
- * corner of a triangle below it, and the bottom copies at its two ends. */
-typedef struct {
-    uint32_t edge;
-    uint64_t bottoms;
-} fin_cand;
-
-static int cmp_fin_cand(const void *pa, const void *pb)
-{
-    const fin_cand *a = pa, *b = pb;
-    if (a->edge != b->edge)
-        return a->edge < b->edge ? -1 : 1;
-    return a->bottoms < b->bottoms ? -1 : a->bottoms > b->bottoms;
-}
 
 static strata_status check_options(const strata_mesh *m, const strata_slice_options *o)
 {
@@ -545,13 +487,10 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     /* One spare band: the kernels may load it in 32-bit lanes. */
     uint16_t *band = strata__scratch_alloc(&call, (size_t)V + 1, sizeof(uint16_t));
     uint8_t *on = strata__scratch_alloc(&edges, V, 1);
-    uint32_t *wedge_e = NULL, *wedge_bot = NULL;
-    uint8_t *wedge_root = NULL;
     uint32_t *cut_base = strata__scratch_alloc(&edges, E, sizeof(uint32_t));
     chunk_tables ct = {0};
     uint64_t *blk = NULL;
-    uint32_t *hot_blk = NULL, *hot = NULL, *fins = NULL;
-    fin_cand *cand = NULL;
+    strata_onplane op = {0};
     strata_result *r = NULL;
     if (!band || !on || !cut_base) {
         st = STRATA_ERR_NOMEM;
@@ -576,123 +515,15 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
         st = STRATA_ERR_NOT_FINITE;
         goto done;
     }
-    /* 2a. Vertices on planes need bookkeeping only in the triangles that
-     * touch them; with float heights those are few, so they are first
-     * listed in triangle order by a parallel blocked filter.  Without such
-     * vertices (the usual case with noise) all of 2a-2c is skipped. */
-    uint32_t nhot = 0, nw = 0;
-    if (non > 0) {
-        const int64_t T64 = T, nb_hot = (T64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
-        hot_blk = strata__scratch_alloc(&edges, (size_t)nb_hot + 1, sizeof(uint32_t));
-        if (!hot_blk) {
-            st = STRATA_ERR_NOMEM;
-            goto done;
-        }
-#pragma omp parallel for num_threads(ctx->threads) schedule(static)
-        for (int64_t b = 0; b < nb_hot; b++) {
-            uint32_t cnt = 0;
-            const int64_t t1 = (b + 1) * PREFIX_BLOCK < T64 ? (b + 1) * PREFIX_BLOCK : T64;
-            for (int64_t t = b * PREFIX_BLOCK; t < t1; t++)
-                cnt += (on[m->a[t]] | on[m->b[t]] | on[m->c[t]]) != 0;
-            hot_blk[b] = cnt;
-        }
-        for (int64_t b = 0; b < nb_hot; b++) {
-            const uint32_t cnt = hot_blk[b];
-            hot_blk[b] = nhot;
-            nhot += cnt;
-        }
-        hot = strata__scratch_alloc(&edges, nhot, sizeof(uint32_t));
-        if (!hot) {
-            st = STRATA_ERR_NOMEM;
-            goto done;
-        }
-#pragma omp parallel for num_threads(ctx->threads) schedule(static)
-        for (int64_t b = 0; b < nb_hot; b++) {
-            uint32_t at = hot_blk[b];
-            const int64_t t1 = (b + 1) * PREFIX_BLOCK < T64 ? (b + 1) * PREFIX_BLOCK : T64;
-            for (int64_t t = b * PREFIX_BLOCK; t < t1; t++)
-                if (on[m->a[t]] | on[m->b[t]] | on[m->c[t]])
-                    hot[at++] = (uint32_t)t;
-        }
-        /* 2b. Wedge edges: those whose crossing at the high end is that
-         * vertex (on its plane).  Each lies in a listed triangle: collect,
-         * sort, drop repeats. */
-        uint32_t ncand = 0;
-        for (int pass = 0; pass < 2; pass++) {
-            ncand = 0;
-            for (uint32_t h = 0; h < nhot; h++) {
-                const uint32_t t = hot[h];
-                const uint32_t v[3] = {m->a[t], m->b[t], m->c[t]};
-                const uint32_t e[3] = {m->e0[t], m->e1[t], m->e2[t]};
-                for (int i = 0; i < 3; i++) {
-                    const uint32_t p = v[i], q = v[(i + 1) % 3];
-                    if (band[p] == band[q] || !on[band[p] < band[q] ? q : p])
-                        continue;
-                    if (pass == 1)
-                        wedge_e[ncand] = e[i];
-                    ncand++;
-                }
-            }
-            if (pass == 0 && !(wedge_e = strata__scratch_alloc(&edges, ncand, sizeof(uint32_t)))) {
-                st = STRATA_ERR_NOMEM;
-                goto done;
-            }
-        }
-        qsort(wedge_e, ncand, sizeof(uint32_t), cmp_u32);
-        for (uint32_t i = 0; i < ncand; i++)
-            if (nw == 0 || wedge_e[nw - 1] != wedge_e[i])
-                wedge_e[nw++] = wedge_e[i];
-        wedge_bot = strata__scratch_alloc(&edges, nw, sizeof(uint32_t));
-        wedge_root = strata__scratch_alloc(&edges, nw, 1);
-        if (!wedge_bot || !wedge_root) {
-            st = STRATA_ERR_NOMEM;
-            goto done;
-        }
-        /* 2c. Wedges: each wedge edge starts as its own set (a union-find
-         * over positions in wedge_e, parents kept in wedge_bot); two of
-         * them from q into one triangle whose other corners are both below
-         * q's plane bound the same wedge. */
-        for (uint32_t i = 0; i < nw; i++)
-            wedge_bot[i] = i;
-        for (uint32_t h = 0; h < nhot; h++) {
-            const uint32_t t = hot[h];
-            const uint32_t v[3] = {m->a[t], m->b[t], m->c[t]};
-            const uint32_t e[3] = {m->e0[t], m->e1[t], m->e2[t]};
-            for (int i = 0; i < 3; i++) {
-                const uint32_t q = v[i];
-                const uint32_t p1 = v[(i + 1) % 3], p2 = v[(i + 2) % 3];
-                if (!on[q] || band[p1] >= band[q] || band[p2] >= band[q])
-                    continue;
-                uint32_t ra = lower_bound(wedge_e, nw, e[i]); /* sides q-p1, p2-q */
-                uint32_t rb = lower_bound(wedge_e, nw, e[(i + 2) % 3]);
-                while (wedge_bot[ra] != ra)
-                    ra = wedge_bot[ra] = wedge_bot[wedge_bot[ra]];
-                while (wedge_bot[rb] != rb)
-                    rb = wedge_bot[rb] = wedge_bot[wedge_bot[rb]];
-                if (ra != rb) { /* the smaller edge id is the root */
-                    if (ra < rb)
-                        wedge_bot[rb] = ra;
-                    else
-                        wedge_bot[ra] = rb;
-                }
-            }
-        }
-    }
+    /* 2. Vertices on planes (rare with float heights, common with
+     * quantized heightmaps): their wedges and fins. */
+    if (non > 0 && (st = strata__onplane_build(ctx, &edges, m, band, on, V, &op)) != STRATA_OK)
+        goto done;
     /* Shares of "slice" below: the time each step takes on a noise planet. */
     if ((st = strata__progress(ctx, "slice", 0.15)) != STRATA_OK)
         goto done;
-    /* 2d. Number the wedges (roots, in edge order: a parent always comes
-     * before its children, so it is numbered first), then crossings. */
-    uint64_t next = V;
-    for (uint32_t i = 0; i < nw; i++) {
-        wedge_root[i] = wedge_bot[i] == i;
-        if (wedge_root[i]) {
-            wedge_bot[i] = (uint32_t)(next > UINT32_MAX ? UINT32_MAX : next);
-            next++;
-        } else {
-            wedge_bot[i] = wedge_bot[wedge_bot[i]];
-        }
-    }
+    /* 3. Crossings, numbered after the wedges' bottom copies. */
+    uint64_t next = (uint64_t)V + op.nbottom;
     /* Crossings: a blocked prefix sum (block totals in parallel, a short
      * serial scan over blocks, then each block numbers its own edges). */
     const int64_t nblk = (E64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
@@ -710,7 +541,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
             const uint64_t sum =
                 ctx->simd.edge_spans(m->ev0 + e0, m->ev1 + e0, (size_t)(e1 - e0), band) -
                 /* crossings at a vertex: the wedge edges in [e0, e1) */
-                (lower_bound(wedge_e, nw, (uint32_t)e1) - lower_bound(wedge_e, nw, (uint32_t)e0));
+                (strata__onplane_rank(&op, (uint32_t)e1) - strata__onplane_rank(&op, (uint32_t)e0));
             blk[b] = 2 * sum;
         }
 #pragma omp single
@@ -734,64 +565,10 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
         st = STRATA_ERR_OVERFLOW;
         goto done;
     }
-    /* 2d. Fins: an input edge lying in plane k with the third corners of
-     * both its triangles below.  Each triangle would stand a wall on it;
-     * when both walls also share their bottom copies they are the same quad
-     * twice, back to back, enclosing nothing - both are dropped, and the two
-     * roofs below then share the bottom edge. */
-    uint32_t nfins = 0;
-    if (nw > 0) {
-        /* Candidates (edge, bottom copies at its ends in vertex id order),
-         * from the listed triangles, sorted by edge: an edge with exactly
-         * two candidates with equal bottoms is a fin. */
-        uint32_t ncand = 0;
-        for (int pass = 0; pass < 2; pass++) {
-            ncand = 0;
-            for (uint32_t h = 0; h < nhot; h++) {
-                const uint32_t t = hot[h];
-                const uint32_t v[3] = {m->a[t], m->b[t], m->c[t]};
-                const uint32_t e[3] = {m->e0[t], m->e1[t], m->e2[t]};
-                for (int i = 0; i < 3; i++) {
-                    const uint32_t u = v[i], w = v[(i + 1) % 3], r3 = v[(i + 2) % 3];
-                    if (!on[u] || !on[w] || band[u] != band[w] || band[r3] >= band[u])
-                        continue;
-                    if (pass == 1) {
-                        const uint32_t bu = wedge_bot[lower_bound(wedge_e, nw, e[(i + 2) % 3])],
-                                       bw = wedge_bot[lower_bound(wedge_e, nw, e[(i + 1) % 3])];
-                        cand[ncand].edge = e[i];
-                        cand[ncand].bottoms = u < w ? (uint64_t)bu << 32 | bw
-                                                    : (uint64_t)bw << 32 | bu;
-                    }
-                    ncand++;
-                }
-            }
-            if (pass == 0) {
-                if (ncand == 0)
-                    break;
-                cand = strata__scratch_alloc(&edges, ncand, sizeof *cand);
-                fins = strata__scratch_alloc(&edges, ncand, sizeof(uint32_t));
-                if (!cand || !fins) {
-                    st = STRATA_ERR_NOMEM;
-                    goto done;
-                }
-            }
-        }
-        if (ncand > 0) {
-            qsort(cand, ncand, sizeof *cand, cmp_fin_cand);
-            for (uint32_t i = 0; i < ncand;) {
-                uint32_t j = i + 1;
-                while (j < ncand && cand[j].edge == cand[i].edge)
-                    j++;
-                if (j - i == 2 && cand[i].bottoms == cand[i + 1].bottoms)
-                    fins[nfins++] = cand[i].edge;
-                i = j;
-            }
-        }
-    }
     /* 3. Pass A.  The chunk size is a function of T and nplanes alone (it
      * shapes the layout, see the top of this file), chosen to keep the
      * per-chunk tables bounded. */
-    const slicer s = {m, L, nplanes, opt->walls, band, on, wedge_e, wedge_bot, nw, cut_base, fins, nfins};
+    const slicer s = {m, L, nplanes, opt->walls, band, on, op, cut_base};
     const uint32_t nb = 2 * nplanes;
     ct.nb = nb;
     ct.stride = ((size_t)nb + 7) & ~(size_t)7;
@@ -883,13 +660,6 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
                 p = q;
                 q = tmp;
             }
-            if (on[q]) { /* a wedge edge: place its wedge's bottom copy once */
-                const uint32_t w = lower_bound(wedge_e, nw, e);
-                if (wedge_root[w])
-                    strata__place_point(&g, m->x[q], m->y[q], m->z[q], L[band[q] - 1],
-                                        &r->x[wedge_bot[w]], &r->y[wedge_bot[w]],
-                                        &r->z[wedge_bot[w]]);
-            }
             const uint32_t top = band[q] - on[q]; /* the highest plane inside the edge */
             const float hp = m->h[p], dh = m->h[q] - m->h[p];
             const float dx = m->x[q] - m->x[p], dy = m->y[q] - m->y[p], dz = m->z[q] - m->z[p];
@@ -903,6 +673,8 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
             }
         }
     }
+    if (op.nwedge)
+        strata__onplane_place(ctx, &op, m, band, L, &g, r->x, r->y, r->z);
     if ((st = strata__progress(ctx, "slice", 0.6)) != STRATA_OK)
         goto done;
     /* Pass B needs none of the edge tables: release them before it

@@ -1,0 +1,93 @@
+/* The slicer's rare path: input vertices lying exactly on their plane
+ * (core/slice_onplane.c).
+ *
+ * A vertex q with h(q) == L[band(q)], band(q) > 0, counts as lying
+ * infinitesimally above its plane (simulation of simplicity).  A crossing
+ * of plane band(q) exactly at the high end q of an edge is then not a new
+ * point: its top copy is q itself.  The neighbours of q below the plane
+ * form wedges around q that touch only at q; each wedge gets its own
+ * bottom copy (q at L[band(q) - 1]), shared by the edges from q into that
+ * wedge, the wedge edges.  A saddle exactly on a plane thus keeps every
+ * edge manifold.  A fin is an input edge lying in a plane whose two
+ * triangles would both stand a wall on it over the same bottom copies:
+ * the two walls are the same quad back to back, enclosing nothing, and
+ * the slicer drops both.
+ *
+ * Only the triangles touching such vertices are looked at: with float
+ * heights they are few (a quantized heightmap can have many).
+ */
+#ifndef STRATA_SLICE_ONPLANE_H
+#define STRATA_SLICE_ONPLANE_H
+
+#include "internal.h"
+#include "slice_scratch.h"
+
+struct strata_place;
+
+/* Wedges and fins of one slice.  All zero (no tables) when no vertex
+ * lies on its plane. */
+typedef struct strata_onplane {
+    uint32_t nwedge;            /* wedge edges */
+    const uint32_t *wedge_e;    /* their ids, ascending */
+    const uint32_t *wedge_bot;  /* per wedge edge: its wedge's bottom copy */
+    const uint8_t *wedge_first; /* per wedge edge: 1 on the smallest edge id
+                                   of its wedge, the one placing the copy */
+    uint32_t nbottom;           /* wedges: their bottom copies are numbered
+                                   from the first id given, in the order of
+                                   their smallest edge id */
+    uint32_t nfins;
+    const uint32_t *fins; /* ids of the input edges that are fins, ascending */
+} strata_onplane;
+
+/* Find the wedges and fins from the vertices' bands and on-plane flags
+ * (those of the classify kernel), numbering the bottom copies from
+ * first_id.  Tables are allocated from sc.  STRATA_ERR_NOMEM. */
+STRATA_HIDDEN strata_status strata__onplane_build(strata_ctx *ctx, strata_scratch *sc,
+                                                  const strata_mesh *m, const uint16_t *band,
+                                                  const uint8_t *on, uint32_t first_id,
+                                                  strata_onplane *out);
+
+/* Write each wedge's bottom copy into the output positions x, y, z. */
+STRATA_HIDDEN void strata__onplane_place(strata_ctx *ctx, const strata_onplane *op,
+                                         const strata_mesh *m, const uint16_t *band,
+                                         const float *L, const struct strata_place *g, float *x,
+                                         float *y, float *z);
+
+/* The number of wedge edges with ids below e: where e is, or would be, in
+ * wedge_e. */
+static inline uint32_t strata__onplane_rank(const strata_onplane *op, uint32_t e)
+{
+    uint32_t lo = 0, len = op->nwedge;
+    while (len > 0) {
+        const uint32_t half = len / 2;
+        if (op->wedge_e[lo + half] < e) {
+            lo += half + 1;
+            len -= half + 1;
+        } else {
+            len = half;
+        }
+    }
+    return lo;
+}
+
+/* The bottom copy of wedge edge e. */
+static inline uint32_t strata__onplane_bottom(const strata_onplane *op, uint32_t e)
+{
+    return op->wedge_bot[strata__onplane_rank(op, e)];
+}
+
+/* Is input edge e a fin? */
+static inline int strata__onplane_is_fin(const strata_onplane *op, uint32_t e)
+{
+    uint32_t lo = 0, hi = op->nfins;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (op->fins[mid] < e)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < op->nfins && op->fins[lo] == e;
+}
+
+#endif
