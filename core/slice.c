@@ -1,10 +1,36 @@
 /* The slicer: bands, not stacks (DESIGN.md).  Scalar reference.
  *
+ * Three words, three things: a plane height L[k] is where terrace k's
+ * roofs lie; a vertex's band is the k with L[k] <= h < L[k+1] (0 below
+ * L[0]); a lattice level (an icosphere's subdivision) has no business
+ * here.  Band k is flattened onto plane k; plane k separates bands k-1
+ * and k.
+ *
+ * strata_slice is a driver (run_phases) calling these phases in order,
+ * each a function taking the job (what every phase reads) and giving
+ * what it makes in a small struct:
+ *
+ *   1 classify_vertices      each vertex's band, and whether it lies
+ *                            exactly on its plane (a kernel)
+ *   2 strata__onplane_build  only with vertices on planes: their wedges
+ *                            and fins (the rare path, slice_onplane.c)
+ *   3 number_crossings       ids of every edge's crossings (prefix sum)
+ *   4 pass_a                 one-band triangles counted, the others cut
+ *                            into per-thread arenas
+ *   5 lay_out                write offsets per chunk and bucket; the
+ *                            result allocated
+ *   6 place_vertices         the output positions
+ *   7 pass_b                 the triangles written at their offsets
+ *   8 finish                 areas, normals, the arenas' figures
+ *
+ * Scratch memory comes from two arenas (slice_scratch.h), one per
+ * lifetime, each released in one call.
+ *
  * Output vertex ids:
  *   [0, V)          the roof copy of input vertex v, at L[band(v)]
  *   [V, V+P)        bottom copies (at L[band-1]) of input vertices lying
  *                   exactly on their plane (h == L[band], band > 0): one
- *                   per lower wedge around such a vertex (see below),
+ *                   per lower wedge around such a vertex (slice_onplane.h),
  *                   numbered in the order of the wedges' smallest edge id
  *   [V+P, ...)      two per interior plane crossing of each edge (top copy
  *                   at L[k], bottom copy at L[k-1]), numbered by a prefix
@@ -12,13 +38,9 @@
  *   (normals only)  four per wall quad, appended in index order
  *
  * A crossing exactly at the high end q of an edge (h(q) == L[k]) is not a
- * new point: its top copy is q itself.  Such a q is treated as lying
- * infinitesimally above its plane (simulation of simplicity): the
- * neighbours of q below the plane form wedges around q that touch only at
- * q, and each wedge gets its own bottom copy, shared by the edges from q
- * into that wedge (a union-find over those edges).  A saddle exactly on a
- * plane thus keeps every edge manifold.  Polygons and walls that collapse
- * onto q are dropped, so no triangle has zero area.
+ * new point: its top copy is q itself, its bottom copy that of q's wedge
+ * the edge leads into.  Polygons and walls that collapse onto q are
+ * dropped, so no triangle has zero area.
  *
  * Triangles are processed in fixed-size chunks, which threads take in
  * any order.  Pass A: a kernel marks the triangles lying inside one band
@@ -37,7 +59,6 @@
 #include "../simd/slice.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #ifdef _OPENMP
@@ -46,13 +67,145 @@
 
 #define NONE UINT32_MAX
 
+/* Vertices and edges per block of the parallel loops over them. */
+#define PREFIX_BLOCK 65536
+
+/* What every phase reads, and the scratch memory the phases allocate
+ * from, by lifetime: `call` until strata_slice returns, `edges` (the
+ * per-edge and on-plane tables) until the output vertices are placed, so
+ * that pass B touches the index pages without them. */
 typedef struct {
+    strata_ctx *ctx;
     const strata_mesh *m;
-    const float *L;
+    const float *L; /* plane heights, ascending */
     uint32_t nplanes;
     strata_walls walls;
-    const uint16_t *band;     /* per input vertex (bands < 65535: 16 bits
-                                 keep the table in cache on big meshes) */
+    int normals, areas;
+    strata_scratch call, edges;
+} slice_job;
+
+/* ------------------------------------------------ 1. classify vertices */
+
+/* Each input vertex's band, and whether it lies exactly on its plane. */
+typedef struct {
+    uint16_t *band; /* V + 1 (the kernels may read one past the end in
+                       32-bit lanes); bands < 65535: 16 bits keep the
+                       table in cache on big meshes */
+    uint8_t *on;    /* V: h == L[band] and band > 0 */
+    uint64_t non;   /* vertices with on set */
+} vertex_bands;
+
+/* Bands, which vertices sit exactly on their plane, and whether any
+ * height is NaN or infinite (STRATA_ERR_NOT_FINITE). */
+static strata_status classify_vertices(slice_job *job, vertex_bands *out)
+{
+    strata_ctx *ctx = job->ctx;
+    const strata_mesh *m = job->m;
+    const float *L = job->L;
+    const uint32_t V = m->nverts, nplanes = job->nplanes;
+    uint16_t *band = strata__scratch_alloc(&job->call, (size_t)V + 1, sizeof(uint16_t));
+    uint8_t *on = strata__scratch_alloc(&job->edges, V, 1);
+    if (!band || !on)
+        return STRATA_ERR_NOMEM;
+    band[V] = 0;
+    const int64_t V64 = V, nvblk = (V64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
+    uint64_t non = 0, nonfinite = 0;
+#pragma omp parallel for num_threads(ctx->threads) schedule(static) reduction(+ : non, nonfinite)
+    for (int64_t b = 0; b < nvblk; b++) {
+        const size_t i0 = (size_t)b * PREFIX_BLOCK;
+        const size_t nv = V64 - (int64_t)i0 < PREFIX_BLOCK ? (size_t)V64 - i0 : PREFIX_BLOCK;
+        uint64_t cnt[2] = {0, 0};
+        ctx->simd.classify(L, nplanes, m->h + i0, nv, band + i0, on + i0, cnt);
+        non += cnt[0];
+        nonfinite += cnt[1];
+    }
+    out->band = band;
+    out->on = on;
+    out->non = non;
+    return nonfinite > 0 ? STRATA_ERR_NOT_FINITE : STRATA_OK;
+}
+
+/* ------------------------------------------------- 3. number crossings */
+
+/* The ids of the edges' interior crossings (those not at a vertex on its
+ * plane): the j-th from the edge's low end (j from 0) has its top copy at
+ * id cut_base[e] + 2j and its bottom copy at the next id. */
+typedef struct {
+    uint32_t *cut_base; /* per edge */
+    uint32_t nverts;    /* output vertices, not counting the wall vertices
+                           that normals add */
+} crossing_ids;
+
+/* Interior crossings of edge e (those not at a vertex lying on a plane). */
+static inline uint32_t crossings(const strata_mesh *m, const uint16_t *band, const uint8_t *on,
+                                 uint32_t e)
+{
+    const uint32_t p = m->ev0[e], q = m->ev1[e], bp = band[p], bq = band[q];
+    if (bp == bq)
+        return 0;
+    return bp < bq ? bq - bp - on[q] : bp - bq - on[p];
+}
+
+/* Number the crossings after the roof copies and the wedges' bottom
+ * copies: a blocked prefix sum (block totals in parallel, a short serial
+ * scan over blocks, then each block numbers its own edges).
+ * STRATA_ERR_OVERFLOW beyond 2^32-1 vertices. */
+static strata_status number_crossings(slice_job *job, const vertex_bands *vb,
+                                      const strata_onplane *op, crossing_ids *out)
+{
+    strata_ctx *ctx = job->ctx;
+    const strata_mesh *m = job->m;
+    const uint16_t *band = vb->band;
+    const uint8_t *on = vb->on;
+    const int64_t E64 = m->nedges, nblk = (E64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
+    uint32_t *cut_base = strata__scratch_alloc(&job->edges, (size_t)E64, sizeof(uint32_t));
+    uint64_t *blk = strata__scratch_alloc(&job->edges, (size_t)nblk, sizeof(uint64_t));
+    if (!cut_base || !blk)
+        return STRATA_ERR_NOMEM;
+    uint64_t next = (uint64_t)m->nverts + op->nbottom;
+#pragma omp parallel num_threads(ctx->threads)
+    {
+#pragma omp for schedule(static)
+        for (int64_t b = 0; b < nblk; b++) {
+            const int64_t e0 = b * PREFIX_BLOCK;
+            const int64_t e1 = (b + 1) * PREFIX_BLOCK < E64 ? (b + 1) * PREFIX_BLOCK : E64;
+            const uint64_t sum =
+                ctx->simd.edge_spans(m->ev0 + e0, m->ev1 + e0, (size_t)(e1 - e0), band) -
+                /* crossings at a vertex: the wedge edges in [e0, e1) */
+                (strata__onplane_rank(op, (uint32_t)e1) - strata__onplane_rank(op, (uint32_t)e0));
+            blk[b] = 2 * sum;
+        }
+#pragma omp single
+        for (int64_t b = 0; b < nblk; b++) {
+            const uint64_t sum = blk[b];
+            blk[b] = next;
+            next += sum;
+        }
+#pragma omp for schedule(static)
+        for (int64_t b = 0; b < nblk; b++) {
+            uint64_t at = blk[b];
+            const int64_t e1 = (b + 1) * PREFIX_BLOCK < E64 ? (b + 1) * PREFIX_BLOCK : E64;
+            for (int64_t e = b * PREFIX_BLOCK; e < e1; e++) {
+                cut_base[e] = (uint32_t)(at > UINT32_MAX ? UINT32_MAX : at);
+                at += 2 * (uint64_t)crossings(m, band, on, (uint32_t)e);
+            }
+        }
+    }
+    if (next > UINT32_MAX)
+        return STRATA_ERR_OVERFLOW;
+    out->cut_base = cut_base;
+    out->nverts = (uint32_t)next;
+    return STRATA_OK;
+}
+
+/* ------------------------------------------------ cutting a triangle */
+
+/* What the passes read (pass B only m, nplanes, walls and band). */
+typedef struct {
+    const strata_mesh *m;
+    uint32_t nplanes;
+    strata_walls walls;
+    const uint16_t *band;     /* per input vertex */
     const uint8_t *on;        /* per input vertex: lies on its plane */
     strata_onplane op;        /* wedges and fins (slice_onplane.h) */
     const uint32_t *cut_base; /* per edge: id of its first interior
@@ -228,30 +381,7 @@ static void slice_triangle(const slicer *s, uint32_t t, worker *out)
     }
 }
 
-/* Interior crossings of edge e (those not at a vertex lying on a plane). */
-static inline uint32_t crossings(const strata_mesh *m, const uint16_t *band, const uint8_t *on,
-                                 uint32_t e)
-{
-    const uint32_t p = m->ev0[e], q = m->ev1[e], bp = band[p], bq = band[q];
-    if (bp == bq)
-        return 0;
-    return bp < bq ? bq - bp - on[q] : bp - bq - on[p];
-}
-
-#define PREFIX_BLOCK 65536
-
-static strata_status check_options(const strata_mesh *m, const strata_slice_options *o)
-{
-    strata_status st = strata_levels_validate(o->levels, o->nlevels);
-    if (st != STRATA_OK)
-        return st;
-    if (o->walls != STRATA_WALLS_UPPER && o->walls != STRATA_WALLS_LOWER &&
-        o->walls != STRATA_WALLS_SEPARATE)
-        return STRATA_ERR_INVALID_ARG;
-    if (m->geometry == STRATA_RADIAL && !(m->radius + o->levels[0] > 0.0f))
-        return STRATA_ERR_BAD_LEVELS; /* a terrace at or below the centre */
-    return STRATA_OK; /* heights are checked in the parallel band pass */
-}
+/* ------------------------------------------------------------ chunks */
 
 /* Triangles per tri_levels call: its marks fit on the stack. */
 #define MARK_BLOCK 4096
@@ -338,11 +468,7 @@ static void chunk_pass_b(strata_ctx *ctx, const slicer *s, uint32_t t0, uint32_t
     }
 }
 
-/* Run pass A (r == NULL) or B over all chunks.  The chunks go in groups,
- * each group in parallel, so that between groups the calling thread
- * reports progress from p0 to p1 and checks the cancel flag, about 20
- * times a pass.  Every chunk has its own rows of the tables, so grouping
- * changes when work is done, never the bytes. */
+/* The per-chunk tables of both passes and the workers of pass A. */
 typedef struct {
     uint64_t chunk;
     int64_t nchunks;
@@ -357,6 +483,11 @@ typedef struct {
     worker *workers;   /* per thread */
 } chunk_tables;
 
+/* Run pass A (r == NULL) or B over all chunks.  The chunks go in groups,
+ * each group in parallel, so that between groups the calling thread
+ * reports progress from p0 to p1 and checks the cancel flag, about 20
+ * times a pass.  Every chunk has its own rows of the tables, so grouping
+ * changes when work is done, never the bytes. */
 static strata_status slice_chunks(strata_ctx *ctx, const slicer *s, chunk_tables *ct,
                                   strata_result *r, double p0, double p1)
 {
@@ -402,6 +533,173 @@ static strata_status slice_chunks(strata_ctx *ctx, const slicer *s, chunk_tables
     }
     return strata__progress(ctx, "slice", p1);
 }
+
+/* Free the workers' arenas and staging lists. */
+static void release_workers(chunk_tables *ct, int threads)
+{
+    for (int i = 0; ct->workers && i < threads; i++) {
+        strata__arena_free(&ct->workers[i].arena);
+        strata__free(ct->workers[i].arena.al, ct->workers[i].stage);
+    }
+}
+
+/* ------------------------------------------------------------ 4. pass A */
+
+/* Plan the chunks, allocate their tables and workers, and run pass A:
+ * one-band triangles counted into ct->fast, the others cut into the
+ * workers' arenas (ct->cut, ct->ncut), counted into ct->gen.  The chunk
+ * size is a function of T and nplanes alone (it shapes the layout, see
+ * the top of this file), chosen to keep the per-chunk tables bounded. */
+static strata_status pass_a(slice_job *job, const slicer *s, chunk_tables *ct)
+{
+    strata_ctx *ctx = job->ctx;
+    const uint32_t T = job->m->ntris, nb = 2 * job->nplanes;
+    ct->nb = nb;
+    ct->stride = ((size_t)nb + 7) & ~(size_t)7;
+    ct->chunk = 16384;
+    while (((uint64_t)T + ct->chunk - 1) / ct->chunk * nb > (2u << 20) && ct->chunk < (1u << 30))
+        ct->chunk *= 2;
+    ct->nchunks = T ? (int64_t)(((uint64_t)T + ct->chunk - 1) / ct->chunk) : 0;
+    const size_t cells = (size_t)(ct->nchunks ? ct->nchunks : 1) * ct->stride;
+    ct->fast = strata__scratch_alloc(&job->call, cells, sizeof(uint64_t));
+    ct->gen = strata__scratch_alloc(&job->call, cells, sizeof(uint64_t));
+    ct->cut = strata__scratch_alloc(&job->call, (size_t)ct->nchunks, sizeof(tagged *));
+    ct->ncut = strata__scratch_alloc(&job->call, (size_t)ct->nchunks, sizeof(uint64_t));
+    ct->workers = strata__scratch_alloc(&job->call, (size_t)ctx->threads, sizeof(worker));
+    if (ct->workers) {
+        memset(ct->workers, 0, (size_t)ctx->threads * sizeof(worker));
+        for (int i = 0; i < ctx->threads; i++)
+            strata__arena_init(&ct->workers[i].arena, &ctx->alloc);
+    }
+    if (!ct->fast || !ct->gen || !ct->cut || !ct->ncut || !ct->workers)
+        return STRATA_ERR_NOMEM;
+    memset(ct->fast, 0, cells * sizeof(uint64_t));
+    memset(ct->gen, 0, cells * sizeof(uint64_t));
+    return slice_chunks(ctx, s, ct, NULL, 0.3, 0.5);
+}
+
+/* ----------------------------------------------------------- 5. lay out */
+
+/* Offsets: buckets in output order, chunks in input order; the one-band
+ * table becomes the table of offsets.  Then the result, with its terrace
+ * table from the first chunk's offsets of each bucket.
+ * STRATA_ERR_OVERFLOW beyond 2^32-1 vertices. */
+static strata_status lay_out(slice_job *job, const slicer *s, chunk_tables *ct,
+                             uint32_t nbase_verts, strata_result **out)
+{
+    strata_ctx *ctx = job->ctx;
+    const strata_mesh *m = job->m;
+    const uint32_t nb = ct->nb, nplanes = job->nplanes;
+    uint64_t total = 0, wall_indices = 0;
+    for (uint32_t b = 0; b < nb; b++) {
+        const int is_wall = job->walls == STRATA_WALLS_SEPARATE ? b >= nplanes : (b & 1u);
+        for (int64_t c = 0; c < ct->nchunks; c++) {
+            uint64_t *cell = &ct->fast[(size_t)c * ct->stride + b];
+            const uint64_t cnt = *cell + ct->gen[(size_t)c * ct->stride + b];
+            *cell = total;
+            total += cnt;
+            if (is_wall)
+                wall_indices += cnt;
+        }
+    }
+    const uint64_t nverts_out = nbase_verts + (job->normals ? 4 * (wall_indices / 6) : 0);
+    if (nverts_out > UINT32_MAX)
+        return STRATA_ERR_OVERFLOW;
+    strata_result *r;
+    strata_status st =
+        strata__result_alloc(&ctx->alloc, (uint32_t)nverts_out, total, nplanes, job->normals, &r);
+    if (st != STRATA_OK)
+        return st;
+    r->walls = job->walls;
+    r->threads = ctx->threads; /* the writers' default */
+    r->geometry = m->geometry;
+    memcpy(r->center, m->center, sizeof r->center);
+    r->radius = m->radius;
+    for (uint32_t k = 0; k < nplanes; k++) {
+        strata_terrace *tr = &r->terraces[k];
+        const uint32_t br = bucket(s, k, 0), bw = bucket(s, k, 1);
+        const uint64_t end_r = br + 1 < nb ? (ct->nchunks ? ct->fast[br + 1] : 0) : total;
+        const uint64_t end_w = bw + 1 < nb ? (ct->nchunks ? ct->fast[bw + 1] : 0) : total;
+        tr->level = job->L[k];
+        tr->roof_first = ct->nchunks ? ct->fast[br] : 0;
+        tr->roof_count = end_r - tr->roof_first;
+        tr->wall_first = ct->nchunks ? ct->fast[bw] : 0;
+        tr->wall_count = end_w - tr->wall_first;
+    }
+    *out = r;
+    return STRATA_OK;
+}
+
+/* ---------------------------------------------------- 6. place vertices */
+
+/* Roof copies (a kernel), crossings (both copies, computed from the
+ * edge's low end to its high end, so that both triangles of the edge get
+ * the same bits), and the wedges' bottom copies. */
+static void place_vertices(slice_job *job, const vertex_bands *vb, const strata_onplane *op,
+                           const crossing_ids *cr, strata_result *r)
+{
+    strata_ctx *ctx = job->ctx;
+    const strata_mesh *m = job->m;
+    const float *L = job->L;
+    const uint16_t *band = vb->band;
+    const uint8_t *on = vb->on;
+    const uint32_t *cut_base = cr->cut_base;
+    const int64_t V64 = m->nverts, E64 = m->nedges, nvblk = (V64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
+    const strata_place g = {m->geometry, {m->center[0], m->center[1], m->center[2]}, m->radius};
+#pragma omp parallel num_threads(ctx->threads)
+    {
+#pragma omp for schedule(static) nowait
+        for (int64_t b = 0; b < nvblk; b++) {
+            const size_t i0 = (size_t)b * PREFIX_BLOCK;
+            const size_t nv = V64 - (int64_t)i0 < PREFIX_BLOCK ? (size_t)V64 - i0 : PREFIX_BLOCK;
+            ctx->simd.place_roofs(&g, L, m->x + i0, m->y + i0, m->z + i0, band + i0, nv, r->x + i0,
+                                  r->y + i0, r->z + i0);
+        }
+#pragma omp for schedule(static)
+        for (int64_t ei = 0; ei < E64; ei++) {
+            const uint32_t e = (uint32_t)ei;
+            uint32_t p = m->ev0[e], q = m->ev1[e];
+            if (band[p] == band[q])
+                continue;
+            if (band[p] > band[q]) { /* canonical direction: low to high */
+                uint32_t tmp = p;
+                p = q;
+                q = tmp;
+            }
+            const uint32_t top = band[q] - on[q]; /* the highest plane inside the edge */
+            const float hp = m->h[p], dh = m->h[q] - m->h[p];
+            const float dx = m->x[q] - m->x[p], dy = m->y[q] - m->y[p], dz = m->z[q] - m->z[p];
+            uint32_t o = cut_base[e];
+            for (uint32_t k = band[p] + 1; k <= top; k++, o += 2) {
+                const float t = (L[k] - hp) / dh;
+                const float px = m->x[p] + t * dx, py = m->y[p] + t * dy, pz = m->z[p] + t * dz;
+                strata__place_point(&g, px, py, pz, L[k], &r->x[o], &r->y[o], &r->z[o]);
+                strata__place_point(&g, px, py, pz, L[k - 1], &r->x[o + 1], &r->y[o + 1],
+                                    &r->z[o + 1]);
+            }
+        }
+    }
+    if (op->nwedge)
+        strata__onplane_place(ctx, op, m, band, L, &g, r->x, r->y, r->z);
+}
+
+/* ------------------------------------------------------------ 7. pass B */
+
+/* The triangles written at their offsets (and their areas summed per
+ * chunk and bucket, when asked for). */
+static strata_status pass_b(slice_job *job, const slicer *s, chunk_tables *ct, strata_result *r)
+{
+    if (job->areas) {
+        const size_t cells = (size_t)(ct->nchunks ? ct->nchunks : 1) * ct->stride;
+        ct->area = strata__scratch_alloc(&job->call, cells, sizeof(double));
+        if (!ct->area)
+            return STRATA_ERR_NOMEM;
+        memset(ct->area, 0, cells * sizeof(double));
+    }
+    return slice_chunks(job->ctx, s, ct, r, 0.6, 0.85);
+}
+
+/* ------------------------------------------------------------ 8. finish */
 
 /* Replace each wall quad's vertices by four of its own with the quad's
  * normal; roof vertices get the surface normal (up, or radial). */
@@ -457,6 +755,81 @@ static void add_normals(strata_ctx *ctx, strata_result *r, const strata_mesh *m,
     }
 }
 
+/* Each terrace's areas from the per-chunk sums, the arenas' figures for
+ * strata_ctx_arena_stats, and normals when asked for. */
+static void finish(slice_job *job, const slicer *s, const chunk_tables *ct, strata_result *r,
+                   uint32_t nbase_verts)
+{
+    strata_ctx *ctx = job->ctx;
+    for (uint32_t k = 0; ct->area && k < job->nplanes; k++) {
+        const uint32_t br = bucket(s, k, 0), bw = bucket(s, k, 1);
+        double ra = 0.0, wa = 0.0;
+        for (int64_t c = 0; c < ct->nchunks; c++) {
+            ra += ct->area[(size_t)c * ct->stride + br];
+            wa += ct->area[(size_t)c * ct->stride + bw];
+        }
+        r->terraces[k].roof_area = ra;
+        r->terraces[k].wall_area = wa;
+    }
+    for (int i = 0; i < ctx->threads; i++)
+        strata__arena_stats_add(&ct->workers[i].arena, &ctx->arena_stats);
+    if (job->normals)
+        add_normals(ctx, r, job->m, nbase_verts);
+}
+
+/* ------------------------------------------------------------ driver */
+
+static strata_status check_options(const strata_mesh *m, const strata_slice_options *o)
+{
+    strata_status st = strata_levels_validate(o->levels, o->nlevels);
+    if (st != STRATA_OK)
+        return st;
+    if (o->walls != STRATA_WALLS_UPPER && o->walls != STRATA_WALLS_LOWER &&
+        o->walls != STRATA_WALLS_SEPARATE)
+        return STRATA_ERR_INVALID_ARG;
+    if (m->geometry == STRATA_RADIAL && !(m->radius + o->levels[0] > 0.0f))
+        return STRATA_ERR_BAD_LEVELS; /* a terrace at or below the centre */
+    return STRATA_OK; /* heights are checked in the parallel band pass */
+}
+
+/* The phases in order, each milestone of strata.h reported once (the
+ * milestones are the shares of the time each phase takes on a noise
+ * planet).  Returns at the first failure; strata_slice cleans up. */
+static strata_status run_phases(slice_job *job, chunk_tables *ct, strata_result **out)
+{
+    strata_ctx *ctx = job->ctx;
+    const strata_mesh *m = job->m;
+    strata_status st;
+    vertex_bands vb;
+    if ((st = classify_vertices(job, &vb)) != STRATA_OK)
+        return st;
+    strata_onplane op = {0};
+    if (vb.non > 0 && (st = strata__onplane_build(ctx, &job->edges, m, vb.band, vb.on, m->nverts,
+                                                  &op)) != STRATA_OK)
+        return st;
+    if ((st = strata__progress(ctx, "slice", 0.15)) != STRATA_OK)
+        return st;
+    crossing_ids cr;
+    if ((st = number_crossings(job, &vb, &op, &cr)) != STRATA_OK ||
+        (st = strata__progress(ctx, "slice", 0.3)) != STRATA_OK)
+        return st;
+    const slicer s = {m, job->nplanes, job->walls, vb.band, vb.on, op, cr.cut_base};
+    if ((st = pass_a(job, &s, ct)) != STRATA_OK || /* reports up to 0.5 */
+        (st = lay_out(job, &s, ct, cr.nverts, out)) != STRATA_OK)
+        return st;
+    place_vertices(job, &vb, &op, &cr, *out);
+    if ((st = strata__progress(ctx, "slice", 0.6)) != STRATA_OK)
+        return st;
+    /* Pass B reads only the bands: the edge tables go before it touches
+     * the index pages. */
+    strata__scratch_release(&job->edges);
+    const slicer sb = {m, job->nplanes, job->walls, vb.band, NULL, {0}, NULL};
+    if ((st = pass_b(job, &sb, ct, *out)) != STRATA_OK) /* reports up to 0.85 */
+        return st;
+    finish(job, &sb, ct, *out, cr.nverts);
+    return strata__progress(ctx, "slice", 1.0);
+}
+
 strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_slice_options *opt,
                            strata_result **out)
 {
@@ -475,248 +848,16 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     if ((st = strata__progress(ctx, "slice", 0.0)) != STRATA_OK)
         return st;
 
-    /* Scratch memory by lifetime, each arena released in one call: `call`
-     * until the end, `edges` (per-edge and on-plane tables) until the
-     * output vertices are placed, so that pass B touches the index pages
-     * without them. */
-    strata_scratch call, edges;
-    strata__scratch_init(&call, &ctx->alloc);
-    strata__scratch_init(&edges, &ctx->alloc);
-    const uint32_t V = m->nverts, E = m->nedges, T = m->ntris, nplanes = opt->nlevels;
-    const float *L = opt->levels;
-    /* One spare band: the kernels may load it in 32-bit lanes. */
-    uint16_t *band = strata__scratch_alloc(&call, (size_t)V + 1, sizeof(uint16_t));
-    uint8_t *on = strata__scratch_alloc(&edges, V, 1);
-    uint32_t *cut_base = strata__scratch_alloc(&edges, E, sizeof(uint32_t));
+    slice_job job = {.ctx = ctx, .m = m, .L = opt->levels, .nplanes = opt->nlevels,
+                     .walls = opt->walls, .normals = opt->normals, .areas = opt->areas};
+    strata__scratch_init(&job.call, &ctx->alloc);
+    strata__scratch_init(&job.edges, &ctx->alloc);
     chunk_tables ct = {0};
-    uint64_t *blk = NULL;
-    strata_onplane op = {0};
     strata_result *r = NULL;
-    if (!band || !on || !cut_base) {
-        st = STRATA_ERR_NOMEM;
-        goto done;
-    }
-
-    /* 1. Bands, which vertices sit exactly on their plane, and whether
-     * any height is NaN or infinite. */
-    const int64_t V64 = V, E64 = E, nvblk = (V64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
-    band[V] = 0;
-    uint64_t non = 0, nonfinite = 0;
-#pragma omp parallel for num_threads(ctx->threads) schedule(static) reduction(+ : non, nonfinite)
-    for (int64_t b = 0; b < nvblk; b++) {
-        const size_t i0 = (size_t)b * PREFIX_BLOCK;
-        const size_t nv = V64 - (int64_t)i0 < PREFIX_BLOCK ? (size_t)V64 - i0 : PREFIX_BLOCK;
-        uint64_t cnt[2] = {0, 0};
-        ctx->simd.classify(L, nplanes, m->h + i0, nv, band + i0, on + i0, cnt);
-        non += cnt[0];
-        nonfinite += cnt[1];
-    }
-    if (nonfinite > 0) {
-        st = STRATA_ERR_NOT_FINITE;
-        goto done;
-    }
-    /* 2. Vertices on planes (rare with float heights, common with
-     * quantized heightmaps): their wedges and fins. */
-    if (non > 0 && (st = strata__onplane_build(ctx, &edges, m, band, on, V, &op)) != STRATA_OK)
-        goto done;
-    /* Shares of "slice" below: the time each step takes on a noise planet. */
-    if ((st = strata__progress(ctx, "slice", 0.15)) != STRATA_OK)
-        goto done;
-    /* 3. Crossings, numbered after the wedges' bottom copies. */
-    uint64_t next = (uint64_t)V + op.nbottom;
-    /* Crossings: a blocked prefix sum (block totals in parallel, a short
-     * serial scan over blocks, then each block numbers its own edges). */
-    const int64_t nblk = (E64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
-    blk = strata__scratch_alloc(&edges, (size_t)nblk, sizeof(uint64_t));
-    if (!blk) {
-        st = STRATA_ERR_NOMEM;
-        goto done;
-    }
-#pragma omp parallel num_threads(ctx->threads)
-    {
-#pragma omp for schedule(static)
-        for (int64_t b = 0; b < nblk; b++) {
-            const int64_t e0 = b * PREFIX_BLOCK;
-            const int64_t e1 = (b + 1) * PREFIX_BLOCK < E64 ? (b + 1) * PREFIX_BLOCK : E64;
-            const uint64_t sum =
-                ctx->simd.edge_spans(m->ev0 + e0, m->ev1 + e0, (size_t)(e1 - e0), band) -
-                /* crossings at a vertex: the wedge edges in [e0, e1) */
-                (strata__onplane_rank(&op, (uint32_t)e1) - strata__onplane_rank(&op, (uint32_t)e0));
-            blk[b] = 2 * sum;
-        }
-#pragma omp single
-        for (int64_t b = 0; b < nblk; b++) {
-            const uint64_t sum = blk[b];
-            blk[b] = next;
-            next += sum;
-        }
-#pragma omp for schedule(static)
-        for (int64_t b = 0; b < nblk; b++) {
-            uint64_t at = blk[b];
-            const int64_t e1 = (b + 1) * PREFIX_BLOCK < E64 ? (b + 1) * PREFIX_BLOCK : E64;
-            for (int64_t e = b * PREFIX_BLOCK; e < e1; e++) {
-                cut_base[e] = (uint32_t)(at > UINT32_MAX ? UINT32_MAX : at);
-                at += 2 * (uint64_t)crossings(m, band, on, (uint32_t)e);
-            }
-        }
-    }
-    const uint64_t nbase_verts = next;
-    if (nbase_verts > UINT32_MAX) {
-        st = STRATA_ERR_OVERFLOW;
-        goto done;
-    }
-    /* 3. Pass A.  The chunk size is a function of T and nplanes alone (it
-     * shapes the layout, see the top of this file), chosen to keep the
-     * per-chunk tables bounded. */
-    const slicer s = {m, L, nplanes, opt->walls, band, on, op, cut_base};
-    const uint32_t nb = 2 * nplanes;
-    ct.nb = nb;
-    ct.stride = ((size_t)nb + 7) & ~(size_t)7;
-    ct.chunk = 16384;
-    while (((uint64_t)T + ct.chunk - 1) / ct.chunk * nb > (2u << 20) && ct.chunk < (1u << 30))
-        ct.chunk *= 2;
-    ct.nchunks = T ? (int64_t)(((uint64_t)T + ct.chunk - 1) / ct.chunk) : 0;
-    const size_t cells = (size_t)(ct.nchunks ? ct.nchunks : 1) * ct.stride;
-    ct.fast = strata__scratch_alloc(&call, cells, sizeof(uint64_t));
-    ct.gen = strata__scratch_alloc(&call, cells, sizeof(uint64_t));
-    ct.cut = strata__scratch_alloc(&call, (size_t)ct.nchunks, sizeof(tagged *));
-    ct.ncut = strata__scratch_alloc(&call, (size_t)ct.nchunks, sizeof(uint64_t));
-    ct.workers = strata__scratch_alloc(&call, (size_t)ctx->threads, sizeof(worker));
-    if (ct.workers) {
-        memset(ct.workers, 0, (size_t)ctx->threads * sizeof(worker));
-        for (int i = 0; i < ctx->threads; i++)
-            strata__arena_init(&ct.workers[i].arena, &ctx->alloc);
-    }
-    if (!ct.fast || !ct.gen || !ct.cut || !ct.ncut || !ct.workers) {
-        st = STRATA_ERR_NOMEM;
-        goto done;
-    }
-    memset(ct.fast, 0, cells * sizeof(uint64_t));
-    memset(ct.gen, 0, cells * sizeof(uint64_t));
-    if ((st = strata__progress(ctx, "slice", 0.3)) != STRATA_OK ||
-        (st = slice_chunks(ctx, &s, &ct, NULL, 0.3, 0.5)) != STRATA_OK)
-        goto done;
-
-    /* 4. Offsets: buckets in output order, chunks in input order; the
-     * one-band table becomes the table of offsets. */
-    uint64_t total = 0, wall_indices = 0;
-    for (uint32_t b = 0; b < nb; b++) {
-        const int is_wall = opt->walls == STRATA_WALLS_SEPARATE ? b >= nplanes : (b & 1u);
-        for (int64_t c = 0; c < ct.nchunks; c++) {
-            uint64_t *cell = &ct.fast[(size_t)c * ct.stride + b];
-            const uint64_t cnt = *cell + ct.gen[(size_t)c * ct.stride + b];
-            *cell = total;
-            total += cnt;
-            if (is_wall)
-                wall_indices += cnt;
-        }
-    }
-    const uint64_t nverts_out = nbase_verts + (opt->normals ? 4 * (wall_indices / 6) : 0);
-    if (nverts_out > UINT32_MAX) {
-        st = STRATA_ERR_OVERFLOW;
-        goto done;
-    }
-    st = strata__result_alloc(&ctx->alloc, (uint32_t)nverts_out, total, nplanes, opt->normals, &r);
-    if (st != STRATA_OK)
-        goto done;
-    r->walls = opt->walls;
-    r->threads = ctx->threads; /* the writers' default */
-    r->geometry = m->geometry;
-    memcpy(r->center, m->center, sizeof r->center);
-    r->radius = m->radius;
-
-    /* Terrace table from the first chunk's offsets of each bucket. */
-    for (uint32_t k = 0; k < nplanes; k++) {
-        strata_terrace *tr = &r->terraces[k];
-        const uint32_t br = bucket(&s, k, 0), bw = bucket(&s, k, 1);
-        const uint64_t end_r = br + 1 < nb ? (ct.nchunks ? ct.fast[br + 1] : 0) : total;
-        const uint64_t end_w = bw + 1 < nb ? (ct.nchunks ? ct.fast[bw + 1] : 0) : total;
-        tr->level = L[k];
-        tr->roof_first = ct.nchunks ? ct.fast[br] : 0;
-        tr->roof_count = end_r - tr->roof_first;
-        tr->wall_first = ct.nchunks ? ct.fast[bw] : 0;
-        tr->wall_count = end_w - tr->wall_first;
-    }
-
-    /* 5. Vertices: roof copies, wedge bottom copies, crossings. */
-    const strata_place g = {m->geometry, {m->center[0], m->center[1], m->center[2]}, m->radius};
-#pragma omp parallel num_threads(ctx->threads)
-    {
-#pragma omp for schedule(static) nowait
-        for (int64_t b = 0; b < nvblk; b++) {
-            const size_t i0 = (size_t)b * PREFIX_BLOCK;
-            const size_t nv = V64 - (int64_t)i0 < PREFIX_BLOCK ? (size_t)V64 - i0 : PREFIX_BLOCK;
-            ctx->simd.place_roofs(&g, L, m->x + i0, m->y + i0, m->z + i0, band + i0, nv, r->x + i0,
-                                  r->y + i0, r->z + i0);
-        }
-#pragma omp for schedule(static)
-        for (int64_t ei = 0; ei < E64; ei++) {
-            const uint32_t e = (uint32_t)ei;
-            uint32_t p = m->ev0[e], q = m->ev1[e];
-            if (band[p] == band[q])
-                continue;
-            if (band[p] > band[q]) { /* canonical direction: low to high */
-                uint32_t tmp = p;
-                p = q;
-                q = tmp;
-            }
-            const uint32_t top = band[q] - on[q]; /* the highest plane inside the edge */
-            const float hp = m->h[p], dh = m->h[q] - m->h[p];
-            const float dx = m->x[q] - m->x[p], dy = m->y[q] - m->y[p], dz = m->z[q] - m->z[p];
-            uint32_t o = cut_base[e];
-            for (uint32_t k = band[p] + 1; k <= top; k++, o += 2) {
-                const float t = (L[k] - hp) / dh;
-                const float px = m->x[p] + t * dx, py = m->y[p] + t * dy, pz = m->z[p] + t * dz;
-                strata__place_point(&g, px, py, pz, L[k], &r->x[o], &r->y[o], &r->z[o]);
-                strata__place_point(&g, px, py, pz, L[k - 1], &r->x[o + 1], &r->y[o + 1],
-                                    &r->z[o + 1]);
-            }
-        }
-    }
-    if (op.nwedge)
-        strata__onplane_place(ctx, &op, m, band, L, &g, r->x, r->y, r->z);
-    if ((st = strata__progress(ctx, "slice", 0.6)) != STRATA_OK)
-        goto done;
-    /* Pass B needs none of the edge tables: release them before it
-     * touches the index pages. */
-    strata__scratch_release(&edges);
-
-    /* 6. Pass B: triangles written at their offsets (and their areas
-     * summed per chunk and bucket, when asked for). */
-    if (opt->areas) {
-        ct.area = strata__scratch_alloc(&call, cells, sizeof(double));
-        if (!ct.area) {
-            st = STRATA_ERR_NOMEM;
-            goto done;
-        }
-        memset(ct.area, 0, cells * sizeof(double));
-    }
-    if ((st = slice_chunks(ctx, &s, &ct, r, 0.6, 0.85)) != STRATA_OK)
-        goto done;
-    for (uint32_t k = 0; ct.area && k < nplanes; k++) {
-        const uint32_t br = bucket(&s, k, 0), bw = bucket(&s, k, 1);
-        double ra = 0.0, wa = 0.0;
-        for (int64_t c = 0; c < ct.nchunks; c++) {
-            ra += ct.area[(size_t)c * ct.stride + br];
-            wa += ct.area[(size_t)c * ct.stride + bw];
-        }
-        r->terraces[k].roof_area = ra;
-        r->terraces[k].wall_area = wa;
-    }
-    for (int i = 0; i < ctx->threads; i++)
-        strata__arena_stats_add(&ct.workers[i].arena, &ctx->arena_stats);
-
-    if (opt->normals)
-        add_normals(ctx, r, m, (uint32_t)nbase_verts);
-    st = strata__progress(ctx, "slice", 1.0);
-
-done:
-    for (int i = 0; ct.workers && i < ctx->threads; i++) {
-        strata__arena_free(&ct.workers[i].arena);
-        strata__free(&ctx->alloc, ct.workers[i].stage);
-    }
-    strata__scratch_release(&edges);
-    strata__scratch_release(&call);
+    st = run_phases(&job, &ct, &r);
+    release_workers(&ct, ctx->threads);
+    strata__scratch_release(&job.edges);
+    strata__scratch_release(&job.call);
     if (st != STRATA_OK) {
         memset(&ctx->arena_stats, 0, sizeof ctx->arena_stats); /* e.g. cancelled at the end */
         strata_result_destroy(r);
