@@ -487,7 +487,7 @@ typedef struct strata_slice_options {
  * per-chunk tables of at most 2M entries.  Progress stage "slice" reports
  * each of these
  * milestones once, in order, for profiling: 0 (start), 0.15 (vertex
- * levels, vertices on planes), 0.3 (crossings numbered), 0.5 (pass A:
+ * bands, vertices on planes), 0.3 (crossings numbered), 0.5 (pass A:
  * triangles counted, those across terraces cut into the arenas), 0.6
  * (output vertices placed), 0.85 (pass B: triangles written), 1 (normals,
  * done); about 20 reports within each pass between them.

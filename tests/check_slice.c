@@ -1,6 +1,16 @@
-/* Suite "slice": the properties DESIGN.md promises for sliced output, on
- * grids, polygons, icospheres, shuffled random meshes and heights exactly
- * on planes, with 1, 2, 16 and 1000 terraces. */
+/* Suite "slice": the slicer's guarantees, numbered as in DESIGN.md ("What
+ * the slicer guarantees"), on grids, polygons, icospheres, shuffled random
+ * meshes and heights exactly on planes, with 1, 2, 16 and 1000 terraces.
+ * Comments and failure messages name them "property N":
+ *   1 terrace ranges partition the output   classify, test_wall_modes_and_normals
+ *   2 watertight by vertex id               check_manifold, check_border_on_rect
+ *   3 roofs on their plane, walls upright   check_flat_geometry, test_planet
+ *   4 winding kept                          check_flat_geometry, test_planet, ramp
+ *   5 one roof above every point            check_random_points, roof areas
+ *   6 no degenerate triangles               check_flat_geometry, test_planet
+ *   7 deterministic bytes                   test_same_bytes (tests/modes.sh: ISAs)
+ *   8 options add, never change             test_wall_modes_and_normals, areas
+ *   9 a failed slice leaves nothing behind  test_levels_and_errors, test_arenas */
 #include "testutil.h"
 
 #include <math.h>
@@ -93,6 +103,9 @@ static float h_ramp(float x, float z, int i)
     return x;
 }
 
+/* Planes for h_integer: every integer height but 0 lies on one. */
+static const float half_planes[8] = {0, 0.5f, 1, 1.5f, 2, 2.5f, 3, 3.5f};
+
 /* ------------------------------------------------------------ checking */
 
 static int cmp_u64(const void *a, const void *b)
@@ -126,10 +139,10 @@ static void classify(const strata_result_view *r, int32_t *terr, uint8_t *wall)
         }
         seen += t->roof_count + t->wall_count;
     }
-    require((seen) == (r->nindices), "%s: %llu vs %llu", "seen == r->nindices", (unsigned long long)(seen), (unsigned long long)(r->nindices)); /* ranges partition the buffer */
+    require((seen) == (r->nindices), "%s: %llu vs %llu", "property 1: seen == r->nindices", (unsigned long long)(seen), (unsigned long long)(r->nindices));
 }
 
-static uint32_t level_of(const float *L, uint32_t n, float h)
+static uint32_t band_of(const float *L, uint32_t n, float h)
 {
     uint32_t k = 0;
     while (k + 1 < n && L[k + 1] <= h)
@@ -142,8 +155,8 @@ typedef struct {
     int64_t euler;
 } topo;
 
-/* Manifold by vertex id: every directed edge once; an undirected edge used
- * twice is used in both directions. */
+/* Property 2, manifold by vertex id: every directed edge once; an
+ * undirected edge used twice is used in both directions. */
 static topo check_manifold(const strata_result_view *r)
 {
     const uint64_t nt = r->nindices / 3;
@@ -152,7 +165,7 @@ static topo check_manifold(const strata_result_view *r)
     for (uint64_t t = 0; t < nt; t++) {
         const uint32_t *ix = r->indices + 3 * t;
         for (int s = 0; s < 3; s++) {
-            require((ix[s]) < (r->nverts), "%s: %llu vs %llu", "ix[s] < r->nverts", (unsigned long long)(ix[s]), (unsigned long long)(r->nverts));
+            require((ix[s]) < (r->nverts), "%s: %llu vs %llu", "property 2: ix[s] < r->nverts", (unsigned long long)(ix[s]), (unsigned long long)(r->nverts));
             used[ix[s]] = 1;
             d[3 * t + s] = (uint64_t)ix[s] << 32 | ix[(s + 1) % 3];
         }
@@ -161,7 +174,7 @@ static topo check_manifold(const strata_result_view *r)
     topo tp = {0, 0};
     uint64_t undirected = 0;
     for (uint64_t i = 0; i < r->nindices; i++) {
-        require(i == 0 || d[i] != d[i - 1], "directed edge %u->%u used twice",
+        require(i == 0 || d[i] != d[i - 1], "property 2: directed edge %u->%u used twice",
                       (unsigned)(d[i] >> 32), (unsigned)d[i]);
         const uint64_t rev = d[i] << 32 | d[i] >> 32;
         const int has_rev = bsearch(&rev, d, r->nindices, sizeof *d, cmp_u64) != NULL;
@@ -179,7 +192,7 @@ static topo check_manifold(const strata_result_view *r)
     return tp;
 }
 
-/* Properties 2, 3 and 5 for a FLAT result; returns the projected roof
+/* Properties 3, 4 and 6 for a FLAT result; returns the projected roof
  * area. */
 static double check_flat_geometry(const strata_result_view *r, const float *L)
 {
@@ -190,20 +203,20 @@ static double check_flat_geometry(const strata_result_view *r, const float *L)
     double roof_area = 0.0;
     for (uint64_t t = 0; t < nt; t++) {
         const uint32_t *ix = r->indices + 3 * t;
-        require(ix[0] != ix[1] && ix[1] != ix[2] && ix[0] != ix[2], "%s", "ix[0] != ix[1] && ix[1] != ix[2] && ix[0] != ix[2]");
+        require(ix[0] != ix[1] && ix[1] != ix[2] && ix[0] != ix[2], "%s", "property 6: ix[0] != ix[1] && ix[1] != ix[2] && ix[0] != ix[2]");
         double n[3];
         cross(r, ix[0], ix[1], ix[2], n);
         const double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        require(len > 0.0, "zero-area triangle %llu", (unsigned long long)t);
+        require(len > 0.0, "property 6: zero-area triangle %llu", (unsigned long long)t);
         if (!wall[t]) {
-            require(n[1] > 0.0, "roof triangle facing down");
+            require(n[1] > 0.0, "property 4: roof triangle facing down");
             for (int s = 0; s < 3; s++) /* exactly on its plane */
                 require(memcmp(&r->y[ix[s]], &L[terr[t]], sizeof(float)) == 0,
-                              "roof vertex y=%.9g, terrace %d level %.9g", r->y[ix[s]], terr[t],
-                              L[terr[t]]);
+                        "property 3: roof vertex y=%.9g, terrace %d plane %.9g", r->y[ix[s]],
+                        terr[t], L[terr[t]]);
             roof_area += 0.5 * n[1];
         } else {
-            require(fabs(n[1]) <= 1e-9 * len, "wall not vertical");
+            require(fabs(n[1]) <= 1e-9 * len, "property 3: wall not vertical");
         }
     }
     free(terr);
@@ -211,7 +224,7 @@ static double check_flat_geometry(const strata_result_view *r, const float *L)
     return roof_area;
 }
 
-/* Every border edge lies on the rectangle's border. */
+/* Property 2: every border edge lies on the rectangle's border. */
 static void check_border_on_rect(const strata_result_view *r, float x0, float x1, float z0, float z1)
 {
     const uint64_t nt = r->nindices / 3;
@@ -227,13 +240,13 @@ static void check_border_on_rect(const strata_result_view *r, float x0, float x1
         const uint32_t p = (uint32_t)(d[i] >> 32), q = (uint32_t)d[i];
         const int on_x0 = r->x[p] == x0 && r->x[q] == x0, on_x1 = r->x[p] == x1 && r->x[q] == x1;
         const int on_z0 = r->z[p] == z0 && r->z[q] == z0, on_z1 = r->z[p] == z1 && r->z[q] == z1;
-        require(on_x0 || on_x1 || on_z0 || on_z1, "border edge inside the domain");
+        require(on_x0 || on_x1 || on_z0 || on_z1, "property 2: border edge inside the domain");
     }
     free(d);
 }
 
-/* Property 4: at random points, exactly one roof lies above, and it is the
- * terrace of the unsliced surface's height there. */
+/* Property 5: at random points, exactly one roof lies above, and it is the
+ * terrace of the band of the unsliced surface's height there. */
 static void check_random_points(const strata_mesh *m, const strata_result_view *r, const float *L,
                                 uint32_t n, float x0, float x1, float z0, float z1, int npoints)
 {
@@ -289,8 +302,8 @@ static void check_random_points(const strata_mesh *m, const strata_result_view *
         }
         if (ambiguous)
             continue;
-        require(hits == 1, "point (%g, %g) under %d roofs", px, pz, hits);
-        require((hit_terrace) == ((int32_t)level_of(L, n, (float)h)), "%s: %lld vs %lld", "hit_terrace == (int32_t)level_of(L, n, (float)h)", (long long)(hit_terrace), (long long)((int32_t)level_of(L, n, (float)h)));
+        require(hits == 1, "property 5: point (%g, %g) under %d roofs", px, pz, hits);
+        require((hit_terrace) == ((int32_t)band_of(L, n, (float)h)), "%s: %lld vs %lld", "property 5: hit_terrace == (int32_t)band_of(L, n, (float)h)", (long long)(hit_terrace), (long long)((int32_t)band_of(L, n, (float)h)));
         tested++;
     }
     require((tested) > (npoints / 3), "%s: %lld vs %lld", "tested > npoints / 3", (long long)(tested), (long long)(npoints / 3));
@@ -312,17 +325,17 @@ static void check_flat_case(strata_ctx *ctx, const strata_mesh *m, const float *
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_view r;
     strata_result_get_view(res, &r);
-    require((r.nterraces) == (n), "%s: %llu vs %llu", "r.nterraces == n", (unsigned long long)(r.nterraces), (unsigned long long)(n));
+    require((r.nterraces) == (n), "%s: %llu vs %llu", "property 1: r.nterraces == n", (unsigned long long)(r.nterraces), (unsigned long long)(n));
     topo tp = check_manifold(&r);
-    require((tp.euler) == (1), "%s: %lld vs %lld", "tp.euler == 1", (long long)(tp.euler), (long long)(1)); /* a disc */
+    require((tp.euler) == (1), "%s: %lld vs %lld", "property 2: tp.euler == 1", (long long)(tp.euler), (long long)(1)); /* a disc */
     check_border_on_rect(&r, x0, x1, z0, z1);
     const double area = check_flat_geometry(&r, L);
     const double want = ((double)x1 - x0) * ((double)z1 - z0);
-    require(fabs(area - want) <= 1e-5 * want, "roof area %.9g, domain %.9g", area, want);
+    require(fabs(area - want) <= 1e-5 * want, "property 5: roof area %.9g, domain %.9g", area, want);
     double stat_area = 0;
     for (uint32_t k = 0; k < n; k++)
         stat_area += r.terraces[k].roof_area;
-    ck_assert_double_eq_tol(stat_area, want, 1e-5 * want);
+    ck_assert_double_eq_tol(stat_area, want, 1e-5 * want); /* property 8: areas */
     check_random_points(m, &r, L, n, x0, x1, z0, z1, 150);
     strata_result_destroy(res);
 }
@@ -407,7 +420,8 @@ START_TEST(test_heights_on_planes)
 END_TEST
 
 /* A planar ramp y = x: one wall per plane per row of cells, all facing
- * downhill (-x), roofs exactly as wide as the plane spacing. */
+ * downhill (-x, property 4) at x = L[k] (property 3), roofs exactly as
+ * wide as the plane spacing (properties 5 and 8). */
 START_TEST(test_ramp_walls_face_downhill)
 {
     strata_ctx *ctx = new_ctx(1);
@@ -422,11 +436,11 @@ START_TEST(test_ramp_walls_face_downhill)
     strata_result_get_view(res, &r);
     for (uint32_t k = 0; k < 6; k++) {
         const strata_terrace *t = &r.terraces[k];
-        require((t->wall_count > 0) == (k > 0), "%s: %llu vs %llu", "t->wall_count > 0 == k > 0", (unsigned long long)(t->wall_count > 0), (unsigned long long)(k > 0));
+        require((t->wall_count > 0) == (k > 0), "%s: %llu vs %llu", "property 1: t->wall_count > 0 == k > 0", (unsigned long long)(t->wall_count > 0), (unsigned long long)(k > 0));
         for (uint64_t i = t->wall_first; i < t->wall_first + t->wall_count; i += 3) {
             double n[3];
             cross(&r, r.indices[i], r.indices[i + 1], r.indices[i + 2], n);
-            require(n[0] < 0 && fabs(n[2]) < 1e-9 && fabs(n[1]) < 1e-9, "%s", "n[0] < 0 && fabs(n[2]) < 1e-9 && fabs(n[1]) < 1e-9");
+            require(n[0] < 0 && fabs(n[2]) < 1e-9 && fabs(n[1]) < 1e-9, "%s", "property 4: n[0] < 0 && fabs(n[2]) < 1e-9 && fabs(n[1]) < 1e-9");
             for (int s = 0; s < 3; s++) /* walls of plane k stand at x = L[k] */
                 ck_assert_float_eq_tol(r.x[r.indices[i + s]], L[k], 1e-6f);
         }
@@ -458,13 +472,13 @@ START_TEST(test_polygon_fan)
     strata_result_view r;
     strata_result_get_view(res, &r);
     topo tp = check_manifold(&r);
-    require((tp.euler) == (1), "%s: %lld vs %lld", "tp.euler == 1", (long long)(tp.euler), (long long)(1));
+    require((tp.euler) == (1), "%s: %lld vs %lld", "property 2: tp.euler == 1", (long long)(tp.euler), (long long)(1));
     const double area = check_flat_geometry(&r, L);
     const double want = 0.5 * 7 * 9.0 * sin(2 * M_PI / 7);
-    ck_assert_double_eq_tol(area, want, 1e-5 * want);
-    /* LOWER: the top terrace has no walls, every wall-bearing terrace has
+    ck_assert_double_eq_tol(area, want, 1e-5 * want); /* property 5 */
+    /* Property 1, LOWER: the top terrace has no walls, every wall-bearing terrace has
      * roofs. */
-    require((r.terraces[15].wall_count) == (0), "%s: %llu vs %llu", "r.terraces[15].wall_count == 0", (unsigned long long)(r.terraces[15].wall_count), (unsigned long long)(0));
+    require((r.terraces[15].wall_count) == (0), "%s: %llu vs %llu", "property 1: r.terraces[15].wall_count == 0", (unsigned long long)(r.terraces[15].wall_count), (unsigned long long)(0));
     strata_result_destroy(res);
     strata_mesh_destroy(p);
     strata_mesh_destroy(s);
@@ -517,8 +531,8 @@ START_TEST(test_planet)
     strata_result_view r;
     strata_result_get_view(res, &r);
     topo tp = check_manifold(&r);
-    require((tp.border_edges) == (0), "%s: %llu vs %llu", "tp.border_edges == 0", (unsigned long long)(tp.border_edges), (unsigned long long)(0)); /* closed */
-    require((tp.euler) == (2), "%s: %lld vs %lld", "tp.euler == 2", (long long)(tp.euler), (long long)(2));
+    require((tp.border_edges) == (0), "%s: %llu vs %llu", "property 2: tp.border_edges == 0", (unsigned long long)(tp.border_edges), (unsigned long long)(0)); /* closed */
+    require((tp.euler) == (2), "%s: %lld vs %lld", "property 2: tp.euler == 2", (long long)(tp.euler), (long long)(2));
     const uint64_t nt = r.nindices / 3;
     int32_t *terr = malloc(sizeof *terr * nt);
     uint8_t *wall = malloc(nt);
@@ -535,15 +549,15 @@ START_TEST(test_planet)
         double nrm[3];
         cross(&r, ix[0], ix[1], ix[2], nrm);
         const double len = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
-        require(len > 0.0, "%s", "len > 0.0");
+        require(len > 0.0, "%s", "property 6: len > 0.0");
         if (!wall[t]) {
             const double want = 2.0 + L[terr[t]];
             for (int s = 0; s < 3; s++) {
                 const double rad = sqrt(p[s][0] * p[s][0] + p[s][1] * p[s][1] + p[s][2] * p[s][2]);
-                require(fabs(rad - want) <= 1e-6 * want, "roof radius %.9g want %.9g", rad, want);
+                require(fabs(rad - want) <= 1e-6 * want, "property 3: roof radius %.9g want %.9g", rad, want);
             }
             const double w = solid_angle(p[0], p[1], p[2]);
-            require(w > 0.0, "%s", "w > 0.0"); /* faces outward */
+            require(w > 0.0, "%s", "property 4: w > 0.0"); /* faces outward */
             omega += w;
         } else {
             /* Radial: two of its corners lie on one ray from the centre
@@ -558,10 +572,10 @@ START_TEST(test_planet)
                 if (sqrt(cx * cx + cy * cy + cz * cz) <= 1e-6 * lu * lw && fabs(lu - lw) > 0)
                     radial = 1;
             }
-            require(radial, "wall triangle without a radial edge");
+            require(radial, "property 3: wall triangle without a radial edge");
         }
     }
-    require(fabs(omega - 4 * M_PI) <= 1e-5 * 4 * M_PI, "roofs cover %.9g sr", omega);
+    require(fabs(omega - 4 * M_PI) <= 1e-5 * 4 * M_PI, "property 5: roofs cover %.9g sr", omega);
     free(terr);
     free(wall);
     free(L);
@@ -574,8 +588,10 @@ START_TEST(test_planet)
 }
 END_TEST
 
-/* Property 6 and thread independence: the same bytes every run and for
- * 1, 2 and 3 threads (OpenMP stays inside this test). */
+/* Property 7: the same bytes every run and for 1, 2 and 3 threads (OpenMP
+ * stays inside this test); with random float heights (_i == 0), and with
+ * integer heights on half-integer planes, many exactly on a plane, over
+ * more than one block of the on-plane filter (_i == 1). */
 START_TEST(test_same_bytes)
 {
     strata_result *res[4];
@@ -584,11 +600,18 @@ START_TEST(test_same_bytes)
         rng_state = 4242;
         strata_ctx *ctx = new_ctx(threads[k]);
         strata_mesh *g, *m;
-        ck_assert_ok(strata_shape_grid(ctx, 150, 130, 0.1f, &g));
-        m = with_heights(ctx, g, h_random, 0);
+        if (_i == 0)
+            ck_assert_ok(strata_shape_grid(ctx, 150, 130, 0.1f, &g));
+        else
+            ck_assert_ok(strata_shape_grid(ctx, 200, 180, 0.1f, &g)); /* 72000 triangles */
+        m = with_heights(ctx, g, _i == 0 ? h_random : h_integer, 0);
         float L[40];
-        uniform_levels(m, 40, L);
-        strata_slice_options o = {L, 40, (strata_walls)(k % 3), 1, 1};
+        const uint32_t n = _i == 0 ? 40 : 8;
+        if (_i == 0)
+            uniform_levels(m, n, L);
+        else
+            memcpy(L, half_planes, sizeof half_planes);
+        strata_slice_options o = {L, n, (strata_walls)(k % 3), 1, 1};
         o.walls = STRATA_WALLS_SEPARATE;
         ck_assert_ok(strata_slice(ctx, m, &o, &res[k]));
         strata_mesh_destroy(g);
@@ -599,8 +622,8 @@ START_TEST(test_same_bytes)
     strata_result_get_view(res[0], &a);
     for (int k = 1; k < 4; k++) {
         strata_result_get_view(res[k], &b);
-        require((a.nverts) == (b.nverts), "%s: %llu vs %llu", "a.nverts == b.nverts", (unsigned long long)(a.nverts), (unsigned long long)(b.nverts));
-        require((a.nindices) == (b.nindices), "%s: %llu vs %llu", "a.nindices == b.nindices", (unsigned long long)(a.nindices), (unsigned long long)(b.nindices));
+        require((a.nverts) == (b.nverts), "%s: %llu vs %llu", "property 7: a.nverts == b.nverts", (unsigned long long)(a.nverts), (unsigned long long)(b.nverts));
+        require((a.nindices) == (b.nindices), "%s: %llu vs %llu", "property 7: a.nindices == b.nindices", (unsigned long long)(a.nindices), (unsigned long long)(b.nindices));
         ck_assert_mem_eq(a.x, b.x, sizeof(float) * a.nverts);
         ck_assert_mem_eq(a.y, b.y, sizeof(float) * a.nverts);
         ck_assert_mem_eq(a.z, b.z, sizeof(float) * a.nverts);
@@ -613,7 +636,8 @@ START_TEST(test_same_bytes)
 }
 END_TEST
 
-/* Wall modes place walls in the documented ranges; normals split walls. */
+/* Property 1: wall modes place walls in the documented ranges; property
+ * 8: normals split walls and change nothing else. */
 START_TEST(test_wall_modes_and_normals)
 {
     rng_state = 31;
@@ -642,26 +666,27 @@ START_TEST(test_wall_modes_and_normals)
     uint64_t roofs = 0, walls = 0;
     for (uint32_t k = 0; k < 8; k++) {
         /* Same roofs in every mode; walls of plane k move to k-1. */
-        require((vu.terraces[k].roof_count) == (vl.terraces[k].roof_count), "%s: %llu vs %llu", "vu.terraces[k].roof_count == vl.terraces[k].roof_count", (unsigned long long)(vu.terraces[k].roof_count), (unsigned long long)(vl.terraces[k].roof_count));
-        require((vu.terraces[k].roof_count) == (vs.terraces[k].roof_count), "%s: %llu vs %llu", "vu.terraces[k].roof_count == vs.terraces[k].roof_count", (unsigned long long)(vu.terraces[k].roof_count), (unsigned long long)(vs.terraces[k].roof_count));
-        require((vu.terraces[k].wall_count) == (vs.terraces[k].wall_count), "%s: %llu vs %llu", "vu.terraces[k].wall_count == vs.terraces[k].wall_count", (unsigned long long)(vu.terraces[k].wall_count), (unsigned long long)(vs.terraces[k].wall_count));
+        require((vu.terraces[k].roof_count) == (vl.terraces[k].roof_count), "%s: %llu vs %llu", "property 1: vu.terraces[k].roof_count == vl.terraces[k].roof_count", (unsigned long long)(vu.terraces[k].roof_count), (unsigned long long)(vl.terraces[k].roof_count));
+        require((vu.terraces[k].roof_count) == (vs.terraces[k].roof_count), "%s: %llu vs %llu", "property 1: vu.terraces[k].roof_count == vs.terraces[k].roof_count", (unsigned long long)(vu.terraces[k].roof_count), (unsigned long long)(vs.terraces[k].roof_count));
+        require((vu.terraces[k].wall_count) == (vs.terraces[k].wall_count), "%s: %llu vs %llu", "property 1: vu.terraces[k].wall_count == vs.terraces[k].wall_count", (unsigned long long)(vu.terraces[k].wall_count), (unsigned long long)(vs.terraces[k].wall_count));
         if (k + 1 < 8)
-            require((vl.terraces[k].wall_count) == (vu.terraces[k + 1].wall_count), "%s: %llu vs %llu", "vl.terraces[k].wall_count == vu.terraces[k + 1].wall_count", (unsigned long long)(vl.terraces[k].wall_count), (unsigned long long)(vu.terraces[k + 1].wall_count));
+            require((vl.terraces[k].wall_count) == (vu.terraces[k + 1].wall_count), "%s: %llu vs %llu", "property 1: vl.terraces[k].wall_count == vu.terraces[k + 1].wall_count", (unsigned long long)(vl.terraces[k].wall_count), (unsigned long long)(vu.terraces[k + 1].wall_count));
         /* UPPER: each terrace's roofs then walls, contiguous. */
-        require((vu.terraces[k].wall_first) == (vu.terraces[k].roof_first + vu.terraces[k].roof_count), "%s: %llu vs %llu", "vu.terraces[k].wall_first == vu.terraces[k].roof_first + vu.terraces[k].roof_count", (unsigned long long)(vu.terraces[k].wall_first), (unsigned long long)(vu.terraces[k].roof_first + vu.terraces[k].roof_count));
+        require((vu.terraces[k].wall_first) == (vu.terraces[k].roof_first + vu.terraces[k].roof_count), "%s: %llu vs %llu", "property 1: vu.terraces[k].wall_first == vu.terraces[k].roof_first + vu.terraces[k].roof_count", (unsigned long long)(vu.terraces[k].wall_first), (unsigned long long)(vu.terraces[k].roof_first + vu.terraces[k].roof_count));
         roofs += vs.terraces[k].roof_count;
         walls += vs.terraces[k].wall_count;
     }
-    require((vl.terraces[7].wall_count) == (0), "%s: %llu vs %llu", "vl.terraces[7].wall_count == 0", (unsigned long long)(vl.terraces[7].wall_count), (unsigned long long)(0));
-    require((vu.terraces[0].wall_count) == (0), "%s: %llu vs %llu", "vu.terraces[0].wall_count == 0", (unsigned long long)(vu.terraces[0].wall_count), (unsigned long long)(0));
-    require((walls) > (0), "%s: %llu vs %llu", "walls > 0", (unsigned long long)(walls), (unsigned long long)(0));
+    require((vl.terraces[7].wall_count) == (0), "%s: %llu vs %llu", "property 1: vl.terraces[7].wall_count == 0", (unsigned long long)(vl.terraces[7].wall_count), (unsigned long long)(0));
+    require((vu.terraces[0].wall_count) == (0), "%s: %llu vs %llu", "property 1: vu.terraces[0].wall_count == 0", (unsigned long long)(vu.terraces[0].wall_count), (unsigned long long)(0));
+    require((walls) > (0), "%s: %llu vs %llu", "property 1: walls > 0", (unsigned long long)(walls), (unsigned long long)(0));
     /* SEPARATE: all roofs first, then all walls. */
-    require((vs.terraces[0].wall_first) == (roofs), "%s: %llu vs %llu", "vs.terraces[0].wall_first == roofs", (unsigned long long)(vs.terraces[0].wall_first), (unsigned long long)(roofs));
-    require((roofs + walls) == (vs.nindices), "%s: %llu vs %llu", "roofs + walls == vs.nindices", (unsigned long long)(roofs + walls), (unsigned long long)(vs.nindices));
+    require((vs.terraces[0].wall_first) == (roofs), "%s: %llu vs %llu", "property 1: vs.terraces[0].wall_first == roofs", (unsigned long long)(vs.terraces[0].wall_first), (unsigned long long)(roofs));
+    require((roofs + walls) == (vs.nindices), "%s: %llu vs %llu", "property 1: roofs + walls == vs.nindices", (unsigned long long)(roofs + walls), (unsigned long long)(vs.nindices));
     ck_assert_mem_eq(vu.x, vs.x, sizeof(float) * vu.nverts);
-    /* Normals: four fresh vertices per wall quad, unit normals, roofs up. */
+    /* Property 8, normals: four fresh vertices per wall quad, unit normals,
+     * roofs up, roof vertices where they were. */
     ck_assert_ptr_nonnull(vn.nx);
-    require((vn.nverts) == (vu.nverts + 4 * (walls / 6)), "%s: %llu vs %llu", "vn.nverts == vu.nverts + 4 * (walls / 6)", (unsigned long long)(vn.nverts), (unsigned long long)(vu.nverts + 4 * (walls / 6)));
+    require((vn.nverts) == (vu.nverts + 4 * (walls / 6)), "%s: %llu vs %llu", "property 8: vn.nverts == vu.nverts + 4 * (walls / 6)", (unsigned long long)(vn.nverts), (unsigned long long)(vu.nverts + 4 * (walls / 6)));
     for (uint32_t i = 0; i < vn.nverts; i++) {
         const double l = sqrt((double)vn.nx[i] * vn.nx[i] + (double)vn.ny[i] * vn.ny[i] +
                               (double)vn.nz[i] * vn.nz[i]);
@@ -673,7 +698,7 @@ START_TEST(test_wall_modes_and_normals)
             ck_assert_float_eq(vn.ny[vn.indices[i]], 1.0f);
         for (uint64_t i = t->wall_first; i < t->wall_first + t->wall_count; i += 3) {
             const uint32_t *ix = vn.indices + i;
-            require((ix[0]) >= (vu.nverts), "%s: %llu vs %llu", "ix[0] >= vu.nverts", (unsigned long long)(ix[0]), (unsigned long long)(vu.nverts));
+            require((ix[0]) >= (vu.nverts), "%s: %llu vs %llu", "property 8: ix[0] >= vu.nverts", (unsigned long long)(ix[0]), (unsigned long long)(vu.nverts));
             double n[3];
             cross(&vn, ix[0], ix[1], ix[2], n);
             const double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
@@ -705,10 +730,11 @@ START_TEST(test_single_terrace_is_flat)
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_view r;
     strata_result_get_view(res, &r);
-    /* One terrace at the lowest height: the input triangles, flattened. */
+    /* One terrace at the lowest height: the input triangles, flattened
+     * (properties 1 and 3). */
     require((r.nindices) == (3 * strata_mesh_triangle_count(m)), "%s: %llu vs %llu", "r.nindices == 3 * strata_mesh_triangle_count(m)", (unsigned long long)(r.nindices), (unsigned long long)(3 * strata_mesh_triangle_count(m)));
     require((r.nverts) == (strata_mesh_vertex_count(m)), "%s: %llu vs %llu", "r.nverts == strata_mesh_vertex_count(m)", (unsigned long long)(r.nverts), (unsigned long long)(strata_mesh_vertex_count(m)));
-    require((r.terraces[0].wall_count) == (0), "%s: %llu vs %llu", "r.terraces[0].wall_count == 0", (unsigned long long)(r.terraces[0].wall_count), (unsigned long long)(0));
+    require((r.terraces[0].wall_count) == (0), "%s: %llu vs %llu", "property 1: r.terraces[0].wall_count == 0", (unsigned long long)(r.terraces[0].wall_count), (unsigned long long)(0));
     for (uint32_t i = 0; i < r.nverts; i++)
         ck_assert_float_eq(r.y[i], L[0]);
     strata_result_destroy(res);
@@ -751,6 +777,8 @@ START_TEST(test_levels_and_errors)
     free(many);
     strata_mesh_destroy(t);
 
+    /* Property 9: bad options, a NaN or infinite height and a cancel give
+     * their status and no result. */
     strata_result *r = (strata_result *)1;
     const float bad1[] = {0, 1, 1};
     const float bad2[] = {0, NAN};
@@ -792,7 +820,9 @@ START_TEST(test_levels_and_errors)
     o.levels = want;
     o.nlevels = 4;
     strata_ctx_cancel(ctx);
+    r = (strata_result *)1;
     ck_assert_status(strata_slice(ctx, m, &o, &r), STRATA_ERR_CANCELLED);
+    ck_assert_ptr_null(r);
     strata_ctx_reset_cancel(ctx);
     ck_assert_ok(strata_slice(ctx, m, &o, &r));
     strata_result_destroy(r);
@@ -924,17 +954,44 @@ START_TEST(test_arenas)
     strata_mesh_destroy(g);
     strata_mesh_destroy(m);
     strata_ctx_destroy(ctx);
+}
+END_TEST
 
-    /* Every allocation of a slice failing in turn (tables, staging lists,
-     * arena blocks, the result): NOMEM each time, nothing leaked, and the
-     * same context slices fine once memory is back. */
-    test_alloc ta = {-1, 0, 0};
-    strata_allocator al = {ta_alloc, ta_free, &ta};
-    strata_ctx_options co = {threads, &al};
+/* A slice on a 200 x 180 grid with 2 threads through a counting
+ * allocator: random float heights and 24 even planes (_i == 0), or
+ * integer heights on half-integer planes, many exactly on a plane
+ * (_i == 1).  Returns the context; *m and *g are its meshes. */
+static strata_ctx *counted_case(int i, test_alloc *ta, strata_mesh **g, strata_mesh **m, float *L,
+                                strata_slice_options *o)
+{
+    strata_allocator al = {ta_alloc, ta_free, ta};
+    strata_ctx_options co = {2, &al};
+    strata_ctx *ctx;
     ck_assert_ok(strata_ctx_create(&co, &ctx));
-    ck_assert_ok(strata_shape_grid(ctx, 200, 180, 0.1f, &g));
+    ck_assert_ok(strata_shape_grid(ctx, 200, 180, 0.1f, g));
     rng_state = 77;
-    m = with_heights(ctx, g, h_random, 0);
+    *m = with_heights(ctx, *g, i == 0 ? h_random : h_integer, 0);
+    const uint32_t n = i == 0 ? 24 : 8;
+    if (i == 0)
+        uniform_levels(*m, n, L);
+    else
+        memcpy(L, half_planes, sizeof half_planes);
+    *o = (strata_slice_options){L, n, STRATA_WALLS_UPPER, 0, 0};
+    return ctx;
+}
+
+/* Property 9: every allocation of a slice failing in turn (tables,
+ * staging lists, arena blocks, the result; with heights on planes also
+ * the on-plane tables): NOMEM each time, no result, nothing leaked, arena
+ * figures zero, and the same context slices fine once memory is back. */
+START_TEST(test_every_allocation_failing)
+{
+    test_alloc ta = {-1, 0, 0};
+    strata_mesh *g, *m;
+    float L[24];
+    strata_slice_options o;
+    strata_ctx *ctx = counted_case(_i, &ta, &g, &m, L, &o);
+    strata_result *res;
     const long live = ta.live;
     ta.count = 0;
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
@@ -950,11 +1007,66 @@ START_TEST(test_arenas)
             strata_result_destroy(res);        /* fewer allocations this time */
             continue;
         }
-        require(s == STRATA_ERR_NOMEM && res == NULL && ta.live == live,
-                "allocation %ld of %ld failing: %s, %ld live", k, nalloc, strata_status_str(s),
-                ta.live - live);
+        strata_arena_stats st;
+        strata_ctx_arena_stats(ctx, &st);
+        require(s == STRATA_ERR_NOMEM && res == NULL && ta.live == live && st.arenas == 0 &&
+                    st.bytes_reserved == 0,
+                "property 9: allocation %ld of %ld failing: %s, %ld live, %u arenas", k, nalloc,
+                strata_status_str(s), ta.live - live, st.arenas);
     }
     ta.fail_at = -1;
+    ck_assert_ok(strata_slice(ctx, m, &o, &res));
+    strata_result_destroy(res);
+    ck_assert_int_eq(ta.live, live);
+    strata_mesh_destroy(g);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Property 9: a cancel at every progress report of a slice (at each
+ * milestone and within the passes) returns STRATA_ERR_CANCELLED with no
+ * result, nothing leaked and arena figures zero, whichever phase it
+ * stops; then the context slices fine again. */
+static int cancel_at, reports;
+static int cancel_on_report(void *user, const char *stage, double done)
+{
+    (void)user;
+    (void)done;
+    return !strcmp(stage, "slice") && reports++ == cancel_at;
+}
+
+START_TEST(test_cancel_anywhere)
+{
+    test_alloc ta = {-1, 0, 0};
+    strata_mesh *g, *m;
+    float L[24];
+    strata_slice_options o;
+    strata_ctx *ctx = counted_case(_i, &ta, &g, &m, L, &o);
+    o.normals = o.areas = 1; /* every phase has work */
+    ck_assert_ok(strata_ctx_set_threads(ctx, 1)); /* 5 chunks: 2 groups a pass */
+    strata_ctx_set_progress(ctx, cancel_on_report, NULL);
+    strata_result *res;
+    cancel_at = -1;
+    reports = 0;
+    ck_assert_ok(strata_slice(ctx, m, &o, &res));
+    strata_result_destroy(res);
+    const int nreports = reports;
+    ck_assert_int_gt(nreports, 7); /* milestones and reports within the passes */
+    const long live = ta.live;
+    for (cancel_at = 0; cancel_at < nreports; cancel_at++) {
+        reports = 0;
+        res = (strata_result *)&ta;
+        const strata_status s = strata_slice(ctx, m, &o, &res);
+        strata_ctx_reset_cancel(ctx);
+        strata_arena_stats st;
+        strata_ctx_arena_stats(ctx, &st);
+        require(s == STRATA_ERR_CANCELLED && res == NULL && ta.live == live && st.arenas == 0 &&
+                    st.bytes_reserved == 0,
+                "property 9: cancel at report %d of %d: %s, %ld live, %u arenas", cancel_at,
+                nreports, strata_status_str(s), ta.live - live, st.arenas);
+    }
+    cancel_at = -1;
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_destroy(res);
     ck_assert_int_eq(ta.live, live);
@@ -1013,7 +1125,8 @@ START_TEST(test_progress_milestones)
 }
 END_TEST
 
-/* Areas are filled only when asked for; nothing else changes. */
+/* Property 8: areas are filled only when asked for; nothing else
+ * changes. */
 START_TEST(test_areas_optional)
 {
     rng_state = 9;
@@ -1040,11 +1153,11 @@ START_TEST(test_areas_optional)
     double roof = 0.0;
     for (uint32_t k = 0; k < a.nterraces; k++) {
         strata_terrace ta = a.terraces[k], tb = b.terraces[k];
-        require(ta.roof_area == 0.0 && ta.wall_area == 0.0, "terrace %u: areas without asking", k);
-        require(tb.roof_area > 0.0 && (k == 0 || tb.wall_area > 0.0), "terrace %u: no areas", k);
+        require(ta.roof_area == 0.0 && ta.wall_area == 0.0, "property 8: terrace %u: areas without asking", k);
+        require(tb.roof_area > 0.0 && (k == 0 || tb.wall_area > 0.0), "property 8: terrace %u: no areas", k);
         roof += tb.roof_area;
         tb.roof_area = tb.wall_area = 0.0;
-        require(!memcmp(&ta, &tb, sizeof ta), "terrace %u differs", k);
+        require(!memcmp(&ta, &tb, sizeof ta), "property 8: terrace %u differs", k);
     }
     ck_assert_double_eq_tol(roof, 120 * 0.1 * 110 * 0.1, 1e-4); /* the grid's extent */
     strata_result_destroy(res[0]);
@@ -1073,10 +1186,12 @@ static Suite *slice_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("Output");
     tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_same_bytes);
+    tcase_add_loop_test(tc, test_same_bytes, 0, 2);
     tcase_add_test(tc, test_wall_modes_and_normals);
     tcase_add_test(tc, test_from_mesh);
     tcase_add_test(tc, test_arenas);
+    tcase_add_loop_test(tc, test_every_allocation_failing, 0, 2);
+    tcase_add_loop_test(tc, test_cancel_anywhere, 0, 2);
     tcase_add_test(tc, test_progress_milestones);
     tcase_add_test(tc, test_areas_optional);
     suite_add_tcase(s, tc);
