@@ -91,6 +91,10 @@ struct strata_mesh {
     uint32_t *a, *b, *c;        /* ntris each */
     uint32_t *e0, *e1, *e2;     /* ntris each */
     uint32_t *ev0, *ev1;        /* nedges each */
+    /* Context (core/lattice.h): the last ghost_* vertices, edges and
+     * triangles are only read by the slicer's decisions across edges and
+     * around vertices; nothing is written for them.  0: none. */
+    uint32_t ghost_verts, ghost_edges, ghost_tris;
 };
 
 struct strata_result {

@@ -125,6 +125,9 @@ strata_status strata_mesh_clone(strata_ctx *ctx, const strata_mesh *m, strata_me
     c->geometry = m->geometry;
     memcpy(c->center, m->center, sizeof c->center);
     c->radius = m->radius;
+    c->ghost_verts = m->ghost_verts;
+    c->ghost_edges = m->ghost_edges;
+    c->ghost_tris = m->ghost_tris;
     *out = c;
     return STRATA_OK;
 }

@@ -8,6 +8,7 @@
  *                          (mab, mbc, mca) - same winding as t
  */
 #include "internal.h"
+#include "lattice.h"
 
 #include <math.h>
 #include <string.h>
@@ -61,7 +62,7 @@ static strata_status subdivide_once(strata_ctx *ctx, const strata_mesh *m, bool 
 
     const uint32_t V = m->nverts;
     const int64_t V64 = V;
-    const float cx = m->center[0], cy = m->center[1], cz = m->center[2], R = m->radius;
+    const float R = m->radius;
     const int64_t E = m->nedges, T = m->ntris;
 
 #pragma omp parallel num_threads(ctx->threads)
@@ -79,15 +80,14 @@ static strata_status subdivide_once(strata_ctx *ctx, const strata_mesh *m, bool 
 #pragma omp for schedule(static)
         for (int64_t ei = 0; ei < E; ei++) {
             const uint32_t e = (uint32_t)ei, p = m->ev0[e], q = m->ev1[e], mid = V + e;
-            float x = (m->x[p] + m->x[q]) * 0.5f;
-            float y = (m->y[p] + m->y[q]) * 0.5f;
-            float z = (m->z[p] + m->z[q]) * 0.5f;
+            float x, y, z;
             if (project) {
-                float dx = x - cx, dy = y - cy, dz = z - cz;
-                float s = R / sqrtf(dx * dx + dy * dy + dz * dz);
-                x = cx + dx * s;
-                y = cy + dy * s;
-                z = cz + dz * s;
+                strata__sphere_midpoint(m->center, R, m->x[p], m->y[p], m->z[p], m->x[q],
+                                        m->y[q], m->z[q], &x, &y, &z);
+            } else {
+                x = (m->x[p] + m->x[q]) * 0.5f;
+                y = (m->y[p] + m->y[q]) * 0.5f;
+                z = (m->z[p] + m->z[q]) * 0.5f;
             }
             o->x[mid] = x;
             o->y[mid] = y;
