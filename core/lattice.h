@@ -32,6 +32,124 @@ static inline void strata__sphere_midpoint(const float c[3], float R, float px, 
     *oz = c[2] + dz * s;
 }
 
+/* ------------------------------------------------------------ context ring
+ *
+ * Working memory of a ring (core/lattice.c), reused chunk after chunk by
+ * one thread: the ring's triangles as corner positions, and two hash
+ * tables (vertices by position bits, edges by vertex pair). */
+typedef struct strata_ring_scratch {
+    const strata_allocator *al;
+    float *tri; /* ring triangles, 9 floats each */
+    size_t ntri, cap;
+    uint32_t *vslot; /* vertex ids, UINT32_MAX empty */
+    uint64_t *ekey;  /* min << 32 | max, UINT64_MAX empty */
+    uint32_t *eval;
+    uint32_t vmask, emask;
+} strata_ring_scratch;
+
+STRATA_HIDDEN void strata__ring_scratch_free(strata_ring_scratch *s);
+/* Tables for up to nverts vertices and nedges edges (border and
+ * context). */
+STRATA_HIDDEN strata_status strata__ring_reserve(strata_ring_scratch *s,
+                                                 const strata_allocator *al, uint32_t nverts,
+                                                 uint32_t nedges);
+/* Append a ring triangle (corners a, b, c as x, y, z each). */
+STRATA_HIDDEN strata_status strata__ring_push(strata_ring_scratch *s, const float p[9]);
+/* Empty the tables (not the triangles). */
+STRATA_HIDDEN void strata__ring_clear(strata_ring_scratch *s);
+/* Make own vertex v of m, and the own edge `id` joining p and q, findable
+ * by the ring's corners and sides on the chunk's border. */
+STRATA_HIDDEN void strata__ring_border_vertex(strata_ring_scratch *s, const strata_mesh *m,
+                                              uint32_t v);
+STRATA_HIDDEN void strata__ring_border_edge(strata_ring_scratch *s, uint32_t p, uint32_t q,
+                                            uint32_t id);
+/* Append the ring triangles to m (positions set for m's own vertices,
+ * own_verts of them): context vertices and edges are made as needed.
+ * STRATA_ERR_BAD_MESH if a ring side joins two own vertices that no border
+ * edge joins (the ring would cross the chunk). */
+STRATA_HIDDEN strata_status strata__ring_attach(strata_ring_scratch *s, strata_mesh *m,
+                                                uint32_t own_verts);
+
+/* ------------------------------------------------------------ grids
+ *
+ * The grid of strata_shape_grid (core/shapes.c), shared with terrain
+ * tiles: the topology of rows [row0, row1) of an nx x nz grid (row nz has
+ * only its edges along x), and the coordinate of grid line i of n with
+ * cells of size `cell`, centred on the origin. */
+STRATA_HIDDEN void strata__grid_topology(strata_mesh *m, uint32_t nx, uint32_t nz,
+                                         uint32_t row0, uint32_t row1);
+STRATA_HIDDEN float strata__grid_coord(uint32_t i, uint32_t n, float cell);
+
+/* ------------------------------------------------------------ terrains
+ *
+ * Base heights of a terrain grid (core/terrain.c), before noise: the
+ * samples of a heightmap times a scale (grid vertex (i, j) is sample
+ * (i, j)), or a template: every cell of a coarse heightmap becomes
+ * patch x patch grid cells whose heights are interpolated linearly over the
+ * cell's two triangles (split along the diagonal from sample (i, j) to
+ * (i+1, j+1), as the grid's own triangles), times the scale.  Each grid
+ * vertex has one formula, so a tile and the whole grid get the same bits.
+ * A NULL heightmap is a flat grid (y = 0) of nx x nz cells. */
+typedef struct strata_heightmap_samples {
+    uint32_t w, h;
+    const float *data;
+} strata_heightmap_samples;
+
+typedef struct strata_terrain_source {
+    const strata_heightmap *hm;
+    uint32_t patch; /* 0: heightmap samples; > 0: a template */
+    float scale;
+    uint32_t nx, nz; /* grid cells */
+} strata_terrain_source;
+
+/* Set nx, nz from hm and patch (STRATA_ERR_OVERFLOW when they do not fit
+ * uint32, STRATA_ERR_INVALID_ARG for a non-finite scale). */
+STRATA_HIDDEN strata_status strata__terrain_source_init(strata_terrain_source *src,
+                                                        const strata_heightmap *hm,
+                                                        uint32_t patch, float scale,
+                                                        uint32_t nx, uint32_t nz);
+/* Base heights of grid vertices (i0 + i, j0 + j), i < w, j < h, into
+ * out[j * w + i].  STRATA_ERR_NOT_FINITE for a sample times the scale
+ * that overflows. */
+STRATA_HIDDEN strata_status strata__terrain_heights(const strata_terrain_source *src,
+                                                    uint32_t i0, uint32_t j0, uint32_t w,
+                                                    uint32_t h, float *out);
+
+/* Terrain world: the grid cut into tiles of tile x tile cells (the last
+ * row and column of tiles may be narrower); tile id = tz * ntx + tx.  A
+ * tile's own vertices are row-major over its block, its own edges and
+ * triangles those of strata_shape_grid on a grid of the block's size (same
+ * corner order); its ring is the cells around the block. */
+typedef struct strata_terrain_lattice {
+    const strata_allocator *al;
+    strata_terrain_source src;
+    float cell;
+    uint32_t tile, ntx, ntz;
+    uint32_t cap_verts, cap_edges, cap_tris;
+} strata_terrain_lattice;
+
+STRATA_HIDDEN strata_status strata__terrain_lattice_init(strata_ctx *ctx,
+                                                         const strata_terrain_source *src,
+                                                         float cell, uint32_t tile,
+                                                         strata_terrain_lattice *tl);
+static inline uint64_t strata__terrain_tiles(const strata_terrain_lattice *tl)
+{
+    return (uint64_t)tl->ntx * tl->ntz;
+}
+STRATA_HIDDEN strata_status strata__terrain_tile_alloc(const strata_terrain_lattice *tl,
+                                                       strata_mesh **out);
+/* Per-thread scratch: the ring, and the base heights of the block and
+ * its ring. */
+typedef struct strata_tile_scratch {
+    strata_ring_scratch ring;
+    float *heights;
+    size_t cap;
+} strata_tile_scratch;
+STRATA_HIDDEN void strata__tile_scratch_free(strata_tile_scratch *s);
+STRATA_HIDDEN strata_status strata__terrain_tile_build(const strata_terrain_lattice *tl,
+                                                       uint64_t id, strata_tile_scratch *s,
+                                                       strata_mesh *m);
+
 /* ------------------------------------------------------------ planets
  *
  * Planet world of level L, chunk level C < L: chunk id t is triangle t of
@@ -70,20 +188,6 @@ static inline uint64_t strata__planet_chunks(const strata_planet_lattice *pl)
 {
     return (uint64_t)20 << (2 * pl->chunk_level);
 }
-
-/* Working memory of the context ring, reused chunk after chunk by one
- * thread. */
-typedef struct strata_ring_scratch {
-    const strata_allocator *al;
-    float *tri;          /* context triangles, 9 floats each */
-    size_t ntri, cap;
-    uint32_t *vslot;     /* vertex hash: ids, UINT32_MAX empty */
-    uint64_t *ekey;      /* edge hash: (min << 32 | max), UINT64_MAX empty */
-    uint32_t *eval;
-    uint32_t vmask, emask;
-} strata_ring_scratch;
-
-STRATA_HIDDEN void strata__ring_scratch_free(strata_ring_scratch *s);
 
 /* A mesh with room for any chunk of pl (uninitialised arrays). */
 STRATA_HIDDEN strata_status strata__planet_chunk_alloc(const strata_planet_lattice *pl,

@@ -172,17 +172,6 @@ strata_status strata__planet_chunk_alloc(const strata_planet_lattice *pl, strata
     return st;
 }
 
-void strata__ring_scratch_free(strata_ring_scratch *s)
-{
-    if (!s || !s->al)
-        return;
-    strata__free(s->al, s->tri);
-    strata__free(s->al, s->vslot);
-    strata__free(s->al, s->ekey);
-    strata__free(s->al, s->eval);
-    memset(s, 0, sizeof *s);
-}
-
 /* ------------------------------------------------------------ own lattice */
 
 /* Positions of the chunk's lattice points, stride by stride. */
@@ -228,7 +217,7 @@ static void fill_positions(const strata_planet_lattice *pl, const uint32_t corne
 /* ------------------------------------------------------------ context ring */
 
 typedef struct {
-    float p[3][3];
+    float p[9]; /* corners a, b, c: x, y, z each */
 } ftri;
 
 typedef struct {
@@ -239,39 +228,24 @@ typedef struct {
 
 static void push(ring_job *job, const ftri *t)
 {
-    strata_ring_scratch *s = job->s;
-    if (s->ntri == s->cap) {
-        const size_t cap = s->cap ? 2 * s->cap : 1024;
-        float *n = strata__alloc_array(s->al, cap, 9 * sizeof(float));
-        if (!n) {
-            job->nomem = 1;
-            return;
-        }
-        if (s->ntri)
-            memcpy(n, s->tri, s->ntri * 9 * sizeof(float));
-        strata__free(s->al, s->tri);
-        s->tri = n;
-        s->cap = cap;
-    }
-    memcpy(s->tri + 9 * s->ntri++, t->p, 9 * sizeof(float));
+    if (strata__ring_push(job->s, t->p) != STRATA_OK)
+        job->nomem = 1;
 }
 
 static void children(const strata_planet_lattice *pl, const ftri *t, ftri ch[4])
 {
-    const float *c = pl->coarse->center;
-    float ab[3], bc[3], ca[3];
-    const float(*p)[3] = t->p;
-    strata__sphere_midpoint(c, pl->radius, p[0][0], p[0][1], p[0][2], p[1][0], p[1][1],
-                            p[1][2], &ab[0], &ab[1], &ab[2]);
-    strata__sphere_midpoint(c, pl->radius, p[1][0], p[1][1], p[1][2], p[2][0], p[2][1],
-                            p[2][2], &bc[0], &bc[1], &bc[2]);
-    strata__sphere_midpoint(c, pl->radius, p[2][0], p[2][1], p[2][2], p[0][0], p[0][1],
-                            p[0][2], &ca[0], &ca[1], &ca[2]);
+    const float *c = pl->coarse->center, *p = t->p;
+    float m[3][3]; /* ab, bc, ca */
+    for (int k = 0; k < 3; k++) {
+        const float *u = p + 3 * k, *v = p + 3 * ((k + 1) % 3);
+        strata__sphere_midpoint(c, pl->radius, u[0], u[1], u[2], v[0], v[1], v[2], &m[k][0],
+                                &m[k][1], &m[k][2]);
+    }
     const float *corners[4][3] = {
-        {p[0], ab, ca}, {ab, p[1], bc}, {ca, bc, p[2]}, {ab, bc, ca}};
+        {p, m[0], m[2]}, {m[0], p + 3, m[1]}, {m[2], m[1], p + 6}, {m[0], m[1], m[2]}};
     for (int k = 0; k < 4; k++)
         for (int v = 0; v < 3; v++)
-            memcpy(ch[k].p[v], corners[k][v], 3 * sizeof(float));
+            memcpy(ch[k].p + 3 * v, corners[k][v], 3 * sizeof(float));
 }
 
 /* The level-0 descendants (depth levels down) of t that touch corner k. */
@@ -302,89 +276,6 @@ static void strip_side(ring_job *job, const ftri *t, int k, int depth)
     strip_side(job, &ch[along[k][0]], k, depth - 1);
     strip_side(job, &ch[along[k][1]], k, depth - 1);
     strip_point(job, &ch[3], k, depth - 1);
-}
-
-static inline uint32_t hash_pos(float x, float y, float z)
-{
-    uint32_t a, b, c;
-    memcpy(&a, &x, 4);
-    memcpy(&b, &y, 4);
-    memcpy(&c, &z, 4);
-    uint64_t h = a * 0x9E3779B97F4A7C15ull ^ b * 0xC2B2AE3D27D4EB4Full ^ c * 0x165667B19E3779F9ull;
-    h ^= h >> 31;
-    h *= 0xD6E8FEB86659FD93ull;
-    return (uint32_t)(h >> 32);
-}
-
-static inline int same_bits(float a, float b)
-{
-    return memcmp(&a, &b, sizeof a) == 0;
-}
-
-/* The vertex of m at (x, y, z), added (as a context vertex) when new. */
-static uint32_t vertex_at(strata_ring_scratch *s, strata_mesh *m, float x, float y, float z)
-{
-    for (uint32_t h = hash_pos(x, y, z) & s->vmask;; h = (h + 1) & s->vmask) {
-        const uint32_t v = s->vslot[h];
-        if (v == UINT32_MAX) {
-            const uint32_t id = m->nverts++;
-            m->x[id] = x;
-            m->y[id] = y;
-            m->z[id] = z;
-            s->vslot[h] = id;
-            return id;
-        }
-        if (same_bits(m->x[v], x) && same_bits(m->y[v], y) && same_bits(m->z[v], z))
-            return v;
-    }
-}
-
-static inline uint64_t hash_pair(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xFF51AFD7ED558CCDull;
-    k ^= k >> 33;
-    return k;
-}
-
-/* The edge of m joining p and q; a new context edge unless both are own
- * vertices (then it is a border edge of the lattice, inserted first):
- * UINT32_MAX for two own vertices without an edge. */
-static uint32_t edge_at(strata_ring_scratch *s, strata_mesh *m, uint32_t own_verts,
-                        uint32_t p, uint32_t q, int insert)
-{
-    const uint32_t lo = p < q ? p : q, hi = p < q ? q : p;
-    const uint64_t key = (uint64_t)lo << 32 | hi;
-    for (uint64_t h = hash_pair(key) & s->emask;; h = (h + 1) & s->emask) {
-        if (s->ekey[h] == key)
-            return s->eval[h];
-        if (s->ekey[h] == UINT64_MAX) {
-            if (!insert && hi < own_verts)
-                return UINT32_MAX;
-            const uint32_t id = m->nedges++;
-            m->ev0[id] = lo;
-            m->ev1[id] = hi;
-            s->ekey[h] = key;
-            s->eval[h] = id;
-            return id;
-        }
-    }
-}
-
-static strata_status ring_tables(const strata_planet_lattice *pl, strata_ring_scratch *s)
-{
-    if (s->vslot)
-        return STRATA_OK;
-    uint32_t size = 64;
-    while (size < 2 * (pl->cap_verts - pl->nverts + 3 * pl->n))
-        size *= 2;
-    s->vslot = strata__alloc_array(s->al, size, sizeof(uint32_t));
-    s->ekey = strata__alloc_array(s->al, size, sizeof(uint64_t));
-    s->eval = strata__alloc_array(s->al, size, sizeof(uint32_t));
-    if (!s->vslot || !s->ekey || !s->eval)
-        return STRATA_ERR_NOMEM;
-    s->vmask = s->emask = size - 1;
-    return STRATA_OK;
 }
 
 /* Context ring of coarse triangle t: the strips of every coarse triangle
@@ -420,9 +311,9 @@ static strata_status build_ring(const strata_planet_lattice *pl, uint32_t t,
             }
             ftri ut;
             for (int i = 0; i < 3; i++) {
-                ut.p[i][0] = cm->x[uc[i]];
-                ut.p[i][1] = cm->y[uc[i]];
-                ut.p[i][2] = cm->z[uc[i]];
+                ut.p[3 * i] = cm->x[uc[i]];
+                ut.p[3 * i + 1] = cm->y[uc[i]];
+                ut.p[3 * i + 2] = cm->z[uc[i]];
             }
             if (nshared == 2) {
                 const int side = !shared[2] ? 0 : !shared[0] ? 1 : 2;
@@ -437,61 +328,19 @@ static strata_status build_ring(const strata_planet_lattice *pl, uint32_t t,
 
     /* Border vertices and edges of the lattice first, so that the ring's
      * corners and sides on the border find them. */
-    memset(s->vslot, 0xFF, ((size_t)s->vmask + 1) * sizeof(uint32_t));
-    memset(s->ekey, 0xFF, ((size_t)s->emask + 1) * sizeof(uint64_t));
+    strata__ring_clear(s);
     for (uint32_t i = 0; i <= n; i++) {
-        const uint32_t border[3] = {vid(n, i, 0), vid(n, 0, i), vid(n, n - i, i)};
-        for (int k = 0; k < 3; k++) {
-            const uint32_t v = border[k];
-            for (uint32_t h = hash_pos(m->x[v], m->y[v], m->z[v]) & s->vmask;;
-                 h = (h + 1) & s->vmask) {
-                if (s->vslot[h] == v)
-                    break;
-                if (s->vslot[h] == UINT32_MAX) {
-                    s->vslot[h] = v;
-                    break;
-                }
-            }
-        }
+        strata__ring_border_vertex(s, m, vid(n, i, 0));
+        strata__ring_border_vertex(s, m, vid(n, 0, i));
+        strata__ring_border_vertex(s, m, vid(n, n - i, i));
     }
-    const uint32_t own_verts = pl->nverts;
     for (uint32_t i = 0; i < n; i++) {
-        const uint32_t side[3][2] = {{vid(n, i, 0), vid(n, i + 1, 0)},
-                                     {vid(n, 0, i), vid(n, 0, i + 1)},
-                                     {vid(n, i + 1, n - i - 1), vid(n, i, n - i)}};
-        const uint32_t id[3] = {3 * cell(n, i, 0), 3 * cell(n, 0, i) + 1,
-                                3 * cell(n, i, n - i - 1) + 2};
-        for (int k = 0; k < 3; k++) {
-            const uint32_t lo = side[k][0] < side[k][1] ? side[k][0] : side[k][1];
-            const uint32_t hi = side[k][0] ^ side[k][1] ^ lo;
-            const uint64_t key = (uint64_t)lo << 32 | hi;
-            for (uint64_t h = hash_pair(key) & s->emask;; h = (h + 1) & s->emask) {
-                if (s->ekey[h] == UINT64_MAX) {
-                    s->ekey[h] = key;
-                    s->eval[h] = id[k];
-                    break;
-                }
-            }
-        }
+        strata__ring_border_edge(s, vid(n, i, 0), vid(n, i + 1, 0), 3 * cell(n, i, 0));
+        strata__ring_border_edge(s, vid(n, 0, i), vid(n, 0, i + 1), 3 * cell(n, 0, i) + 1);
+        strata__ring_border_edge(s, vid(n, i + 1, n - i - 1), vid(n, i, n - i),
+                                 3 * cell(n, i, n - i - 1) + 2);
     }
-    for (size_t r = 0; r < s->ntri; r++) {
-        const float *p = s->tri + 9 * r;
-        uint32_t v[3];
-        for (int k = 0; k < 3; k++)
-            v[k] = vertex_at(s, m, p[3 * k], p[3 * k + 1], p[3 * k + 2]);
-        const uint32_t tt = m->ntris++;
-        m->a[tt] = v[0];
-        m->b[tt] = v[1];
-        m->c[tt] = v[2];
-        uint32_t e[3];
-        for (int k = 0; k < 3; k++)
-            if ((e[k] = edge_at(s, m, own_verts, v[k], v[(k + 1) % 3], 0)) == UINT32_MAX)
-                return STRATA_ERR_BAD_MESH; /* cannot happen: the ring would cross the chunk */
-        m->e0[tt] = e[0];
-        m->e1[tt] = e[1];
-        m->e2[tt] = e[2];
-    }
-    return STRATA_OK;
+    return strata__ring_attach(s, m, pl->nverts);
 }
 
 strata_status strata__planet_chunk_build(const strata_planet_lattice *pl, uint64_t id,
@@ -502,8 +351,8 @@ strata_status strata__planet_chunk_build(const strata_planet_lattice *pl, uint64
     const strata_mesh *cm = pl->coarse;
     const uint32_t t = (uint32_t)id;
     const uint32_t corner[3] = {cm->a[t], cm->b[t], cm->c[t]};
-    s->al = pl->al;
-    strata_status st = ring_tables(pl, s);
+    strata_status st = strata__ring_reserve(s, pl->al, pl->cap_verts - pl->nverts + 3 * pl->n,
+                                            pl->cap_edges - pl->nedges + 3 * pl->n);
     if (st != STRATA_OK)
         return st;
     fill_positions(pl, corner, m);

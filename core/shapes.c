@@ -1,5 +1,6 @@
 /* Shapes: regular polygon, grid and icosphere, each with its edge table. */
 #include "internal.h"
+#include "lattice.h"
 
 #include <math.h>
 #include <string.h>
@@ -54,6 +55,48 @@ strata_status strata_shape_polygon(strata_ctx *ctx, int sides, float r, strata_m
  * the (nx+1)*nz edges along z, then one diagonal (i,j)-(i+1,j+1) per cell.
  * Cell (i,j) holds triangles 2k = (v00, v01, v11) and 2k+1 = (v00, v11,
  * v10), k = j*nx+i, both counter-clockwise seen from +y. */
+void strata__grid_topology(strata_mesh *m, uint32_t nx, uint32_t nz, uint32_t row0,
+                           uint32_t row1)
+{
+    const uint32_t w = nx + 1;
+    const size_t nhx = (size_t)nx * (nz + 1), nhz = ((size_t)nx + 1) * nz;
+    for (uint32_t j = row0; j < row1; j++) {
+        for (uint32_t i = 0; i < nx; i++) { /* edges along x in row j */
+            const size_t e = (size_t)j * nx + i;
+            m->ev0[e] = j * w + i;
+            m->ev1[e] = j * w + i + 1;
+        }
+        if (j == nz)
+            continue;
+        for (uint32_t i = 0; i <= nx; i++) { /* edges along z from row j */
+            const size_t e = nhx + (size_t)j * w + i;
+            m->ev0[e] = j * w + i;
+            m->ev1[e] = (j + 1) * w + i;
+        }
+        for (uint32_t i = 0; i < nx; i++) {
+            const size_t k = (size_t)j * nx + i;
+            const uint32_t v00 = j * w + i, v10 = v00 + 1;
+            const uint32_t v01 = v00 + w, v11 = v01 + 1;
+            const uint32_t ediag = (uint32_t)(nhx + nhz + k);
+            const uint32_t ex0 = (uint32_t)k;                          /* v00-v10 */
+            const uint32_t ex1 = (uint32_t)((size_t)(j + 1) * nx + i); /* v01-v11 */
+            const uint32_t ez0 = (uint32_t)(nhx + (size_t)j * w + i);  /* v00-v01 */
+            const uint32_t ez1 = ez0 + 1;                              /* v10-v11 */
+            m->ev0[ediag] = v00;
+            m->ev1[ediag] = v11;
+            m->a[2 * k] = v00; m->b[2 * k] = v01; m->c[2 * k] = v11;
+            m->e0[2 * k] = ez0; m->e1[2 * k] = ex1; m->e2[2 * k] = ediag;
+            m->a[2 * k + 1] = v00; m->b[2 * k + 1] = v11; m->c[2 * k + 1] = v10;
+            m->e0[2 * k + 1] = ediag; m->e1[2 * k + 1] = ez1; m->e2[2 * k + 1] = ex0;
+        }
+    }
+}
+
+float strata__grid_coord(uint32_t i, uint32_t n, float cell)
+{
+    return (float)(((double)i - 0.5 * n) * cell);
+}
+
 strata_status strata_shape_grid(strata_ctx *ctx, uint32_t nx, uint32_t nz, float cell,
                                 strata_mesh **out)
 {
@@ -73,48 +116,20 @@ strata_status strata_shape_grid(strata_ctx *ctx, uint32_t nx, uint32_t nz, float
     if (st != STRATA_OK)
         return st;
     const uint32_t w = nx + 1;
-    const double half_x = 0.5 * nx, half_z = 0.5 * nz;
     const int64_t rows = (int64_t)nz + 1;
 
 #pragma omp parallel for num_threads(ctx->threads) schedule(static)
     for (int64_t jj = 0; jj < rows; jj++) {
         const uint32_t j = (uint32_t)jj;
-        const float zj = (float)(((double)j - half_z) * cell);
+        const float zj = strata__grid_coord(j, nz, cell);
         for (uint32_t i = 0; i <= nx; i++) {
             const size_t v = (size_t)j * w + i;
-            m->x[v] = (float)(((double)i - half_x) * cell);
+            m->x[v] = strata__grid_coord(i, nx, cell);
             m->y[v] = 0.0f;
             m->z[v] = zj;
             m->h[v] = 0.0f;
         }
-        for (uint32_t i = 0; i < nx; i++) { /* edges along x in row j */
-            const size_t e = (size_t)j * nx + i;
-            m->ev0[e] = j * w + i;
-            m->ev1[e] = j * w + i + 1;
-        }
-        if (j < nz) {
-            for (uint32_t i = 0; i <= nx; i++) { /* edges along z from row j */
-                const size_t e = nhx + (size_t)j * w + i;
-                m->ev0[e] = j * w + i;
-                m->ev1[e] = (j + 1) * w + i;
-            }
-            for (uint32_t i = 0; i < nx; i++) {
-                const size_t k = (size_t)j * nx + i;
-                const uint32_t v00 = j * w + i, v10 = v00 + 1;
-                const uint32_t v01 = v00 + w, v11 = v01 + 1;
-                const uint32_t ediag = (uint32_t)(nhx + nhz + k);
-                const uint32_t ex0 = (uint32_t)k;                     /* v00-v10 */
-                const uint32_t ex1 = (uint32_t)((size_t)(j + 1) * nx + i); /* v01-v11 */
-                const uint32_t ez0 = (uint32_t)(nhx + (size_t)j * w + i); /* v00-v01 */
-                const uint32_t ez1 = ez0 + 1;                         /* v10-v11 */
-                m->ev0[ediag] = v00;
-                m->ev1[ediag] = v11;
-                m->a[2 * k] = v00; m->b[2 * k] = v01; m->c[2 * k] = v11;
-                m->e0[2 * k] = ez0; m->e1[2 * k] = ex1; m->e2[2 * k] = ediag;
-                m->a[2 * k + 1] = v00; m->b[2 * k + 1] = v11; m->c[2 * k + 1] = v10;
-                m->e0[2 * k + 1] = ediag; m->e1[2 * k + 1] = ez1; m->e2[2 * k + 1] = ex0;
-            }
-        }
+        strata__grid_topology(m, nx, nz, j, j + 1);
     }
     *out = m;
     return STRATA_OK;

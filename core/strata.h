@@ -413,6 +413,29 @@ STRATA_API strata_status strata_mesh_from_heightmap(strata_ctx *ctx,
                                                     float height_scale,
                                                     strata_mesh **out);
 
+/* A FLAT grid mesh from a *template* heightmap: every cell between four
+ * samples becomes patch_cells x patch_cells grid cells of size cell_size,
+ * so the grid has (w-1) patch_cells x (h-1) patch_cells cells (laid out as
+ * strata_shape_grid).  Grid vertex (i, j) lies in template cell
+ * (ci, cj) = (i / patch_cells, j / patch_cells) (the last cell for the far
+ * borders) at u = (i - ci patch_cells) / patch_cells, v likewise, and its
+ * height is the cell's linear interpolation over the triangle holding it,
+ * the cell split along the diagonal from sample (ci, cj) to (ci+1, cj+1)
+ * as the grid's triangles are:
+ *     v >= u:  (1 - v) s00 + (v - u) s01 + u s11
+ *     v <  u:  (1 - u) s00 + (u - v) s10 + v s11
+ * (s01 the sample below s00 in the image, s10 the one to its right), in
+ * exactly that float arithmetic, times height_scale.  Add detail with
+ * strata_displace_flat.  Errors as strata_mesh_from_heightmap, and
+ * STRATA_ERR_INVALID_ARG for patch_cells 0, STRATA_ERR_OVERFLOW when the
+ * grid's counts do not fit uint32. */
+STRATA_API strata_status strata_mesh_from_template(strata_ctx *ctx,
+                                                   const strata_heightmap *hm,
+                                                   uint32_t patch_cells,
+                                                   float cell_size,
+                                                   float height_scale,
+                                                   strata_mesh **out);
+
 /* ------------------------------------------------------------------ */
 /* Terrace levels                                                      */
 /* ------------------------------------------------------------------ */

@@ -206,6 +206,194 @@ START_TEST(test_planet_lattice_limits)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------ terrains */
+
+static uint64_t rng = 88172645463325252ull;
+static float rnd_height(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (float)((int)(rng % 2001) - 1000) / 64.0f; /* many equal heights */
+}
+
+/* A w x h PFM heightmap of random heights, decoded. */
+static strata_heightmap *random_heightmap(strata_ctx *ctx, uint32_t w, uint32_t h)
+{
+    char head[64];
+    const int n = snprintf(head, sizeof head, "Pf\n%u %u\n-1.0\n", w, h);
+    const size_t len = (size_t)n + 4 * (size_t)w * h;
+    unsigned char *buf = malloc(len);
+    ck_assert_ptr_nonnull(buf);
+    memcpy(buf, head, (size_t)n);
+    for (size_t i = 0; i < (size_t)w * h; i++) {
+        const float f = rnd_height();
+        memcpy(buf + n + 4 * i, &f, 4); /* little-endian host */
+    }
+    strata_heightmap *hm;
+    ck_assert_ok(strata_heightmap_decode(ctx, buf, len, &hm));
+    free(buf);
+    return hm;
+}
+
+/* Every tile of every tile size against the whole grid `whole` made in
+ * memory from the same source. */
+static void check_tiles(strata_ctx *ctx, const strata_mesh *whole, const strata_terrain_source *src,
+                        float cell, uint32_t tile)
+{
+    strata_terrain_lattice tl;
+    ck_assert_ok(strata__terrain_lattice_init(ctx, src, cell, tile, &tl));
+    strata_tile_scratch scratch = {0};
+    strata_mesh *m;
+    ck_assert_ok(strata__terrain_tile_alloc(&tl, &m));
+    const uint32_t nx = src->nx, nz = src->nz;
+    ck_assert_uint_eq(strata__terrain_tiles(&tl),
+                      (uint64_t)((nx + tile - 1) / tile) * ((nz + tile - 1) / tile));
+    tri_bits *want = malloc(sizeof *want * tl.cap_tris), *got = malloc(sizeof *got * tl.cap_tris);
+    ck_assert(want && got);
+    uint64_t covered = 0;
+    for (uint64_t id = 0; id < strata__terrain_tiles(&tl); id++) {
+        ck_assert_ok(strata__terrain_tile_build(&tl, id, &scratch, m));
+        const uint32_t tx = (uint32_t)(id % tl.ntx), tz = (uint32_t)(id / tl.ntx);
+        const uint32_t i0 = tx * tile, j0 = tz * tile;
+        const uint32_t i1 = i0 + tile < nx ? i0 + tile : nx, j1 = j0 + tile < nz ? j0 + tile : nz;
+        const uint32_t cw = i1 - i0, ch = j1 - j0, own = 2 * cw * ch;
+        require(m->ntris - m->ghost_tris == own, "tile %u: %u own triangles, want %u",
+                (unsigned)id, m->ntris - m->ghost_tris, own);
+        covered += own;
+        for (uint32_t j = 0; j < ch; j++)
+            for (uint32_t i = 0; i < cw; i++)
+                for (uint32_t k = 0; k < 2; k++) {
+                    const uint32_t t = 2 * (j * cw + i) + k;
+                    const uint32_t g = 2 * ((j0 + j) * nx + (i0 + i)) + k;
+                    tri_bits a = bits_of(m, m->a[t], m->b[t], m->c[t]);
+                    tri_bits b = bits_of(whole, whole->a[g], whole->b[g], whole->c[g]);
+                    require(!memcmp(&a, &b, sizeof a), "tile %u cell (%u,%u) triangle %u differs",
+                            (unsigned)id, i0 + i, j0 + j, k);
+                }
+        /* ring: whole triangles outside the block with a corner in it */
+        uint32_t nwant = 0;
+        for (uint32_t g = 0; g < whole->ntris; g++) {
+            const uint32_t ci = (g / 2) % nx, cj = (g / 2) / nx;
+            if (ci >= i0 && ci < i1 && cj >= j0 && cj < j1)
+                continue;
+            const uint32_t v[3] = {whole->a[g], whole->b[g], whole->c[g]};
+            int touches = 0;
+            for (int k = 0; k < 3; k++) {
+                const uint32_t vi = v[k] % (nx + 1), vj = v[k] / (nx + 1);
+                touches |= vi >= i0 && vi <= i1 && vj >= j0 && vj <= j1;
+            }
+            if (touches)
+                want[nwant++] = bits_of(whole, v[0], v[1], v[2]);
+        }
+        require(nwant == m->ghost_tris, "tile %u: ring has %u triangles, want %u", (unsigned)id,
+                m->ghost_tris, nwant);
+        for (uint32_t k = 0; k < nwant; k++)
+            got[k] = bits_of(m, m->a[own + k], m->b[own + k], m->c[own + k]);
+        qsort(want, nwant, sizeof *want, cmp_tri);
+        qsort(got, nwant, sizeof *got, cmp_tri);
+        require(!memcmp(want, got, sizeof *want * nwant), "tile %u: ring differs", (unsigned)id);
+        check_edges(m, (cw + 1) * (ch + 1), cw * (ch + 1) + (cw + 1) * ch + cw * ch, own);
+        for (uint32_t v = 0; v < m->nverts; v++)
+            require(m->h[v] == m->y[v], "height of vertex %u", v);
+    }
+    ck_assert_uint_eq(covered, whole->ntris);
+    free(want);
+    free(got);
+    strata_mesh_destroy(m);
+    strata__tile_scratch_free(&scratch);
+}
+
+static const uint32_t tile_sizes[] = {1, 2, 3, 5, 8, 21, 64};
+
+START_TEST(test_terrain_heightmap_tiles)
+{
+    strata_ctx *ctx = new_ctx(1);
+    strata_heightmap *hm = random_heightmap(ctx, 22, 17);
+    strata_mesh *whole;
+    ck_assert_ok(strata_mesh_from_heightmap(ctx, hm, 0.75f, 1.5f, &whole));
+    strata_terrain_source src;
+    ck_assert_ok(strata__terrain_source_init(&src, hm, 0, 1.5f, 0, 0));
+    ck_assert_uint_eq(src.nx, 21);
+    ck_assert_uint_eq(src.nz, 16);
+    check_tiles(ctx, whole, &src, 0.75f, tile_sizes[_i]);
+    strata_mesh_destroy(whole);
+    strata_heightmap_destroy(hm);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_terrain_template_tiles)
+{
+    strata_ctx *ctx = new_ctx(1);
+    strata_heightmap *hm = random_heightmap(ctx, 5, 4);
+    strata_mesh *whole;
+    ck_assert_ok(strata_mesh_from_template(ctx, hm, 6, 0.5f, 2.0f, &whole));
+    strata_terrain_source src;
+    ck_assert_ok(strata__terrain_source_init(&src, hm, 6, 2.0f, 0, 0));
+    ck_assert_uint_eq(src.nx, 24);
+    ck_assert_uint_eq(src.nz, 18);
+    check_tiles(ctx, whole, &src, 0.5f, tile_sizes[_i]);
+    strata_mesh_destroy(whole);
+    strata_heightmap_destroy(hm);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(test_terrain_flat_tiles)
+{
+    strata_ctx *ctx = new_ctx(1);
+    strata_mesh *whole;
+    ck_assert_ok(strata_shape_grid(ctx, 13, 9, 1.25f, &whole));
+    strata_terrain_source src;
+    ck_assert_ok(strata__terrain_source_init(&src, NULL, 0, 1.0f, 13, 9));
+    check_tiles(ctx, whole, &src, 1.25f, tile_sizes[_i]);
+    strata_mesh_destroy(whole);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* The template's heights: the samples at patch corners, the triangle's
+ * linear interpolation inside (to float rounding), one formula per
+ * vertex. */
+START_TEST(test_template_heights)
+{
+    strata_ctx *ctx = new_ctx(1);
+    static const unsigned char pgm[] = "P5\n3 2\n255\n\x00\x10\x40\x80\xff\x20";
+    strata_heightmap *hm;
+    ck_assert_ok(strata_heightmap_decode(ctx, pgm, sizeof pgm - 1, &hm));
+    const float *s = strata_heightmap_data(hm);
+    strata_mesh *m;
+    const uint32_t P = 8;
+    ck_assert_ok(strata_mesh_from_template(ctx, hm, P, 1.0f, 3.0f, &m));
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    ck_assert_uint_eq(v.nverts, (2 * P + 1) * (P + 1));
+    for (uint32_t j = 0; j <= P; j++)
+        for (uint32_t i = 0; i <= 2 * P; i++) {
+            const uint32_t ci = i / P > 1 ? 1 : i / P;
+            const double u = (double)(i - ci * P) / P, w = (double)j / P;
+            const double s00 = s[ci], s10 = s[ci + 1], s01 = s[3 + ci], s11 = s[4 + ci];
+            const double want = 3.0 * (w >= u ? (1 - w) * s00 + (w - u) * s01 + u * s11
+                                              : (1 - u) * s00 + (u - w) * s10 + w * s11);
+            const float got = v.y[j * (2 * P + 1) + i];
+            require(fabs(got - want) <= 1e-6, "(%u,%u): %g, want %g", i, j, got, want);
+            if ((i % P == 0) && (j % P == 0))
+                require(got == s[(j / P) * 3 + i / P] * 3.0f, "corner (%u,%u) not exact", i, j);
+        }
+    strata_mesh *bad;
+    ck_assert_status(strata_mesh_from_template(ctx, hm, 0, 1.0f, 1.0f, &bad),
+                     STRATA_ERR_INVALID_ARG);
+    ck_assert_ptr_null(bad);
+    ck_assert_status(strata_mesh_from_template(ctx, hm, 1u << 31, 1.0f, 1.0f, &bad),
+                     STRATA_ERR_OVERFLOW);
+    strata_mesh_destroy(m);
+    strata_heightmap_destroy(hm);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lattice");
@@ -213,6 +401,14 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_planet_chunks, 0, 6);
     tcase_add_test(tc, test_planet_lattice_limits);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Terrain");
+    tcase_set_timeout(tc, 600);
+    const int nsizes = (int)(sizeof tile_sizes / sizeof tile_sizes[0]);
+    tcase_add_loop_test(tc, test_terrain_heightmap_tiles, 0, nsizes);
+    tcase_add_loop_test(tc, test_terrain_template_tiles, 0, nsizes);
+    tcase_add_loop_test(tc, test_terrain_flat_tiles, 0, nsizes);
+    tcase_add_test(tc, test_template_heights);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -1,0 +1,156 @@
+/* Terrain world tiles (core/lattice.h): a block of the grid's cells with
+ * the grid's own coordinates, topology and corner order, and the ring of
+ * cells around it as context. */
+#include "lattice.h"
+
+#include <string.h>
+
+strata_status strata__terrain_lattice_init(strata_ctx *ctx, const strata_terrain_source *src,
+                                           float cell, uint32_t tile, strata_terrain_lattice *tl)
+{
+    memset(tl, 0, sizeof *tl);
+    if (!ctx || !src || tile == 0 || !(cell > 0.0f) || !isfinite(cell) || src->nx == 0 ||
+        src->nz == 0)
+        return STRATA_ERR_INVALID_ARG;
+    const uint32_t n = tile < src->nx || tile < src->nz ? tile : (src->nx > src->nz ? src->nx : src->nz);
+    /* own (n + 1)^2 vertices, 3 n^2 + 2 n edges, 2 n^2 triangles; ring:
+     * 4 n + 4 cells, each with 2 triangles, 3 new edges and 1 new vertex
+     * at most */
+    const uint64_t ring = 4 * (uint64_t)n + 4;
+    const uint64_t v = ((uint64_t)n + 1) * (n + 1) + ring + 4, t = 2 * (uint64_t)n * n + 2 * ring,
+                   e = 3 * (uint64_t)n * n + 2 * (uint64_t)n + 3 * ring;
+    if (v > UINT32_MAX || t > UINT32_MAX || e > UINT32_MAX)
+        return STRATA_ERR_OVERFLOW;
+    tl->al = &ctx->alloc;
+    tl->src = *src;
+    tl->cell = cell;
+    tl->tile = tile;
+    tl->ntx = (uint32_t)(((uint64_t)src->nx + tile - 1) / tile);
+    tl->ntz = (uint32_t)(((uint64_t)src->nz + tile - 1) / tile);
+    tl->cap_verts = (uint32_t)v;
+    tl->cap_tris = (uint32_t)t;
+    tl->cap_edges = (uint32_t)e;
+    return STRATA_OK;
+}
+
+strata_status strata__terrain_tile_alloc(const strata_terrain_lattice *tl, strata_mesh **out)
+{
+    return strata__mesh_alloc(tl->al, tl->cap_verts, tl->cap_tris, tl->cap_edges, out);
+}
+
+void strata__tile_scratch_free(strata_tile_scratch *s)
+{
+    if (!s)
+        return;
+    if (s->ring.al)
+        strata__free(s->ring.al, s->heights);
+    strata__ring_scratch_free(&s->ring);
+    memset(s, 0, sizeof *s);
+}
+
+strata_status strata__terrain_tile_build(const strata_terrain_lattice *tl, uint64_t id,
+                                         strata_tile_scratch *s, strata_mesh *m)
+{
+    if (id >= strata__terrain_tiles(tl))
+        return STRATA_ERR_INVALID_ARG;
+    const strata_terrain_source *src = &tl->src;
+    const uint32_t tx = (uint32_t)(id % tl->ntx), tz = (uint32_t)(id / tl->ntx);
+    const uint32_t i0 = tx * tl->tile, j0 = tz * tl->tile;
+    const uint32_t i1 = src->nx - i0 < tl->tile ? src->nx : i0 + tl->tile;
+    const uint32_t j1 = src->nz - j0 < tl->tile ? src->nz : j0 + tl->tile;
+    const uint32_t cw = i1 - i0, ch = j1 - j0;
+    /* the block and its ring: cells [ei0, ei1) x [ej0, ej1) */
+    const uint32_t ei0 = i0 ? i0 - 1 : 0, ej0 = j0 ? j0 - 1 : 0;
+    const uint32_t ei1 = i1 < src->nx ? i1 + 1 : i1, ej1 = j1 < src->nz ? j1 + 1 : j1;
+    const uint32_t ww = ei1 - ei0 + 1, wh = ej1 - ej0 + 1;
+    const size_t nwin = (size_t)ww * wh;
+    strata_status st = strata__ring_reserve(&s->ring, tl->al, 4 * (ww + wh), 8 * (ww + wh));
+    if (st != STRATA_OK)
+        return st;
+    if (s->cap < nwin) {
+        strata__free(tl->al, s->heights);
+        s->cap = 0;
+        if (!(s->heights = strata__alloc_array(tl->al, nwin, sizeof(float))))
+            return STRATA_ERR_NOMEM;
+        s->cap = nwin;
+    }
+    if ((st = strata__terrain_heights(src, ei0, ej0, ww, wh, s->heights)) != STRATA_OK)
+        return st;
+    const float *hw = s->heights;
+
+    /* Own block: strata_shape_grid's layout on a cw x ch grid. */
+    const uint32_t w = cw + 1;
+    m->geometry = STRATA_FLAT;
+    m->nverts = w * (ch + 1);
+    m->ntris = 2 * cw * ch;
+    m->nedges = cw * (ch + 1) + w * ch + cw * ch;
+    for (uint32_t j = 0; j <= ch; j++) {
+        const float z = strata__grid_coord(j0 + j, src->nz, tl->cell);
+        const float *hrow = hw + (size_t)(j0 + j - ej0) * ww + (i0 - ei0);
+        for (uint32_t i = 0; i <= cw; i++) {
+            const size_t v = (size_t)j * w + i;
+            m->x[v] = strata__grid_coord(i0 + i, src->nx, tl->cell);
+            m->y[v] = hrow[i];
+            m->z[v] = z;
+        }
+    }
+    strata__grid_topology(m, cw, ch, 0, ch + 1);
+    const uint32_t own_verts = m->nverts, own_edges = m->nedges, own_tris = m->ntris;
+
+    /* Ring: the triangles of the cells around the block that share a
+     * vertex with it, row by row, each as the grid makes it: (v00, v01,
+     * v11), (v00, v11, v10). */
+    s->ring.ntri = 0;
+    for (uint32_t cj = ej0; cj < ej1; cj++)
+        for (uint32_t ci = ei0; ci < ei1; ci++) {
+            if (ci >= i0 && ci < i1 && cj >= j0 && cj < j1)
+                continue;
+            float c[4][3]; /* v00, v10, v01, v11 */
+            for (int k = 0; k < 4; k++) {
+                const uint32_t gi = ci + (k & 1), gj = cj + (k >> 1);
+                c[k][0] = strata__grid_coord(gi, src->nx, tl->cell);
+                c[k][1] = hw[(size_t)(gj - ej0) * ww + (gi - ei0)];
+                c[k][2] = strata__grid_coord(gj, src->nz, tl->cell);
+            }
+            const int order[2][3] = {{0, 2, 3}, {0, 3, 1}};
+            for (int t = 0; t < 2; t++) {
+                int touches = 0; /* shares a vertex with the block */
+                for (int k = 0; k < 3; k++) {
+                    const uint32_t gi = ci + (order[t][k] & 1), gj = cj + (order[t][k] >> 1);
+                    touches |= gi >= i0 && gi <= i1 && gj >= j0 && gj <= j1;
+                }
+                if (!touches)
+                    continue;
+                float p[9];
+                for (int k = 0; k < 3; k++)
+                    memcpy(p + 3 * k, c[order[t][k]], 3 * sizeof(float));
+                if ((st = strata__ring_push(&s->ring, p)) != STRATA_OK)
+                    return st;
+            }
+        }
+    strata__ring_clear(&s->ring);
+    const uint32_t nhx = cw * (ch + 1);
+    for (uint32_t i = 0; i <= cw; i++) {
+        strata__ring_border_vertex(&s->ring, m, i);
+        strata__ring_border_vertex(&s->ring, m, ch * w + i);
+    }
+    for (uint32_t j = 0; j <= ch; j++) {
+        strata__ring_border_vertex(&s->ring, m, j * w);
+        strata__ring_border_vertex(&s->ring, m, j * w + cw);
+    }
+    for (uint32_t i = 0; i < cw; i++) { /* along x: rows 0 and ch */
+        strata__ring_border_edge(&s->ring, i, i + 1, i);
+        strata__ring_border_edge(&s->ring, ch * w + i, ch * w + i + 1, ch * cw + i);
+    }
+    for (uint32_t j = 0; j < ch; j++) { /* along z: columns 0 and cw */
+        strata__ring_border_edge(&s->ring, j * w, (j + 1) * w, nhx + j * w);
+        strata__ring_border_edge(&s->ring, j * w + cw, (j + 1) * w + cw, nhx + j * w + cw);
+    }
+    if ((st = strata__ring_attach(&s->ring, m, own_verts)) != STRATA_OK)
+        return st;
+    m->ghost_verts = m->nverts - own_verts;
+    m->ghost_edges = m->nedges - own_edges;
+    m->ghost_tris = m->ntris - own_tris;
+    strata__mesh_update_heights(m);
+    return STRATA_OK;
+}
