@@ -149,6 +149,14 @@ STRATA_HIDDEN void strata__tile_scratch_free(strata_tile_scratch *s);
 STRATA_HIDDEN strata_status strata__terrain_tile_build(const strata_terrain_lattice *tl,
                                                        uint64_t id, strata_tile_scratch *s,
                                                        strata_mesh *m);
+/* Only the positions (and heights) of tile `id`'s own vertices. */
+STRATA_HIDDEN strata_status strata__terrain_tile_positions(const strata_terrain_lattice *tl,
+                                                           uint64_t id, strata_tile_scratch *s,
+                                                           strata_mesh *m);
+/* Cells [i0, i1) x [j0, j1) of tile id. */
+STRATA_HIDDEN void strata__terrain_tile_block(const strata_terrain_lattice *tl, uint64_t id,
+                                              uint32_t *i0, uint32_t *j0, uint32_t *i1,
+                                              uint32_t *j1);
 
 /* ------------------------------------------------------------ planets
  *
@@ -200,5 +208,10 @@ STRATA_HIDDEN strata_status strata__planet_chunk_alloc(const strata_planet_latti
 STRATA_HIDDEN strata_status strata__planet_chunk_build(const strata_planet_lattice *pl,
                                                        uint64_t id, strata_ring_scratch *s,
                                                        strata_mesh *m);
+
+/* Only the positions (and heights) of chunk `id`'s own vertices, no
+ * triangles, edges or ring: for passes over every vertex of a world. */
+STRATA_HIDDEN void strata__planet_chunk_positions(const strata_planet_lattice *pl, uint64_t id,
+                                                  strata_mesh *m);
 
 #endif

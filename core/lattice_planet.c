@@ -375,3 +375,15 @@ strata_status strata__planet_chunk_build(const strata_planet_lattice *pl, uint64
     strata__mesh_update_heights(m);
     return STRATA_OK;
 }
+
+void strata__planet_chunk_positions(const strata_planet_lattice *pl, uint64_t id, strata_mesh *m)
+{
+    const strata_mesh *cm = pl->coarse;
+    const uint32_t t = (uint32_t)id;
+    const uint32_t corner[3] = {cm->a[t], cm->b[t], cm->c[t]};
+    fill_positions(pl, corner, m);
+    m->nverts = pl->nverts;
+    m->nedges = m->ntris = 0;
+    m->ghost_verts = m->ghost_edges = m->ghost_tris = 0;
+    strata__mesh_update_heights(m);
+}

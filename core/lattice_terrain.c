@@ -48,16 +48,69 @@ void strata__tile_scratch_free(strata_tile_scratch *s)
     memset(s, 0, sizeof *s);
 }
 
+void strata__terrain_tile_block(const strata_terrain_lattice *tl, uint64_t id, uint32_t *i0,
+                                uint32_t *j0, uint32_t *i1, uint32_t *j1)
+{
+    const uint32_t tx = (uint32_t)(id % tl->ntx), tz = (uint32_t)(id / tl->ntx);
+    *i0 = tx * tl->tile;
+    *j0 = tz * tl->tile;
+    *i1 = tl->src.nx - *i0 < tl->tile ? tl->src.nx : *i0 + tl->tile;
+    *j1 = tl->src.nz - *j0 < tl->tile ? tl->src.nz : *j0 + tl->tile;
+}
+
+/* Room for the base heights of nwin grid vertices. */
+static strata_status heights_room(const strata_terrain_lattice *tl, strata_tile_scratch *s,
+                                  size_t nwin)
+{
+    if (s->cap >= nwin)
+        return STRATA_OK;
+    if (s->ring.al)
+        strata__free(s->ring.al, s->heights);
+    s->ring.al = tl->al;
+    s->cap = 0;
+    if (!(s->heights = strata__alloc_array(tl->al, nwin, sizeof(float))))
+        return STRATA_ERR_NOMEM;
+    s->cap = nwin;
+    return STRATA_OK;
+}
+
+strata_status strata__terrain_tile_positions(const strata_terrain_lattice *tl, uint64_t id,
+                                             strata_tile_scratch *s, strata_mesh *m)
+{
+    if (id >= strata__terrain_tiles(tl))
+        return STRATA_ERR_INVALID_ARG;
+    uint32_t i0, j0, i1, j1;
+    strata__terrain_tile_block(tl, id, &i0, &j0, &i1, &j1);
+    const uint32_t w = i1 - i0 + 1, h = j1 - j0 + 1;
+    strata_status st = heights_room(tl, s, (size_t)w * h);
+    if (st != STRATA_OK ||
+        (st = strata__terrain_heights(&tl->src, i0, j0, w, h, s->heights)) != STRATA_OK)
+        return st;
+    m->geometry = STRATA_FLAT;
+    for (uint32_t j = 0; j < h; j++) {
+        const float z = strata__grid_coord(j0 + j, tl->src.nz, tl->cell);
+        for (uint32_t i = 0; i < w; i++) {
+            const size_t v = (size_t)j * w + i;
+            m->x[v] = strata__grid_coord(i0 + i, tl->src.nx, tl->cell);
+            m->y[v] = s->heights[v];
+            m->z[v] = z;
+        }
+    }
+    m->nverts = w * h;
+    m->nedges = m->ntris = 0;
+    m->ghost_verts = m->ghost_edges = m->ghost_tris = 0;
+    strata__mesh_update_heights(m);
+    return STRATA_OK;
+}
+
 strata_status strata__terrain_tile_build(const strata_terrain_lattice *tl, uint64_t id,
                                          strata_tile_scratch *s, strata_mesh *m)
 {
     if (id >= strata__terrain_tiles(tl))
         return STRATA_ERR_INVALID_ARG;
     const strata_terrain_source *src = &tl->src;
-    const uint32_t tx = (uint32_t)(id % tl->ntx), tz = (uint32_t)(id / tl->ntx);
-    const uint32_t i0 = tx * tl->tile, j0 = tz * tl->tile;
-    const uint32_t i1 = src->nx - i0 < tl->tile ? src->nx : i0 + tl->tile;
-    const uint32_t j1 = src->nz - j0 < tl->tile ? src->nz : j0 + tl->tile;
+    uint32_t i0, j0, i1, j1;
+    strata__terrain_tile_block(tl, id, &i0, &j0, &i1, &j1);
     const uint32_t cw = i1 - i0, ch = j1 - j0;
     /* the block and its ring: cells [ei0, ei1) x [ej0, ej1) */
     const uint32_t ei0 = i0 ? i0 - 1 : 0, ej0 = j0 ? j0 - 1 : 0;
@@ -67,13 +120,8 @@ strata_status strata__terrain_tile_build(const strata_terrain_lattice *tl, uint6
     strata_status st = strata__ring_reserve(&s->ring, tl->al, 4 * (ww + wh), 8 * (ww + wh));
     if (st != STRATA_OK)
         return st;
-    if (s->cap < nwin) {
-        strata__free(tl->al, s->heights);
-        s->cap = 0;
-        if (!(s->heights = strata__alloc_array(tl->al, nwin, sizeof(float))))
-            return STRATA_ERR_NOMEM;
-        s->cap = nwin;
-    }
+    if ((st = heights_room(tl, s, nwin)) != STRATA_OK)
+        return st;
     if ((st = strata__terrain_heights(src, ei0, ej0, ww, wh, s->heights)) != STRATA_OK)
         return st;
     const float *hw = s->heights;

@@ -36,15 +36,13 @@ strata_status strata_mesh_height_range(const strata_mesh *m, float *hmin, float 
     return STRATA_OK;
 }
 
-strata_status strata_levels_uniform(const strata_mesh *m, uint32_t n, const strata_curve *curve,
-                                    float *levels)
+strata_status strata_levels_range(float hmin, float hmax, uint32_t n, const strata_curve *curve,
+                                  float *levels)
 {
-    if (!m || !levels || n == 0 || n > STRATA_MAX_LEVELS)
-        return n == 0 || n > STRATA_MAX_LEVELS ? STRATA_ERR_BAD_LEVELS : STRATA_ERR_INVALID_ARG;
-    float hmin, hmax;
-    strata_status st = strata_mesh_height_range(m, &hmin, &hmax);
-    if (st != STRATA_OK)
-        return st;
+    if (!levels)
+        return STRATA_ERR_INVALID_ARG;
+    if (n == 0 || n > STRATA_MAX_LEVELS || !isfinite(hmin) || !isfinite(hmax) || hmax < hmin)
+        return STRATA_ERR_BAD_LEVELS;
     const double range = hmax > hmin ? (double)hmax - hmin : (double)n;
     for (uint32_t k = 0; k < n; k++) {
         double f = (double)k / n;
@@ -54,4 +52,16 @@ strata_status strata_levels_uniform(const strata_mesh *m, uint32_t n, const stra
     }
     levels[0] = hmin; /* exact, whatever the curve does at 0 */
     return strata_levels_validate(levels, n);
+}
+
+strata_status strata_levels_uniform(const strata_mesh *m, uint32_t n, const strata_curve *curve,
+                                    float *levels)
+{
+    if (!m || !levels || n == 0 || n > STRATA_MAX_LEVELS)
+        return n == 0 || n > STRATA_MAX_LEVELS ? STRATA_ERR_BAD_LEVELS : STRATA_ERR_INVALID_ARG;
+    float hmin, hmax;
+    strata_status st = strata_mesh_height_range(m, &hmin, &hmax);
+    if (st != STRATA_OK)
+        return st;
+    return strata_levels_range(hmin, hmax, n, curve, levels);
 }

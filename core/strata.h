@@ -467,6 +467,13 @@ STRATA_API strata_status strata_levels_uniform(const strata_mesh *m,
                                                const strata_curve *curve,
                                                float *levels);
 
+/* The planes strata_levels_uniform gives a mesh whose heights span
+ * [hmin, hmax], from that range alone (for heights not all in memory at
+ * once, as in worlds).  STRATA_ERR_BAD_LEVELS also for a non-finite or
+ * reversed range. */
+STRATA_API strata_status strata_levels_range(float hmin, float hmax, uint32_t n,
+                                             const strata_curve *curve, float *levels);
+
 /* ------------------------------------------------------------------ */
 /* Slicing                                                             */
 /* ------------------------------------------------------------------ */
