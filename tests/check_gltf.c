@@ -41,13 +41,6 @@ static int contains(const char *s, size_t n, const char *w)
 
 /* ------------------------------------------------------------ results */
 
-static strata_ctx *new_ctx(void)
-{
-    strata_ctx *ctx;
-    ck_assert_ok(strata_ctx_create(NULL, &ctx));
-    return ctx;
-}
-
 /* A noise terrain of n x n cells sliced into nt terraces. */
 static strata_result *terrain(strata_ctx *ctx, uint32_t n, uint32_t nt, strata_walls walls,
                               int normals)
@@ -61,7 +54,7 @@ static strata_result *terrain(strata_ctx *ctx, uint32_t n, uint32_t nt, strata_w
     ck_assert_ok(strata_displace_flat(ctx, m, &f, NULL));
     float *levels = malloc(nt * sizeof *levels);
     ck_assert_ok(strata_levels_uniform(m, nt, NULL, levels));
-    strata_slice_options o = {levels, nt, walls, normals, 0};
+    strata_slice_options o = slice_options(levels, nt, walls, normals, 0);
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, m, &o, &r));
     free(levels);
@@ -80,7 +73,7 @@ static strata_result *planet(strata_ctx *ctx, int level, uint32_t nt, int normal
     ck_assert_ok(strata_displace_radial(ctx, m, &f, NULL));
     float *levels = malloc(nt * sizeof *levels);
     ck_assert_ok(strata_levels_uniform(m, nt, NULL, levels));
-    strata_slice_options o = {levels, nt, STRATA_WALLS_UPPER, normals, 0};
+    strata_slice_options o = slice_options(levels, nt, STRATA_WALLS_UPPER, normals, 0);
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, m, &o, &r));
     free(levels);
@@ -486,7 +479,7 @@ static void check_glb(const strata_result *r, const char *path, const strata_pal
 
 START_TEST(test_glb_polygon_u16)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_mesh *m, *s;
     ck_assert_ok(strata_shape_polygon(ctx, 6, 1.0f, &m));
     ck_assert_ok(strata_mesh_subdivide(ctx, m, 3, 0, &s));
@@ -496,7 +489,7 @@ START_TEST(test_glb_polygon_u16)
     ck_assert_ok(strata_displace_flat(ctx, s, &f, NULL));
     float levels[5];
     ck_assert_ok(strata_levels_uniform(s, 5, NULL, levels));
-    strata_slice_options o = {levels, 5, STRATA_WALLS_LOWER, 0, 0};
+    strata_slice_options o = slice_options(levels, 5, STRATA_WALLS_LOWER, 0, 0);
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, s, &o, &r));
     char *d = tmpdir_new(), *p = join(d, "poly.glb");
@@ -521,7 +514,7 @@ static const strata_walls walls_modes[] = {STRATA_WALLS_UPPER, STRATA_WALLS_LOWE
 
 START_TEST(test_glb_walls_modes)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = terrain(ctx, 24, 6, walls_modes[_i], _i == 1);
     char *d = tmpdir_new(), *p = join(d, "t.GLB"); /* extension in any case */
     strata_palette pal;
@@ -552,7 +545,7 @@ END_TEST
  * the others stay u16. */
 START_TEST(test_glb_u32_indices)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = terrain(ctx, 256, 6, STRATA_WALLS_UPPER, 0);
     strata_result_view v;
     strata_result_get_view(r, &v);
@@ -572,7 +565,7 @@ END_TEST
 
 START_TEST(test_glb_planet_normals)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = planet(ctx, 3, 8, 1);
     char *d = tmpdir_new(), *p = join(d, "planet.glb");
     check_glb(r, p, NULL);
@@ -585,7 +578,7 @@ END_TEST
 
 START_TEST(test_glb_unsliced)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_mesh *m;
     ck_assert_ok(strata_shape_grid(ctx, 4, 4, 1.0f, &m));
     strata_result *r;
@@ -604,7 +597,7 @@ END_TEST
  * normals): the same bytes with 1, 2, 3 and 7 threads, each file right. */
 START_TEST(test_glb_threads)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = terrain(ctx, 300, 7, walls_modes[_i], _i != 1);
     char *d = tmpdir_new();
     static const int threads[] = {1, 2, 3, 7};
@@ -643,7 +636,7 @@ END_TEST
  * the first vertex finds: the first of -0 and +0, NaN skipped. */
 START_TEST(test_glb_extremes)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_mesh *m;
     ck_assert_ok(strata_shape_grid(ctx, 300, 300, 1.0f, &m));
     strata_result *r;
@@ -677,7 +670,7 @@ END_TEST
  * EFBIG, the old file untouched, no temporary left. */
 START_TEST(test_glb_write_failure_threads)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = terrain(ctx, 300, 7, STRATA_WALLS_UPPER, 1);
     char *d = tmpdir_new(), *p = join(d, "x.glb");
     spit(p, "old glb\n", 8);
@@ -717,7 +710,7 @@ END_TEST
  * read: the size bound comes from the counts alone). */
 START_TEST(test_glb_too_large)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = terrain(ctx, 8, 3, STRATA_WALLS_UPPER, 0);
     char *d = tmpdir_new(), *p = join(d, "huge.glb");
     uint64_t bytes = 0;
@@ -774,7 +767,7 @@ END_TEST
 
 START_TEST(test_glb_errors)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = terrain(ctx, 4, 2, STRATA_WALLS_UPPER, 0);
     uint64_t bytes;
     ck_assert_status(strata_result_glb_size(NULL, &bytes), STRATA_ERR_INVALID_ARG);
@@ -950,7 +943,7 @@ END_TEST
 /* The MTL library takes its Kd colours from the palette, in sRGB. */
 START_TEST(test_mtl_palette)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = terrain(ctx, 16, 4, STRATA_WALLS_SEPARATE, 0);
     strata_result_view v;
     strata_result_get_view(r, &v);

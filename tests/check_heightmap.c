@@ -63,56 +63,9 @@ static void put_f32(buf *b, float f, int little)
 
 /* -------------------------------------------------- contexts, checks */
 
-/* An allocator that records the biggest request, refuses requests above
- * `limit` or the allocation numbered `fail_at`, and counts live blocks. */
-typedef struct {
-    size_t biggest, limit;
-    long live, count, fail_at;
-} counter;
-
-static void *count_alloc(void *user, size_t size, size_t align)
-{
-    counter *c = user;
-    if (size > c->biggest)
-        c->biggest = size;
-    if (size > c->limit || c->count++ == c->fail_at)
-        return NULL;
-    void *p = NULL;
-    if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size ? size : 1))
-        return NULL;
-    c->live++;
-    return p;
-}
-
-static void count_free(void *user, void *p)
-{
-    counter *c = user;
-    c->live--;
-    free(p);
-}
-
-static strata_ctx *counting_ctx(counter *c, size_t limit)
-{
-    memset(c, 0, sizeof *c);
-    c->limit = limit;
-    c->fail_at = -1;
-    strata_allocator al = {count_alloc, count_free, c};
-    strata_ctx_options opt = {0, &al};
-    strata_ctx *ctx;
-    ck_assert_ok(strata_ctx_create(&opt, &ctx));
-    return ctx;
-}
-
-static strata_ctx *plain_ctx(void)
-{
-    strata_ctx *ctx;
-    ck_assert_ok(strata_ctx_create(NULL, &ctx));
-    return ctx;
-}
-
 static strata_status decode(const buf *b, strata_heightmap **out)
 {
-    strata_ctx *ctx = plain_ctx();
+    strata_ctx *ctx = ctx_new(0);
     const void *d = b->p ? (const void *)b->p : "";
     strata_status st = strata_heightmap_decode(ctx, d, b->n, out);
     strata_ctx_destroy(ctx);
@@ -122,8 +75,8 @@ static strata_status decode(const buf *b, strata_heightmap **out)
 /* Decode and compare with expected samples exactly; no leaks. */
 static void expect_samples(const buf *b, uint32_t w, uint32_t h, const float *want)
 {
-    counter c;
-    strata_ctx *ctx = counting_ctx(&c, SIZE_MAX);
+    test_alloc c;
+    strata_ctx *ctx = ctx_new_counting(0, &c);
     strata_heightmap *hm;
     ck_assert_ok(strata_heightmap_decode(ctx, b->p, b->n, &hm));
     ck_assert_uint_eq(strata_heightmap_width(hm), w);
@@ -160,7 +113,7 @@ static void expect_text(const char *text, strata_status want)
  * STRATA_OK, meaning "any error"), never crashing. */
 static void expect_prefixes_fail(const buf *b, strata_status want)
 {
-    strata_ctx *ctx = plain_ctx();
+    strata_ctx *ctx = ctx_new(0);
     for (size_t n = 0; n < b->n; n++) {
         strata_heightmap *hm = NULL;
         strata_status st = strata_heightmap_decode(ctx, b->p, n, &hm);
@@ -177,12 +130,13 @@ static void expect_prefixes_fail(const buf *b, strata_status want)
 /* A huge claimed size in a tiny file must fail without a big allocation. */
 static void expect_refused_small(const buf *b, strata_status want)
 {
-    counter c;
-    strata_ctx *ctx = counting_ctx(&c, (size_t)1 << 20);
+    test_alloc c;
+    strata_ctx *ctx = ctx_new_counting(0, &c);
+    c.limit = (size_t)1 << 20;
     strata_heightmap *hm = NULL;
     ck_assert_status(strata_heightmap_decode(ctx, b->p, b->n, &hm), want);
     ck_assert_ptr_null(hm);
-    ck_assert_msg(c.biggest <= ((size_t)1 << 20), "asked for %zu bytes", c.biggest);
+    ck_assert_msg(c.biggest <= ((size_t)1 << 20), "asked for %zu bytes", (size_t)c.biggest);
     strata_ctx_destroy(ctx);
     ck_assert_int_eq(c.live, 0);
 }
@@ -732,8 +686,9 @@ START_TEST(test_png_corrupt)
 
     /* Every byte flipped three ways, chunk CRCs repaired so the damage
      * reaches the decoder: never a crash, a leak or a bad size. */
-    counter c;
-    strata_ctx *ctx = counting_ctx(&c, (size_t)1 << 24);
+    test_alloc c;
+    strata_ctx *ctx = ctx_new_counting(0, &c);
+    c.limit = (size_t)1 << 24;
     static const uint8_t masks[3] = {0x01, 0x80, 0xff};
     for (size_t i = 8; i < good.n; i++)
         for (int m = 0; m < 3; m++) {
@@ -784,8 +739,8 @@ START_TEST(test_allocation_failures)
     files[2] = make_pfm("Pf 3 2 -1\n", pfm_file, 6, 1, 1);
     for (int f = HAVE_PNG ? 0 : 1; f < 3; f++) {
         for (long k = 0;; k++) {
-            counter c;
-            strata_ctx *ctx = counting_ctx(&c, SIZE_MAX);
+            test_alloc c;
+            strata_ctx *ctx = ctx_new_counting(0, &c);
             c.fail_at = c.count + k;
             strata_heightmap *hm = NULL;
             strata_status st = strata_heightmap_decode(ctx, files[f].p, files[f].n, &hm);
@@ -809,7 +764,7 @@ END_TEST
 
 START_TEST(test_api_args)
 {
-    strata_ctx *ctx = plain_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_heightmap *hm = (strata_heightmap *)&hm;
     ck_assert_status(strata_heightmap_decode(ctx, "P5", 2, NULL), STRATA_ERR_INVALID_ARG);
     ck_assert_status(strata_heightmap_decode(NULL, "P5", 2, &hm), STRATA_ERR_INVALID_ARG);
@@ -842,8 +797,8 @@ START_TEST(test_load)
     ck_assert_uint_eq(fwrite(b.p, 1, b.n, f), b.n);
     ck_assert_int_eq(fclose(f), 0);
 
-    counter c;
-    strata_ctx *ctx = counting_ctx(&c, SIZE_MAX);
+    test_alloc c;
+    strata_ctx *ctx = ctx_new_counting(0, &c);
     strata_heightmap *a, *m;
     ck_assert_ok(strata_heightmap_load(ctx, path, &a));
     ck_assert_ok(strata_heightmap_decode(ctx, b.p, b.n, &m));
@@ -891,7 +846,7 @@ START_TEST(test_mesh_from_heightmap)
     /* 4 x 3 samples: 3 x 2 cells. */
     const uint16_t v[12] = {0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110};
     buf b = make_pgm("P5 4 3 100\n", v, 12, 0);
-    strata_ctx *ctx = plain_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_heightmap *hm;
     ck_assert_ok(strata_heightmap_decode(ctx, b.p, b.n, &hm));
     strata_mesh *m;

@@ -14,37 +14,16 @@
 
 /* ------------------------------------------------------------ helpers */
 
-/* An allocator that refuses blocks over 1 MiB and remembers the biggest
- * request, to prove that claimed sizes are never allocated blindly. */
+/* A context whose allocator refuses blocks over 1 MiB and remembers the
+ * biggest request, to prove that claimed sizes are never allocated
+ * blindly. */
 #define CAP_BYTES ((size_t)1 << 20)
-static size_t g_biggest;
+static test_alloc g_alloc;
 
-static void *capped_alloc(void *user, size_t size, size_t align)
+static strata_ctx *capped_ctx(void)
 {
-    (void)user;
-    if (size > g_biggest)
-        g_biggest = size;
-    if (size > CAP_BYTES)
-        return NULL;
-    void *p = NULL;
-    return posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size ? size : 1)
-               ? NULL
-               : p;
-}
-
-static void capped_free(void *user, void *p)
-{
-    (void)user;
-    free(p);
-}
-
-static strata_ctx *new_ctx(void)
-{
-    static const strata_allocator al = {capped_alloc, capped_free, NULL};
-    strata_ctx_options o = {1, &al};
-    strata_ctx *ctx;
-    ck_assert_ok(strata_ctx_create(&o, &ctx));
-    g_biggest = 0;
+    strata_ctx *ctx = ctx_new_counting(1, &g_alloc);
+    g_alloc.limit = CAP_BYTES;
     return ctx;
 }
 
@@ -250,7 +229,7 @@ START_TEST(test_ply_formats)
 {
     static const strata_import_format want[] = {STRATA_IMPORT_PLY_ASCII, STRATA_IMPORT_PLY_LE,
                                                 STRATA_IMPORT_PLY_BE};
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = capped_ctx();
     buf b = quad_ply(_i);
     strata_import_options o;
     strata_import_defaults(&o);
@@ -286,7 +265,7 @@ END_TEST
  * first, a face element before the vertices. */
 START_TEST(test_ply_variants)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = capped_ctx();
     strata_mesh *m;
     ck_assert_ok(decode_str(ctx,
                             "ply\nformat ascii 1.0\n"
@@ -348,7 +327,7 @@ START_TEST(test_ply_bad_header)
         {"ply\nformat ascii 1.0\nelement face 1\nproperty list uchar int vertex_indices\n"
          "end_header\n-3 0 1 2\n", STRATA_ERR_FORMAT}, /* negative count */
     };
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = capped_ctx();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         strata_mesh *m = (strata_mesh *)&m;
         strata_status st = decode_str(ctx, cases[i].text, NULL, &m);
@@ -388,7 +367,7 @@ START_TEST(test_obj_forms)
                                        {1, 2, 5}, {1, 5, 4}, {0, 3, 2}, {0, 2, 5}, {0, 5, 4}};
     static const float wx[6] = {0, 1, 1, 0, 2, 2}, wy[6] = {0, 0.5f, 0.25f, -1.5f, 0, 0},
                        wz[6] = {0, 0, 1, 1, 0, 1};
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = capped_ctx();
     strata_import_options o;
     strata_import_defaults(&o);
     strata_mesh *m;
@@ -442,7 +421,7 @@ START_TEST(test_obj_bad)
         {"v 0 -INF 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\n", STRATA_ERR_NOT_FINITE},
         {"v 0 0 1e39\nv 1 0 0\nv 0 0 1\nf 1 2 3\n", STRATA_ERR_NOT_FINITE},
     };
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = capped_ctx();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         strata_mesh *m = (strata_mesh *)&m;
         strata_status st = decode_str(ctx, cases[i].text, NULL, &m);
@@ -466,7 +445,7 @@ START_TEST(test_obj_locale)
     const char *set = NULL;
     for (size_t i = 0; i < sizeof locales / sizeof locales[0] && !set; i++)
         set = setlocale(LC_NUMERIC, locales[i]);
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = capped_ctx();
     strata_mesh *m;
     ck_assert_ok(decode_str(ctx, "v 0.5 0 0\nv 1.25 0 0\nv 0 0 1e-1\nf 1 3 2\n", NULL, &m));
     strata_mesh_view v;
@@ -485,7 +464,7 @@ START_TEST(test_weld)
     static const char soup[] = "v 0 0 0\nv 0 0 1\nv 1 0 1\n"
                                "v 0 0 0\nv 1 0 1\nv 1 0 0\nv -0 0 0\n"
                                "f 1 2 3\nf 4 5 6\nf 7 5 6\n";
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = capped_ctx();
     strata_import_options o;
     strata_import_defaults(&o);
     strata_mesh *m;
@@ -529,7 +508,7 @@ START_TEST(test_winding)
 {
     /* one triangle clockwise seen from above (+y): flipped */
     static const char down[] = "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 3 2\nf 1 2 3\nf 1 2 3\n";
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = capped_ctx();
     strata_import_options o;
     strata_import_defaults(&o);
     strata_mesh *m;
@@ -587,7 +566,7 @@ START_TEST(test_up_axes)
     static const strata_axis axes[] = {STRATA_AXIS_Y, STRATA_AXIS_Z, STRATA_AXIS_X};
     const strata_axis up = axes[_i];
     const int ax = up == STRATA_AXIS_X ? 0 : up == STRATA_AXIS_Y ? 1 : 2;
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = capped_ctx();
     buf b = ramp_obj(up);
     strata_import_options o;
     strata_import_defaults(&o);
@@ -605,7 +584,7 @@ START_TEST(test_up_axes)
 
     /* slice, rotate back: roofs lie on their level along the input's up */
     static const float levels[3] = {0.25f, 0.75f, 1.5f};
-    strata_slice_options so = {levels, 3, STRATA_WALLS_UPPER, 1, 0};
+    strata_slice_options so = slice_options(levels, 3, STRATA_WALLS_UPPER, 1, 0);
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, m, &so, &r));
     ck_assert_ok(strata_result_rotate_from_y_up(r, up));
@@ -663,7 +642,7 @@ END_TEST
 /* The rotation back is exact on positions and normals. */
 START_TEST(test_rotate_exact)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = capped_ctx();
     strata_mesh *m;
     ck_assert_ok(decode_str(ctx, "v 0.1 0.2 0.3\nv 1.7 -2.5 0.3\nv 0.1 0.2 3.3\nf 1 2 3\n",
                             NULL, &m));
@@ -712,7 +691,7 @@ END_TEST
 
 START_TEST(test_radial)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = capped_ctx();
     strata_mesh *ico;
     ck_assert_ok(strata_shape_icosphere(ctx, 2, 2.0f, &ico));
     strata_result *r;
@@ -740,7 +719,7 @@ START_TEST(test_radial)
         require(fabsf(v.h[i]) < 1e-5f, "height %g", (double)v.h[i]);
     /* slice it with planes around the base sphere */
     static const float levels[2] = {-0.5f, 0.0f};
-    strata_slice_options so = {levels, 2, STRATA_WALLS_UPPER, 0, 0};
+    strata_slice_options so = slice_options(levels, 2, STRATA_WALLS_UPPER, 0, 0);
     ck_assert_ok(strata_slice(ctx, m, &so, &r));
     strata_result_destroy(r);
     strata_mesh_destroy(m);
@@ -806,7 +785,7 @@ END_TEST
  * a crash; OBJ prefixes either decode or fail cleanly. */
 START_TEST(test_truncation)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = capped_ctx();
     for (int f = F_ASCII; f <= F_BE; f++) {
         buf b = quad_ply(f);
         /* ASCII: without its final newline the file is still complete */
@@ -840,7 +819,7 @@ START_TEST(test_truncation)
         strata_mesh_destroy(st == STRATA_OK ? m : NULL);
         free(copy);
     }
-    ck_assert_uint_le(g_biggest, CAP_BYTES);
+    ck_assert_uint_le(g_alloc.biggest, CAP_BYTES);
     strata_ctx_destroy(ctx);
 }
 END_TEST
@@ -870,13 +849,13 @@ START_TEST(test_huge_claims)
           "property list uint double stuff\nend_header\n\xff\xff\xff\x0f\0\0\0\0"),
 #undef T
     };
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = capped_ctx();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        g_biggest = 0;
+        g_alloc.biggest = 0;
         strata_mesh *m;
         strata_status st = decode(ctx, cases[i].text, cases[i].len, NULL, &m);
         require(st == STRATA_ERR_TRUNCATED, "case %zu: %s", i, strata_status_str(st));
-        require(g_biggest <= CAP_BYTES, "case %zu allocated %zu bytes", i, g_biggest);
+        require(g_alloc.biggest <= CAP_BYTES, "case %zu allocated %zu bytes", i, (size_t)g_alloc.biggest);
     }
     strata_ctx_destroy(ctx);
 }
@@ -884,7 +863,7 @@ END_TEST
 
 START_TEST(test_bad_values)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = capped_ctx();
     strata_mesh *m;
     /* binary: an index == nverts, a negative index, NaN, a double too big */
     for (int f = F_LE; f <= F_BE; f++) {
@@ -944,7 +923,7 @@ START_TEST(test_round_trip)
 {
     static const char *const names[] = {"rt.ply", "rt.obj", "rtn.ply", "rtn.obj"};
     const int normals = _i >= 2;
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = capped_ctx();
     strata_mesh *g;
     ck_assert_ok(strata_shape_grid(ctx, 12, 12, 0.5f, &g));
     strata_fbm f;
@@ -953,7 +932,7 @@ START_TEST(test_round_trip)
     ck_assert_ok(strata_displace_flat(ctx, g, &f, NULL));
     float levels[5];
     ck_assert_ok(strata_levels_uniform(g, 5, NULL, levels));
-    strata_slice_options so = {levels, 5, STRATA_WALLS_UPPER, normals, 0};
+    strata_slice_options so = slice_options(levels, 5, STRATA_WALLS_UPPER, normals, 0);
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, g, &so, &r));
     const char *path = scratch(names[_i]);
@@ -997,7 +976,7 @@ END_TEST
 
 START_TEST(test_load_errors)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = capped_ctx();
     strata_mesh *m = (strata_mesh *)&m;
     errno = 0;
     ck_assert_status(strata_mesh_load(ctx, scratch("no-such.ply"), NULL, &m), STRATA_ERR_IO);

@@ -17,13 +17,13 @@ static void check_edge_table(const strata_mesh *m, uint32_t *border, uint32_t *o
     uint32_t *use = calloc(v.nedges ? v.nedges : 1, sizeof *use);
     ck_assert_ptr_nonnull(use);
     for (uint32_t e = 0; e < v.nedges; e++)
-        require((v.ev0[e]) < (v.ev1[e]), "%s: %llu vs %llu", "v.ev0[e] < v.ev1[e]", (unsigned long long)(v.ev0[e]), (unsigned long long)(v.ev1[e]));
+        require_lt(v.ev0[e], v.ev1[e]);
     for (uint32_t t = 0; t < v.ntris; t++) {
         const uint32_t vv[3] = {v.a[t], v.b[t], v.c[t]};
         const uint32_t ee[3] = {v.e0[t], v.e1[t], v.e2[t]};
         for (int s = 0; s < 3; s++) {
             uint32_t p = vv[s], q = vv[(s + 1) % 3], e = ee[s];
-            require((e) < (v.nedges), "%s: %llu vs %llu", "e < v.nedges", (unsigned long long)(e), (unsigned long long)(v.nedges));
+            require_lt(e, v.nedges);
             uint32_t lo = p < q ? p : q, hi = p < q ? q : p;
             require(v.ev0[e] == lo && v.ev1[e] == hi,
                           "tri %u side %d: edge %u is (%u,%u), want (%u,%u)", t, s, e,
@@ -33,7 +33,7 @@ static void check_edge_table(const strata_mesh *m, uint32_t *border, uint32_t *o
     }
     *border = *over = 0;
     for (uint32_t e = 0; e < v.nedges; e++) {
-        require((use[e]) > (0), "%s: %llu vs %llu", "use[e] > 0", (unsigned long long)(use[e]), (unsigned long long)(0)); /* no orphan edges */
+        require_gt(use[e], 0); /* no orphan edges */
         *border += use[e] == 1;
         *over += use[e] > 2;
     }
@@ -76,20 +76,12 @@ static void tri_normal(const strata_mesh_view *v, uint32_t t, double n[3])
     n[2] = ux * wy - uy * wx;
 }
 
-static strata_ctx *new_ctx(int threads)
-{
-    strata_ctx *ctx;
-    strata_ctx_options o = {threads, NULL};
-    ck_assert_ok(strata_ctx_create(&o, &ctx));
-    return ctx;
-}
-
 /* ------------------------------------------------------------ context */
 
 START_TEST(test_version_status)
 {
     ck_assert_str_eq(strata_version(), STRATA_VERSION);
-    require((STRATA_VERSION_NUMBER) == (100), "%s: %lld vs %lld", "STRATA_VERSION_NUMBER == 100", (long long)(STRATA_VERSION_NUMBER), (long long)(100));
+    require_eq(STRATA_VERSION_NUMBER, 100);
     for (int s = 0; s < STRATA_STATUS_COUNT_; s++) {
         const char *msg = strata_status_str((strata_status)s);
         ck_assert_ptr_nonnull(msg);
@@ -101,48 +93,22 @@ START_TEST(test_version_status)
 }
 END_TEST
 
-typedef struct {
-    long live, calls, limit;
-} counting;
-
-static void *count_alloc(void *user, size_t size, size_t align)
-{
-    counting *c = user;
-    if (c->limit && (long)size > c->limit)
-        return NULL;
-    void *p = NULL;
-    if (posix_memalign(&p, align, size ? size : align) != 0)
-        return NULL;
-    c->live++;
-    c->calls++;
-    return p;
-}
-
-static void count_free(void *user, void *p)
-{
-    counting *c = user;
-    c->live--;
-    free(p);
-}
-
 START_TEST(test_allocator_hook)
 {
-    counting c = {0, 0, 0};
-    strata_allocator al = {count_alloc, count_free, &c};
-    strata_ctx_options o = {1, &al};
-    strata_ctx *ctx;
-    ck_assert_ok(strata_ctx_create(&o, &ctx));
+    test_alloc c;
+    strata_ctx *ctx = ctx_new_counting(1, &c);
     strata_mesh *m, *s;
     ck_assert_ok(strata_shape_icosphere(ctx, 2, 1.0f, &m));
     ck_assert_ok(strata_mesh_subdivide(ctx, m, 1, STRATA_SUBDIVIDE_PROJECT, &s));
-    require((c.calls) > (10), "%s: %lld vs %lld", "c.calls > 10", (long long)(c.calls), (long long)(10));
+    require_gt(c.count, 10);
     strata_mesh_destroy(m);
     strata_mesh_destroy(s);
     strata_ctx_destroy(ctx);
-    require((c.live) == (0), "%s: %lld vs %lld", "c.live == 0", (long long)(c.live), (long long)(0)); /* every allocation went back through the hook */
+    require_eq(c.live, 0); /* every allocation went back through the hook */
 
-    strata_allocator bad = {NULL, count_free, &c};
-    o.allocator = &bad;
+    strata_allocator bad = test_alloc_hook(&c);
+    bad.alloc = NULL;
+    strata_ctx_options o = {.threads = 1, .allocator = &bad};
     ck_assert_status(strata_ctx_create(&o, &ctx), STRATA_ERR_INVALID_ARG);
     ck_assert_ptr_null(ctx);
     o.allocator = NULL;
@@ -154,13 +120,13 @@ END_TEST
 
 START_TEST(test_threads)
 {
-    strata_ctx *ctx = new_ctx(0);
-    require((strata_ctx_threads(ctx)) >= (1), "%s: %lld vs %lld", "strata_ctx_threads(ctx) >= 1", (long long)(strata_ctx_threads(ctx)), (long long)(1));
+    strata_ctx *ctx = ctx_new(0);
+    require_ge(strata_ctx_threads(ctx), 1);
     ck_assert_ok(strata_ctx_set_threads(ctx, 3));
 #ifdef _OPENMP
-    require((strata_ctx_threads(ctx)) == (3), "%s: %lld vs %lld", "strata_ctx_threads(ctx) == 3", (long long)(strata_ctx_threads(ctx)), (long long)(3));
+    require_eq(strata_ctx_threads(ctx), 3);
 #else
-    require((strata_ctx_threads(ctx)) == (1), "%s: %lld vs %lld", "strata_ctx_threads(ctx) == 1", (long long)(strata_ctx_threads(ctx)), (long long)(1));
+    require_eq(strata_ctx_threads(ctx), 1);
 #endif
     ck_assert_status(strata_ctx_set_threads(ctx, -2), STRATA_ERR_INVALID_ARG);
     strata_ctx_destroy(ctx);
@@ -172,13 +138,13 @@ static int cancel_after_first(void *user, const char *stage, double done)
 {
     int *calls = user;
     ck_assert_str_eq(stage, "subdivide");
-    require(done >= 0.0 && done <= 1.0, "%s", "done >= 0.0 && done <= 1.0");
+    require_true(done >= 0.0 && done <= 1.0);
     return ++*calls >= 2;
 }
 
 START_TEST(test_cancel_progress)
 {
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *m, *s = (strata_mesh *)1;
     ck_assert_ok(strata_shape_icosphere(ctx, 1, 1.0f, &m));
     strata_ctx_cancel(ctx);
@@ -188,7 +154,7 @@ START_TEST(test_cancel_progress)
     int calls = 0;
     strata_ctx_set_progress(ctx, cancel_after_first, &calls);
     ck_assert_status(strata_mesh_subdivide(ctx, m, 3, 0, &s), STRATA_ERR_CANCELLED);
-    require((calls) == (2), "%s: %lld vs %lld", "calls == 2", (long long)(calls), (long long)(2));
+    require_eq(calls, 2);
     strata_ctx_reset_cancel(ctx);
     strata_ctx_set_progress(ctx, NULL, NULL);
     ck_assert_ok(strata_mesh_subdivide(ctx, m, 1, 0, &s));
@@ -204,7 +170,7 @@ START_TEST(test_create_edges_by_sorting)
 {
     /* A grid built directly and the same triangles sorted must describe
      * the same edges. */
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *g, *s;
     ck_assert_ok(strata_shape_grid(ctx, 7, 5, 0.5f, &g));
     strata_mesh_view v;
@@ -215,19 +181,19 @@ START_TEST(test_create_edges_by_sorting)
     ck_assert_ok(strata_mesh_create(ctx, xyz, v.nverts, tri, v.ntris, &s));
     strata_mesh_view w;
     strata_mesh_get_view(s, &w);
-    require((w.nedges) == (v.nedges), "%s: %llu vs %llu", "w.nedges == v.nedges", (unsigned long long)(w.nedges), (unsigned long long)(v.nedges));
+    require_eq(w.nedges, v.nedges);
     uint32_t border, over;
     check_edge_table(s, &border, &over);
-    require((border) == (2 * (7 + 5)), "%s: %llu vs %llu", "border == 2 * (7 + 5)", (unsigned long long)(border), (unsigned long long)(2 * (7 + 5)));
-    require((over) == (0), "%s: %llu vs %llu", "over == 0", (unsigned long long)(over), (unsigned long long)(0));
+    require_eq(border, 2 * (7 + 5));
+    require_eq(over, 0);
     /* Sorted numbering is by (min, max) vertex pair. */
     for (uint32_t e = 1; e < w.nedges; e++)
         require(((uint64_t)w.ev0[e - 1] << 32 | w.ev1[e - 1]) <
                   ((uint64_t)w.ev0[e] << 32 | w.ev1[e]), "edges not in sorted order");
     /* Both tables map each triangle side to the same vertex pair. */
     for (uint32_t t = 0; t < v.ntris; t++) {
-        require((v.ev0[v.e1[t]]) == (w.ev0[w.e1[t]]), "%s: %llu vs %llu", "v.ev0[v.e1[t]] == w.ev0[w.e1[t]]", (unsigned long long)(v.ev0[v.e1[t]]), (unsigned long long)(w.ev0[w.e1[t]]));
-        require((v.ev1[v.e2[t]]) == (w.ev1[w.e2[t]]), "%s: %llu vs %llu", "v.ev1[v.e2[t]] == w.ev1[w.e2[t]]", (unsigned long long)(v.ev1[v.e2[t]]), (unsigned long long)(w.ev1[w.e2[t]]));
+        require_eq(v.ev0[v.e1[t]], w.ev0[w.e1[t]]);
+        require_eq(v.ev1[v.e2[t]], w.ev1[w.e2[t]]);
     }
     ck_assert_mem_eq(w.h, w.y, sizeof(float) * w.nverts);
     free(xyz);
@@ -240,7 +206,7 @@ END_TEST
 
 START_TEST(test_create_errors)
 {
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     const float xyz[] = {0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 1};
     const uint32_t ok[] = {0, 2, 1, 1, 2, 3};
     const uint32_t out_of_range[] = {0, 2, 4};
@@ -258,7 +224,7 @@ START_TEST(test_create_errors)
     nan_xyz[7] = INFINITY;
     ck_assert_status(strata_mesh_create(ctx, nan_xyz, 4, ok, 2, &m), STRATA_ERR_NOT_FINITE);
     ck_assert_ok(strata_mesh_create(ctx, xyz, 4, ok, 2, &m));
-    require((strata_mesh_edge_count(m)) == (5), "%s: %llu vs %llu", "strata_mesh_edge_count(m) == 5", (unsigned long long)(strata_mesh_edge_count(m)), (unsigned long long)(5));
+    require_eq(strata_mesh_edge_count(m), 5);
     /* Geometry switching recomputes heights. */
     const float c[3] = {0, -1, 0};
     ck_assert_ok(strata_mesh_set_geometry(m, STRATA_RADIAL, c, 0.5f));
@@ -280,26 +246,26 @@ END_TEST
 START_TEST(test_polygon)
 {
     const int sides = _i; /* loop 3..64 */
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *m;
     ck_assert_ok(strata_shape_polygon(ctx, sides, 2.0f, &m));
     strata_mesh_view v;
     strata_mesh_get_view(m, &v);
     uint32_t want_v = sides == 3 ? 3 : sides == 4 ? 4 : (uint32_t)sides + 1;
     uint32_t want_t = sides == 3 ? 1 : sides == 4 ? 2 : (uint32_t)sides;
-    require((v.nverts) == (want_v), "%s: %llu vs %llu", "v.nverts == want_v", (unsigned long long)(v.nverts), (unsigned long long)(want_v));
-    require((v.ntris) == (want_t), "%s: %llu vs %llu", "v.ntris == want_t", (unsigned long long)(v.ntris), (unsigned long long)(want_t));
-    require(((int64_t)v.nverts - v.nedges + v.ntris) == (1), "%s: %lld vs %lld", "(int64_t)v.nverts - v.nedges + v.ntris == 1", (long long)((int64_t)v.nverts - v.nedges + v.ntris), (long long)(1)); /* a disc */
+    require_eq(v.nverts, want_v);
+    require_eq(v.ntris, want_t);
+    require_eq((int64_t)v.nverts - v.nedges + v.ntris, 1); /* a disc */
     uint32_t border, over;
     check_edge_table(m, &border, &over);
-    require((border) == ((uint32_t)sides), "%s: %llu vs %llu", "border == (uint32_t)sides", (unsigned long long)(border), (unsigned long long)((uint32_t)sides));
-    require((over) == (0), "%s: %llu vs %llu", "over == 0", (unsigned long long)(over), (unsigned long long)(0));
+    require_eq(border, (uint32_t)sides);
+    require_eq(over, 0);
     check_oriented(m);
     double area = 0;
     for (uint32_t t = 0; t < v.ntris; t++) {
         double n[3];
         tri_normal(&v, t, n);
-        require(n[1] > 0, "%s", "n[1] > 0"); /* faces up */
+        require_true(n[1] > 0); /* faces up */
         area += 0.5 * n[1];
     }
     double want_area = 0.5 * sides * 4.0 * sin(2 * M_PI / sides);
@@ -313,7 +279,7 @@ END_TEST
 
 START_TEST(test_polygon_errors)
 {
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *m;
     ck_assert_status(strata_shape_polygon(ctx, 2, 1.0f, &m), STRATA_ERR_INVALID_ARG);
     ck_assert_status(strata_shape_polygon(ctx, 65, 1.0f, &m), STRATA_ERR_INVALID_ARG);
@@ -327,26 +293,26 @@ END_TEST
 START_TEST(test_grid)
 {
     static const uint32_t sizes[][2] = {{1, 1}, {1, 9}, {4, 3}, {16, 16}, {33, 7}};
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         uint32_t nx = sizes[k][0], nz = sizes[k][1];
         strata_mesh *m;
         ck_assert_ok(strata_shape_grid(ctx, nx, nz, 0.25f, &m));
         strata_mesh_view v;
         strata_mesh_get_view(m, &v);
-        require((v.nverts) == ((nx + 1) * (nz + 1)), "%s: %llu vs %llu", "v.nverts == (nx + 1) * (nz + 1)", (unsigned long long)(v.nverts), (unsigned long long)((nx + 1) * (nz + 1)));
-        require((v.ntris) == (2 * nx * nz), "%s: %llu vs %llu", "v.ntris == 2 * nx * nz", (unsigned long long)(v.ntris), (unsigned long long)(2 * nx * nz));
-        require((v.nedges) == (nx * (nz + 1) + (nx + 1) * nz + nx * nz), "%s: %llu vs %llu", "v.nedges == nx * (nz + 1) + (nx + 1) * nz + nx * nz", (unsigned long long)(v.nedges), (unsigned long long)(nx * (nz + 1) + (nx + 1) * nz + nx * nz));
+        require_eq(v.nverts, (nx + 1) * (nz + 1));
+        require_eq(v.ntris, 2 * nx * nz);
+        require_eq(v.nedges, nx * (nz + 1) + (nx + 1) * nz + nx * nz);
         uint32_t border, over;
         check_edge_table(m, &border, &over);
-        require((border) == (2 * (nx + nz)), "%s: %llu vs %llu", "border == 2 * (nx + nz)", (unsigned long long)(border), (unsigned long long)(2 * (nx + nz)));
-        require((over) == (0), "%s: %llu vs %llu", "over == 0", (unsigned long long)(over), (unsigned long long)(0));
+        require_eq(border, 2 * (nx + nz));
+        require_eq(over, 0);
         check_oriented(m);
         double area = 0;
         for (uint32_t t = 0; t < v.ntris; t++) {
             double n[3];
             tri_normal(&v, t, n);
-            require(n[1] > 0, "%s", "n[1] > 0");
+            require_true(n[1] > 0);
             area += 0.5 * n[1];
         }
         ck_assert_double_eq_tol(area, nx * nz * 0.0625, 1e-9);
@@ -371,13 +337,13 @@ static void check_sphere(const strata_mesh *m, float r)
 {
     strata_mesh_view v;
     strata_mesh_get_view(m, &v);
-    require((v.geometry) == (STRATA_RADIAL), "%s: %lld vs %lld", "v.geometry == STRATA_RADIAL", (long long)(v.geometry), (long long)(STRATA_RADIAL));
+    require_eq(v.geometry, STRATA_RADIAL);
     ck_assert_float_eq(v.radius, r);
-    require(((int64_t)v.nverts - v.nedges + v.ntris) == (2), "%s: %lld vs %lld", "(int64_t)v.nverts - v.nedges + v.ntris == 2", (long long)((int64_t)v.nverts - v.nedges + v.ntris), (long long)(2)); /* Euler */
+    require_eq((int64_t)v.nverts - v.nedges + v.ntris, 2); /* Euler */
     uint32_t border, over;
     check_edge_table(m, &border, &over);
-    require((border) == (0), "%s: %llu vs %llu", "border == 0", (unsigned long long)(border), (unsigned long long)(0)); /* closed: every edge has two triangles */
-    require((over) == (0), "%s: %llu vs %llu", "over == 0", (unsigned long long)(over), (unsigned long long)(0));
+    require_eq(border, 0); /* closed: every edge has two triangles */
+    require_eq(over, 0);
     check_oriented(m);
     for (uint32_t i = 0; i < v.nverts; i++) {
         double d = sqrt((double)v.x[i] * v.x[i] + (double)v.y[i] * v.y[i] +
@@ -389,20 +355,20 @@ static void check_sphere(const strata_mesh *m, float r)
         double n[3];
         tri_normal(&v, t, n);
         const uint32_t a = v.a[t];
-        require(n[0] * v.x[a] + n[1] * v.y[a] + n[2] * v.z[a] > 0, "%s", "n[0] * v.x[a] + n[1] * v.y[a] + n[2] * v.z[a] > 0"); /* outward */
+        require_true(n[0] * v.x[a] + n[1] * v.y[a] + n[2] * v.z[a] > 0); /* outward */
     }
 }
 
 START_TEST(test_icosphere)
 {
     const int level = _i; /* loop 0..6 */
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *m;
     ck_assert_ok(strata_shape_icosphere(ctx, level, 3.0f, &m));
     uint32_t p = 1u << (2 * level);
-    require((strata_mesh_vertex_count(m)) == (10 * p + 2), "%s: %llu vs %llu", "strata_mesh_vertex_count(m) == 10 * p + 2", (unsigned long long)(strata_mesh_vertex_count(m)), (unsigned long long)(10 * p + 2));
-    require((strata_mesh_triangle_count(m)) == (20 * p), "%s: %llu vs %llu", "strata_mesh_triangle_count(m) == 20 * p", (unsigned long long)(strata_mesh_triangle_count(m)), (unsigned long long)(20 * p));
-    require((strata_mesh_edge_count(m)) == (30 * p), "%s: %llu vs %llu", "strata_mesh_edge_count(m) == 30 * p", (unsigned long long)(strata_mesh_edge_count(m)), (unsigned long long)(30 * p));
+    require_eq(strata_mesh_vertex_count(m), 10 * p + 2);
+    require_eq(strata_mesh_triangle_count(m), 20 * p);
+    require_eq(strata_mesh_edge_count(m), 30 * p);
     check_sphere(m, 3.0f);
     strata_mesh_destroy(m);
     strata_ctx_destroy(ctx);
@@ -411,29 +377,27 @@ END_TEST
 
 START_TEST(test_icosphere_limits)
 {
-    counting c = {0, 0, 64 << 20}; /* fail any single allocation over 64 MiB */
-    strata_allocator al = {count_alloc, count_free, &c};
-    strata_ctx_options o = {1, &al};
-    strata_ctx *ctx;
-    ck_assert_ok(strata_ctx_create(&o, &ctx));
+    test_alloc c;
+    strata_ctx *ctx = ctx_new_counting(1, &c);
+    c.limit = 64 << 20; /* fail any single allocation over 64 MiB */
     strata_mesh *m = (strata_mesh *)1;
     uint32_t v, t, e;
     ck_assert_ok(strata_subdivide_counts(12, 20, 30, 13, &v, &t, &e));
-    require((t) == (20u << 26), "%s: %llu vs %llu", "t == 20u << 26", (unsigned long long)(t), (unsigned long long)(20u << 26));
+    require_eq(t, 20u << 26);
     ck_assert_status(strata_subdivide_counts(12, 20, 30, 14, &v, &t, &e), STRATA_ERR_OVERFLOW);
-    long before = c.calls;
+    long before = c.count;
     ck_assert_status(strata_shape_icosphere(ctx, 14, 1.0f, &m), STRATA_ERR_OVERFLOW);
     ck_assert_ptr_null(m);
-    require((c.calls) == (before), "%s: %lld vs %lld", "c.calls == before", (long long)(c.calls), (long long)(before)); /* refused before allocating */
+    require_eq(c.count, before); /* refused before allocating */
     ck_assert_status(strata_shape_icosphere(ctx, 40, 1.0f, &m), STRATA_ERR_OVERFLOW);
     ck_assert_status(strata_shape_icosphere(ctx, -1, 1.0f, &m), STRATA_ERR_INVALID_ARG);
     ck_assert_status(strata_shape_icosphere(ctx, 2, 0.0f, &m), STRATA_ERR_INVALID_ARG);
     /* Too big for the allocator: a clean NOMEM, nothing leaked. */
     ck_assert_status(strata_shape_icosphere(ctx, 10, 1.0f, &m), STRATA_ERR_NOMEM);
     ck_assert_ptr_null(m);
-    require((c.live) == (1), "%s: %lld vs %lld", "c.live == 1", (long long)(c.live), (long long)(1)); /* only the context */
+    require_eq(c.live, 1); /* only the context */
     strata_ctx_destroy(ctx);
-    require((c.live) == (0), "%s: %lld vs %lld", "c.live == 0", (long long)(c.live), (long long)(0));
+    require_eq(c.live, 0);
 }
 END_TEST
 
@@ -441,7 +405,7 @@ END_TEST
 
 START_TEST(test_subdivide_grid)
 {
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *g, *s;
     ck_assert_ok(strata_shape_grid(ctx, 3, 2, 1.0f, &g));
     /* Tilt the grid so midpoint heights can be checked: y = x + 2z. */
@@ -460,15 +424,15 @@ START_TEST(test_subdivide_grid)
         ck_assert_ok(strata_subdivide_counts(gv.nverts, gv.ntris, gv.nedges, depth, &wv, &wt, &we));
         strata_mesh_view v;
         strata_mesh_get_view(s, &v);
-        require((v.ntris) == (gv.ntris << (2 * depth)), "%s: %llu vs %llu", "v.ntris == gv.ntris << (2 * depth)", (unsigned long long)(v.ntris), (unsigned long long)(gv.ntris << (2 * depth)));
-        require((v.nverts) == (wv), "%s: %llu vs %llu", "v.nverts == wv", (unsigned long long)(v.nverts), (unsigned long long)(wv));
-        require((v.nedges) == (we), "%s: %llu vs %llu", "v.nedges == we", (unsigned long long)(v.nedges), (unsigned long long)(we));
+        require_eq(v.ntris, gv.ntris << (2 * depth));
+        require_eq(v.nverts, wv);
+        require_eq(v.nedges, we);
         /* A subdivided 3x2 grid is a (3*2^d)x(2*2^d) grid of the same size. */
-        require((v.nverts) == ((3u * (1u << depth) + 1) * (2u * (1u << depth) + 1)), "%s: %llu vs %llu", "v.nverts == (3u * (1u << depth) + 1) * (2u * (1u << depth) + 1)", (unsigned long long)(v.nverts), (unsigned long long)((3u * (1u << depth) + 1) * (2u * (1u << depth) + 1)));
+        require_eq(v.nverts, (3u * (1u << depth) + 1) * (2u * (1u << depth) + 1));
         uint32_t border, over;
         check_edge_table(s, &border, &over);
-        require((border) == (2 * 5 * (1u << depth)), "%s: %llu vs %llu", "border == 2 * 5 * (1u << depth)", (unsigned long long)(border), (unsigned long long)(2 * 5 * (1u << depth)));
-        require((over) == (0), "%s: %llu vs %llu", "over == 0", (unsigned long long)(over), (unsigned long long)(0));
+        require_eq(border, 2 * 5 * (1u << depth));
+        require_eq(over, 0);
         check_oriented(s);
         for (uint32_t i = 0; i < v.nverts; i++) {
             ck_assert_float_eq_tol(v.y[i], v.x[i] + 2 * v.z[i], 1e-5f);
@@ -491,7 +455,7 @@ END_TEST
 
 START_TEST(test_subdivide_sphere_equals_icosphere)
 {
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *a, *b, *c;
     ck_assert_ok(strata_shape_icosphere(ctx, 2, 1.5f, &a));
     ck_assert_ok(strata_mesh_subdivide(ctx, a, 2, STRATA_SUBDIVIDE_PROJECT, &b));
@@ -499,7 +463,7 @@ START_TEST(test_subdivide_sphere_equals_icosphere)
     strata_mesh_view vb, vc;
     strata_mesh_get_view(b, &vb);
     strata_mesh_get_view(c, &vc);
-    require((vb.nverts) == (vc.nverts), "%s: %llu vs %llu", "vb.nverts == vc.nverts", (unsigned long long)(vb.nverts), (unsigned long long)(vc.nverts));
+    require_eq(vb.nverts, vc.nverts);
     ck_assert_mem_eq(vb.x, vc.x, sizeof(float) * vb.nverts);
     ck_assert_mem_eq(vb.a, vc.a, sizeof(uint32_t) * vb.ntris);
     ck_assert_mem_eq(vb.ev1, vc.ev1, sizeof(uint32_t) * vb.nedges);
@@ -518,7 +482,7 @@ START_TEST(test_threads_same_bytes)
     strata_mesh *g[3];
     const int threads[3] = {1, 2, 5};
     for (int k = 0; k < 3; k++) {
-        strata_ctx *ctx = new_ctx(threads[k]);
+        strata_ctx *ctx = ctx_new(threads[k]);
         ck_assert_ok(strata_shape_icosphere(ctx, 5, 2.0f, &m[k]));
         ck_assert_ok(strata_shape_grid(ctx, 40, 31, 0.1f, &g[k]));
         strata_ctx_destroy(ctx);

@@ -47,14 +47,6 @@ static float noise(strata_noise_kind k, int dims, uint32_t seed, float x, float 
     return dims == 2 ? strata_noise2(k, seed, x, y) : strata_noise3(k, seed, x, y, z);
 }
 
-static strata_ctx *make_ctx(int threads)
-{
-    strata_ctx *ctx = NULL;
-    strata_ctx_options opt = {threads, NULL};
-    ck_assert_ok(strata_ctx_create(&opt, &ctx));
-    return ctx;
-}
-
 static const strata_noise_kind kinds[2] = {STRATA_NOISE_SIMPLEX, STRATA_NOISE_PERLIN};
 
 /* ------------------------------------------------------------------ */
@@ -442,7 +434,7 @@ START_TEST(test_fbm_batch_matches_single)
             ref3[i] = strata_fbm3(&f, x[i], y[i], z[i]);
         }
         for (int t = 1; t <= 3; t++) {
-            strata_ctx *ctx = make_ctx(t);
+            strata_ctx *ctx = ctx_new(t);
             progress_log log = {pthread_self(), 0, 0, 0, 0, 0, 0, ""};
             strata_ctx_set_progress(ctx, log_progress, &log);
             memset(out, 0xFF, n * sizeof *out);
@@ -467,7 +459,7 @@ END_TEST
 
 START_TEST(test_fbm_batch_args_and_cancel)
 {
-    strata_ctx *ctx = make_ctx(2);
+    strata_ctx *ctx = ctx_new(2);
     strata_fbm f;
     strata_fbm_defaults(&f);
     float x[4] = {0.1f, 0.2f, 0.3f, 0.4f}, out[4];
@@ -520,7 +512,7 @@ static strata_curve *make_curve(strata_ctx *ctx, strata_curve_kind kind, const f
 
 START_TEST(test_curve_identity_exact)
 {
-    strata_ctx *ctx = make_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     const float xs2[] = {0.0f, 1.0f}, xs5[] = {0.0f, 0.1f, 0.3f, 0.7f, 1.0f};
     strata_curve *c[4] = {make_curve(ctx, STRATA_CURVE_LINEAR, xs2, xs2, 2),
                           make_curve(ctx, STRATA_CURVE_LINEAR, xs5, xs5, 5),
@@ -546,7 +538,7 @@ END_TEST
 
 START_TEST(test_curve_linear)
 {
-    strata_ctx *ctx = make_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     const float xs[] = {0.1f, 0.4f, 0.5f, 0.9f}, ys[] = {0.2f, 0.8f, 0.3f, 0.3f};
     strata_curve *c = make_curve(ctx, STRATA_CURVE_LINEAR, xs, ys, 4);
     for (int i = 0; i < 4; i++)
@@ -568,7 +560,7 @@ END_TEST
  * overshoot either (flat tangents at the extrema). */
 START_TEST(test_curve_monotone)
 {
-    strata_ctx *ctx = make_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     /* Steep and flat stretches: a plain cubic spline would overshoot. */
     const float xs[] = {0.0f, 0.2f, 0.25f, 0.6f, 0.61f, 1.0f};
     const float ys[] = {0.0f, 0.05f, 0.9f, 0.9f, 0.95f, 1.0f};
@@ -635,7 +627,7 @@ END_TEST
 
 START_TEST(test_curve_invalid)
 {
-    strata_ctx *ctx = make_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     const float xs[] = {0.0f, 0.5f, 1.0f}, ys[] = {0.0f, 0.5f, 1.0f};
     const float dup[] = {0.0f, 0.5f, 0.5f}, down[] = {0.0f, 0.6f, 0.5f};
     const float big[] = {0.0f, 0.5f, 1.5f}, neg[] = {-0.1f, 0.5f, 1.0f};
@@ -669,39 +661,19 @@ START_TEST(test_curve_invalid)
 END_TEST
 
 /* The curve keeps its own copy of the allocator: it outlives the ctx. */
-static long live_blocks;
-static void *count_alloc(void *user, size_t size, size_t align)
-{
-    void *p = NULL;
-    (void)user;
-    if (posix_memalign(&p, align, size ? size : align) != 0)
-        return NULL;
-    live_blocks++;
-    return p;
-}
-static void count_free(void *user, void *p)
-{
-    (void)user;
-    live_blocks--;
-    free(p);
-}
-
 START_TEST(test_curve_allocator)
 {
-    strata_allocator al = {count_alloc, count_free, NULL};
-    strata_ctx_options opt = {1, &al};
-    strata_ctx *ctx = NULL;
-    live_blocks = 0;
-    ck_assert_ok(strata_ctx_create(&opt, &ctx));
+    test_alloc ta;
+    strata_ctx *ctx = ctx_new_counting(1, &ta);
     const float xs[] = {0.0f, 0.3f, 1.0f}, ys[] = {0.0f, 0.6f, 1.0f};
     strata_curve *a = make_curve(ctx, STRATA_CURVE_LINEAR, xs, ys, 3);
     strata_curve *b = make_curve(ctx, STRATA_CURVE_MONOTONE, xs, ys, 3);
-    ck_assert_int_eq(live_blocks, 3);
+    ck_assert_int_eq(ta.live, 3);
     strata_ctx_destroy(ctx);
     ck_assert(strata_curve_eval(b, 0.3f) == 0.6f);
     strata_curve_destroy(a);
     strata_curve_destroy(b);
-    ck_assert_int_eq(live_blocks, 0);
+    ck_assert_int_eq(ta.live, 0);
 }
 END_TEST
 
@@ -827,7 +799,7 @@ static float reshape(float v, float bound, const strata_curve *c)
 
 START_TEST(test_displace_flat)
 {
-    strata_ctx *ctx = make_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *base = make_grid(ctx, 48, 40, 0.37f, 0.1f);
     strata_fbm f;
     strata_fbm_defaults(&f);
@@ -846,7 +818,7 @@ START_TEST(test_displace_flat)
     for (int ci = 0; ci < 4; ci++) {
         strata_mesh *first = NULL;
         for (int t = 1; t <= 3; t++) {
-            strata_ctx *tctx = make_ctx(t);
+            strata_ctx *tctx = ctx_new(t);
             strata_mesh *m = clone(tctx, base);
             ck_assert_ok(strata_displace_flat(tctx, m, &f, curves[ci]));
             strata_mesh_get_view(m, &v);
@@ -885,7 +857,7 @@ END_TEST
 /* Identity curves of either kind give the same bytes as no curve. */
 START_TEST(test_displace_identity_curve)
 {
-    strata_ctx *ctx = make_ctx(2);
+    strata_ctx *ctx = ctx_new(2);
     const float xs[] = {0.0f, 0.25f, 0.8f, 1.0f};
     strata_curve *lin = make_curve(ctx, STRATA_CURVE_LINEAR, xs, xs, 4);
     strata_curve *mono = make_curve(ctx, STRATA_CURVE_MONOTONE, xs, xs, 4);
@@ -928,7 +900,7 @@ static void check_radial(strata_mesh *base, const strata_fbm *f, const strata_cu
     const float *c = v0.center;
     strata_mesh *first = NULL;
     for (int t = 1; t <= 3; t++) {
-        strata_ctx *ctx = make_ctx(t);
+        strata_ctx *ctx = ctx_new(t);
         strata_mesh *m = clone(ctx, base);
         ck_assert_ok(strata_displace_radial(ctx, m, f, curve));
         strata_mesh_get_view(m, &v);
@@ -962,7 +934,7 @@ static void check_radial(strata_mesh *base, const strata_fbm *f, const strata_cu
 
 START_TEST(test_displace_radial)
 {
-    strata_ctx *ctx = make_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_fbm f;
     strata_fbm_defaults(&f);
     f.frequency = 0.3f;
@@ -1001,7 +973,7 @@ END_TEST
 
 START_TEST(test_displace_errors)
 {
-    strata_ctx *ctx = make_ctx(2);
+    strata_ctx *ctx = ctx_new(2);
     strata_fbm f;
     strata_fbm_defaults(&f);
     const float c[3] = {0.5f, 0.5f, 0.5f};

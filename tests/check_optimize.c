@@ -8,14 +8,6 @@
 #include <stdint.h>
 #include <string.h>
 
-static strata_ctx *new_ctx(int threads)
-{
-    strata_ctx *ctx;
-    strata_ctx_options o = {threads, NULL};
-    ck_assert_ok(strata_ctx_create(&o, &ctx));
-    return ctx;
-}
-
 /* A noise grid of n x n cells or a noise planet of the given level,
  * sliced into `terraces` terraces. */
 static strata_result *sliced(strata_ctx *ctx, int planet, uint32_t n, uint32_t terraces,
@@ -38,7 +30,7 @@ static strata_result *sliced(strata_ctx *ctx, int planet, uint32_t n, uint32_t t
     float levels[64];
     ck_assert_uint_le(terraces, 64);
     ck_assert_ok(strata_levels_uniform(m, terraces, NULL, levels));
-    strata_slice_options so = {levels, terraces, walls, normals, 0};
+    strata_slice_options so = slice_options(levels, terraces, walls, normals, 0);
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, m, &so, &r));
     strata_mesh_destroy(m);
@@ -51,7 +43,7 @@ static int supported(void)
 {
     if (strata_optimize_supported())
         return 1;
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_result *r = sliced(ctx, 0, 4, 2, STRATA_WALLS_UPPER, 0);
     strata_result_view v;
     strata_result_get_view(r, &v);
@@ -150,7 +142,7 @@ START_TEST(test_grid_walls)
         return;
     static const strata_walls modes[] = {STRATA_WALLS_UPPER, STRATA_WALLS_LOWER,
                                          STRATA_WALLS_SEPARATE};
-    strata_ctx *ctx = new_ctx(2);
+    strata_ctx *ctx = ctx_new(2);
     for (int w = 0; w < 3; w++)
         for (int normals = 0; normals < 2; normals++) {
             strata_result *r = sliced(ctx, 0, 48, 7, modes[w], normals);
@@ -167,7 +159,7 @@ START_TEST(test_planet)
 {
     if (!supported())
         return;
-    strata_ctx *ctx = new_ctx(2);
+    strata_ctx *ctx = ctx_new(2);
     strata_result *r = sliced(ctx, 1, 5, 12, STRATA_WALLS_UPPER, 1);
     strata_optimize_stats s = optimize_checked(ctx, r);
     ck_assert(s.acmr_after < s.acmr_before);
@@ -181,7 +173,7 @@ START_TEST(test_big_grid_improves)
 {
     if (!supported())
         return;
-    strata_ctx *ctx = new_ctx(0);
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = sliced(ctx, 0, 256, 8, STRATA_WALLS_UPPER, 0);
     strata_optimize_stats s = optimize_checked(ctx, r);
     ck_assert_msg(s.acmr_after < 0.9 * s.acmr_before, "acmr %g -> %g", s.acmr_before,
@@ -196,7 +188,7 @@ START_TEST(test_from_mesh)
 {
     if (!supported())
         return;
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *m;
     ck_assert_ok(strata_shape_icosphere(ctx, 4, 1.0f, &m));
     strata_result *r;
@@ -219,7 +211,7 @@ START_TEST(test_deterministic)
         size_t nb = 0;
         const int threads[] = {1, 2, 2, 1};
         for (int i = 0; i < 4; i++) {
-            strata_ctx *ctx = new_ctx(threads[i]);
+            strata_ctx *ctx = ctx_new(threads[i]);
             strata_result *r = sliced(ctx, planet, planet ? 5 : 64, 9, STRATA_WALLS_SEPARATE, 0);
             ck_assert_ok(strata_result_optimize(ctx, r, NULL));
             strata_result_view v;
@@ -246,7 +238,7 @@ START_TEST(test_invalid)
 {
     if (!supported())
         return;
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_result *r = sliced(ctx, 0, 4, 2, STRATA_WALLS_UPPER, 0);
     ck_assert_status(strata_result_optimize(NULL, r, NULL), STRATA_ERR_INVALID_ARG);
     ck_assert_status(strata_result_optimize(ctx, NULL, NULL), STRATA_ERR_INVALID_ARG);

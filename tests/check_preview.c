@@ -74,7 +74,7 @@ static strata_result *ramp(strata_ctx *ctx, uint32_t n, int descending)
     free(xyz);
     free(tris);
     static const float levels[4] = {0, 1, 2, 3};
-    strata_slice_options so = {levels, 4, STRATA_WALLS_UPPER, 0, 0};
+    strata_slice_options so = slice_options(levels, 4, STRATA_WALLS_UPPER, 0, 0);
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, m, &so, &r));
     strata_mesh_destroy(m);
@@ -92,7 +92,7 @@ static strata_result *planet(strata_ctx *ctx, int level)
     ck_assert_ok(strata_displace_radial(ctx, m, &f, NULL));
     float levels[8];
     ck_assert_ok(strata_levels_uniform(m, 8, NULL, levels));
-    strata_slice_options so = {levels, 8, STRATA_WALLS_UPPER, 0, 0};
+    strata_slice_options so = slice_options(levels, 8, STRATA_WALLS_UPPER, 0, 0);
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, m, &so, &r));
     strata_mesh_destroy(m);
@@ -138,8 +138,7 @@ END_TEST
 
 START_TEST(test_bad_args)
 {
-    strata_ctx *ctx;
-    ck_assert_ok(strata_ctx_create(NULL, &ctx));
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = ramp(ctx, 8, 0);
     uint8_t *img = malloc(64 * 64 * 4);
     strata_preview_options o;
@@ -181,8 +180,7 @@ END_TEST
  * the viewer). */
 START_TEST(test_top_ramp_colours)
 {
-    strata_ctx *ctx;
-    ck_assert_ok(strata_ctx_create(NULL, &ctx));
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = ramp(ctx, 32, 0);
     strata_preview_options o;
     strata_preview_defaults(&o);
@@ -219,8 +217,7 @@ END_TEST
 /* Two colours spread over four terraces: 0, 1/3, 2/3, 1 of the way. */
 START_TEST(test_colour_ramp)
 {
-    strata_ctx *ctx;
-    ck_assert_ok(strata_ctx_create(NULL, &ctx));
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = ramp(ctx, 16, 0);
     static const uint8_t two[2][3] = {{0, 90, 255}, {255, 0, 90}};
     strata_preview_options o;
@@ -254,8 +251,7 @@ END_TEST
  * no shade exceeds 1). */
 START_TEST(test_oblique_walls_darker)
 {
-    strata_ctx *ctx;
-    ck_assert_ok(strata_ctx_create(NULL, &ctx));
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = ramp(ctx, 24, 1);
     strata_preview_options o;
     strata_preview_defaults(&o);
@@ -290,8 +286,7 @@ END_TEST
  * AUTO means PLANET for a RADIAL result. */
 START_TEST(test_planet_view)
 {
-    strata_ctx *ctx;
-    ck_assert_ok(strata_ctx_create(NULL, &ctx));
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = planet(ctx, 4);
     ck_assert_int_eq(strata_preview_auto_view(r), STRATA_VIEW_PLANET);
     strata_preview_options o;
@@ -334,8 +329,7 @@ END_TEST
 /* Same bytes twice and for 1, 2 and 3 threads, for every view. */
 START_TEST(test_deterministic)
 {
-    strata_ctx *ctx;
-    ck_assert_ok(strata_ctx_create(NULL, &ctx));
+    strata_ctx *ctx = ctx_new(0);
     strata_result *p = planet(ctx, 5), *t = ramp(ctx, 40, 1);
     strata_preview_options o;
     strata_preview_defaults(&o);
@@ -370,8 +364,7 @@ END_TEST
  * vertical triangle seen from the top covers nothing. */
 START_TEST(test_degenerate)
 {
-    strata_ctx *ctx;
-    ck_assert_ok(strata_ctx_create(NULL, &ctx));
+    strata_ctx *ctx = ctx_new(0);
     static const float xyz[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
     static const uint32_t tri[3] = {0, 1, 2};
     strata_mesh *m;
@@ -401,8 +394,7 @@ END_TEST
 
 START_TEST(test_cancel)
 {
-    strata_ctx *ctx;
-    ck_assert_ok(strata_ctx_create(NULL, &ctx));
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = ramp(ctx, 8, 0);
     strata_preview_options o;
     strata_preview_defaults(&o);
@@ -476,8 +468,7 @@ static uint8_t *png_load(const char *path, uint32_t *w, uint32_t *h, int *channe
 START_TEST(test_png_roundtrip)
 {
 #if HAVE_SPNG || HAVE_LIBPNG
-    strata_ctx *ctx;
-    ck_assert_ok(strata_ctx_create(NULL, &ctx));
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = planet(ctx, 3);
     char *dir = tmpdir_new();
     char path[4096];
@@ -518,8 +509,7 @@ END_TEST
  * and no temporary file when the rename fails (the name is a directory). */
 START_TEST(test_png_atomic)
 {
-    strata_ctx *ctx;
-    ck_assert_ok(strata_ctx_create(NULL, &ctx));
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = ramp(ctx, 8, 0);
     strata_preview_options o;
     strata_preview_defaults(&o);

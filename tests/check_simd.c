@@ -95,9 +95,7 @@ static const strata_fbm specs[] = {
 
 static strata_ctx *ctx_for(strata_isa isa)
 {
-    strata_ctx *c = NULL;
-    strata_ctx_options o = {1, NULL};
-    ck_assert_ok(strata_ctx_create(&o, &c));
+    strata_ctx *c = ctx_new(1);
     ck_assert_ok(strata_ctx_set_isa(c, isa));
     ck_assert_int_eq(strata_ctx_isa(c), isa);
     return c;
@@ -343,8 +341,7 @@ START_TEST(test_ctx_default_and_force)
 #endif
     if (m & STRATA_ISA_BIT(STRATA_ISA_AVX512))
         ck_assert(m & STRATA_ISA_BIT(STRATA_ISA_AVX2));
-    strata_ctx *c;
-    ck_assert_ok(strata_ctx_create(NULL, &c));
+    strata_ctx *c = ctx_new(0);
     ck_assert_int_eq(strata_ctx_isa(c), best_expected());
     for (int i = 0; i < STRATA_ISA_COUNT_; i++) {
         const strata_isa before = strata_ctx_isa(c);

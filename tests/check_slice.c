@@ -26,14 +26,6 @@ static double rnd(void) /* uniform in [0, 1) */
     return (double)(rng_state >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static strata_ctx *new_ctx(int threads)
-{
-    strata_ctx *ctx;
-    strata_ctx_options o = {threads, NULL};
-    ck_assert_ok(strata_ctx_create(&o, &ctx));
-    return ctx;
-}
-
 typedef float (*height_fn)(float x, float z, int i);
 
 /* Rebuild mesh m (FLAT) with y from fn, optionally shuffling vertex ids and
@@ -139,7 +131,7 @@ static void classify(const strata_result_view *r, int32_t *terr, uint8_t *wall)
         }
         seen += t->roof_count + t->wall_count;
     }
-    require((seen) == (r->nindices), "%s: %llu vs %llu", "property 1: seen == r->nindices", (unsigned long long)(seen), (unsigned long long)(r->nindices));
+    require_eq(seen, r->nindices);
 }
 
 static uint32_t band_of(const float *L, uint32_t n, float h)
@@ -165,7 +157,7 @@ static topo check_manifold(const strata_result_view *r)
     for (uint64_t t = 0; t < nt; t++) {
         const uint32_t *ix = r->indices + 3 * t;
         for (int s = 0; s < 3; s++) {
-            require((ix[s]) < (r->nverts), "%s: %llu vs %llu", "property 2: ix[s] < r->nverts", (unsigned long long)(ix[s]), (unsigned long long)(r->nverts));
+            require_lt(ix[s], r->nverts);
             used[ix[s]] = 1;
             d[3 * t + s] = (uint64_t)ix[s] << 32 | ix[(s + 1) % 3];
         }
@@ -203,7 +195,7 @@ static double check_flat_geometry(const strata_result_view *r, const float *L)
     double roof_area = 0.0;
     for (uint64_t t = 0; t < nt; t++) {
         const uint32_t *ix = r->indices + 3 * t;
-        require(ix[0] != ix[1] && ix[1] != ix[2] && ix[0] != ix[2], "%s", "property 6: ix[0] != ix[1] && ix[1] != ix[2] && ix[0] != ix[2]");
+        require_true(ix[0] != ix[1] && ix[1] != ix[2] && ix[0] != ix[2]);
         double n[3];
         cross(r, ix[0], ix[1], ix[2], n);
         const double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
@@ -273,7 +265,7 @@ static void check_random_points(const strata_mesh *m, const strata_result_view *
             if (l1 >= 0 && l2 >= 0 && l1 + l2 <= 1)
                 h = (1 - l1 - l2) * v.h[a] + l1 * v.h[b] + l2 * v.h[c];
         }
-        require(!isnan(h), "%s", "!isnan(h)");
+        require_true(!isnan(h));
         int near = 0;
         for (uint32_t k = 0; k < n; k++)
             near |= fabs(h - L[k]) < 1e-3 * spacing;
@@ -303,10 +295,10 @@ static void check_random_points(const strata_mesh *m, const strata_result_view *
         if (ambiguous)
             continue;
         require(hits == 1, "property 5: point (%g, %g) under %d roofs", px, pz, hits);
-        require((hit_terrace) == ((int32_t)band_of(L, n, (float)h)), "%s: %lld vs %lld", "property 5: hit_terrace == (int32_t)band_of(L, n, (float)h)", (long long)(hit_terrace), (long long)((int32_t)band_of(L, n, (float)h)));
+        require_eq(hit_terrace, (int32_t)band_of(L, n, (float)h));
         tested++;
     }
-    require((tested) > (npoints / 3), "%s: %lld vs %lld", "tested > npoints / 3", (long long)(tested), (long long)(npoints / 3));
+    require_gt(tested, npoints / 3);
     free(terr);
     free(wall);
 }
@@ -320,14 +312,14 @@ static void uniform_levels(const strata_mesh *m, uint32_t n, float *L)
 static void check_flat_case(strata_ctx *ctx, const strata_mesh *m, const float *L, uint32_t n,
                             float x0, float x1, float z0, float z1, strata_walls walls)
 {
-    strata_slice_options o = {L, n, walls, 0, 1};
+    strata_slice_options o = slice_options(L, n, walls, 0, 1);
     strata_result *res;
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_view r;
     strata_result_get_view(res, &r);
-    require((r.nterraces) == (n), "%s: %llu vs %llu", "property 1: r.nterraces == n", (unsigned long long)(r.nterraces), (unsigned long long)(n));
+    require_eq(r.nterraces, n);
     topo tp = check_manifold(&r);
-    require((tp.euler) == (1), "%s: %lld vs %lld", "property 2: tp.euler == 1", (long long)(tp.euler), (long long)(1)); /* a disc */
+    require_eq(tp.euler, 1); /* a disc */
     check_border_on_rect(&r, x0, x1, z0, z1);
     const double area = check_flat_geometry(&r, L);
     const double want = ((double)x1 - x0) * ((double)z1 - z0);
@@ -361,7 +353,7 @@ static const uint32_t terrace_counts[] = {1, 2, 16, 1000};
 START_TEST(test_flat_waves)
 {
     rng_state = 1234 + (uint64_t)_i;
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *g, *m;
     ck_assert_ok(strata_shape_grid(ctx, 24, 17, 0.25f, &g));
     m = with_heights(ctx, g, h_waves, 0);
@@ -381,7 +373,7 @@ END_TEST
 START_TEST(test_flat_random_shuffled)
 {
     rng_state = 99 + (uint64_t)_i;
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *g, *m;
     ck_assert_ok(strata_shape_grid(ctx, 13, 11, 1.0f, &g));
     m = with_heights(ctx, g, h_random, 1);
@@ -402,7 +394,7 @@ END_TEST
 START_TEST(test_heights_on_planes)
 {
     rng_state = 7 + (uint64_t)_i;
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *g, *m;
     ck_assert_ok(strata_shape_grid(ctx, 16, 16, 1.0f, &g));
     m = with_heights(ctx, g, h_integer, _i & 1);
@@ -424,23 +416,23 @@ END_TEST
  * wide as the plane spacing (properties 5 and 8). */
 START_TEST(test_ramp_walls_face_downhill)
 {
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *g, *m;
     ck_assert_ok(strata_shape_grid(ctx, 8, 3, 1.0f, &g));
     m = with_heights(ctx, g, h_ramp, 0);
     const float L[] = {-4, -2.5f, -1, 0.5f, 2, 3.5f};
-    strata_slice_options o = {L, 6, STRATA_WALLS_UPPER, 0, 1};
+    strata_slice_options o = slice_options(L, 6, STRATA_WALLS_UPPER, 0, 1);
     strata_result *res;
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_view r;
     strata_result_get_view(res, &r);
     for (uint32_t k = 0; k < 6; k++) {
         const strata_terrace *t = &r.terraces[k];
-        require((t->wall_count > 0) == (k > 0), "%s: %llu vs %llu", "property 1: t->wall_count > 0 == k > 0", (unsigned long long)(t->wall_count > 0), (unsigned long long)(k > 0));
+        require_eq(t->wall_count > 0, k > 0);
         for (uint64_t i = t->wall_first; i < t->wall_first + t->wall_count; i += 3) {
             double n[3];
             cross(&r, r.indices[i], r.indices[i + 1], r.indices[i + 2], n);
-            require(n[0] < 0 && fabs(n[2]) < 1e-9 && fabs(n[1]) < 1e-9, "%s", "property 4: n[0] < 0 && fabs(n[2]) < 1e-9 && fabs(n[1]) < 1e-9");
+            require_true(n[0] < 0 && fabs(n[2]) < 1e-9 && fabs(n[1]) < 1e-9);
             for (int s = 0; s < 3; s++) /* walls of plane k stand at x = L[k] */
                 ck_assert_float_eq_tol(r.x[r.indices[i + s]], L[k], 1e-6f);
         }
@@ -459,26 +451,26 @@ END_TEST
 START_TEST(test_polygon_fan)
 {
     rng_state = 5;
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *p, *s, *m;
     ck_assert_ok(strata_shape_polygon(ctx, 7, 3.0f, &p));
     ck_assert_ok(strata_mesh_subdivide(ctx, p, 3, 0, &s));
     m = with_heights(ctx, s, h_waves, 0);
     float L[16];
     uniform_levels(m, 16, L);
-    strata_slice_options o = {L, 16, STRATA_WALLS_LOWER, 0, 0};
+    strata_slice_options o = slice_options(L, 16, STRATA_WALLS_LOWER, 0, 0);
     strata_result *res;
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_view r;
     strata_result_get_view(res, &r);
     topo tp = check_manifold(&r);
-    require((tp.euler) == (1), "%s: %lld vs %lld", "property 2: tp.euler == 1", (long long)(tp.euler), (long long)(1));
+    require_eq(tp.euler, 1);
     const double area = check_flat_geometry(&r, L);
     const double want = 0.5 * 7 * 9.0 * sin(2 * M_PI / 7);
     ck_assert_double_eq_tol(area, want, 1e-5 * want); /* property 5 */
     /* Property 1, LOWER: the top terrace has no walls, every wall-bearing terrace has
      * roofs. */
-    require((r.terraces[15].wall_count) == (0), "%s: %llu vs %llu", "property 1: r.terraces[15].wall_count == 0", (unsigned long long)(r.terraces[15].wall_count), (unsigned long long)(0));
+    require_eq(r.terraces[15].wall_count, 0);
     strata_result_destroy(res);
     strata_mesh_destroy(p);
     strata_mesh_destroy(s);
@@ -505,7 +497,7 @@ START_TEST(test_planet)
 {
     rng_state = 77 + (uint64_t)_i;
     const uint32_t n = terrace_counts[_i];
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *sphere;
     ck_assert_ok(strata_shape_icosphere(ctx, 4, 2.0f, &sphere));
     /* Radial random bumps: rebuild with scaled positions, then RADIAL. */
@@ -525,14 +517,14 @@ START_TEST(test_planet)
     ck_assert_ok(strata_mesh_set_geometry(m, STRATA_RADIAL, NULL, 2.0f));
     float *L = malloc(sizeof *L * n);
     uniform_levels(m, n, L);
-    strata_slice_options o = {L, n, STRATA_WALLS_UPPER, 0, 1};
+    strata_slice_options o = slice_options(L, n, STRATA_WALLS_UPPER, 0, 1);
     strata_result *res;
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_view r;
     strata_result_get_view(res, &r);
     topo tp = check_manifold(&r);
-    require((tp.border_edges) == (0), "%s: %llu vs %llu", "property 2: tp.border_edges == 0", (unsigned long long)(tp.border_edges), (unsigned long long)(0)); /* closed */
-    require((tp.euler) == (2), "%s: %lld vs %lld", "property 2: tp.euler == 2", (long long)(tp.euler), (long long)(2));
+    require_eq(tp.border_edges, 0); /* closed */
+    require_eq(tp.euler, 2);
     const uint64_t nt = r.nindices / 3;
     int32_t *terr = malloc(sizeof *terr * nt);
     uint8_t *wall = malloc(nt);
@@ -549,7 +541,7 @@ START_TEST(test_planet)
         double nrm[3];
         cross(&r, ix[0], ix[1], ix[2], nrm);
         const double len = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
-        require(len > 0.0, "%s", "property 6: len > 0.0");
+        require_true(len > 0.0);
         if (!wall[t]) {
             const double want = 2.0 + L[terr[t]];
             for (int s = 0; s < 3; s++) {
@@ -557,7 +549,7 @@ START_TEST(test_planet)
                 require(fabs(rad - want) <= 1e-6 * want, "property 3: roof radius %.9g want %.9g", rad, want);
             }
             const double w = solid_angle(p[0], p[1], p[2]);
-            require(w > 0.0, "%s", "property 4: w > 0.0"); /* faces outward */
+            require_true(w > 0.0); /* faces outward */
             omega += w;
         } else {
             /* Radial: two of its corners lie on one ray from the centre
@@ -598,7 +590,7 @@ START_TEST(test_same_bytes)
     const int threads[4] = {1, 1, 2, 3};
     for (int k = 0; k < 4; k++) {
         rng_state = 4242;
-        strata_ctx *ctx = new_ctx(threads[k]);
+        strata_ctx *ctx = ctx_new(threads[k]);
         strata_mesh *g, *m;
         if (_i == 0)
             ck_assert_ok(strata_shape_grid(ctx, 150, 130, 0.1f, &g));
@@ -611,7 +603,7 @@ START_TEST(test_same_bytes)
             uniform_levels(m, n, L);
         else
             memcpy(L, half_planes, sizeof half_planes);
-        strata_slice_options o = {L, n, (strata_walls)(k % 3), 1, 1};
+        strata_slice_options o = slice_options(L, n, (strata_walls)(k % 3), 1, 1);
         o.walls = STRATA_WALLS_SEPARATE;
         ck_assert_ok(strata_slice(ctx, m, &o, &res[k]));
         strata_mesh_destroy(g);
@@ -622,8 +614,8 @@ START_TEST(test_same_bytes)
     strata_result_get_view(res[0], &a);
     for (int k = 1; k < 4; k++) {
         strata_result_get_view(res[k], &b);
-        require((a.nverts) == (b.nverts), "%s: %llu vs %llu", "property 7: a.nverts == b.nverts", (unsigned long long)(a.nverts), (unsigned long long)(b.nverts));
-        require((a.nindices) == (b.nindices), "%s: %llu vs %llu", "property 7: a.nindices == b.nindices", (unsigned long long)(a.nindices), (unsigned long long)(b.nindices));
+        require_eq(a.nverts, b.nverts);
+        require_eq(a.nindices, b.nindices);
         ck_assert_mem_eq(a.x, b.x, sizeof(float) * a.nverts);
         ck_assert_mem_eq(a.y, b.y, sizeof(float) * a.nverts);
         ck_assert_mem_eq(a.z, b.z, sizeof(float) * a.nverts);
@@ -641,14 +633,14 @@ END_TEST
 START_TEST(test_wall_modes_and_normals)
 {
     rng_state = 31;
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *g, *m;
     ck_assert_ok(strata_shape_grid(ctx, 20, 20, 0.3f, &g));
     m = with_heights(ctx, g, h_waves, 0);
     float L[8];
     uniform_levels(m, 8, L);
     strata_result *up, *lo, *sep, *nrm;
-    strata_slice_options o = {L, 8, STRATA_WALLS_UPPER, 0, 0};
+    strata_slice_options o = slice_options(L, 8, STRATA_WALLS_UPPER, 0, 0);
     ck_assert_ok(strata_slice(ctx, m, &o, &up));
     o.walls = STRATA_WALLS_LOWER;
     ck_assert_ok(strata_slice(ctx, m, &o, &lo));
@@ -666,27 +658,27 @@ START_TEST(test_wall_modes_and_normals)
     uint64_t roofs = 0, walls = 0;
     for (uint32_t k = 0; k < 8; k++) {
         /* Same roofs in every mode; walls of plane k move to k-1. */
-        require((vu.terraces[k].roof_count) == (vl.terraces[k].roof_count), "%s: %llu vs %llu", "property 1: vu.terraces[k].roof_count == vl.terraces[k].roof_count", (unsigned long long)(vu.terraces[k].roof_count), (unsigned long long)(vl.terraces[k].roof_count));
-        require((vu.terraces[k].roof_count) == (vs.terraces[k].roof_count), "%s: %llu vs %llu", "property 1: vu.terraces[k].roof_count == vs.terraces[k].roof_count", (unsigned long long)(vu.terraces[k].roof_count), (unsigned long long)(vs.terraces[k].roof_count));
-        require((vu.terraces[k].wall_count) == (vs.terraces[k].wall_count), "%s: %llu vs %llu", "property 1: vu.terraces[k].wall_count == vs.terraces[k].wall_count", (unsigned long long)(vu.terraces[k].wall_count), (unsigned long long)(vs.terraces[k].wall_count));
+        require_eq(vu.terraces[k].roof_count, vl.terraces[k].roof_count);
+        require_eq(vu.terraces[k].roof_count, vs.terraces[k].roof_count);
+        require_eq(vu.terraces[k].wall_count, vs.terraces[k].wall_count);
         if (k + 1 < 8)
-            require((vl.terraces[k].wall_count) == (vu.terraces[k + 1].wall_count), "%s: %llu vs %llu", "property 1: vl.terraces[k].wall_count == vu.terraces[k + 1].wall_count", (unsigned long long)(vl.terraces[k].wall_count), (unsigned long long)(vu.terraces[k + 1].wall_count));
+            require_eq(vl.terraces[k].wall_count, vu.terraces[k + 1].wall_count);
         /* UPPER: each terrace's roofs then walls, contiguous. */
-        require((vu.terraces[k].wall_first) == (vu.terraces[k].roof_first + vu.terraces[k].roof_count), "%s: %llu vs %llu", "property 1: vu.terraces[k].wall_first == vu.terraces[k].roof_first + vu.terraces[k].roof_count", (unsigned long long)(vu.terraces[k].wall_first), (unsigned long long)(vu.terraces[k].roof_first + vu.terraces[k].roof_count));
+        require_eq(vu.terraces[k].wall_first, vu.terraces[k].roof_first + vu.terraces[k].roof_count);
         roofs += vs.terraces[k].roof_count;
         walls += vs.terraces[k].wall_count;
     }
-    require((vl.terraces[7].wall_count) == (0), "%s: %llu vs %llu", "property 1: vl.terraces[7].wall_count == 0", (unsigned long long)(vl.terraces[7].wall_count), (unsigned long long)(0));
-    require((vu.terraces[0].wall_count) == (0), "%s: %llu vs %llu", "property 1: vu.terraces[0].wall_count == 0", (unsigned long long)(vu.terraces[0].wall_count), (unsigned long long)(0));
-    require((walls) > (0), "%s: %llu vs %llu", "property 1: walls > 0", (unsigned long long)(walls), (unsigned long long)(0));
+    require_eq(vl.terraces[7].wall_count, 0);
+    require_eq(vu.terraces[0].wall_count, 0);
+    require_gt(walls, 0);
     /* SEPARATE: all roofs first, then all walls. */
-    require((vs.terraces[0].wall_first) == (roofs), "%s: %llu vs %llu", "property 1: vs.terraces[0].wall_first == roofs", (unsigned long long)(vs.terraces[0].wall_first), (unsigned long long)(roofs));
-    require((roofs + walls) == (vs.nindices), "%s: %llu vs %llu", "property 1: roofs + walls == vs.nindices", (unsigned long long)(roofs + walls), (unsigned long long)(vs.nindices));
+    require_eq(vs.terraces[0].wall_first, roofs);
+    require_eq(roofs + walls, vs.nindices);
     ck_assert_mem_eq(vu.x, vs.x, sizeof(float) * vu.nverts);
     /* Property 8, normals: four fresh vertices per wall quad, unit normals,
      * roofs up, roof vertices where they were. */
     ck_assert_ptr_nonnull(vn.nx);
-    require((vn.nverts) == (vu.nverts + 4 * (walls / 6)), "%s: %llu vs %llu", "property 8: vn.nverts == vu.nverts + 4 * (walls / 6)", (unsigned long long)(vn.nverts), (unsigned long long)(vu.nverts + 4 * (walls / 6)));
+    require_eq(vn.nverts, vu.nverts + 4 * (walls / 6));
     for (uint32_t i = 0; i < vn.nverts; i++) {
         const double l = sqrt((double)vn.nx[i] * vn.nx[i] + (double)vn.ny[i] * vn.ny[i] +
                               (double)vn.nz[i] * vn.nz[i]);
@@ -698,7 +690,7 @@ START_TEST(test_wall_modes_and_normals)
             ck_assert_float_eq(vn.ny[vn.indices[i]], 1.0f);
         for (uint64_t i = t->wall_first; i < t->wall_first + t->wall_count; i += 3) {
             const uint32_t *ix = vn.indices + i;
-            require((ix[0]) >= (vu.nverts), "%s: %llu vs %llu", "property 8: ix[0] >= vu.nverts", (unsigned long long)(ix[0]), (unsigned long long)(vu.nverts));
+            require_ge(ix[0], vu.nverts);
             double n[3];
             cross(&vn, ix[0], ix[1], ix[2], n);
             const double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
@@ -719,22 +711,22 @@ END_TEST
 START_TEST(test_single_terrace_is_flat)
 {
     rng_state = 3;
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *g, *m;
     ck_assert_ok(strata_shape_grid(ctx, 9, 9, 1.0f, &g));
     m = with_heights(ctx, g, h_random, 0);
     float L[1];
     uniform_levels(m, 1, L);
-    strata_slice_options o = {L, 1, STRATA_WALLS_UPPER, 0, 0};
+    strata_slice_options o = slice_options(L, 1, STRATA_WALLS_UPPER, 0, 0);
     strata_result *res;
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_view r;
     strata_result_get_view(res, &r);
     /* One terrace at the lowest height: the input triangles, flattened
      * (properties 1 and 3). */
-    require((r.nindices) == (3 * strata_mesh_triangle_count(m)), "%s: %llu vs %llu", "r.nindices == 3 * strata_mesh_triangle_count(m)", (unsigned long long)(r.nindices), (unsigned long long)(3 * strata_mesh_triangle_count(m)));
-    require((r.nverts) == (strata_mesh_vertex_count(m)), "%s: %llu vs %llu", "r.nverts == strata_mesh_vertex_count(m)", (unsigned long long)(r.nverts), (unsigned long long)(strata_mesh_vertex_count(m)));
-    require((r.terraces[0].wall_count) == (0), "%s: %llu vs %llu", "property 1: r.terraces[0].wall_count == 0", (unsigned long long)(r.terraces[0].wall_count), (unsigned long long)(0));
+    require_eq(r.nindices, 3 * strata_mesh_triangle_count(m));
+    require_eq(r.nverts, strata_mesh_vertex_count(m));
+    require_eq(r.terraces[0].wall_count, 0);
     for (uint32_t i = 0; i < r.nverts; i++)
         ck_assert_float_eq(r.y[i], L[0]);
     strata_result_destroy(res);
@@ -746,7 +738,7 @@ END_TEST
 
 START_TEST(test_levels_and_errors)
 {
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *g, *m;
     ck_assert_ok(strata_shape_grid(ctx, 4, 4, 1.0f, &g));
     rng_state = 11;
@@ -782,7 +774,7 @@ START_TEST(test_levels_and_errors)
     strata_result *r = (strata_result *)1;
     const float bad1[] = {0, 1, 1};
     const float bad2[] = {0, NAN};
-    strata_slice_options o = {bad1, 3, STRATA_WALLS_UPPER, 0, 0};
+    strata_slice_options o = slice_options(bad1, 3, STRATA_WALLS_UPPER, 0, 0);
     ck_assert_status(strata_slice(ctx, m, &o, &r), STRATA_ERR_BAD_LEVELS);
     ck_assert_ptr_null(r);
     o.levels = bad2;
@@ -835,7 +827,7 @@ END_TEST
 
 START_TEST(test_from_mesh)
 {
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *g, *m;
     ck_assert_ok(strata_shape_grid(ctx, 5, 3, 1.0f, &g));
     rng_state = 8;
@@ -848,11 +840,11 @@ START_TEST(test_from_mesh)
     strata_result_get_view(rn, &vn);
     strata_mesh_view mv;
     strata_mesh_get_view(m, &mv);
-    require((v.nverts) == (mv.nverts), "%s: %llu vs %llu", "v.nverts == mv.nverts", (unsigned long long)(v.nverts), (unsigned long long)(mv.nverts));
+    require_eq(v.nverts, mv.nverts);
     ck_assert_mem_eq(v.y, mv.y, sizeof(float) * mv.nverts);
-    require((v.nterraces) == (1), "%s: %llu vs %llu", "v.nterraces == 1", (unsigned long long)(v.nterraces), (unsigned long long)(1));
-    require((v.terraces[0].roof_count) == (3 * (uint64_t)mv.ntris), "%s: %llu vs %llu", "v.terraces[0].roof_count == 3 * (uint64_t)mv.ntris", (unsigned long long)(v.terraces[0].roof_count), (unsigned long long)(3 * (uint64_t)mv.ntris));
-    require((vn.nverts) == (3 * mv.ntris), "%s: %llu vs %llu", "vn.nverts == 3 * mv.ntris", (unsigned long long)(vn.nverts), (unsigned long long)(3 * mv.ntris));
+    require_eq(v.nterraces, 1);
+    require_eq(v.terraces[0].roof_count, 3 * (uint64_t)mv.ntris);
+    require_eq(vn.nverts, 3 * mv.ntris);
     ck_assert_double_eq_tol(v.terraces[0].roof_area, vn.terraces[0].roof_area, 1e-9);
     strata_result_destroy(r);
     strata_result_destroy(rn);
@@ -865,31 +857,11 @@ END_TEST
 /* The per-thread arenas: what strata_ctx_arena_stats reports after a
  * slice (16 bytes per cut triangle, none without cut triangles, zeros
  * after a failure) and a clean STRATA_ERR_NOMEM when blocks cannot be had. */
-typedef struct { /* called from worker threads: atomic counters */
-    long fail_at;        /* refuse the allocation with this number (from 0) */
-    _Atomic long count;  /* allocations asked for */
-    _Atomic long live;   /* allocations not yet freed */
-} test_alloc;
-static void *ta_alloc(void *user, size_t size, size_t align)
-{
-    test_alloc *t = user;
-    void *p = NULL;
-    if (t->count++ == t->fail_at || posix_memalign(&p, align, size ? size : align) != 0)
-        return NULL;
-    t->live++;
-    return p;
-}
-static void ta_free(void *user, void *p)
-{
-    ((test_alloc *)user)->live--;
-    free(p);
-}
-
 START_TEST(test_arenas)
 {
     rng_state = 77;
     const int threads = 2;
-    strata_ctx *ctx = new_ctx(threads);
+    strata_ctx *ctx = ctx_new(threads);
     strata_arena_stats st;
     memset(&st, 0xff, sizeof st);
     strata_ctx_arena_stats(ctx, &st);
@@ -903,7 +875,7 @@ START_TEST(test_arenas)
     strata_mesh_get_view(m, &mv);
     float L[24];
     uniform_levels(m, 24, L);
-    strata_slice_options o = {L, 24, STRATA_WALLS_UPPER, 0, 0};
+    strata_slice_options o = slice_options(L, 24, STRATA_WALLS_UPPER, 0, 0);
     strata_result *res;
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_view r;
@@ -946,8 +918,8 @@ START_TEST(test_arenas)
     uniform_levels(m, 24, L);
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_destroy(res);
-    ck_assert_status(strata_slice(ctx, m, &(strata_slice_options){L, 24, (strata_walls)9, 0, 0}, &res),
-                     STRATA_ERR_INVALID_ARG);
+    const strata_slice_options bad_walls = slice_options(L, 24, (strata_walls)9, 0, 0);
+    ck_assert_status(strata_slice(ctx, m, &bad_walls, &res), STRATA_ERR_INVALID_ARG);
     strata_ctx_arena_stats(ctx, &st);
     ck_assert_uint_eq(st.blocks, 0);
     ck_assert_uint_eq(st.bytes_used, 0);
@@ -964,10 +936,7 @@ END_TEST
 static strata_ctx *counted_case(int i, test_alloc *ta, strata_mesh **g, strata_mesh **m, float *L,
                                 strata_slice_options *o)
 {
-    strata_allocator al = {ta_alloc, ta_free, ta};
-    strata_ctx_options co = {2, &al};
-    strata_ctx *ctx;
-    ck_assert_ok(strata_ctx_create(&co, &ctx));
+    strata_ctx *ctx = ctx_new_counting(2, ta);
     ck_assert_ok(strata_shape_grid(ctx, 200, 180, 0.1f, g));
     rng_state = 77;
     *m = with_heights(ctx, *g, i == 0 ? h_random : h_integer, 0);
@@ -976,7 +945,7 @@ static strata_ctx *counted_case(int i, test_alloc *ta, strata_mesh **g, strata_m
         uniform_levels(*m, n, L);
     else
         memcpy(L, half_planes, sizeof half_planes);
-    *o = (strata_slice_options){L, n, STRATA_WALLS_UPPER, 0, 0};
+    *o = slice_options(L, n, STRATA_WALLS_UPPER, 0, 0);
     return ctx;
 }
 
@@ -986,7 +955,7 @@ static strata_ctx *counted_case(int i, test_alloc *ta, strata_mesh **g, strata_m
  * figures zero, and the same context slices fine once memory is back. */
 START_TEST(test_every_allocation_failing)
 {
-    test_alloc ta = {-1, 0, 0};
+    test_alloc ta;
     strata_mesh *g, *m;
     float L[24];
     strata_slice_options o;
@@ -1038,7 +1007,7 @@ static int cancel_on_report(void *user, const char *stage, double done)
 
 START_TEST(test_cancel_anywhere)
 {
-    test_alloc ta = {-1, 0, 0};
+    test_alloc ta;
     strata_mesh *g, *m;
     float L[24];
     strata_slice_options o;
@@ -1091,13 +1060,13 @@ static int record_progress(void *user, const char *stage, double done)
 START_TEST(test_progress_milestones)
 {
     rng_state = 5;
-    strata_ctx *ctx = new_ctx(2);
+    strata_ctx *ctx = ctx_new(2);
     strata_mesh *g, *m;
     ck_assert_ok(strata_shape_grid(ctx, 300, 300, 0.05f, &g));
     m = with_heights(ctx, g, h_waves, 0);
     float L[12];
     uniform_levels(m, 12, L);
-    strata_slice_options o = {L, 12, STRATA_WALLS_UPPER, 1, 0};
+    strata_slice_options o = slice_options(L, 12, STRATA_WALLS_UPPER, 1, 0);
     strata_result *res;
     strata_ctx_set_progress(ctx, record_progress, NULL);
     prog_n = 0;
@@ -1130,7 +1099,7 @@ END_TEST
 START_TEST(test_areas_optional)
 {
     rng_state = 9;
-    strata_ctx *ctx = new_ctx(2);
+    strata_ctx *ctx = ctx_new(2);
     strata_mesh *g, *m;
     ck_assert_ok(strata_shape_grid(ctx, 120, 110, 0.1f, &g));
     m = with_heights(ctx, g, h_waves, 0);
@@ -1138,7 +1107,7 @@ START_TEST(test_areas_optional)
     uniform_levels(m, 10, L);
     strata_result *res[2];
     for (int k = 0; k < 2; k++) {
-        strata_slice_options o = {L, 10, STRATA_WALLS_SEPARATE, 1, k};
+        strata_slice_options o = slice_options(L, 10, STRATA_WALLS_SEPARATE, 1, k);
         ck_assert_ok(strata_slice(ctx, m, &o, &res[k]));
     }
     strata_result_view a, b;

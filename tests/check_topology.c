@@ -135,14 +135,6 @@ END_TEST
 
 /* ------------------------------------------------------------ machine */
 
-static strata_ctx *new_ctx(int threads)
-{
-    strata_ctx *ctx;
-    strata_ctx_options o = {threads, NULL};
-    ck_assert_ok(strata_ctx_create(&o, &ctx));
-    return ctx;
-}
-
 /* Displaced grid sliced into 12 terraces; the caller frees. */
 static strata_result *terraces(strata_ctx *ctx)
 {
@@ -153,7 +145,7 @@ static strata_result *terraces(strata_ctx *ctx)
     ck_assert_ok(strata_displace_flat(ctx, m, &f, NULL));
     float levels[12];
     ck_assert_ok(strata_levels_uniform(m, 12, NULL, levels));
-    strata_slice_options o = {levels, 12, STRATA_WALLS_UPPER, 1, 0};
+    strata_slice_options o = slice_options(levels, 12, STRATA_WALLS_UPPER, 1, 0);
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, m, &o, &r));
     strata_mesh_destroy(m);
@@ -182,13 +174,13 @@ static void describe(strata_ctx *ctx, char *buf, size_t len)
 /* Binding on or off, 1, 2 or 5 threads: the same bytes. */
 START_TEST(test_same_bytes)
 {
-    strata_ctx *ref_ctx = new_ctx(1);
+    strata_ctx *ref_ctx = ctx_new(1);
     ck_assert_ok(strata_ctx_set_binding(ref_ctx, 0));
     strata_result *ref = terraces(ref_ctx);
     static const int threads[] = {2, 5, 1, 2};
     for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
         for (int on = 0; on < 2; on++) {
-            strata_ctx *ctx = new_ctx(threads[i]);
+            strata_ctx *ctx = ctx_new(threads[i]);
 #ifdef HAVE_HWLOC
             ck_assert_ok(strata_ctx_set_binding(ctx, on));
 #else
@@ -209,7 +201,7 @@ END_TEST
 START_TEST(test_description)
 {
     char buf[256];
-    strata_ctx *ctx = new_ctx(2);
+    strata_ctx *ctx = ctx_new(2);
     describe(ctx, buf, sizeof buf);
 #if !defined(HAVE_HWLOC)
     ck_assert_str_eq(buf, "unbound (no hwloc)");
@@ -251,7 +243,7 @@ START_TEST(test_environment)
     char buf[256];
     unsetenv("STRATA_BIND");
     setenv("OMP_PROC_BIND", "close", 1);
-    strata_ctx *ctx = new_ctx(2);
+    strata_ctx *ctx = ctx_new(2);
     describe(ctx, buf, sizeof buf);
 #ifdef HAVE_HWLOC
     ck_assert_str_eq(buf, "unbound (OMP_PROC_BIND is set)");
@@ -260,7 +252,7 @@ START_TEST(test_environment)
 #endif
     strata_ctx_destroy(ctx);
     setenv("STRATA_BIND", "1", 1);
-    ctx = new_ctx(2);
+    ctx = ctx_new(2);
     describe(ctx, buf, sizeof buf);
 #if defined(HAVE_HWLOC) && defined(_OPENMP)
     ck_assert_msg(strncmp(buf, "unbound (OMP_PROC_BIND", 22) != 0, "%s", buf);
@@ -268,7 +260,7 @@ START_TEST(test_environment)
     strata_ctx_destroy(ctx);
     unsetenv("OMP_PROC_BIND");
     setenv("STRATA_BIND", "0", 1);
-    ctx = new_ctx(2);
+    ctx = ctx_new(2);
     describe(ctx, buf, sizeof buf);
 #ifdef HAVE_HWLOC
     ck_assert_str_eq(buf, "unbound (STRATA_BIND=0)");
@@ -276,7 +268,7 @@ START_TEST(test_environment)
     strata_ctx_destroy(ctx);
     unsetenv("STRATA_BIND");
     setenv("GOMP_CPU_AFFINITY", "0-1", 1);
-    ctx = new_ctx(2);
+    ctx = ctx_new(2);
     describe(ctx, buf, sizeof buf);
 #ifdef HAVE_HWLOC
     ck_assert_str_eq(buf, "unbound (GOMP_CPU_AFFINITY is set)");
@@ -299,7 +291,7 @@ START_TEST(test_workers_bound)
                    worker = hwloc_bitmap_alloc();
     ck_assert_int_eq(hwloc_get_cpubind(t, before, HWLOC_CPUBIND_THREAD), 0);
 
-    strata_ctx *ctx = new_ctx(2);
+    strata_ctx *ctx = ctx_new(2);
     ck_assert_ok(strata_ctx_set_binding(ctx, 1));
     strata_result *r = terraces(ctx);
     strata_result_destroy(r);

@@ -26,13 +26,6 @@ static void spit(const char *path, const char *text)
     ck_assert_int_eq(fclose(f), 0);
 }
 
-static strata_ctx *new_ctx(void)
-{
-    strata_ctx *ctx;
-    ck_assert_ok(strata_ctx_create(NULL, &ctx));
-    return ctx;
-}
-
 /* An n x n FLAT grid with rolling hills, built from arrays so this suite
  * does not depend on the noise module. */
 static strata_mesh *hills(strata_ctx *ctx, uint32_t n)
@@ -69,7 +62,7 @@ static strata_result *sliced(strata_ctx *ctx, int i)
     strata_mesh *m = hills(ctx, 12);
     float levels[6];
     ck_assert_ok(strata_levels_uniform(m, 6, NULL, levels));
-    strata_slice_options o = {levels, 6, (strata_walls)(i % 3), i / 3, 0};
+    strata_slice_options o = slice_options(levels, 6, (strata_walls)(i % 3), i / 3, 0);
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, m, &o, &r));
     strata_mesh_destroy(m);
@@ -196,7 +189,7 @@ static void roundtrip_ply(strata_result *r)
 
 START_TEST(test_ply_unsliced)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = unsliced(ctx, _i);
     roundtrip_ply(r);
     strata_result_destroy(r);
@@ -206,7 +199,7 @@ END_TEST
 
 START_TEST(test_ply_sliced)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = sliced(ctx, _i);
     strata_result_view v;
     strata_result_get_view(r, &v);
@@ -405,7 +398,7 @@ static void roundtrip_obj(strata_result *r)
 
 START_TEST(test_obj_unsliced)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = unsliced(ctx, _i);
     roundtrip_obj(r);
     strata_result_destroy(r);
@@ -415,7 +408,7 @@ END_TEST
 
 START_TEST(test_obj_sliced)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = sliced(ctx, _i);
     roundtrip_obj(r);
     strata_result_destroy(r);
@@ -427,7 +420,7 @@ END_TEST
 
 START_TEST(test_formats)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = unsliced(ctx, 0);
     char *d = tmpdir_new();
     static const char *bad[] = {"x.stl", "x", "x.ply.gz", "x.plyx", ".", "x.objx"};
@@ -470,7 +463,7 @@ END_TEST
 
 START_TEST(test_io_errors)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = unsliced(ctx, 0);
     char *d = tmpdir_new();
     char *missing = join(d, "no/such/dir/x.ply");
@@ -511,7 +504,7 @@ END_TEST
 
 START_TEST(test_replace)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = unsliced(ctx, 1);
     char *d = tmpdir_new(), *p = join(d, "x.ply"), *o = join(d, "x.obj"), *m = join(d, "x.mtl");
     spit(p, "old contents that are not a PLY file\n");
@@ -546,7 +539,7 @@ END_TEST
  * files untouched and no temporary behind. */
 START_TEST(test_write_failure)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_mesh *mesh = hills(ctx, 64);
     strata_result *r;
     ck_assert_ok(strata_result_from_mesh(ctx, mesh, 0, &r));
@@ -600,7 +593,7 @@ static strata_result *big(strata_ctx *ctx, int i)
     strata_mesh *m = hills(ctx, 360);
     float levels[9];
     ck_assert_ok(strata_levels_uniform(m, 9, NULL, levels));
-    strata_slice_options o = {levels, 9, (strata_walls)(i % 3), i / 3, 0};
+    strata_slice_options o = slice_options(levels, 9, (strata_walls)(i % 3), i / 3, 0);
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, m, &o, &r));
     strata_mesh_destroy(m);
@@ -642,7 +635,7 @@ static unsigned char *same_bytes(const strata_result *r, const char *d, const ch
 
 START_TEST(test_ply_threads)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = big(ctx, _i);
     char *d = tmpdir_new();
     size_t len;
@@ -661,7 +654,7 @@ END_TEST
 /* OBJ is written by the calling thread: the option changes nothing. */
 START_TEST(test_obj_threads)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = sliced(ctx, 4);
     char *d = tmpdir_new();
     size_t len;
@@ -674,7 +667,7 @@ END_TEST
 
 START_TEST(test_threads_arg)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = unsliced(ctx, 0);
     char *d = tmpdir_new(), *p = join(d, "x.ply");
     strata_write_options o = {.threads = -1};
@@ -693,7 +686,7 @@ END_TEST
  * untouched and no temporary left. */
 START_TEST(test_write_failure_threads)
 {
-    strata_ctx *ctx = new_ctx();
+    strata_ctx *ctx = ctx_new(0);
     strata_result *r = big(ctx, 3); /* 20 MB, 11 MB of them vertices */
     char *d = tmpdir_new(), *p = join(d, "x.ply");
     spit(p, "old ply\n");

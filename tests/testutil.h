@@ -5,6 +5,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,125 @@
         if (!(cond))                                                           \
             ck_abort_msg(__VA_ARGS__);                                         \
     } while (0)
+
+/* require() with the expression as the message. */
+#define require_true(cond) require(cond, "%s", #cond)
+
+/* Comparisons that say what failed and both values, e.g.
+ *     require_eq(v.nverts, want);  ->  "v.nverts == want: 10 vs 12"
+ * The operands are compared as written (C's usual conversions) and printed
+ * by type: integers in decimal, floating point with %.9g.  On failure they
+ * are evaluated again to be printed: no side effects in them. */
+static inline void tu_fmt_i_(char *buf, long long v) { snprintf(buf, 32, "%lld", v); }
+static inline void tu_fmt_u_(char *buf, unsigned long long v) { snprintf(buf, 32, "%llu", v); }
+static inline void tu_fmt_f_(char *buf, long double v) { snprintf(buf, 32, "%.9Lg", v); }
+#define TU_FMT_(buf, v)                                                        \
+    _Generic((v) + 0,                                                          \
+        int: tu_fmt_i_, long: tu_fmt_i_, long long: tu_fmt_i_,                 \
+        unsigned: tu_fmt_u_, unsigned long: tu_fmt_u_,                         \
+        unsigned long long: tu_fmt_u_,                                         \
+        float: tu_fmt_f_, double: tu_fmt_f_, long double: tu_fmt_f_)(buf, v)
+#define require_cmp_(a, op, b)                                                 \
+    do {                                                                       \
+        if (!((a)op(b))) {                                                     \
+            char a_[32], b_[32];                                               \
+            TU_FMT_(a_, a);                                                    \
+            TU_FMT_(b_, b);                                                    \
+            ck_abort_msg("%s %s %s: %s vs %s", #a, #op, #b, a_, b_);          \
+        }                                                                      \
+    } while (0)
+#define require_eq(a, b) require_cmp_(a, ==, b)
+#define require_ne(a, b) require_cmp_(a, !=, b)
+#define require_lt(a, b) require_cmp_(a, <, b)
+#define require_le(a, b) require_cmp_(a, <=, b)
+#define require_gt(a, b) require_cmp_(a, >, b)
+#define require_ge(a, b) require_cmp_(a, >=, b)
+
+/* ------------------------------------------------ contexts */
+
+/* A context with the given thread count (0: the default) and allocator
+ * (NULL: the library's). */
+static inline strata_ctx *ctx_new_with(int threads, const strata_allocator *al)
+{
+    strata_ctx_options o = {.threads = threads, .allocator = al};
+    strata_ctx *ctx = NULL;
+    ck_assert_ok(strata_ctx_create(&o, &ctx));
+    return ctx;
+}
+
+static inline strata_ctx *ctx_new(int threads) { return ctx_new_with(threads, NULL); }
+
+/* ------------------------------------------------ a counting allocator */
+
+/* An allocator hook for tests: counts calls and live blocks, records the
+ * biggest request, and refuses a request over `limit` bytes (0: no
+ * limit) or the call numbered `fail_at` (from 0; -1: none).  Thread-safe:
+ * the slicer's arenas allocate from worker threads. */
+typedef struct test_alloc {
+    long fail_at;
+    size_t limit;
+    _Atomic long count;     /* calls */
+    _Atomic long live;      /* blocks not yet freed */
+    _Atomic size_t biggest; /* largest request */
+} test_alloc;
+
+static inline void *test_alloc_fn_(void *user, size_t size, size_t align)
+{
+    test_alloc *t = user;
+    size_t big = atomic_load(&t->biggest);
+    while (size > big && !atomic_compare_exchange_weak(&t->biggest, &big, size)) {
+    }
+    const long n = atomic_fetch_add(&t->count, 1);
+    if ((t->limit && size > t->limit) || n == t->fail_at)
+        return NULL;
+    void *p = NULL;
+    if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size ? size : 1))
+        return NULL;
+    atomic_fetch_add(&t->live, 1);
+    return p;
+}
+
+static inline void test_alloc_free_(void *user, void *p)
+{
+    test_alloc *t = user;
+    atomic_fetch_sub(&t->live, 1);
+    free(p);
+}
+
+/* Reset the counters: no limit, no failing call. */
+static inline void test_alloc_init(test_alloc *t)
+{
+    t->fail_at = -1;
+    t->limit = 0;
+    atomic_init(&t->count, 0);
+    atomic_init(&t->live, 0);
+    atomic_init(&t->biggest, 0);
+}
+
+static inline strata_allocator test_alloc_hook(test_alloc *t)
+{
+    return (strata_allocator){test_alloc_fn_, test_alloc_free_, t};
+}
+
+/* test_alloc_init(t), then a context allocating through t (the context
+ * itself is one live block). */
+static inline strata_ctx *ctx_new_counting(int threads, test_alloc *t)
+{
+    test_alloc_init(t);
+    const strata_allocator al = test_alloc_hook(t);
+    return ctx_new_with(threads, &al);
+}
+
+/* ------------------------------------------------ slicing */
+
+/* Slice options with the given fields, the others at their defaults. */
+static inline strata_slice_options slice_options(const float *levels, uint32_t n,
+                                                 strata_walls walls, int normals, int areas)
+{
+    strata_slice_options o = {.levels = levels, .nlevels = n, .walls = walls,
+                              .normals = normals, .areas = areas};
+    return o;
+}
 
 /* ------------------------------------------------ meshes */
 
