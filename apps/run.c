@@ -386,7 +386,13 @@ static int run(job *o)
     strata_result *r;
     strata_arena_stats arena = {0};
     if (levels) {
-        strata_slice_options so = {levels, nlevels, (strata_walls)o->walls, o->normals, o->stats};
+        strata_slice_options so;
+        strata_slice_defaults(&so);
+        so.levels = levels;
+        so.nlevels = nlevels;
+        so.walls = (strata_walls)o->walls;
+        so.normals = o->normals;
+        so.areas = o->stats;
         check(strata_slice(ctx, m, &so, &r), "slice");
         strata_ctx_arena_stats(ctx, &arena);
     } else {

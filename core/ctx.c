@@ -110,6 +110,15 @@ static int detect_default_threads(void)
 #endif
 }
 
+void strata_ctx_defaults(strata_ctx_options *opt)
+{
+    if (!opt)
+        return;
+    memset(opt, 0, sizeof *opt);
+    opt->threads = 0;
+    opt->allocator = NULL;
+}
+
 strata_status strata_ctx_create(const strata_ctx_options *opt, strata_ctx **out)
 {
     if (!out)

@@ -1,8 +1,22 @@
 /* Terrace plane heights: validation, height range, uniform and curved
- * distributions. */
+ * distributions, and the defaults of the slicer's options (which carry
+ * the planes). */
 #include "internal.h"
 
 #include <math.h>
+#include <string.h>
+
+void strata_slice_defaults(strata_slice_options *opt)
+{
+    if (!opt)
+        return;
+    memset(opt, 0, sizeof *opt);
+    opt->levels = NULL;
+    opt->nlevels = 0;
+    opt->walls = STRATA_WALLS_UPPER;
+    opt->normals = 0;
+    opt->areas = 0;
+}
 
 strata_status strata_levels_validate(const float *levels, uint32_t n)
 {

@@ -18,6 +18,13 @@
  *  - Heights: a mesh is either FLAT (height is the y coordinate, "up" is +y)
  *    or RADIAL (a planet: height is the distance from the centre minus the
  *    base radius).
+ *  - Options: every options struct (strata_fbm, strata_X_options) has a
+ *    strata_X_defaults() function.  Fill the struct with *_defaults(),
+ *    then set fields; NULL means defaults where every field is optional.
+ *    New fields are added at the end and get their default from
+ *    *_defaults(), so code written this way keeps its meaning.
+ *  - Inputs and outputs are separate: options structs are read only
+ *    (const); what a call reports comes back through its own arguments.
  */
 #ifndef STRATA_H
 #define STRATA_H
@@ -104,6 +111,9 @@ typedef struct strata_ctx_options {
     int threads;                       /* 0: library default (one per core) */
     const strata_allocator *allocator; /* NULL: aligned malloc              */
 } strata_ctx_options;
+
+/* Defaults: threads 0, allocator NULL. */
+STRATA_API void strata_ctx_defaults(strata_ctx_options *opt);
 
 /* Create a context.  opt may be NULL for defaults.  A context may be used
  * by one thread at a time; distinct contexts are independent. */
@@ -488,8 +498,8 @@ typedef enum strata_walls {
                                  still listed per upper terrace k        */
 } strata_walls;
 
-/* Options of strata_slice.  Zero-initialise, then set what you need:
- * new fields are added at the end and zero means the default. */
+/* Options of strata_slice.  Fill with strata_slice_defaults(), then set
+ * the levels (required) and what else you need. */
 typedef struct strata_slice_options {
     const float *levels; /* nlevels ascending plane heights */
     uint32_t nlevels;
@@ -502,6 +512,10 @@ typedef struct strata_slice_options {
                     no cache-friendly order: about a third of the slicer's
                     time on a level-10 planet.  Zero: they stay 0. */
 } strata_slice_options;
+
+/* Defaults: no levels (set them), STRATA_WALLS_UPPER, no normals, no
+ * areas. */
+STRATA_API void strata_slice_defaults(strata_slice_options *opt);
 
 /* Cut every triangle of m into height bands (see DESIGN.md, "bands, not
  * stacks").  The result is watertight by vertex id: every interior edge is

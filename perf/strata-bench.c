@@ -661,7 +661,10 @@ static double run_slice(void *p)
     slice_arg *a = p;
     strata_result_destroy(a->r); /* before the clock: no double footprint */
     a->r = NULL;
-    const strata_slice_options so = {a->in->levels, a->in->nlevels, STRATA_WALLS_UPPER, 0, 0};
+    strata_slice_options so;
+    strata_slice_defaults(&so);
+    so.levels = a->in->levels;
+    so.nlevels = a->in->nlevels;
     double clock[SLICE_PHASES + 1];
     strata_ctx_set_progress(a->ctx, slice_progress, NULL);
     const double t0 = now();
@@ -1006,7 +1009,10 @@ static void bench_write(strata_ctx *ctx)
     input in;
     set_default(ctx);
     terrain_input(ctx, cfg.quick ? 512 : 2048, 16, &in);
-    const strata_slice_options so = {in.levels, in.nlevels, STRATA_WALLS_UPPER, 0, 0};
+    strata_slice_options so;
+    strata_slice_defaults(&so);
+    so.levels = in.levels;
+    so.nlevels = in.nlevels;
     for (int ri = 0; ri < nruns(); ri++) {
         set_run(ctx, ri);
         /* A result writes with the threads of the context that made it. */
@@ -1084,7 +1090,10 @@ static void planet_measure(strata_ctx *ctx)
         t[2] = now();
         check(strata_levels_uniform(m, 32, NULL, levels), "levels");
         t[3] = now();
-        const strata_slice_options so = {levels, 32, STRATA_WALLS_UPPER, 0, 0};
+        strata_slice_options so;
+        strata_slice_defaults(&so);
+        so.levels = levels;
+        so.nlevels = 32;
         check(strata_slice(ctx, m, &so, &r), "slice");
         t[4] = now();
         strata_ctx_arena_stats(ctx, &arena);

@@ -108,13 +108,44 @@ START_TEST(test_allocator_hook)
 
     strata_allocator bad = test_alloc_hook(&c);
     bad.alloc = NULL;
-    strata_ctx_options o = {.threads = 1, .allocator = &bad};
+    strata_ctx_options o;
+    strata_ctx_defaults(&o);
+    o.threads = 1;
+    o.allocator = &bad;
     ck_assert_status(strata_ctx_create(&o, &ctx), STRATA_ERR_INVALID_ARG);
     ck_assert_ptr_null(ctx);
     o.allocator = NULL;
     o.threads = -1;
     ck_assert_status(strata_ctx_create(&o, &ctx), STRATA_ERR_INVALID_ARG);
     ck_assert_status(strata_ctx_create(NULL, NULL), STRATA_ERR_INVALID_ARG);
+}
+END_TEST
+
+/* The documented defaults, every field set whatever was there before. */
+START_TEST(test_option_defaults)
+{
+    strata_ctx_options co;
+    memset(&co, 0xab, sizeof co);
+    strata_ctx_defaults(&co);
+    ck_assert_int_eq(co.threads, 0);
+    ck_assert_ptr_null(co.allocator);
+    strata_ctx *ctx;
+    ck_assert_ok(strata_ctx_create(&co, &ctx));
+    strata_ctx *plain = ctx_new(0);
+    require_eq(strata_ctx_threads(ctx), strata_ctx_threads(plain)); /* as NULL options */
+    strata_ctx_destroy(plain);
+    strata_ctx_destroy(ctx);
+
+    strata_slice_options so;
+    memset(&so, 0xab, sizeof so);
+    strata_slice_defaults(&so);
+    ck_assert_ptr_null(so.levels);
+    ck_assert_uint_eq(so.nlevels, 0);
+    ck_assert_int_eq(so.walls, STRATA_WALLS_UPPER);
+    ck_assert_int_eq(so.normals, 0);
+    ck_assert_int_eq(so.areas, 0);
+    strata_ctx_defaults(NULL); /* no crash */
+    strata_slice_defaults(NULL);
 }
 END_TEST
 
@@ -517,6 +548,7 @@ static Suite *mesh_suite(void)
     TCase *tc = tcase_create("Context");
     tcase_add_test(tc, test_version_status);
     tcase_add_test(tc, test_allocator_hook);
+    tcase_add_test(tc, test_option_defaults);
     tcase_add_test(tc, test_threads);
     tcase_add_test(tc, test_cancel_progress);
     suite_add_tcase(s, tc);

@@ -1090,7 +1090,10 @@ END_TEST
 START_TEST(test_limits_seed_wrap_and_octaves)
 {
     /* seed + o wraps around: octave 1 of seed 2^32 - 1 uses seed 0. */
-    strata_fbm f = {STRATA_NOISE_SIMPLEX, 0xFFFFFFFFu, 2, 1.0f, 2.0f, 0.5f, 1.0f};
+    strata_fbm f;
+    strata_fbm_defaults(&f); /* simplex, frequency 1, lacunarity 2, gain 0.5, amplitude 1 */
+    f.seed = 0xFFFFFFFFu;
+    f.octaves = 2;
     float x = 0.3f, y = -1.7f;
     float want = 0.0f + 1.0f * strata_noise2(STRATA_NOISE_SIMPLEX, 0xFFFFFFFFu, x, y);
     want = want + 0.5f * strata_noise2(STRATA_NOISE_SIMPLEX, 0u, x * 2.0f, y * 2.0f);

@@ -57,7 +57,9 @@ static void sink(void *user, const char *group, const char *what, int floats, co
 int main(void)
 {
     strata_ctx *ctx, *ref;
-    strata_ctx_options opt = {1, NULL};
+    strata_ctx_options opt;
+    strata_ctx_defaults(&opt);
+    opt.threads = 1;
     strata_status st = strata_ctx_create(&opt, &ctx);
     if (st == STRATA_OK)
         st = strata_ctx_create(&opt, &ref);

@@ -37,7 +37,9 @@ int main(void)
         }
     }
     strata_ctx *ctx;
-    strata_ctx_options opt = {1, NULL};
+    strata_ctx_options opt;
+    strata_ctx_defaults(&opt);
+    opt.threads = 1;
     strata_status st = strata_ctx_create(&opt, &ctx);
     if (st != STRATA_OK) {
         fprintf(stderr, "simd-golden: %s\n", strata_status_str(st));

@@ -77,7 +77,10 @@ static inline void tu_fmt_f_(char *buf, long double v) { snprintf(buf, 32, "%.9L
  * (NULL: the library's). */
 static inline strata_ctx *ctx_new_with(int threads, const strata_allocator *al)
 {
-    strata_ctx_options o = {.threads = threads, .allocator = al};
+    strata_ctx_options o;
+    strata_ctx_defaults(&o);
+    o.threads = threads;
+    o.allocator = al;
     strata_ctx *ctx = NULL;
     ck_assert_ok(strata_ctx_create(&o, &ctx));
     return ctx;
@@ -152,8 +155,13 @@ static inline strata_ctx *ctx_new_counting(int threads, test_alloc *t)
 static inline strata_slice_options slice_options(const float *levels, uint32_t n,
                                                  strata_walls walls, int normals, int areas)
 {
-    strata_slice_options o = {.levels = levels, .nlevels = n, .walls = walls,
-                              .normals = normals, .areas = areas};
+    strata_slice_options o;
+    strata_slice_defaults(&o);
+    o.levels = levels;
+    o.nlevels = n;
+    o.walls = walls;
+    o.normals = normals;
+    o.areas = areas;
     return o;
 }
 
