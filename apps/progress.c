@@ -92,13 +92,12 @@ void progress_draw(const char *stage, double done)
     g_bar.stage = stage;
     g_bar.last = t;
     char bar[PROGRESS_BAR + 1];
-    const int fill = done < 0 ? 0 : (int)(PROGRESS_BAR * (done < 1 ? done : 1) + 0.5);
+    const int fill = (int)(PROGRESS_BAR * (done < 1 ? done : 1) + 0.5);
     memset(bar, '#', (size_t)fill);
-    memset(bar + fill, done < 0 ? ' ' : '.', (size_t)(PROGRESS_BAR - fill));
+    memset(bar + fill, '.', (size_t)(PROGRESS_BAR - fill));
     bar[PROGRESS_BAR] = '\0';
-    char pct[8] = "";
-    if (done >= 0)
-        snprintf(pct, sizeof pct, "%3d%%", (int)(100 * (done < 1 ? done : 1)));
+    char pct[8];
+    snprintf(pct, sizeof pct, "%3d%%", (int)(100 * (done < 1 ? done : 1)));
     const int n = fprintf(stderr, "\rstrata: %-10s [%s] %4s %6.1fs", stage, bar, pct,
                           t - g_bar.start);
     if (n > 1)

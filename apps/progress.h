@@ -24,7 +24,7 @@ bool interrupted(void);
  * drawn only when stderr is a terminal and quiet is false, once the run
  * has taken a quarter of a second. */
 void progress_start(strata_ctx *ctx, bool quiet);
-/* Draw stage with the share done in [0, 1], or < 0 for "unknown". */
+/* Draw stage with the share done in [0, 1]. */
 void progress_draw(const char *stage, double done);
 /* Erase the bar (before any other message on stderr). */
 void progress_clear(void);

@@ -414,12 +414,13 @@ static int run(job *o)
             t[i] += t_optimize;
     }
 
-    strata_write_options wo = {.palette = &pal};
-    progress_draw("write", -1); /* the writers take no context: no share done */
+    strata_write_options wo;
+    strata_write_defaults(&wo);
+    wo.palette = &pal;
     /* strata slice: the file in the input's frame, the preview y-up */
     if (o->kind == JOB_SLICE)
         check(strata_result_rotate_from_y_up(r, (strata_axis)o->up), "rotate");
-    strata_status st = strata_result_write_ex(r, path, STRATA_FORMAT_AUTO, &wo);
+    strata_status st = strata_result_write(ctx, r, path, &wo);
     if (o->kind == JOB_SLICE)
         check(strata_result_rotate_to_y_up(r, (strata_axis)o->up), "rotate");
     check_call(st, (call){.path = path, .write = true,

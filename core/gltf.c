@@ -150,19 +150,19 @@ typedef struct plan {
     uint64_t total; /* the file's size */
 } plan;
 
-static void plan_free(const strata_result *r, plan *p)
+static void plan_free(const strata_allocator *al, plan *p)
 {
-    strata__free(&r->alloc, p->prims);
-    strata__free(&r->alloc, p->json.s);
+    strata__free(al, p->prims);
+    strata__free(al, p->json.s);
     p->prims = NULL;
     p->json.s = NULL;
 }
 
 /* Primitives in the order of the index layout: per terrace, or with
  * separate walls all roofs then all walls. */
-static strata_status plan_prims(const strata_result *r, plan *p)
+static strata_status plan_prims(const strata_result *r, const strata_allocator *al, plan *p)
 {
-    p->prims = strata__alloc_array(&r->alloc, 2 * (size_t)r->nterraces + 1, sizeof *p->prims);
+    p->prims = strata__alloc_array(al, 2 * (size_t)r->nterraces + 1, sizeof *p->prims);
     if (!p->prims)
         return STRATA_ERR_NOMEM;
     size_t n = 0;
@@ -299,10 +299,11 @@ static strata_status plan_layout(const strata_result *r, plan *p, int threads)
     return STRATA_OK;
 }
 
-static strata_status plan_json(const strata_result *r, const strata_palette *pal, plan *p)
+static strata_status plan_json(const strata_result *r, const strata_allocator *al,
+                               const strata_palette *pal, plan *p)
 {
     jbuf *j = &p->json;
-    j->al = &r->alloc;
+    j->al = al;
     const struct lconv *lc = localeconv();
     j->dp = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
 
@@ -386,28 +387,28 @@ static strata_status plan_json(const strata_result *r, const strata_palette *pal
     return p->total > GLB_MAX ? STRATA_ERR_TOO_LARGE : STRATA_OK;
 }
 
-static strata_status make_plan(const strata_result *r, const strata_palette *pal, plan *p,
-                               int threads)
+static strata_status make_plan(strata_ctx *ctx, const strata_result *r,
+                               const strata_palette *pal, plan *p)
 {
     memset(p, 0, sizeof *p);
     p->normals = r->nx != NULL;
-    strata_status st = plan_prims(r, p);
+    strata_status st = plan_prims(r, &ctx->alloc, p);
     if (st == STRATA_OK)
-        st = plan_layout(r, p, threads);
+        st = plan_layout(r, p, ctx->threads);
     if (st == STRATA_OK)
-        st = plan_json(r, pal, p);
+        st = plan_json(r, &ctx->alloc, pal, p);
     return st;
 }
 
-strata_status strata_result_glb_size(const strata_result *r, uint64_t *bytes)
+strata_status strata_result_glb_size(strata_ctx *ctx, const strata_result *r, uint64_t *bytes)
 {
-    if (!r || !bytes || r->nindices % 3)
+    if (!ctx || !r || !bytes || r->nindices % 3)
         return STRATA_ERR_INVALID_ARG;
     plan p;
-    strata_status st = make_plan(r, NULL, &p, strata__out_threads(r, 0));
+    strata_status st = make_plan(ctx, r, NULL, &p);
     if (st == STRATA_OK || st == STRATA_ERR_TOO_LARGE)
         *bytes = p.total;
-    plan_free(r, &p);
+    plan_free(&ctx->alloc, &p);
     return st;
 }
 
@@ -444,26 +445,27 @@ static strata_span vec3_span(const float *x, const float *y, const float *z, uin
     return (strata_span){.encode = strata__enc_vec3, .n = n, .rec = 12, .src = {x, y, z}};
 }
 
-strata_status strata__write_glb(const strata_result *r, const char *path,
-                                const strata_palette *pal, int threads)
+strata_status strata__write_glb(strata_ctx *ctx, const strata_result *r, const char *path,
+                                const strata_palette *pal)
 {
     static const unsigned char zeros[4];
+    const strata_allocator *al = &ctx->alloc;
     plan p;
-    strata_status st = make_plan(r, pal, &p, threads);
+    strata_status st = make_plan(ctx, r, pal, &p);
     if (st != STRATA_OK) {
-        plan_free(r, &p);
+        plan_free(al, &p);
         return st;
     }
     const int saved_errno = errno;
-    strata_out f;
+    strata_out f = STRATA_OUT_INIT(ctx);
     /* header and JSON chunk, BIN chunk header, positions, normals, and
      * per primitive its two index runs and padding */
-    strata_span *sp = strata__alloc_array(&r->alloc, 6 + 3 * p.nprims, sizeof *sp);
+    strata_span *sp = strata__alloc_array(al, 6 + 3 * p.nprims, sizeof *sp);
     if (!sp) {
-        plan_free(r, &p);
+        plan_free(al, &p);
         return STRATA_ERR_NOMEM;
     }
-    if (strata__out_open(&f, path, &r->alloc) == 0) {
+    if (strata__out_open(&f, path, ctx) == 0) {
         const uint64_t jlen = pad4(p.json.len);
         unsigned char head[20], bin[8];
         put_u32(put_u32(put_u32(put_u32(put_u32(head, GLB_MAGIC), 2), (uint32_t)p.total),
@@ -490,15 +492,19 @@ strata_status strata__write_glb(const strata_result *r, const char *path,
                 sp[n++] = bytes_span(zeros, pad4(bytes) - bytes);
             }
         }
-        strata__out_spans(&f, sp, n, threads);
+        strata__out_spans(&f, sp, n);
         strata__out_finish(&f);
-        strata__out_commit(&f, path);
+        /* the last report before the rename: a cancel there leaves no file */
+        if (strata__out_ok(&f) && strata__progress(ctx, "write", 1.0) != STRATA_OK)
+            f.cancelled = 1;
+        if (strata__out_ok(&f))
+            strata__out_commit(&f, path);
     }
-    st = !f.err ? STRATA_OK : f.err == ENOMEM ? STRATA_ERR_NOMEM : STRATA_ERR_IO;
+    st = strata__out_status(&f);
     const int err = f.err;
     strata__out_discard(&f);
-    strata__free(&r->alloc, sp);
-    plan_free(r, &p);
-    errno = st == STRATA_OK ? saved_errno : err;
+    strata__free(al, sp);
+    plan_free(al, &p);
+    errno = (st == STRATA_ERR_IO || st == STRATA_ERR_NOMEM) && err ? err : saved_errno;
     return st;
 }

@@ -110,12 +110,9 @@ struct strata_result {
     strata_geometry geometry;
     float center[3];
     float radius;
-    int threads; /* of the context that made it, for the writers; 0: the
-                    OpenMP default */
 };
 
-/* An empty result with the given counts allocated (normals if asked);
- * threads is 0 until the caller sets it from its context. */
+/* An empty result with the given counts allocated (normals if asked). */
 STRATA_HIDDEN strata_status strata__result_alloc(const strata_allocator *a,
                                                  uint32_t nverts, uint64_t nindices,
                                                  uint32_t nterraces, int normals,

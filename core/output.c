@@ -27,11 +27,13 @@ _Static_assert(STRATA_OUT_BLOCK <= STRATA_OUT_BUF, "a block must fit the output 
  * widening that needs the process umask, which can only be read by setting
  * it (a race with other threads).  open(O_EXCL, 0644) lets the kernel apply
  * the umask itself. */
-int strata__out_open(strata_out *o, const char *path, const strata_allocator *al)
+int strata__out_open(strata_out *o, const char *path, strata_ctx *ctx)
 {
     static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
     static _Atomic unsigned counter;
+    const strata_allocator *al = &ctx->alloc;
     memset(o, 0, sizeof *o);
+    o->ctx = ctx;
     o->al = al;
     o->fd = -1;
     const size_t n = strlen(path);
@@ -139,19 +141,30 @@ void strata__out_commit(strata_out *o, const char *path)
 }
 
 
-/* ------------------------------------------------ fixed-layout files */
-
-int strata__out_threads(const strata_result *r, int requested)
+int strata__out_progress(strata_out *o, uint64_t done, uint64_t total)
 {
-#ifdef _OPENMP
-    const int n = requested > 0 ? requested : r->threads;
-    return n > 0 ? n : omp_get_max_threads();
-#else
-    (void)r;
-    (void)requested;
-    return 1;
-#endif
+    if (o->cancelled || strata__cancelled(o->ctx)) {
+        o->cancelled = 1;
+        return 1;
+    }
+    const double f = total ? (double)done / (double)total : 0.0;
+    if (f < 1.0 && f >= o->reported + 1.0 / 64) {
+        o->reported = f;
+        if (strata__progress(o->ctx, "write", f) != STRATA_OK)
+            o->cancelled = 1;
+    }
+    return o->cancelled;
 }
+
+strata_status strata__out_status(const strata_out *o)
+{
+    return o->cancelled       ? STRATA_ERR_CANCELLED
+           : o->err == ENOMEM ? STRATA_ERR_NOMEM
+           : o->err           ? STRATA_ERR_IO
+                              : STRATA_OK;
+}
+
+/* ------------------------------------------------ fixed-layout files */
 
 void strata__enc_bytes(const strata_span *s, uint64_t i, uint64_t n, unsigned char *dst)
 {
@@ -240,10 +253,11 @@ static void first_error(atomic_int *err, int e)
     atomic_compare_exchange_strong(err, &zero, e ? e : EIO);
 }
 
-void strata__out_spans(strata_out *o, const strata_span *s, size_t ns, int threads)
+void strata__out_spans(strata_out *o, const strata_span *s, size_t ns)
 {
-    if (o->err)
+    if (!strata__out_ok(o))
         return;
+    int threads = o->ctx->threads;
     uint64_t *start = strata__alloc_array(o->al, ns + 1, sizeof *start);
     if (!start) {
         o->err = ENOMEM;
@@ -266,6 +280,9 @@ void strata__out_spans(strata_out *o, const strata_span *s, size_t ns, int threa
         threads = 1;
     atomic_int err;
     atomic_init(&err, 0);
+    _Atomic int64_t written; /* blocks */
+    atomic_init(&written, 0);
+    const strata_ctx *ctx = o->ctx;
     /* Blocks are handed out in file order, so the threads' pwrite offsets
      * stay close together and the file grows almost sequentially. */
 #pragma omp parallel num_threads(threads) if (threads > 1)
@@ -280,17 +297,23 @@ void strata__out_spans(strata_out *o, const strata_span *s, size_t ns, int threa
             first_error(&err, ENOMEM);
 #pragma omp for schedule(dynamic, 1)
         for (int64_t b = 0; b < nblocks; b++) {
-            if (!buf || atomic_load_explicit(&err, memory_order_relaxed))
+            if (!buf || atomic_load_explicit(&err, memory_order_relaxed) || strata__cancelled(ctx))
                 continue; /* stop: the loop cannot be left early */
             const uint64_t lo = (uint64_t)b * STRATA_OUT_BLOCK;
             const uint64_t hi = total - lo < STRATA_OUT_BLOCK ? total : lo + STRATA_OUT_BLOCK;
             encode_range(s, start, ns, lo, hi, buf);
             if (pwrite_all(o->fd, buf, (size_t)(hi - lo), lo) != 0)
                 first_error(&err, errno);
+            const int64_t done =
+                atomic_fetch_add_explicit(&written, 1, memory_order_relaxed) + 1;
+            if (tid == 0) /* the calling thread: progress, which may cancel */
+                strata__out_progress(o, (uint64_t)done, (uint64_t)nblocks);
         }
         if (tid != 0)
             strata__free(o->al, buf);
     }
     o->err = atomic_load(&err);
+    if (strata__cancelled(ctx))
+        o->cancelled = 1;
     strata__free(o->al, start);
 }

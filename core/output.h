@@ -17,17 +17,33 @@
 #define STRATA_OUT_BUF (1u << 20)
 
 typedef struct strata_out {
+    strata_ctx *ctx; /* allocator, threads, progress and cancel flag */
     const strata_allocator *al;
     char *tmp; /* temporary path, NULL when none was created */
     int fd;    /* -1 when closed */
     unsigned char *buf;
     size_t len;
-    int err; /* errno of the first failure, 0 while all is well */
+    int err;       /* errno of the first failure, 0 while all is well */
+    int cancelled; /* the context's cancel flag was seen: stop, discard */
+    double reported; /* the last fraction strata__out_progress reported */
 } strata_out;
+
+/* A closed output on ctx that strata__out_discard accepts. */
+#define STRATA_OUT_INIT(c) {.ctx = (c), .al = &(c)->alloc, .fd = -1}
 
 /* Create PATH.tmpXXXXXX exclusively (mode 0644 less the umask); 0 or -1
  * with o->err set.  o needs no initialisation. */
-STRATA_HIDDEN int strata__out_open(strata_out *o, const char *path, const strata_allocator *al);
+STRATA_HIDDEN int strata__out_open(strata_out *o, const char *path, strata_ctx *ctx);
+
+/* Neither an error nor a cancel so far: the writer may go on. */
+static inline int strata__out_ok(const strata_out *o) { return !o->err && !o->cancelled; }
+
+/* Progress of a write (stage "write"): done of total units are written.
+ * Reports done / total when it is at least 1/64 above the last report
+ * and below 1 (the writer reports 1 itself once the file is complete), so
+ * the fractions rise.  Sets o->cancelled and returns non-zero when the
+ * write must stop.  Calling thread only. */
+STRATA_HIDDEN int strata__out_progress(strata_out *o, uint64_t done, uint64_t total);
 /* Hand the buffered bytes to write(2). */
 STRATA_HIDDEN void strata__out_flush(strata_out *o);
 STRATA_HIDDEN void strata__out_bytes(strata_out *o, const void *p, size_t n);
@@ -73,9 +89,12 @@ struct strata_span {
 #define STRATA_OUT_BLOCK (256u << 10)
 
 /* Write spans s[0..ns) as the whole file (o must be freshly opened and its
- * buffer empty) with up to `threads` threads.  The first error (errno, or
- * ENOMEM for a thread's buffer) stops every thread and lands in o->err. */
-STRATA_HIDDEN void strata__out_spans(strata_out *o, const strata_span *s, size_t ns, int threads);
+ * buffer empty) with the context's threads.  The first error (errno, or
+ * ENOMEM for a thread's buffer) stops every thread and lands in o->err;
+ * the cancel flag stops them too (o->cancelled).  Progress: the fraction
+ * of blocks written, reported by thread 0 (the calling thread) through
+ * strata__out_progress. */
+STRATA_HIDDEN void strata__out_spans(strata_out *o, const strata_span *s, size_t ns);
 
 /* Shared encoders: src[0] bytes as they are (rec 1); float triples from
  * the arrays src[0..2] (rec 12). */
@@ -84,14 +103,15 @@ STRATA_HIDDEN void strata__enc_bytes(const strata_span *s, uint64_t i, uint64_t 
 STRATA_HIDDEN void strata__enc_vec3(const strata_span *s, uint64_t i, uint64_t n,
                                     unsigned char *dst);
 
-/* Threads for writing r: requested if > 0, else those of the context that
- * made r, else the OpenMP default; 1 without OpenMP. */
-STRATA_HIDDEN int strata__out_threads(const strata_result *r, int requested);
+/* The status of a finished write: CANCELLED, NOMEM, IO (errno is then
+ * o->err) or OK. */
+STRATA_HIDDEN strata_status strata__out_status(const strata_out *o);
 
-/* The GLB writer (gltf.c), called by strata_result_write_ex once the
- * arguments are checked (r->nindices is a multiple of 3). */
-STRATA_HIDDEN strata_status strata__write_glb(const strata_result *r, const char *path,
-                                              const strata_palette *pal, int threads);
+/* The GLB writer (gltf.c), called by strata_result_write once the
+ * arguments are checked (r->nindices is a multiple of 3) and progress 0
+ * is reported. */
+STRATA_HIDDEN strata_status strata__write_glb(strata_ctx *ctx, const strata_result *r,
+                                              const char *path, const strata_palette *pal);
 
 /* Room for at least n more bytes (n <= STRATA_OUT_BUF): the write
  * position.  The caller adds what it wrote to o->len. */

@@ -606,8 +606,8 @@ strata_status strata_preview_write_png(strata_ctx *ctx, const strata_result *r,
     if (channels == 3)
         for (size_t i = 0; i < npx; i++)
             memmove(img + 3 * i, img + 4 * i, 3);
-    strata_out o = {.al = &ctx->alloc, .fd = -1};
-    if (strata__out_open(&o, path, &ctx->alloc) == 0) {
+    strata_out o = STRATA_OUT_INIT(ctx);
+    if (strata__out_open(&o, path, ctx) == 0) {
         st = encode_png(&o, img, opt->size, channels);
         strata__out_finish(&o);
         if (st == STRATA_OK)

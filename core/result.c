@@ -20,7 +20,6 @@ strata_status strata__result_alloc(const strata_allocator *al, uint32_t nverts,
     r->nverts = nverts;
     r->nindices = nindices;
     r->nterraces = nterraces;
-    r->threads = 0; /* the caller sets its context's */
     float **fv[] = {&r->x, &r->y, &r->z, &r->nx, &r->ny, &r->nz};
     for (size_t i = 0; i < (normals ? 6u : 3u); i++)
         if (!(*fv[i] = strata__alloc_array(al, nverts, sizeof(float))))
@@ -114,7 +113,6 @@ strata_status strata_result_from_mesh(strata_ctx *ctx, const strata_mesh *m, int
     memcpy(r->center, m->center, sizeof r->center);
     r->radius = m->radius;
     r->walls = STRATA_WALLS_UPPER;
-    r->threads = ctx->threads;
     const int64_t T = m->ntris;
     if (!normals) {
         memcpy(r->x, m->x, (size_t)m->nverts * sizeof(float));

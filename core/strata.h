@@ -610,21 +610,21 @@ typedef enum strata_format {
 
 typedef struct strata_palette strata_palette; /* see "Palettes" below */
 
-/* Options of strata_result_write_ex.  Zero-initialise, then set what you
- * need: new fields are added at the end and zero means "default". */
+/* Options of strata_result_write.  Fill with strata_write_defaults(),
+ * then set what you need. */
 typedef struct strata_write_options {
+    strata_format format;          /* STRATA_FORMAT_AUTO: from the extension
+                                      of the path (.ply, .obj, .glb, in any
+                                      letter case) */
     const strata_palette *palette; /* material colours of OBJ (MTL) and
                                       glTF files; NULL: the "earth"
                                       preset.  PLY has no colours. */
-    int threads;                   /* worker threads for PLY and GLB; 0:
-                                      the thread count of the context that
-                                      made the result (strata_ctx_threads
-                                      when it was made), < 0 is an error */
 } strata_write_options;
 
-/* Write a result.  The format comes from `format`, or with
- * STRATA_FORMAT_AUTO from the extension of path (.ply, .obj, .glb, in any
- * letter case).
+/* Defaults: STRATA_FORMAT_AUTO, palette NULL. */
+STRATA_API void strata_write_defaults(strata_write_options *opt);
+
+/* Write a result to path in the format opt says (opt NULL: defaults).
  *
  *  PLY: `float x, y, z` (+ `float nx, ny, nz` with normals) per vertex; per
  *    face `list uchar uint vertex_indices`, `int terrace`, `uchar wall`.
@@ -635,29 +635,29 @@ typedef struct strata_write_options {
  *    (strata_palette_color with STRATA_COLOR_SRGB), four decimals.
  *  GLB: see "glTF" below.
  *
- * PLY and GLB are written by worker threads (see strata_write_options),
- * each encoding blocks of the file at their final offsets; OBJ (variable
- * length text) is written by the calling thread.  The bytes are the same
- * for every thread count.
+ * PLY and GLB are written by the context's worker threads, each encoding
+ * blocks of the file at their final offsets; OBJ (variable length text)
+ * is written by the calling thread.  The bytes are the same for every
+ * thread count.  Working memory comes from the context's allocator.
+ *
+ * Progress stage "write": 0 before any file is created, then rising
+ * fractions of the file written (at most about 64 reports), then 1 once
+ * everything is written, before the file is renamed into place.  The
+ * cancel flag (strata_ctx_cancel, or a non-zero return of the progress
+ * callback, 1 included) stops the write with STRATA_ERR_CANCELLED.
  *
  * Files are written to a temporary name in the same directory and renamed
- * when complete: a failure never leaves a partial file.  Errors:
- * STRATA_ERR_FORMAT for an unknown extension with STRATA_FORMAT_AUTO,
- * STRATA_ERR_INVALID_ARG for a NULL argument, an unknown format, an
- * index count that is not a multiple of 3 or negative opt->threads,
- * STRATA_ERR_TOO_LARGE for a .glb
- * over 4 GiB (checked before any file is created), STRATA_ERR_IO when
- * writing fails (errno is kept, whichever thread met the error).  opt may
- * be NULL for defaults. */
-STRATA_API strata_status strata_result_write_ex(const strata_result *r,
-                                                const char *path,
-                                                strata_format format,
-                                                const strata_write_options *opt);
-
-/* strata_result_write_ex with default options (the "earth" palette). */
-STRATA_API strata_status strata_result_write(const strata_result *r,
+ * when complete: a failure or a cancel never leaves a partial file, nor a
+ * temporary one.  Errors: STRATA_ERR_FORMAT for an unknown extension with
+ * STRATA_FORMAT_AUTO, STRATA_ERR_INVALID_ARG for a NULL ctx, r or path,
+ * an empty path, an unknown format or an index count that is not a
+ * multiple of 3, STRATA_ERR_TOO_LARGE for a .glb over 4 GiB (checked
+ * before any file is created), STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED,
+ * STRATA_ERR_IO when writing fails (errno is kept, whichever thread met
+ * the error). */
+STRATA_API strata_status strata_result_write(strata_ctx *ctx, const strata_result *r,
                                              const char *path,
-                                             strata_format format);
+                                             const strata_write_options *opt);
 
 /* ------------------------------------------------------------------ */
 /* Index order                                                         */
@@ -827,7 +827,7 @@ STRATA_API void strata_palette_color(const strata_palette *p, uint32_t k,
 /* glTF                                                                */
 /* ------------------------------------------------------------------ */
 
-/* strata_result_write(_ex) with STRATA_FORMAT_GLB (or a .glb name) writes
+/* strata_result_write with STRATA_FORMAT_GLB (or a .glb name) writes
  * one binary glTF 2.0 file:
  *
  *  - one scene with one node holding one mesh;
@@ -852,11 +852,12 @@ STRATA_API void strata_palette_color(const strata_palette *p, uint32_t k,
  * found before any file is created. */
 
 /* Exact size in bytes of the .glb strata_result_write would write for r
- * (reads the index array once).  STRATA_ERR_TOO_LARGE when it would be
- * over 4 GiB (*bytes is then at least 2^32, possibly a lower bound),
- * STRATA_ERR_INVALID_ARG for NULL arguments or an index count that is not
- * a multiple of 3, STRATA_ERR_NOMEM. */
-STRATA_API strata_status strata_result_glb_size(const strata_result *r,
+ * (reads the index array once, with the context's threads).
+ * STRATA_ERR_TOO_LARGE when it would be over 4 GiB (*bytes is then at
+ * least 2^32, possibly a lower bound), STRATA_ERR_INVALID_ARG for NULL
+ * arguments or an index count that is not a multiple of 3,
+ * STRATA_ERR_NOMEM. */
+STRATA_API strata_status strata_result_glb_size(strata_ctx *ctx, const strata_result *r,
                                                 uint64_t *bytes);
 
 /* ------------------------------------------------------------------ */

@@ -355,15 +355,17 @@ static size_t expected_prims(const strata_result_view *v, want_prim *w)
     return n;
 }
 
-/* Write r as path with the given threads and check everything in the
+/* Write r as path on the context's threads and check everything in the
  * file against it. */
-static void check_glb_threads(const strata_result *r, const char *path, const strata_palette *pal,
-                              int threads)
+static void check_glb(strata_ctx *ctx, const strata_result *r, const char *path,
+                      const strata_palette *pal)
 {
-    strata_write_options wo = {.palette = pal, .threads = threads};
-    ck_assert_ok(strata_result_write_ex(r, path, STRATA_FORMAT_AUTO, &wo));
+    strata_write_options wo;
+    strata_write_defaults(&wo);
+    wo.palette = pal;
+    ck_assert_ok(strata_result_write(ctx, r, path, &wo));
     uint64_t predicted;
-    ck_assert_ok(strata_result_glb_size(r, &predicted));
+    ck_assert_ok(strata_result_glb_size(ctx, r, &predicted));
 
     glb g;
     glb_read(path, &g);
@@ -470,11 +472,6 @@ static void check_glb_threads(const strata_result *r, const char *path, const st
     glb_free(&g);
 }
 
-static void check_glb(const strata_result *r, const char *path, const strata_palette *pal)
-{
-    check_glb_threads(r, path, pal, 0);
-}
-
 /* ------------------------------------------------------------ tests */
 
 START_TEST(test_glb_polygon_u16)
@@ -493,7 +490,7 @@ START_TEST(test_glb_polygon_u16)
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, s, &o, &r));
     char *d = tmpdir_new(), *p = join(d, "poly.glb");
-    check_glb(r, p, NULL);
+    check_glb(ctx, r, p, NULL);
     /* all indices are small: every primitive is u16 */
     size_t len;
     char *text = (char *)slurp(p, &len);
@@ -519,7 +516,7 @@ START_TEST(test_glb_walls_modes)
     char *d = tmpdir_new(), *p = join(d, "t.GLB"); /* extension in any case */
     strata_palette pal;
     ck_assert_ok(strata_palette_preset("desert", &pal));
-    check_glb(r, p, &pal);
+    check_glb(ctx, r, p, &pal);
     strata_result_view v;
     strata_result_get_view(r, &v);
     size_t nroof = 0, nwall = 0, nboth = 0;
@@ -551,7 +548,7 @@ START_TEST(test_glb_u32_indices)
     strata_result_get_view(r, &v);
     ck_assert_uint_gt(v.nverts, 65535);
     char *d = tmpdir_new(), *p = join(d, "big.glb");
-    check_glb(r, p, NULL);
+    check_glb(ctx, r, p, NULL);
     size_t len;
     char *text = (char *)slurp(p, &len);
     ck_assert(contains(text, len, "\"componentType\":5125"));
@@ -568,7 +565,7 @@ START_TEST(test_glb_planet_normals)
     strata_ctx *ctx = ctx_new(0);
     strata_result *r = planet(ctx, 3, 8, 1);
     char *d = tmpdir_new(), *p = join(d, "planet.glb");
-    check_glb(r, p, NULL);
+    check_glb(ctx, r, p, NULL);
     free(p);
     tmpdir_remove(d);
     strata_result_destroy(r);
@@ -584,7 +581,7 @@ START_TEST(test_glb_unsliced)
     strata_result *r;
     ck_assert_ok(strata_result_from_mesh(ctx, m, 0, &r));
     char *d = tmpdir_new(), *p = join(d, "flat.glb");
-    check_glb(r, p, NULL);
+    check_glb(ctx, r, p, NULL);
     free(p);
     tmpdir_remove(d);
     strata_result_destroy(r);
@@ -607,7 +604,8 @@ START_TEST(test_glb_threads)
         char name[32];
         snprintf(name, sizeof name, "t%d.glb", threads[t]);
         char *p = join(d, name);
-        check_glb_threads(r, p, NULL, threads[t]);
+        ck_assert_ok(strata_ctx_set_threads(ctx, threads[t]));
+        check_glb(ctx, r, p, NULL);
         size_t len;
         unsigned char *b = slurp(p, &len);
         if (!first) {
@@ -652,8 +650,8 @@ START_TEST(test_glb_extremes)
     r->z[c1] = NAN, r->z[c1 + 1] = -5.0f;
     char *d = tmpdir_new(), *p = join(d, "x.glb");
     for (int t = 1; t <= 3; t++) {
-        strata_write_options o = {.threads = t};
-        ck_assert_ok(strata_result_write_ex(r, p, STRATA_FORMAT_GLB, &o));
+        ck_assert_ok(strata_ctx_set_threads(ctx, t));
+        ck_assert_ok(write_as(ctx, r, p, STRATA_FORMAT_GLB));
         size_t len;
         char *text = (char *)slurp(p, &len);
         ck_assert_msg(contains(text, len, "\"min\":[0,-0,-5],\"max\":[1,1,1]"), "%d threads", t);
@@ -683,9 +681,9 @@ START_TEST(test_glb_write_failure_threads)
     strata_status st = STRATA_OK;
     int err = 0;
     if (setrlimit(RLIMIT_FSIZE, &rl) == 0) {
-        strata_write_options o = {.threads = 2};
+        strata_ctx_set_threads(ctx, 2);
         errno = 0;
-        st = strata_result_write_ex(r, p, STRATA_FORMAT_AUTO, &o);
+        st = strata_result_write(ctx, r, p, NULL);
         err = errno;
         setrlimit(RLIMIT_FSIZE, &old);
     }
@@ -718,17 +716,17 @@ START_TEST(test_glb_too_large)
     /* 400 M vertices: 4.8 GB of positions alone */
     struct strata_result fake = *r;
     fake.nverts = 400000000u;
-    ck_assert_status(strata_result_glb_size(&fake, &bytes), STRATA_ERR_TOO_LARGE);
+    ck_assert_status(strata_result_glb_size(ctx, &fake, &bytes), STRATA_ERR_TOO_LARGE);
     ck_assert_uint_ge(bytes, (uint64_t)1 << 32);
-    ck_assert_status(strata_result_write(&fake, p, STRATA_FORMAT_GLB), STRATA_ERR_TOO_LARGE);
+    ck_assert_status(write_as(ctx, &fake, p, STRATA_FORMAT_GLB), STRATA_ERR_TOO_LARGE);
     ck_assert_int_eq(dir_entries(d, NULL), 0);
 
     /* 180 M vertices fit (2.16 GB) but not with normals (4.32 GB) */
     fake = *r;
     fake.nverts = 180000000u;
     fake.nx = fake.ny = fake.nz = r->x; /* present, never read */
-    ck_assert_status(strata_result_glb_size(&fake, &bytes), STRATA_ERR_TOO_LARGE);
-    ck_assert_status(strata_result_write(&fake, p, STRATA_FORMAT_AUTO), STRATA_ERR_TOO_LARGE);
+    ck_assert_status(strata_result_glb_size(ctx, &fake, &bytes), STRATA_ERR_TOO_LARGE);
+    ck_assert_status(write_as(ctx, &fake, p, STRATA_FORMAT_AUTO), STRATA_ERR_TOO_LARGE);
     ck_assert_int_eq(dir_entries(d, NULL), 0);
 
     /* few vertices, 2.4 G indices: at least 2 bytes each */
@@ -744,17 +742,17 @@ START_TEST(test_glb_too_large)
     fake.nterraces = 2;
     fake.terraces = t;
     fake.nindices = 2400000003u;
-    ck_assert_status(strata_result_glb_size(&fake, &bytes), STRATA_ERR_TOO_LARGE);
+    ck_assert_status(strata_result_glb_size(ctx, &fake, &bytes), STRATA_ERR_TOO_LARGE);
     ck_assert_uint_ge(bytes, 2 * (uint64_t)2400000003u);
-    ck_assert_status(strata_result_write(&fake, p, STRATA_FORMAT_GLB), STRATA_ERR_TOO_LARGE);
+    ck_assert_status(write_as(ctx, &fake, p, STRATA_FORMAT_GLB), STRATA_ERR_TOO_LARGE);
     ck_assert_int_eq(dir_entries(d, NULL), 0);
 
     /* the status says what to do */
     ck_assert_ptr_nonnull(strata_status_str(STRATA_ERR_TOO_LARGE));
 
     /* the real one fits, and its size is predicted exactly */
-    ck_assert_ok(strata_result_glb_size(r, &bytes));
-    ck_assert_ok(strata_result_write(r, p, STRATA_FORMAT_GLB));
+    ck_assert_ok(strata_result_glb_size(ctx, r, &bytes));
+    ck_assert_ok(write_as(ctx, r, p, STRATA_FORMAT_GLB));
     struct stat sb;
     ck_assert_int_eq(stat(p, &sb), 0);
     ck_assert_uint_eq((uint64_t)sb.st_size, bytes);
@@ -770,14 +768,12 @@ START_TEST(test_glb_errors)
     strata_ctx *ctx = ctx_new(0);
     strata_result *r = terrain(ctx, 4, 2, STRATA_WALLS_UPPER, 0);
     uint64_t bytes;
-    ck_assert_status(strata_result_glb_size(NULL, &bytes), STRATA_ERR_INVALID_ARG);
-    ck_assert_status(strata_result_glb_size(r, NULL), STRATA_ERR_INVALID_ARG);
-    ck_assert_status(strata_result_write(r, "/nonexistent-dir/x.glb", STRATA_FORMAT_AUTO),
-                     STRATA_ERR_IO);
-    ck_assert_status(strata_result_write_ex(r, "x.gltf", STRATA_FORMAT_AUTO, NULL),
-                     STRATA_ERR_FORMAT);
-    ck_assert_status(strata_result_write_ex(r, "x.glb", (strata_format)99, NULL),
-                     STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_result_glb_size(NULL, r, &bytes), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_result_glb_size(ctx, NULL, &bytes), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_result_glb_size(ctx, r, NULL), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_result_write(ctx, r, "/nonexistent-dir/x.glb", NULL), STRATA_ERR_IO);
+    ck_assert_status(strata_result_write(ctx, r, "x.gltf", NULL), STRATA_ERR_FORMAT);
+    ck_assert_status(write_as(ctx, r, "x.glb", (strata_format)99), STRATA_ERR_INVALID_ARG);
     strata_result_destroy(r);
     strata_ctx_destroy(ctx);
 }
@@ -953,8 +949,11 @@ START_TEST(test_mtl_palette)
     ck_assert_ok(strata_palette_parse(text, strlen(text), &pal));
 
     for (int use_default = 0; use_default < 2; use_default++) {
-        strata_write_options wo = {.palette = use_default ? NULL : &pal};
-        ck_assert_ok(strata_result_write_ex(r, obj, STRATA_FORMAT_OBJ, &wo));
+        strata_write_options wo;
+        strata_write_defaults(&wo);
+        wo.format = STRATA_FORMAT_OBJ;
+        wo.palette = use_default ? NULL : &pal;
+        ck_assert_ok(strata_result_write(ctx, r, obj, &wo));
         size_t len;
         char *s = (char *)slurp(mtl, &len);
         int seen = 0;

@@ -697,7 +697,7 @@ START_TEST(test_radial)
     strata_result *r;
     ck_assert_ok(strata_result_from_mesh(ctx, ico, 0, &r));
     const char *path = scratch("ico.ply");
-    ck_assert_ok(strata_result_write(r, path, STRATA_FORMAT_AUTO));
+    ck_assert_ok(strata_result_write(ctx, r, path, NULL));
     strata_result_destroy(r);
 
     strata_import_options o;
@@ -936,7 +936,7 @@ START_TEST(test_round_trip)
     strata_result *r;
     ck_assert_ok(strata_slice(ctx, g, &so, &r));
     const char *path = scratch(names[_i]);
-    ck_assert_ok(strata_result_write(r, path, STRATA_FORMAT_AUTO));
+    ck_assert_ok(strata_result_write(ctx, r, path, NULL));
     strata_result_view rv;
     strata_result_get_view(r, &rv);
 

@@ -1,6 +1,6 @@
 /* Suite "write": PLY and OBJ + MTL files read back and compared with the
  * result they came from; format selection; atomic replacement and clean
- * failure. */
+ * failure; progress and cancel while writing. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "testutil.h"
@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -175,10 +176,10 @@ static void check_ply(const strata_result *r, const char *path)
     free(b);
 }
 
-static void roundtrip_ply(strata_result *r)
+static void roundtrip_ply(strata_ctx *ctx, strata_result *r)
 {
     char *d = tmpdir_new(), *path = join(d, "out.ply");
-    ck_assert_ok(strata_result_write(r, path, STRATA_FORMAT_AUTO));
+    ck_assert_ok(write_as(ctx, r, path, STRATA_FORMAT_AUTO));
     check_ply(r, path);
     int temps, n = dir_entries(d, &temps);
     ck_assert_int_eq(n, 1);
@@ -191,7 +192,7 @@ START_TEST(test_ply_unsliced)
 {
     strata_ctx *ctx = ctx_new(0);
     strata_result *r = unsliced(ctx, _i);
-    roundtrip_ply(r);
+    roundtrip_ply(ctx, r);
     strata_result_destroy(r);
     strata_ctx_destroy(ctx);
 }
@@ -208,7 +209,7 @@ START_TEST(test_ply_sliced)
     for (uint32_t k = 0; k < v.nterraces; k++)
         walls += v.terraces[k].wall_count;
     ck_assert_uint_gt(walls, 0); /* the wall field is really exercised */
-    roundtrip_ply(r);
+    roundtrip_ply(ctx, r);
     strata_result_destroy(r);
     strata_ctx_destroy(ctx);
 }
@@ -384,10 +385,10 @@ static void check_obj(const strata_result *r, const char *dir, const char *path)
     free(order);
 }
 
-static void roundtrip_obj(strata_result *r)
+static void roundtrip_obj(strata_ctx *ctx, strata_result *r)
 {
     char *d = tmpdir_new(), *path = join(d, "Out.OBJ");
-    ck_assert_ok(strata_result_write(r, path, STRATA_FORMAT_AUTO));
+    ck_assert_ok(write_as(ctx, r, path, STRATA_FORMAT_AUTO));
     int temps, n = dir_entries(d, &temps);
     ck_assert_int_eq(n, 2); /* Out.OBJ and Out.mtl */
     ck_assert_int_eq(temps, 0);
@@ -400,7 +401,7 @@ START_TEST(test_obj_unsliced)
 {
     strata_ctx *ctx = ctx_new(0);
     strata_result *r = unsliced(ctx, _i);
-    roundtrip_obj(r);
+    roundtrip_obj(ctx, r);
     strata_result_destroy(r);
     strata_ctx_destroy(ctx);
 }
@@ -410,7 +411,7 @@ START_TEST(test_obj_sliced)
 {
     strata_ctx *ctx = ctx_new(0);
     strata_result *r = sliced(ctx, _i);
-    roundtrip_obj(r);
+    roundtrip_obj(ctx, r);
     strata_result_destroy(r);
     strata_ctx_destroy(ctx);
 }
@@ -426,29 +427,29 @@ START_TEST(test_formats)
     static const char *bad[] = {"x.stl", "x", "x.ply.gz", "x.plyx", ".", "x.objx"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *p = join(d, bad[i]);
-        ck_assert_status(strata_result_write(r, p, STRATA_FORMAT_AUTO), STRATA_ERR_FORMAT);
+        ck_assert_status(write_as(ctx, r, p, STRATA_FORMAT_AUTO), STRATA_ERR_FORMAT);
         free(p);
     }
     int temps;
     ck_assert_int_eq(dir_entries(d, &temps), 0);
 
-    ck_assert_status(strata_result_write(NULL, "x.ply", STRATA_FORMAT_AUTO),
-                     STRATA_ERR_INVALID_ARG);
-    ck_assert_status(strata_result_write(r, NULL, STRATA_FORMAT_AUTO), STRATA_ERR_INVALID_ARG);
-    ck_assert_status(strata_result_write(r, "", STRATA_FORMAT_PLY), STRATA_ERR_INVALID_ARG);
-    ck_assert_status(strata_result_write(r, "x.ply", (strata_format)7), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_result_write(NULL, r, "x.ply", NULL), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_result_write(ctx, NULL, "x.ply", NULL), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_result_write(ctx, r, NULL, NULL), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(write_as(ctx, r, "", STRATA_FORMAT_PLY), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(write_as(ctx, r, "x.ply", (strata_format)7), STRATA_ERR_INVALID_ARG);
 
     /* upper-case extension, and an explicit format overriding the name */
     char *p = join(d, "A.PLY");
-    ck_assert_ok(strata_result_write(r, p, STRATA_FORMAT_AUTO));
+    ck_assert_ok(write_as(ctx, r, p, STRATA_FORMAT_AUTO));
     check_ply(r, p);
     free(p);
     p = join(d, "b.dat");
-    ck_assert_ok(strata_result_write(r, p, STRATA_FORMAT_PLY));
+    ck_assert_ok(write_as(ctx, r, p, STRATA_FORMAT_PLY));
     check_ply(r, p);
     free(p);
     p = join(d, "c.data");
-    ck_assert_ok(strata_result_write(r, p, STRATA_FORMAT_OBJ));
+    ck_assert_ok(write_as(ctx, r, p, STRATA_FORMAT_OBJ));
     check_obj(r, d, p); /* its library is c.data.mtl */
     free(p);
     ck_assert_int_eq(dir_entries(d, &temps), 4);
@@ -468,17 +469,17 @@ START_TEST(test_io_errors)
     char *d = tmpdir_new();
     char *missing = join(d, "no/such/dir/x.ply");
     errno = 0;
-    ck_assert_status(strata_result_write(r, missing, STRATA_FORMAT_AUTO), STRATA_ERR_IO);
+    ck_assert_status(write_as(ctx, r, missing, STRATA_FORMAT_AUTO), STRATA_ERR_IO);
     ck_assert_int_eq(errno, ENOENT);
     free(missing);
     missing = join(d, "nodir/x.obj");
-    ck_assert_status(strata_result_write(r, missing, STRATA_FORMAT_AUTO), STRATA_ERR_IO);
+    ck_assert_status(write_as(ctx, r, missing, STRATA_FORMAT_AUTO), STRATA_ERR_IO);
     free(missing);
 
     /* a regular file used as a directory: fails even for root */
     char *file = join(d, "plain"), *under = join(d, "plain/x.ply");
     spit(file, "x");
-    ck_assert_status(strata_result_write(r, under, STRATA_FORMAT_AUTO), STRATA_ERR_IO);
+    ck_assert_status(write_as(ctx, r, under, STRATA_FORMAT_AUTO), STRATA_ERR_IO);
     ck_assert_int_eq(errno, ENOTDIR);
     int temps;
     ck_assert_int_eq(dir_entries(d, &temps), 1);
@@ -490,7 +491,7 @@ START_TEST(test_io_errors)
     if (geteuid() != 0) {
         ck_assert_int_eq(chmod(d, 0555), 0);
         char *p = join(d, "x.ply");
-        ck_assert_status(strata_result_write(r, p, STRATA_FORMAT_AUTO), STRATA_ERR_IO);
+        ck_assert_status(write_as(ctx, r, p, STRATA_FORMAT_AUTO), STRATA_ERR_IO);
         ck_assert_int_eq(errno, EACCES);
         chmod(d, 0755);
         free(p);
@@ -511,9 +512,9 @@ START_TEST(test_replace)
     spit(o, "old obj\n");
     spit(m, "old mtl\n");
     ck_assert_ok(chmod(p, 0600) == 0 ? STRATA_OK : STRATA_ERR_IO);
-    ck_assert_ok(strata_result_write(r, p, STRATA_FORMAT_AUTO));
+    ck_assert_ok(write_as(ctx, r, p, STRATA_FORMAT_AUTO));
     check_ply(r, p);
-    ck_assert_ok(strata_result_write(r, o, STRATA_FORMAT_AUTO));
+    ck_assert_ok(write_as(ctx, r, o, STRATA_FORMAT_AUTO));
     check_obj(r, d, o);
     int temps;
     ck_assert_int_eq(dir_entries(d, &temps), 3);
@@ -557,9 +558,9 @@ START_TEST(test_write_failure)
     rl.rlim_cur = 4000; /* the .mtl fits, the rest does not */
     ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
     errno = 0;
-    strata_status st_ply = strata_result_write(r, p, STRATA_FORMAT_AUTO);
+    strata_status st_ply = write_as(ctx, r, p, STRATA_FORMAT_AUTO);
     int err_ply = errno;
-    strata_status st_obj = strata_result_write(r, o, STRATA_FORMAT_AUTO);
+    strata_status st_obj = write_as(ctx, r, o, STRATA_FORMAT_AUTO);
     int err_obj = errno;
     setrlimit(RLIMIT_FSIZE, &old);
     ck_assert_status(st_ply, STRATA_ERR_IO);
@@ -600,19 +601,19 @@ static strata_result *big(strata_ctx *ctx, int i)
     return r;
 }
 
-/* Write r as name with 1, 2, 3 and 7 threads and with the default: the
+/* Write r as name on 1, 2, 3 and 7 threads and the default: the
  * same bytes every time (the blocks of a PLY or GLB are cut at fixed
  * offsets, whoever writes them); returns the file of the last run. */
-static unsigned char *same_bytes(const strata_result *r, const char *d, const char *name,
-                                 size_t *len)
+static unsigned char *same_bytes(strata_ctx *ctx, const strata_result *r, const char *d,
+                                 const char *name, size_t *len)
 {
     char *path = join(d, name);
     static const int threads[] = {1, 2, 3, 7, 0};
     unsigned char *first = NULL, *b = NULL;
     size_t first_len = 0;
     for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
-        strata_write_options o = {.threads = threads[t]};
-        ck_assert_ok(strata_result_write_ex(r, path, STRATA_FORMAT_AUTO, &o));
+        ck_assert_ok(strata_ctx_set_threads(ctx, threads[t]));
+        ck_assert_ok(strata_result_write(ctx, r, path, NULL));
         free(b);
         b = slurp(path, len);
         if (!first) {
@@ -639,7 +640,7 @@ START_TEST(test_ply_threads)
     strata_result *r = big(ctx, _i);
     char *d = tmpdir_new();
     size_t len;
-    unsigned char *b = same_bytes(r, d, "big.ply", &len);
+    unsigned char *b = same_bytes(ctx, r, d, "big.ply", &len);
     ck_assert_uint_gt(len, 4u << 20); /* many blocks, records across their edges */
     free(b);
     char *p = join(d, "big.ply");
@@ -651,30 +652,14 @@ START_TEST(test_ply_threads)
 }
 END_TEST
 
-/* OBJ is written by the calling thread: the option changes nothing. */
+/* OBJ is written by the calling thread: the thread count changes nothing. */
 START_TEST(test_obj_threads)
 {
     strata_ctx *ctx = ctx_new(0);
     strata_result *r = sliced(ctx, 4);
     char *d = tmpdir_new();
     size_t len;
-    free(same_bytes(r, d, "x.obj", &len));
-    tmpdir_remove(d);
-    strata_result_destroy(r);
-    strata_ctx_destroy(ctx);
-}
-END_TEST
-
-START_TEST(test_threads_arg)
-{
-    strata_ctx *ctx = ctx_new(0);
-    strata_result *r = unsliced(ctx, 0);
-    char *d = tmpdir_new(), *p = join(d, "x.ply");
-    strata_write_options o = {.threads = -1};
-    ck_assert_status(strata_result_write_ex(r, p, STRATA_FORMAT_AUTO, &o),
-                     STRATA_ERR_INVALID_ARG);
-    ck_assert_int_eq(dir_entries(d, NULL), 0);
-    free(p);
+    free(same_bytes(ctx, r, d, "x.obj", &len));
     tmpdir_remove(d);
     strata_result_destroy(r);
     strata_ctx_destroy(ctx);
@@ -702,9 +687,9 @@ START_TEST(test_write_failure_threads)
         rl.rlim_cur = limits[k];
         if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
             break;
-        strata_write_options o = {.threads = 2 + k % 2};
+        strata_ctx_set_threads(ctx, 2 + k % 2);
         errno = 0;
-        st[k] = strata_result_write_ex(r, p, STRATA_FORMAT_AUTO, &o);
+        st[k] = strata_result_write(ctx, r, p, NULL);
         err[k] = errno;
     }
     setrlimit(RLIMIT_FSIZE, &old);
@@ -726,6 +711,113 @@ START_TEST(test_write_failure_threads)
 }
 END_TEST
 
+/* ------------------------------------------------------------ progress */
+
+/* What the progress callback saw; it cancels on call number cancel_at
+ * (from 1; 0: never) or, with cancel_at_end, at the report of 1. */
+typedef struct {
+    pthread_t caller;
+    int calls, cancel_at, cancel_at_end, other_thread, other_stage;
+    double f[256];
+} progress_log;
+
+static int log_progress(void *user, const char *stage, double done)
+{
+    progress_log *l = user;
+    /* no ck_assert here: this may run inside a parallel region */
+    l->other_thread += !pthread_equal(pthread_self(), l->caller);
+    l->other_stage += strcmp(stage, "write") != 0;
+    if (l->calls < 256)
+        l->f[l->calls] = done;
+    l->calls++;
+    return (l->cancel_at > 0 && l->calls >= l->cancel_at) || (l->cancel_at_end && done == 1.0);
+}
+
+static const char *const progress_names[3] = {"big.ply", "big.obj", "big.glb"};
+
+/* Each format on 1 and 2 threads: reports of stage "write" from the
+ * calling thread only, 0 first, rising, 1 last, and a few in between. */
+START_TEST(test_write_progress)
+{
+    strata_ctx *ctx = ctx_new(1 + _i / 3);
+    strata_result *r = big(ctx, 0);
+    char *d = tmpdir_new(), *p = join(d, progress_names[_i % 3]);
+    progress_log l = {.caller = pthread_self()};
+    strata_ctx_set_progress(ctx, log_progress, &l);
+    ck_assert_ok(strata_result_write(ctx, r, p, NULL));
+    ck_assert_int_eq(l.other_thread, 0);
+    ck_assert_int_eq(l.other_stage, 0);
+    ck_assert_int_ge(l.calls, 5);
+    ck_assert_int_le(l.calls, 66); /* 0, at most 63 steps of 1/64 below 1, 1 */
+    ck_assert(l.f[0] == 0.0);
+    ck_assert(l.f[l.calls - 1] == 1.0);
+    for (int k = 1; k < l.calls; k++)
+        require(l.f[k] > l.f[k - 1], "report %d: %g after %g", k, l.f[k], l.f[k - 1]);
+    free(p);
+    tmpdir_remove(d);
+    strata_result_destroy(r);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Cancelled from the progress callback at the first report (before any
+ * file exists), the second (while writing) or the last (the file written,
+ * not yet renamed), and by strata_ctx_cancel before the call: CANCELLED,
+ * the old file untouched, no temporary left; then the same context writes
+ * once the flag is reset. */
+START_TEST(test_write_cancel)
+{
+    strata_ctx *ctx = ctx_new(1 + _i / 3);
+    strata_result *r = big(ctx, 0);
+    char *d = tmpdir_new(), *p = join(d, progress_names[_i % 3]);
+    progress_log l = {.caller = pthread_self()};
+    strata_ctx_set_progress(ctx, log_progress, &l);
+    ck_assert_ok(strata_result_write(ctx, r, p, NULL));
+    size_t len;
+    unsigned char *want = slurp(p, &len);
+    ck_assert_int_eq(unlink(p), 0);
+    if (_i % 3 == 1) { /* the .mtl is gone too */
+        char *m = join(d, "big.mtl");
+        ck_assert_int_eq(unlink(m), 0);
+        free(m);
+    }
+    for (int k = 0; k < 4; k++) {
+        memset(&l, 0, sizeof l);
+        l.caller = pthread_self();
+        if (k < 2)
+            l.cancel_at = k + 1;
+        else if (k == 2)
+            l.cancel_at_end = 1;
+        else
+            strata_ctx_cancel(ctx);
+        errno = 1234;
+        ck_assert_status(strata_result_write(ctx, r, p, NULL), STRATA_ERR_CANCELLED);
+        ck_assert_int_eq(errno, 1234); /* not an I/O error */
+        if (k != 2)
+            ck_assert_int_eq(l.calls, k < 2 ? k + 1 : 1); /* no report after the cancel */
+        else
+            ck_assert(l.calls > 2 && l.f[l.calls - 1] == 1.0);
+        ck_assert_int_eq(l.other_thread, 0);
+        int temps;
+        ck_assert_msg(dir_entries(d, &temps) == 0, "cancel %d: a file is left", k);
+        strata_ctx_reset_cancel(ctx);
+    }
+    memset(&l, 0, sizeof l);
+    l.caller = pthread_self();
+    ck_assert_ok(strata_result_write(ctx, r, p, NULL));
+    size_t len2;
+    unsigned char *again = slurp(p, &len2);
+    ck_assert_uint_eq(len2, len);
+    ck_assert(memcmp(again, want, len) == 0);
+    free(again);
+    free(want);
+    free(p);
+    tmpdir_remove(d);
+    strata_result_destroy(r);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 static Suite *write_suite(void)
 {
     Suite *s = suite_create("write");
@@ -740,8 +832,12 @@ static Suite *write_suite(void)
     tcase_set_timeout(th, 60);
     tcase_add_loop_test(th, test_ply_threads, 0, 6);
     tcase_add_test(th, test_obj_threads);
-    tcase_add_test(th, test_threads_arg);
     suite_add_tcase(s, th);
+    TCase *pr = tcase_create("Progress");
+    tcase_set_timeout(pr, 60);
+    tcase_add_loop_test(pr, test_write_progress, 0, 6);
+    tcase_add_loop_test(pr, test_write_cancel, 0, 6);
+    suite_add_tcase(s, pr);
     TCase *lim = tcase_create("Limits");
     tcase_add_test(lim, test_io_errors);
     tcase_add_test(lim, test_replace);

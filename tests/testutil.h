@@ -149,6 +149,19 @@ static inline strata_ctx *ctx_new_counting(int threads, test_alloc *t)
     return ctx_new_with(threads, &al);
 }
 
+/* ------------------------------------------------ writing */
+
+/* strata_result_write in the given format (STRATA_FORMAT_AUTO: from the
+ * name) with the default palette. */
+static inline strata_status write_as(strata_ctx *ctx, const strata_result *r, const char *path,
+                                     strata_format format)
+{
+    strata_write_options o;
+    strata_write_defaults(&o);
+    o.format = format;
+    return strata_result_write(ctx, r, path, &o);
+}
+
 /* ------------------------------------------------ slicing */
 
 /* Slice options with the given fields, the others at their defaults. */
