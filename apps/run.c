@@ -131,12 +131,13 @@ static strata_mesh *load_input(strata_ctx *ctx, const job *o)
     memcpy(imp.center, o->center, sizeof imp.center);
     imp.radius = isnan(o->radius) ? 0.0f : (float)o->radius;
     strata_mesh *m;
-    check_call(strata_mesh_load(ctx, o->input, &imp, &m),
+    strata_import_report rep;
+    check_call(strata_mesh_load(ctx, o->input, &imp, &rep, &m),
                (call){.what = "mesh", .path = o->input});
-    if (!o->quiet && imp.dropped)
-        fprintf(stderr, "strata: %s: dropped %u degenerate face%s\n", o->input, imp.dropped,
-                imp.dropped == 1 ? "" : "s");
-    if (!o->quiet && imp.flipped)
+    if (!o->quiet && rep.dropped)
+        fprintf(stderr, "strata: %s: dropped %u degenerate face%s\n", o->input, rep.dropped,
+                rep.dropped == 1 ? "" : "s");
+    if (!o->quiet && rep.flipped)
         fprintf(stderr, "strata: %s: the faces pointed %s; all triangles reversed\n", o->input,
                 imp.radial ? "inwards" : "down");
     return m;

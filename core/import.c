@@ -907,12 +907,20 @@ static double orientation(const builder *b, bool radial, const float *c)
 
 void strata_import_defaults(strata_import_options *o)
 {
-    if (o)
-        memset(o, 0, sizeof *o);
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    o->up = STRATA_AXIS_Y;
+    o->weld = 0;
+    o->keep_winding = 0;
+    o->radial = 0;
+    o->has_center = 0;
+    o->radius = 0.0f;
 }
 
 strata_status strata_mesh_decode(strata_ctx *ctx, const void *data, size_t len,
-                                 strata_import_options *opts, strata_mesh **out)
+                                 const strata_import_options *opts,
+                                 strata_import_report *report, strata_mesh **out)
 {
     if (!out)
         return STRATA_ERR_INVALID_ARG;
@@ -1007,18 +1015,19 @@ strata_status strata_mesh_decode(strata_ctx *ctx, const void *data, size_t len,
     strata__free(b.al, b.tri);
     if (st != STRATA_OK)
         return st;
-    if (opts) {
-        opts->format = fmt;
-        opts->dropped = b.dropped > UINT32_MAX ? UINT32_MAX : (uint32_t)b.dropped;
-        opts->welded = (uint32_t)merged;
-        opts->flipped = flipped;
+    if (report) {
+        report->format = fmt;
+        report->dropped = b.dropped > UINT32_MAX ? UINT32_MAX : (uint32_t)b.dropped;
+        report->welded = (uint32_t)merged;
+        report->flipped = flipped;
     }
     *out = m;
     return STRATA_OK;
 }
 
 strata_status strata_mesh_load(strata_ctx *ctx, const char *path,
-                               strata_import_options *opts, strata_mesh **out)
+                               const strata_import_options *opts,
+                               strata_import_report *report, strata_mesh **out)
 {
     if (!out)
         return STRATA_ERR_INVALID_ARG;
@@ -1029,7 +1038,7 @@ strata_status strata_mesh_load(strata_ctx *ctx, const char *path,
     size_t len;
     strata_status st = strata__read_file(&ctx->alloc, path, UINT64_MAX, &buf, &len);
     if (st == STRATA_OK)
-        st = strata_mesh_decode(ctx, buf, len, opts, out);
+        st = strata_mesh_decode(ctx, buf, len, opts, report, out);
     strata__free(&ctx->alloc, buf);
     return st;
 }

@@ -979,21 +979,21 @@ STRATA_API strata_status strata_preview_write_png(strata_ctx *ctx,
  * Faces with more than three corners are fan-triangulated around their
  * first corner.  Faces with fewer than three corners and triangles that
  * repeat a vertex (strata_mesh_create refuses those) are dropped and
- * counted in opts->dropped.  Vertices are kept as the file lists them
- * (unreferenced ones too), so an indexed mesh keeps its sharing; opts->weld
+ * counted in report->dropped.  Vertices are kept as the file lists them
+ * (unreferenced ones too), so an indexed mesh keeps its sharing; opt->weld
  * also merges vertices at exactly the same position.  Numbers are read the
  * same way whatever the locale, and each decimal rounds to the nearest
  * float.
  *
  * Geometry.  FLAT (the default): the mesh is rotated by a quarter turn
  * (exact in float: a permutation with one sign change, handedness and
- * winding kept) from opts->up into strata's y-up frame:
+ * winding kept) from opt->up into strata's y-up frame:
  *     up z: (x, y, z) -> (x, z, -y)        up x: (x, y, z) -> (-y, x, z)
  * and strata_result_rotate_from_y_up() turns results back.  RADIAL
- * (opts->radial): no rotation; the centre is opts->center if
- * opts->has_center, else the centre of the vertices' bounding box (it does
+ * (opt->radial): no rotation; the centre is opt->center if
+ * opt->has_center, else the centre of the vertices' bounding box (it does
  * not drift towards densely sampled regions as a centroid would), and the
- * base radius is opts->radius if > 0, else the mean distance of the
+ * base radius is opt->radius if > 0, else the mean distance of the
  * vertices from the centre (so, as for strata_shape_icosphere plus noise,
  * height 0 is the mean surface and explicit levels are relative to it).
  *
@@ -1001,7 +1001,7 @@ STRATA_API strata_status strata_preview_write_png(strata_ctx *ctx,
  * (flat) or from outside (radial).  When the sum over all triangles of
  * their signed area projected on the xz plane (flat, after the rotation)
  * or of their signed volume about the centre (radial) is negative, every
- * triangle is reversed and opts->flipped is set, unless opts->keep_winding.
+ * triangle is reversed and report->flipped is set, unless opt->keep_winding.
  *
  * Errors, all found before anything of a claimed size is allocated:
  * data ending early (a prefix of "ply\n", also no data, a header without
@@ -1019,8 +1019,7 @@ STRATA_API strata_status strata_preview_write_png(strata_ctx *ctx,
  * STRATA_ERR_IO (errno set) when it cannot be opened or read or is not a
  * regular file. */
 
-/* Which input axis points up.  Y is 0 so that a zeroed options struct is
- * the default. */
+/* Which input axis points up. */
 typedef enum strata_axis {
     STRATA_AXIS_Y = 0,
     STRATA_AXIS_Z = 1,
@@ -1034,9 +1033,9 @@ typedef enum strata_import_format {
     STRATA_IMPORT_PLY_BE = 3  /* binary_big_endian */
 } strata_import_format;
 
-/* All zero (strata_import_defaults) is the default: y up, FLAT, no weld. */
+/* Options of strata_mesh_decode and strata_mesh_load.  Fill with
+ * strata_import_defaults(), then set what you need. */
 typedef struct strata_import_options {
-    /* in */
     strata_axis up;   /* FLAT: the input's up axis (ignored when radial) */
     int weld;         /* non-zero: merge exactly equal positions (+0 ==
                          -0); the first occurrence wins, ids are renumbered
@@ -1046,23 +1045,30 @@ typedef struct strata_import_options {
     int has_center;   /* radial: use center[] (else the bounding-box centre) */
     float center[3];
     float radius;     /* radial: base radius > 0, or 0 for the mean distance */
-    /* out: written by a successful call (left alone on failure) */
+} strata_import_options;
+
+/* Defaults: STRATA_AXIS_Y up, no weld, winding corrected, FLAT (no
+ * centre, radius 0). */
+STRATA_API void strata_import_defaults(strata_import_options *opt);
+
+/* What an import found and repaired. */
+typedef struct strata_import_report {
     strata_import_format format; /* what the data was */
     uint32_t dropped;            /* faces dropped as degenerate */
     uint32_t welded;             /* vertices merged away by weld */
     int flipped;                 /* 1 when every triangle was reversed */
-} strata_import_options;
+} strata_import_report;
 
-/* Zero the options: the defaults above. */
-STRATA_API void strata_import_defaults(strata_import_options *opts);
-
-/* opts may be NULL for the defaults (and no report). */
+/* opt may be NULL for the defaults; report may be NULL, else it is
+ * written by a successful call (left alone on failure). */
 STRATA_API strata_status strata_mesh_decode(strata_ctx *ctx, const void *data,
                                             size_t len,
-                                            strata_import_options *opts,
+                                            const strata_import_options *opt,
+                                            strata_import_report *report,
                                             strata_mesh **out);
 STRATA_API strata_status strata_mesh_load(strata_ctx *ctx, const char *path,
-                                          strata_import_options *opts,
+                                          const strata_import_options *opt,
+                                          strata_import_report *report,
                                           strata_mesh **out);
 
 /* Turn a result sliced from a mesh imported with the given up axis back

@@ -189,16 +189,17 @@ static void expect_quad(const strata_mesh *m)
                 "triangle %d is %u %u %u", t, v.a[t], v.b[t], v.c[t]);
 }
 
-static strata_status decode(strata_ctx *ctx, const void *d, size_t n, strata_import_options *o,
+static strata_status decode(strata_ctx *ctx, const void *d, size_t n,
+                            const strata_import_options *o, strata_import_report *rep,
                             strata_mesh **m)
 {
-    return strata_mesh_decode(ctx, d, n, o, m);
+    return strata_mesh_decode(ctx, d, n, o, rep, m);
 }
 
-static strata_status decode_str(strata_ctx *ctx, const char *s, strata_import_options *o,
-                                strata_mesh **m)
+static strata_status decode_str(strata_ctx *ctx, const char *s, const strata_import_options *o,
+                                strata_import_report *rep, strata_mesh **m)
 {
-    return strata_mesh_decode(ctx, s, strlen(s), o, m);
+    return strata_mesh_decode(ctx, s, strlen(s), o, rep, m);
 }
 
 /* A scratch directory for file tests. */
@@ -227,31 +228,38 @@ static void scratch_done(void)
 
 START_TEST(test_ply_formats)
 {
+    strata_import_report rep;
     static const strata_import_format want[] = {STRATA_IMPORT_PLY_ASCII, STRATA_IMPORT_PLY_LE,
                                                 STRATA_IMPORT_PLY_BE};
     strata_ctx *ctx = capped_ctx();
     buf b = quad_ply(_i);
     strata_import_options o;
     strata_import_defaults(&o);
-    o.flipped = 7;
+    memset(&rep, 0xab, sizeof rep);
     strata_mesh *m;
-    ck_assert_ok(decode(ctx, b.p, b.n, &o, &m));
+    ck_assert_ok(decode(ctx, b.p, b.n, &o, &rep, &m));
     expect_quad(m);
-    ck_assert_int_eq(o.format, want[_i]);
-    ck_assert_uint_eq(o.dropped, 1);
-    ck_assert_uint_eq(o.welded, 0);
-    ck_assert_int_eq(o.flipped, 0);
+    ck_assert_int_eq(rep.format, want[_i]);
+    ck_assert_uint_eq(rep.dropped, 1);
+    ck_assert_uint_eq(rep.welded, 0);
+    ck_assert_int_eq(rep.flipped, 0);
     strata_mesh_destroy(m);
-    /* NULL options: the defaults, no report */
-    ck_assert_ok(decode(ctx, b.p, b.n, NULL, &m));
+    /* NULL options: the defaults; NULL report: none */
+    ck_assert_ok(decode(ctx, b.p, b.n, NULL, NULL, &m));
     expect_quad(m);
     strata_mesh_destroy(m);
+    /* a failed call leaves the report alone */
+    strata_import_report before;
+    memset(&rep, 0xab, sizeof rep);
+    memcpy(&before, &rep, sizeof rep);
+    ck_assert_status(decode(ctx, b.p, 3, &o, &rep, &m), STRATA_ERR_TRUNCATED);
+    ck_assert(memcmp(&before, &rep, sizeof rep) == 0);
     /* CRLF after the magic */
     if (_i != F_ASCII) {
         buf c = {NULL, 0, 0};
         puts_(&c, "ply\r\n");
         put(&c, b.p + 4, b.n - 4);
-        ck_assert_ok(decode(ctx, c.p, c.n, NULL, &m));
+        ck_assert_ok(decode(ctx, c.p, c.n, NULL, NULL, &m));
         expect_quad(m);
         strata_mesh_destroy(m);
         free(c.p);
@@ -274,7 +282,7 @@ START_TEST(test_ply_variants)
                             "property int32 x\n\nend_header\n"
                             "3 0 1 2\n"
                             "0 5 0\n1 6 0\n0 7 1\n",
-                            NULL, &m));
+                            NULL, NULL, &m));
     strata_mesh_view v;
     strata_mesh_get_view(m, &v);
     ck_assert_uint_eq(v.nverts, 3);
@@ -330,7 +338,7 @@ START_TEST(test_ply_bad_header)
     strata_ctx *ctx = capped_ctx();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         strata_mesh *m = (strata_mesh *)&m;
-        strata_status st = decode_str(ctx, cases[i].text, NULL, &m);
+        strata_status st = decode_str(ctx, cases[i].text, NULL, NULL, &m);
         require(st == cases[i].want && m == NULL, "case %zu: %s, want %s", i,
                 strata_status_str(st), strata_status_str(cases[i].want));
     }
@@ -363,6 +371,7 @@ static const char OBJ_ALL[] =
 
 START_TEST(test_obj_forms)
 {
+    strata_import_report rep;
     static const uint32_t want[][3] = {{0, 3, 2}, {0, 2, 1}, {0, 3, 2}, {0, 3, 2}, {0, 2, 1},
                                        {1, 2, 5}, {1, 5, 4}, {0, 3, 2}, {0, 2, 5}, {0, 5, 4}};
     static const float wx[6] = {0, 1, 1, 0, 2, 2}, wy[6] = {0, 0.5f, 0.25f, -1.5f, 0, 0},
@@ -371,10 +380,10 @@ START_TEST(test_obj_forms)
     strata_import_options o;
     strata_import_defaults(&o);
     strata_mesh *m;
-    ck_assert_ok(decode_str(ctx, OBJ_ALL, &o, &m));
-    ck_assert_int_eq(o.format, STRATA_IMPORT_OBJ);
-    ck_assert_uint_eq(o.dropped, 2);
-    ck_assert_int_eq(o.flipped, 0);
+    ck_assert_ok(decode_str(ctx, OBJ_ALL, &o, &rep, &m));
+    ck_assert_int_eq(rep.format, STRATA_IMPORT_OBJ);
+    ck_assert_uint_eq(rep.dropped, 2);
+    ck_assert_int_eq(rep.flipped, 0);
     strata_mesh_view v;
     strata_mesh_get_view(m, &v);
     ck_assert_uint_eq(v.nverts, 6);
@@ -387,7 +396,7 @@ START_TEST(test_obj_forms)
     strata_mesh_destroy(m);
 
     /* a face may name vertices defined after it */
-    ck_assert_ok(decode_str(ctx, "f 1 2 3\nv 0 0 0\nv 0 0 1\nv 1 0 0\n", NULL, &m));
+    ck_assert_ok(decode_str(ctx, "f 1 2 3\nv 0 0 0\nv 0 0 1\nv 1 0 0\n", NULL, NULL, &m));
     ck_assert_uint_eq(strata_mesh_triangle_count(m), 1);
     strata_mesh_destroy(m);
     strata_ctx_destroy(ctx);
@@ -424,7 +433,7 @@ START_TEST(test_obj_bad)
     strata_ctx *ctx = capped_ctx();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         strata_mesh *m = (strata_mesh *)&m;
-        strata_status st = decode_str(ctx, cases[i].text, NULL, &m);
+        strata_status st = decode_str(ctx, cases[i].text, NULL, NULL, &m);
         require(st == cases[i].want && (st == STRATA_OK) == (m != NULL), "case %zu: %s, want %s",
                 i, strata_status_str(st), strata_status_str(cases[i].want));
         strata_mesh_destroy(st == STRATA_OK ? m : NULL);
@@ -432,7 +441,7 @@ START_TEST(test_obj_bad)
     /* a NUL byte inside the text */
     static const char nul[] = "v 0 0 0\nv 1 0 0\n\0v 0 0 1\nf 1 2 3\n";
     strata_mesh *m;
-    ck_assert_status(decode(ctx, nul, sizeof nul - 1, NULL, &m), STRATA_ERR_FORMAT);
+    ck_assert_status(decode(ctx, nul, sizeof nul - 1, NULL, NULL, &m), STRATA_ERR_FORMAT);
     strata_ctx_destroy(ctx);
 }
 END_TEST
@@ -447,7 +456,7 @@ START_TEST(test_obj_locale)
         set = setlocale(LC_NUMERIC, locales[i]);
     strata_ctx *ctx = capped_ctx();
     strata_mesh *m;
-    ck_assert_ok(decode_str(ctx, "v 0.5 0 0\nv 1.25 0 0\nv 0 0 1e-1\nf 1 3 2\n", NULL, &m));
+    ck_assert_ok(decode_str(ctx, "v 0.5 0 0\nv 1.25 0 0\nv 0 0 1e-1\nf 1 3 2\n", NULL, NULL, &m));
     strata_mesh_view v;
     strata_mesh_get_view(m, &v);
     ck_assert(v.x[0] == 0.5f && v.x[1] == 1.25f && v.z[2] == 0.1f);
@@ -461,6 +470,7 @@ END_TEST
 
 START_TEST(test_weld)
 {
+    strata_import_report rep;
     static const char soup[] = "v 0 0 0\nv 0 0 1\nv 1 0 1\n"
                                "v 0 0 0\nv 1 0 1\nv 1 0 0\nv -0 0 0\n"
                                "f 1 2 3\nf 4 5 6\nf 7 5 6\n";
@@ -468,19 +478,19 @@ START_TEST(test_weld)
     strata_import_options o;
     strata_import_defaults(&o);
     strata_mesh *m;
-    ck_assert_ok(decode_str(ctx, soup, &o, &m));
+    ck_assert_ok(decode_str(ctx, soup, &o, &rep, &m));
     ck_assert_uint_eq(strata_mesh_vertex_count(m), 7);
     ck_assert_uint_eq(strata_mesh_triangle_count(m), 3);
-    ck_assert_uint_eq(o.welded, 0);
+    ck_assert_uint_eq(rep.welded, 0);
     strata_mesh_destroy(m);
 
     o.weld = 1;
-    ck_assert_ok(decode_str(ctx, soup, &o, &m));
+    ck_assert_ok(decode_str(ctx, soup, &o, &rep, &m));
     strata_mesh_view v;
     strata_mesh_get_view(m, &v);
     ck_assert_uint_eq(v.nverts, 4);
     ck_assert_uint_eq(v.ntris, 3);
-    ck_assert_uint_eq(o.welded, 3);
+    ck_assert_uint_eq(rep.welded, 3);
     ck_assert_uint_eq(v.nedges, 5);
     static const float wx[4] = {0, 0, 1, 1}, wz[4] = {0, 1, 1, 0};
     static const uint32_t wt[3][3] = {{0, 1, 2}, {0, 2, 3}, {0, 2, 3}};
@@ -492,11 +502,11 @@ START_TEST(test_weld)
     strata_mesh_destroy(m);
 
     /* welding can make a triangle degenerate: it is dropped and counted */
-    ck_assert_ok(decode_str(ctx, "v 0 0 0\nv 1 0 0\nv 0 0 0\nv 0 0 1\nf 1 3 4\nf 1 4 2\n", &o, &m));
+    ck_assert_ok(decode_str(ctx, "v 0 0 0\nv 1 0 0\nv 0 0 0\nv 0 0 1\nf 1 3 4\nf 1 4 2\n", &o, &rep, &m));
     ck_assert_uint_eq(strata_mesh_vertex_count(m), 3);
     ck_assert_uint_eq(strata_mesh_triangle_count(m), 1);
-    ck_assert_uint_eq(o.dropped, 1);
-    ck_assert_uint_eq(o.welded, 1);
+    ck_assert_uint_eq(rep.dropped, 1);
+    ck_assert_uint_eq(rep.welded, 1);
     strata_mesh_destroy(m);
     strata_ctx_destroy(ctx);
 }
@@ -506,22 +516,23 @@ END_TEST
 
 START_TEST(test_winding)
 {
+    strata_import_report rep;
     /* one triangle clockwise seen from above (+y): flipped */
     static const char down[] = "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 3 2\nf 1 2 3\nf 1 2 3\n";
     strata_ctx *ctx = capped_ctx();
     strata_import_options o;
     strata_import_defaults(&o);
     strata_mesh *m;
-    ck_assert_ok(decode_str(ctx, down, &o, &m));
-    ck_assert_int_eq(o.flipped, 1);
+    ck_assert_ok(decode_str(ctx, down, &o, &rep, &m));
+    ck_assert_int_eq(rep.flipped, 1);
     strata_mesh_view v;
     strata_mesh_get_view(m, &v);
     ck_assert(v.a[1] == 0 && v.b[1] == 2 && v.c[1] == 1);
     ck_assert(v.a[0] == 0 && v.b[0] == 1 && v.c[0] == 2);
     strata_mesh_destroy(m);
     o.keep_winding = 1;
-    ck_assert_ok(decode_str(ctx, down, &o, &m));
-    ck_assert_int_eq(o.flipped, 0);
+    ck_assert_ok(decode_str(ctx, down, &o, &rep, &m));
+    ck_assert_int_eq(rep.flipped, 0);
     strata_mesh_get_view(m, &v);
     ck_assert(v.a[1] == 0 && v.b[1] == 1 && v.c[1] == 2);
     strata_mesh_destroy(m);
@@ -563,6 +574,7 @@ static buf ramp_obj(strata_axis up)
 
 START_TEST(test_up_axes)
 {
+    strata_import_report rep;
     static const strata_axis axes[] = {STRATA_AXIS_Y, STRATA_AXIS_Z, STRATA_AXIS_X};
     const strata_axis up = axes[_i];
     const int ax = up == STRATA_AXIS_X ? 0 : up == STRATA_AXIS_Y ? 1 : 2;
@@ -572,8 +584,8 @@ START_TEST(test_up_axes)
     strata_import_defaults(&o);
     o.up = up;
     strata_mesh *m;
-    ck_assert_ok(decode(ctx, b.p, b.n, &o, &m));
-    ck_assert_int_eq(o.flipped, 0);
+    ck_assert_ok(decode(ctx, b.p, b.n, &o, &rep, &m));
+    ck_assert_int_eq(rep.flipped, 0);
     strata_mesh_view v;
     strata_mesh_get_view(m, &v);
     ck_assert_uint_eq(v.nverts, 25);
@@ -612,14 +624,14 @@ START_TEST(test_up_axes)
     strata_mesh_destroy(m);
 
     /* import, unsliced result, rotate back: the input positions exactly */
-    ck_assert_ok(decode(ctx, b.p, b.n, &o, &m));
+    ck_assert_ok(decode(ctx, b.p, b.n, &o, &rep, &m));
     ck_assert_ok(strata_result_from_mesh(ctx, m, 0, &r));
     ck_assert_ok(strata_result_rotate_from_y_up(r, up));
     strata_mesh *again;
     strata_import_options o2;
     strata_import_defaults(&o2);
     o2.up = up;
-    ck_assert_ok(decode(ctx, b.p, b.n, &o2, &again));
+    ck_assert_ok(decode(ctx, b.p, b.n, &o2, &rep, &again));
     strata_result_get_view(r, &rv);
     ck_assert_uint_eq(rv.nverts, 25);
     for (uint32_t i = 0; i < 25; i++) {
@@ -632,7 +644,7 @@ START_TEST(test_up_axes)
 
     /* a bad axis */
     o.up = (strata_axis)7;
-    ck_assert_status(decode(ctx, b.p, b.n, &o, &m), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(decode(ctx, b.p, b.n, &o, &rep, &m), STRATA_ERR_INVALID_ARG);
     ck_assert_status(strata_result_rotate_from_y_up(NULL, up), STRATA_ERR_INVALID_ARG);
     free(b.p);
     strata_ctx_destroy(ctx);
@@ -645,7 +657,7 @@ START_TEST(test_rotate_exact)
     strata_ctx *ctx = capped_ctx();
     strata_mesh *m;
     ck_assert_ok(decode_str(ctx, "v 0.1 0.2 0.3\nv 1.7 -2.5 0.3\nv 0.1 0.2 3.3\nf 1 2 3\n",
-                            NULL, &m));
+                            NULL, NULL, &m));
     for (int a = 0; a < 3; a++) {
         strata_result *r;
         ck_assert_ok(strata_result_from_mesh(ctx, m, 1, &r));
@@ -691,6 +703,7 @@ END_TEST
 
 START_TEST(test_radial)
 {
+    strata_import_report rep;
     strata_ctx *ctx = capped_ctx();
     strata_mesh *ico;
     ck_assert_ok(strata_shape_icosphere(ctx, 2, 2.0f, &ico));
@@ -704,9 +717,9 @@ START_TEST(test_radial)
     strata_import_defaults(&o);
     o.radial = 1;
     strata_mesh *m;
-    ck_assert_ok(strata_mesh_load(ctx, path, &o, &m));
-    ck_assert_int_eq(o.flipped, 0);
-    ck_assert_int_eq(o.format, STRATA_IMPORT_PLY_LE);
+    ck_assert_ok(strata_mesh_load(ctx, path, &o, &rep, &m));
+    ck_assert_int_eq(rep.flipped, 0);
+    ck_assert_int_eq(rep.format, STRATA_IMPORT_PLY_LE);
     strata_mesh_view v;
     strata_mesh_get_view(m, &v);
     ck_assert_int_eq(v.geometry, STRATA_RADIAL);
@@ -728,7 +741,7 @@ START_TEST(test_radial)
     o.has_center = 1;
     o.center[0] = 1; o.center[1] = 0; o.center[2] = 0;
     o.radius = 0.5f;
-    ck_assert_ok(strata_mesh_load(ctx, path, &o, &m));
+    ck_assert_ok(strata_mesh_load(ctx, path, &o, &rep, &m));
     strata_mesh_get_view(m, &v);
     ck_assert(v.center[0] == 1 && v.radius == 0.5f);
     strata_mesh_destroy(m);
@@ -749,8 +762,8 @@ START_TEST(test_radial)
     }
     strata_import_defaults(&o);
     o.radial = 1;
-    ck_assert_ok(decode(ctx, b.p, b.n, &o, &m));
-    ck_assert_int_eq(o.flipped, 1);
+    ck_assert_ok(decode(ctx, b.p, b.n, &o, &rep, &m));
+    ck_assert_int_eq(rep.flipped, 1);
     strata_mesh_get_view(m, &v);
     ck_assert_float_eq_tol(v.center[0], 3.0f, 1e-6f);
     ck_assert_uint_eq(v.a[0], iv.a[0]);
@@ -760,16 +773,16 @@ START_TEST(test_radial)
 
     /* bad radial options */
     o.radius = -1;
-    ck_assert_status(decode(ctx, b.p, b.n, &o, &m), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(decode(ctx, b.p, b.n, &o, &rep, &m), STRATA_ERR_INVALID_ARG);
     o.radius = 0;
     o.has_center = 1;
     o.center[1] = NAN;
-    ck_assert_status(decode(ctx, b.p, b.n, &o, &m), STRATA_ERR_NOT_FINITE);
+    ck_assert_status(decode(ctx, b.p, b.n, &o, &rep, &m), STRATA_ERR_NOT_FINITE);
     /* every vertex at the centre */
     strata_import_defaults(&o);
     o.radial = 1;
     o.has_center = 1;
-    ck_assert_status(decode_str(ctx, "v 0 0 0\nv 0 0 0\nv 0 0 0\nf 1 2 3\n", &o, &m),
+    ck_assert_status(decode_str(ctx, "v 0 0 0\nv 0 0 0\nv 0 0 0\nf 1 2 3\n", &o, &rep, &m),
                      STRATA_ERR_BAD_MESH);
     free(b.p);
     strata_mesh_destroy(ico);
@@ -794,7 +807,7 @@ START_TEST(test_truncation)
             unsigned char *copy = malloc(n ? n : 1); /* exact size: ASan sees overreads */
             memcpy(copy, b.p, n);
             strata_mesh *m = (strata_mesh *)&m;
-            strata_status st = decode(ctx, copy, n, NULL, &m);
+            strata_status st = decode(ctx, copy, n, NULL, NULL, &m);
             require(m == NULL, "format %d prefix %zu: a mesh", f, n);
             if (f == F_ASCII)
                 require(st == STRATA_ERR_TRUNCATED || st == STRATA_ERR_FORMAT,
@@ -805,7 +818,7 @@ START_TEST(test_truncation)
             free(copy);
         }
         strata_mesh *m;
-        ck_assert_ok(decode(ctx, b.p, stop, NULL, &m));
+        ck_assert_ok(decode(ctx, b.p, stop, NULL, NULL, &m));
         strata_mesh_destroy(m);
         free(b.p);
     }
@@ -814,7 +827,7 @@ START_TEST(test_truncation)
         char *copy = malloc(n ? n : 1);
         memcpy(copy, OBJ_ALL, n);
         strata_mesh *m = (strata_mesh *)&m;
-        strata_status st = decode(ctx, copy, n, NULL, &m);
+        strata_status st = decode(ctx, copy, n, NULL, NULL, &m);
         require((st == STRATA_OK) == (m != NULL), "obj prefix %zu", n);
         strata_mesh_destroy(st == STRATA_OK ? m : NULL);
         free(copy);
@@ -853,7 +866,7 @@ START_TEST(test_huge_claims)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         g_alloc.biggest = 0;
         strata_mesh *m;
-        strata_status st = decode(ctx, cases[i].text, cases[i].len, NULL, &m);
+        strata_status st = decode(ctx, cases[i].text, cases[i].len, NULL, NULL, &m);
         require(st == STRATA_ERR_TRUNCATED, "case %zu: %s", i, strata_status_str(st));
         require(g_alloc.biggest <= CAP_BYTES, "case %zu allocated %zu bytes", i, (size_t)g_alloc.biggest);
     }
@@ -888,7 +901,7 @@ START_TEST(test_bad_values)
             static const strata_status want[] = {STRATA_ERR_BAD_MESH, STRATA_ERR_BAD_MESH,
                                                  STRATA_ERR_NOT_FINITE, STRATA_ERR_NOT_FINITE,
                                                  STRATA_ERR_NOT_FINITE};
-            strata_status st = decode(ctx, w.b.p, w.b.n, NULL, &m);
+            strata_status st = decode(ctx, w.b.p, w.b.n, NULL, NULL, &m);
             require(st == want[c], "format %d case %d: %s", f, c, strata_status_str(st));
             free(w.b.p);
         }
@@ -898,19 +911,19 @@ START_TEST(test_bad_values)
                                 "property float y\nproperty float z\nelement face 1\n"
                                 "property list uchar int vertex_indices\nend_header\n"
                                 "0 0 0\n1 inf 0\n0 0 1\n3 0 2 1\n",
-                                NULL, &m),
+                                NULL, NULL, &m),
                      STRATA_ERR_NOT_FINITE);
     ck_assert_status(decode_str(ctx,
                                 "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\n"
                                 "property float y\nproperty float z\nelement face 1\n"
                                 "property list uchar int vertex_indices\nend_header\n"
                                 "0 0 0\n1 0 0\n0 0 1\n3 0 2 3\n",
-                                NULL, &m),
+                                NULL, NULL, &m),
                      STRATA_ERR_BAD_MESH);
     /* invalid arguments */
-    ck_assert_status(strata_mesh_decode(NULL, "v", 1, NULL, &m), STRATA_ERR_INVALID_ARG);
-    ck_assert_status(strata_mesh_decode(ctx, NULL, 3, NULL, &m), STRATA_ERR_INVALID_ARG);
-    ck_assert_status(strata_mesh_decode(ctx, "v", 1, NULL, NULL), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_mesh_decode(NULL, "v", 1, NULL, NULL, &m), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_mesh_decode(ctx, NULL, 3, NULL, NULL, &m), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_mesh_decode(ctx, "v", 1, NULL, NULL, NULL), STRATA_ERR_INVALID_ARG);
     strata_ctx_destroy(ctx);
 }
 END_TEST
@@ -921,6 +934,7 @@ END_TEST
  * the same positions. */
 START_TEST(test_round_trip)
 {
+    strata_import_report rep;
     static const char *const names[] = {"rt.ply", "rt.obj", "rtn.ply", "rtn.obj"};
     const int normals = _i >= 2;
     strata_ctx *ctx = capped_ctx();
@@ -943,13 +957,13 @@ START_TEST(test_round_trip)
     strata_import_options o;
     strata_import_defaults(&o);
     strata_mesh *m;
-    ck_assert_ok(strata_mesh_load(ctx, path, &o, &m));
+    ck_assert_ok(strata_mesh_load(ctx, path, &o, &rep, &m));
     strata_mesh_view v;
     strata_mesh_get_view(m, &v);
     ck_assert_uint_eq(v.nverts, rv.nverts);
     ck_assert_uint_eq((uint64_t)v.ntris * 3, rv.nindices);
-    ck_assert_uint_eq(o.dropped, 0);
-    ck_assert_int_eq(o.flipped, 0);
+    ck_assert_uint_eq(rep.dropped, 0);
+    ck_assert_int_eq(rep.flipped, 0);
     for (uint32_t i = 0; i < v.nverts; i++)
         require(v.x[i] == rv.x[i] && v.y[i] == rv.y[i] && v.z[i] == rv.z[i], "vertex %u", i);
     for (uint32_t t = 0; t < v.ntris; t++)
@@ -979,17 +993,17 @@ START_TEST(test_load_errors)
     strata_ctx *ctx = capped_ctx();
     strata_mesh *m = (strata_mesh *)&m;
     errno = 0;
-    ck_assert_status(strata_mesh_load(ctx, scratch("no-such.ply"), NULL, &m), STRATA_ERR_IO);
+    ck_assert_status(strata_mesh_load(ctx, scratch("no-such.ply"), NULL, NULL, &m), STRATA_ERR_IO);
     ck_assert_int_eq(errno, ENOENT);
     ck_assert_ptr_null(m);
-    ck_assert_status(strata_mesh_load(ctx, g_dir, NULL, &m), STRATA_ERR_IO);
-    ck_assert_status(strata_mesh_load(ctx, NULL, NULL, &m), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_mesh_load(ctx, g_dir, NULL, NULL, &m), STRATA_ERR_IO);
+    ck_assert_status(strata_mesh_load(ctx, NULL, NULL, NULL, &m), STRATA_ERR_INVALID_ARG);
     const char *path = scratch("bad.obj");
     FILE *f = fopen(path, "wb");
     ck_assert_ptr_nonnull(f);
     fputs("v 0 0 0\nf 1 2 3\n", f);
     fclose(f);
-    ck_assert_status(strata_mesh_load(ctx, path, NULL, &m), STRATA_ERR_BAD_MESH);
+    ck_assert_status(strata_mesh_load(ctx, path, NULL, NULL, &m), STRATA_ERR_BAD_MESH);
     unlink(path);
     scratch_done();
     strata_ctx_destroy(ctx);
