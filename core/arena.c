@@ -1,4 +1,5 @@
-/* Per-thread bump arenas (see internal.h).
+/* Per-thread bump arenas (see internal.h) and the figures of the last
+ * slice's arenas (strata_ctx_arena_stats).
  *
  * An arena hands out 64-byte-aligned pieces of big blocks; when the
  * current block cannot hold a request, the rest of it is counted as
@@ -77,4 +78,15 @@ void strata__arena_stats_add(const strata_arena *a, strata_arena_stats *s)
     s->bytes_reserved += a->reserved;
     s->bytes_used += a->used;
     s->bytes_wasted += a->wasted;
+}
+
+void strata_ctx_arena_stats(const strata_ctx *ctx, strata_arena_stats *out)
+{
+    if (!out)
+        return;
+    if (!ctx) {
+        memset(out, 0, sizeof *out);
+        return;
+    }
+    *out = ctx->arena_stats;
 }

@@ -865,14 +865,3 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     *out = r;
     return STRATA_OK;
 }
-
-void strata_ctx_arena_stats(const strata_ctx *ctx, strata_arena_stats *out)
-{
-    if (!out)
-        return;
-    if (!ctx) {
-        memset(out, 0, sizeof *out);
-        return;
-    }
-    *out = ctx->arena_stats;
-}
