@@ -815,68 +815,6 @@ static void drop_degenerate(builder *b)
     b->nt = k;
 }
 
-/* Proper rotations between the input frame and strata's y-up frame: a
- * quarter turn is a permutation with one sign change, exact in float.
- * 0 - v rather than -v so that no -0 appears in the output. */
-static void to_y_up(float *p, strata_axis up)
-{
-    const float x = p[0], y = p[1], z = p[2];
-    if (up == STRATA_AXIS_Z) { /* about x: (x, y, z) -> (x, z, -y) */
-        p[1] = z;
-        p[2] = 0.0f - y;
-    } else if (up == STRATA_AXIS_X) { /* about z: (x, y, z) -> (-y, x, z) */
-        p[0] = 0.0f - y;
-        p[1] = x;
-    }
-}
-
-static void from_y_up(float *x, float *y, float *z, strata_axis up)
-{
-    const float a = *x, b = *y, c = *z;
-    if (up == STRATA_AXIS_Z) { /* (x', y', z') -> (x', -z', y') */
-        *y = 0.0f - c;
-        *z = b;
-    } else if (up == STRATA_AXIS_X) { /* (x', y', z') -> (y', -x', z') */
-        *x = b;
-        *y = 0.0f - a;
-    }
-}
-
-static void to_y_up3(float *x, float *y, float *z, strata_axis up)
-{
-    float p[3] = {*x, *y, *z};
-    to_y_up(p, up);
-    *x = p[0];
-    *y = p[1];
-    *z = p[2];
-}
-
-static strata_status rotate_result(strata_result *r, strata_axis up,
-                                   void (*rot)(float *, float *, float *, strata_axis))
-{
-    if (!r || (up != STRATA_AXIS_X && up != STRATA_AXIS_Y && up != STRATA_AXIS_Z))
-        return STRATA_ERR_INVALID_ARG;
-    if (up == STRATA_AXIS_Y)
-        return STRATA_OK;
-    for (uint32_t i = 0; i < r->nverts; i++)
-        rot(&r->x[i], &r->y[i], &r->z[i], up);
-    if (r->nx)
-        for (uint32_t i = 0; i < r->nverts; i++)
-            rot(&r->nx[i], &r->ny[i], &r->nz[i], up);
-    rot(&r->center[0], &r->center[1], &r->center[2], up);
-    return STRATA_OK;
-}
-
-strata_status strata_result_rotate_from_y_up(strata_result *r, strata_axis up)
-{
-    return rotate_result(r, up, from_y_up);
-}
-
-strata_status strata_result_rotate_to_y_up(strata_result *r, strata_axis up)
-{
-    return rotate_result(r, up, to_y_up3);
-}
-
 /* Twice the signed area seen from above, summed (flat), or six times the
  * signed volume about the centre (radial); both in double, in triangle
  * order.  Negative: the mesh faces down / inwards. */
@@ -990,7 +928,7 @@ strata_status strata_mesh_decode(strata_ctx *ctx, const void *data, size_t len,
         }
     } else if (st == STRATA_OK && o->up != STRATA_AXIS_Y) {
         for (size_t i = 0; i < b.nv; i++)
-            to_y_up(b.xyz + 3 * i, o->up);
+            strata__to_y_up(b.xyz + 3 * i, b.xyz + 3 * i + 1, b.xyz + 3 * i + 2, o->up);
     }
     int flipped = 0;
     if (st == STRATA_OK && !o->keep_winding && orientation(&b, o->radial, center) < 0.0) {

@@ -187,6 +187,35 @@ static inline void strata__tri_normal(const float *x, const float *y, const floa
     }
 }
 
+/* Proper rotations between an input frame with the given up axis and
+ * strata's y-up frame (mesh import, strata_result_rotate_*): a quarter
+ * turn is a permutation with one sign change, exact in float.  0 - v
+ * rather than -v so that no -0 appears in the output. */
+static inline void strata__to_y_up(float *x, float *y, float *z, strata_axis up)
+{
+    const float a = *x, b = *y, c = *z;
+    if (up == STRATA_AXIS_Z) { /* about x: (x, y, z) -> (x, z, -y) */
+        *y = c;
+        *z = 0.0f - b;
+    } else if (up == STRATA_AXIS_X) { /* about z: (x, y, z) -> (-y, x, z) */
+        *x = 0.0f - b;
+        *y = a;
+    }
+}
+
+/* The inverse of strata__to_y_up. */
+static inline void strata__from_y_up(float *x, float *y, float *z, strata_axis up)
+{
+    const float a = *x, b = *y, c = *z;
+    if (up == STRATA_AXIS_Z) { /* (x', y', z') -> (x', -z', y') */
+        *y = 0.0f - c;
+        *z = b;
+    } else if (up == STRATA_AXIS_X) { /* (x', y', z') -> (y', -x', z') */
+        *x = b;
+        *y = 0.0f - a;
+    }
+}
+
 /* Recompute h[] from the positions and the mesh's geometry. */
 STRATA_HIDDEN void strata__mesh_update_heights(strata_mesh *m);
 

@@ -1,5 +1,6 @@
-/* strata_result: allocation, views, per-terrace areas and the unsliced
- * mesh as a one-terrace result. */
+/* strata_result: allocation, views, per-terrace areas, the unsliced mesh
+ * as a one-terrace result, and the quarter turns between an imported
+ * mesh's frame and strata's y-up frame. */
 #include "internal.h"
 
 #include <math.h>
@@ -149,4 +150,30 @@ strata_status strata_result_from_mesh(strata_ctx *ctx, const strata_mesh *m, int
     strata__result_areas(ctx, r);
     *out = r;
     return STRATA_OK;
+}
+
+static strata_status rotate_result(strata_result *r, strata_axis up,
+                                   void (*rot)(float *, float *, float *, strata_axis))
+{
+    if (!r || (up != STRATA_AXIS_X && up != STRATA_AXIS_Y && up != STRATA_AXIS_Z))
+        return STRATA_ERR_INVALID_ARG;
+    if (up == STRATA_AXIS_Y)
+        return STRATA_OK;
+    for (uint32_t i = 0; i < r->nverts; i++)
+        rot(&r->x[i], &r->y[i], &r->z[i], up);
+    if (r->nx)
+        for (uint32_t i = 0; i < r->nverts; i++)
+            rot(&r->nx[i], &r->ny[i], &r->nz[i], up);
+    rot(&r->center[0], &r->center[1], &r->center[2], up);
+    return STRATA_OK;
+}
+
+strata_status strata_result_rotate_from_y_up(strata_result *r, strata_axis up)
+{
+    return rotate_result(r, up, strata__from_y_up);
+}
+
+strata_status strata_result_rotate_to_y_up(strata_result *r, strata_axis up)
+{
+    return rotate_result(r, up, strata__to_y_up);
 }
