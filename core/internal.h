@@ -235,6 +235,14 @@ static inline bool strata__cancelled(const strata_ctx *ctx)
 STRATA_HIDDEN strata_status strata__read_file(const strata_allocator *al, const char *path,
                                               uint64_t max_bytes, uint8_t **out,
                                               size_t *out_len);
+/* Open path for reading if it is a regular file, without blocking on a
+ * FIFO or a device: the descriptor with *sb filled, or -1 with errno set
+ * (EISDIR for a directory, EINVAL for anything else not regular). */
+struct stat;
+STRATA_HIDDEN int strata__open_regular(const char *path, struct stat *sb);
+/* read(2) until n bytes or the end of the file, the count in *got: 0, or
+ * -1 with errno set on an error. */
+STRATA_HIDDEN int strata__read_fd(int fd, void *buf, size_t n, size_t *got);
 
 /* True when a curve maps every t to itself (points on the diagonal from
  * 0 to 1): displacement then skips it, leaving heights bit for bit. */

@@ -6,10 +6,10 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define PALETTE_FILE_MAX (1u << 20)
 
@@ -104,36 +104,25 @@ strata_status strata_palette_load(const char *path, strata_palette *out)
 {
     if (!path || !out)
         return STRATA_ERR_INVALID_ARG;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return STRATA_ERR_IO;
     struct stat sb;
-    if (fstat(fileno(f), &sb) != 0) {
-        const int e = errno;
-        fclose(f);
-        errno = e;
+    const int fd = strata__open_regular(path, &sb);
+    if (fd < 0)
         return STRATA_ERR_IO;
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        fclose(f);
-        errno = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
-        return STRATA_ERR_IO;
-    }
     if (sb.st_size > (off_t)PALETTE_FILE_MAX) {
-        fclose(f);
+        close(fd);
         return STRATA_ERR_TOO_LARGE;
     }
     /* Read one byte more than the limit: a file that grew meanwhile is
      * still caught. */
     char *buf = malloc(PALETTE_FILE_MAX + 1);
     if (!buf) {
-        fclose(f);
+        close(fd);
         return STRATA_ERR_NOMEM;
     }
-    const size_t n = fread(buf, 1, PALETTE_FILE_MAX + 1, f);
-    const int failed = ferror(f);
+    size_t n;
+    const int failed = strata__read_fd(fd, buf, PALETTE_FILE_MAX + 1, &n);
     const int e = errno;
-    fclose(f);
+    close(fd);
     strata_status st;
     if (failed) {
         errno = e;

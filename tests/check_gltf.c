@@ -920,6 +920,16 @@ START_TEST(test_palette_load)
     ck_assert_status(strata_palette_load(missing, &pal), STRATA_ERR_IO);
     ck_assert_int_eq(errno, ENOENT);
     ck_assert_status(strata_palette_load(d, &pal), STRATA_ERR_IO); /* a directory */
+    /* a FIFO nothing writes to, a device: refused at once, no waiting */
+    char *fifo = fifo_new(d, "pal.fifo");
+    errno = 0;
+    ck_assert_status(strata_palette_load(fifo, &pal), STRATA_ERR_IO);
+    ck_assert_int_eq(errno, EINVAL);
+    ck_assert_status(strata_palette_load("/dev/null", &pal), STRATA_ERR_IO);
+    ck_assert_int_eq(errno, EINVAL);
+    alarm(0);
+    unlink(fifo);
+    free(fifo);
 
     /* over 1 MiB of comments */
     size_t n = (1u << 20) + 10;

@@ -832,6 +832,17 @@ START_TEST(test_load)
     ck_assert_int_eq(errno, ENOENT);
     ck_assert_status(strata_heightmap_load(ctx, dir, &a), STRATA_ERR_IO);
     ck_assert_ptr_null(a);
+    /* a FIFO nothing writes to, a device: refused at once, no waiting */
+    char *fifo = fifo_new(dir, "hm.pgm");
+    const char *const odd[] = {fifo, "/dev/null"};
+    for (int k = 0; k < 2; k++) {
+        errno = 0;
+        ck_assert_status(strata_heightmap_load(ctx, odd[k], &a), STRATA_ERR_IO);
+        ck_assert_int_eq(errno, EINVAL);
+    }
+    alarm(0);
+    unlink(fifo);
+    free(fifo);
     strata_ctx_destroy(ctx);
     ck_assert_int_eq(c.live, 0);
     ck_assert_int_eq(rmdir(dir), 0);

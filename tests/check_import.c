@@ -988,6 +988,27 @@ START_TEST(test_round_trip)
 }
 END_TEST
 
+/* A FIFO (nothing writing to it) or a device as input: refused at once
+ * as not a regular file, never waiting for data. */
+START_TEST(test_load_not_regular)
+{
+    strata_ctx *ctx = capped_ctx();
+    char *d = tmpdir_new(), *fifo = fifo_new(d, "mesh.ply");
+    const char *const paths[] = {fifo, "/dev/null"};
+    for (int k = 0; k < 2; k++) {
+        strata_mesh *m = (strata_mesh *)&m;
+        errno = 0;
+        ck_assert_status(strata_mesh_load(ctx, paths[k], NULL, NULL, &m), STRATA_ERR_IO);
+        ck_assert_int_eq(errno, EINVAL);
+        ck_assert_ptr_null(m);
+    }
+    alarm(0);
+    free(fifo);
+    tmpdir_remove(d);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 START_TEST(test_load_errors)
 {
     strata_ctx *ctx = capped_ctx();
@@ -1032,6 +1053,7 @@ static Suite *import_suite(void)
     tcase_add_test(lim, test_huge_claims);
     tcase_add_test(lim, test_bad_values);
     tcase_add_test(lim, test_load_errors);
+    tcase_add_test(lim, test_load_not_regular);
     suite_add_tcase(s, lim);
     return s;
 }

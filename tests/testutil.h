@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "strata.h"
@@ -230,6 +231,21 @@ static inline int dir_entries(const char *d, int *temps)
     }
     closedir(dir);
     return n;
+}
+
+/* A FIFO named name in d (path malloc'ed) that nothing writes to: a
+ * reader that opens or reads it blocks forever.  Also arms a 10 s alarm,
+ * so such a reader fails the test (SIGALRM) rather than hang it; disarm
+ * it with alarm(0) once done (a suite may run with CK_FORK=no). */
+static inline char *fifo_new(const char *d, const char *name)
+{
+    const size_t n = strlen(d) + strlen(name) + 2;
+    char *p = malloc(n);
+    ck_assert_ptr_nonnull(p);
+    snprintf(p, n, "%s/%s", d, name);
+    ck_assert_msg(mkfifo(p, 0600) == 0, "mkfifo %s: %s", p, strerror(errno));
+    alarm(10);
+    return p;
 }
 
 /* Remove d and the files in it, and free the name. */
