@@ -1,4 +1,4 @@
-/* Per-thread bump arenas (see internal.h) and the figures of the last
+/* Per-thread bump arenas (see alloc.h) and the figures of the last
  * slice's arenas (strata_ctx_arena_stats).
  *
  * An arena hands out 64-byte-aligned pieces of big blocks; when the
@@ -8,7 +8,8 @@
  * thread owns one arena and is the first to touch its blocks, so their
  * pages land on that thread's NUMA node.
  */
-#include "internal.h"
+#include "alloc.h"
+#include "ctx.h"
 
 #include <string.h>
 

@@ -3,7 +3,9 @@
 #include "config.h"
 #endif
 
-#include "internal.h"
+#include "alloc.h"
+#include "ctx.h"
+#include "topology.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -15,7 +15,9 @@
  *    now and then (linear segments are monotone in float already).
  * Outside [xs[0], xs[n-1]] (and for NaN) the curve is constant.
  */
-#include "internal.h"
+#include "alloc.h"
+#include "ctx.h"
+#include "curve.h"
 
 #include <math.h>
 #include <string.h>

@@ -16,7 +16,11 @@
  * Radial meshes: a radius R + v <= 0 is ruled out up front by requiring
  * B < R, since |v| <= B with or without a curve.
  */
-#include "internal.h"
+#include "alloc.h"
+#include "ctx.h"
+#include "mesh.h"
+#include "topology.h"
+#include "curve.h"
 #include "../simd/displace.h"
 #include "../simd/noise.h"
 

@@ -15,7 +15,9 @@
  * 4 GiB limit is refused before anything is created. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "internal.h"
+#include "alloc.h"
+#include "ctx.h"
+#include "result.h"
 #include "output.h"
 
 #include <errno.h>

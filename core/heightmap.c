@@ -9,7 +9,10 @@
 #include "config.h"
 #endif
 
-#include "internal.h"
+#include "alloc.h"
+#include "ctx.h"
+#include "mesh.h"
+#include "readfile.h"
 
 #include <math.h>
 #include <string.h>

@@ -12,7 +12,10 @@
 #include "config.h"
 #endif
 
-#include "internal.h"
+#include "alloc.h"
+#include "ctx.h"
+#include "mesh.h"
+#include "readfile.h"
 
 #include <float.h>
 #include <locale.h>

@@ -1,9 +1,11 @@
 /* JSON text builder and strict reader (core/json.h). */
 #define _POSIX_C_SOURCE 200809L
 
+#include "alloc.h"
 #include "json.h"
 
 #include <locale.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

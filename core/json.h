@@ -11,7 +11,7 @@
 #ifndef STRATA_JSON_H
 #define STRATA_JSON_H
 
-#include "internal.h"
+#include "base.h"
 
 #include <stddef.h>
 #include <stdint.h>

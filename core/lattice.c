@@ -3,6 +3,8 @@
  * attached to the chunk mesh by the bits of those positions, so a ring
  * corner on the chunk's border becomes that border vertex and one outside
  * becomes a context vertex, each made once. */
+#include "alloc.h"
+#include "mesh.h"
 #include "lattice.h"
 
 #include <string.h>

@@ -14,7 +14,10 @@
 #ifndef STRATA_LATTICE_H
 #define STRATA_LATTICE_H
 
-#include "internal.h"
+#include "base.h"
+
+#include <math.h>
+#include <stdint.h>
 
 /* The midpoint of p and q projected onto the sphere of radius R about c:
  * the one formula of strata_mesh_subdivide (STRATA_SUBDIVIDE_PROJECT) and

@@ -16,6 +16,9 @@
  * which gives the whole icosphere's corner order as well as its triangle
  * order.
  */
+#include "alloc.h"
+#include "ctx.h"
+#include "mesh.h"
 #include "lattice.h"
 
 #include <string.h>

@@ -1,6 +1,9 @@
 /* Terrain world tiles (core/lattice.h): a block of the grid's cells with
  * the grid's own coordinates, topology and corner order, and the ring of
  * cells around it as context. */
+#include "alloc.h"
+#include "ctx.h"
+#include "mesh.h"
 #include "lattice.h"
 
 #include <string.h>

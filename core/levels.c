@@ -1,7 +1,7 @@
 /* Terrace plane heights: validation, height range, uniform and curved
  * distributions, and the defaults of the slicer's options (which carry
  * the planes). */
-#include "internal.h"
+#include "mesh.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,6 +1,8 @@
 /* strata_mesh: allocation, views, construction from caller arrays and the
  * edge table built by sorting vertex pairs. */
-#include "internal.h"
+#include "alloc.h"
+#include "ctx.h"
+#include "mesh.h"
 
 #include <math.h>
 #include <string.h>

@@ -23,7 +23,8 @@
 #include "config.h"
 #endif
 
-#include "internal.h"
+#include "ctx.h"
+#include "topology.h"
 #include "../simd/noise.h"
 
 #include <math.h>

@@ -3,7 +3,9 @@
  * found) the function reports STRATA_ERR_UNSUPPORTED. */
 #include "config.h"
 
-#include "internal.h"
+#include "alloc.h"
+#include "ctx.h"
+#include "result.h"
 
 #include <string.h>
 

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "output.h"
+#include "alloc.h"
+#include "ctx.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,9 @@
 #ifndef STRATA_OUTPUT_H
 #define STRATA_OUTPUT_H
 
-#include "internal.h"
+#include "base.h"
+
+#include <stdint.h>
 
 #include <string.h>
 

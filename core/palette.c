@@ -2,7 +2,7 @@
  * format, and the colour of one terrace in sRGB or linear light. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "internal.h"
+#include "readfile.h"
 
 #include <errno.h>
 #include <math.h>

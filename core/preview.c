@@ -18,7 +18,9 @@
 #include "config.h"
 #endif
 
-#include "internal.h"
+#include "alloc.h"
+#include "ctx.h"
+#include "result.h"
 #include "output.h"
 
 #include <errno.h>

@@ -4,7 +4,8 @@
  * the size is checked against the caller's limit before anything is
  * allocated. */
 #define _POSIX_C_SOURCE 200809L /* fstat, O_CLOEXEC */
-#include "internal.h"
+#include "alloc.h"
+#include "readfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

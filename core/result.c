@@ -1,7 +1,10 @@
 /* strata_result: allocation, views, per-terrace areas, the unsliced mesh
  * as a one-terrace result, and the quarter turns between an imported
  * mesh's frame and strata's y-up frame. */
-#include "internal.h"
+#include "alloc.h"
+#include "ctx.h"
+#include "mesh.h"
+#include "result.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 /* Shapes: regular polygon, grid and icosphere, each with its edge table. */
-#include "internal.h"
+#include "ctx.h"
+#include "mesh.h"
 #include "lattice.h"
 
 #include <math.h>

@@ -53,7 +53,11 @@
  * bucket the layout is therefore chunk by chunk in input order, a chunk's
  * one-band triangles before its cut ones, whatever the thread count.
  */
-#include "internal.h"
+#include "alloc.h"
+#include "ctx.h"
+#include "mesh.h"
+#include "result.h"
+#include "topology.h"
 #include "slice_onplane.h"
 #include "slice_scratch.h"
 #include "../simd/slice.h"

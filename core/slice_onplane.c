@@ -2,6 +2,8 @@
  * wedges, their bottom copies and fins (see slice_onplane.h).  Scalar
  * only; the common path (core/slice.c) skips all of it when no vertex
  * lies on its plane. */
+#include "ctx.h"
+#include "mesh.h"
 #include "slice_onplane.h"
 #include "../simd/slice.h"
 

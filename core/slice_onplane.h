@@ -19,8 +19,10 @@
 #ifndef STRATA_SLICE_ONPLANE_H
 #define STRATA_SLICE_ONPLANE_H
 
-#include "internal.h"
+#include "base.h"
 #include "slice_scratch.h"
+
+#include <stdint.h>
 
 struct strata_place;
 

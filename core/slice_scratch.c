@@ -1,4 +1,5 @@
 /* Scratch arenas of the slicer (see slice_scratch.h). */
+#include "alloc.h"
 #include "slice_scratch.h"
 
 #include <string.h>

@@ -18,7 +18,9 @@
 #ifndef STRATA_SLICE_SCRATCH_H
 #define STRATA_SLICE_SCRATCH_H
 
-#include "internal.h"
+#include "base.h"
+
+#include <stddef.h>
 
 #define STRATA_SCRATCH_BLOCK ((size_t)64 << 10)
 #define STRATA_SCRATCH_OWN ((size_t)16 << 10)

@@ -7,7 +7,9 @@
  *   tri     4t .. 4t+3     (a, mab, mca), (mab, b, mbc), (mca, mbc, c),
  *                          (mab, mbc, mca) - same winding as t
  */
-#include "internal.h"
+#include "ctx.h"
+#include "mesh.h"
+#include "topology.h"
 #include "lattice.h"
 
 #include <math.h>

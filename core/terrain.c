@@ -2,6 +2,7 @@
  * template, for whole grids (strata_mesh_from_template) and for windows
  * of them (terrain world tiles).  One function per grid vertex, so both
  * give the same bits. */
+#include "mesh.h"
 #include "lattice.h"
 
 #include <string.h>

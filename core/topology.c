@@ -9,7 +9,8 @@
 #include "config.h"
 #endif
 
-#include "internal.h"
+#include "ctx.h"
+#include "topology.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -4,7 +4,9 @@
  * and the context's cancel flag checked as they go. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "internal.h"
+#include "alloc.h"
+#include "ctx.h"
+#include "result.h"
 #include "output.h"
 
 #include <errno.h>

@@ -3,7 +3,7 @@
 #ifndef STRATA_SIMD_CPU_H
 #define STRATA_SIMD_CPU_H
 
-#include "internal.h"
+#include "base.h"
 
 /* Mask of STRATA_ISA_BIT()s the CPU can run (simd/x86/cpu_x86.c,
  * simd/arm/cpu_arm.c; 0 on other architectures).  Cheap to call again:

@@ -9,6 +9,8 @@
 #include "config.h"
 #endif
 
+#include "functable.h"
+#include "../core/ctx.h"
 #include "cpu.h"
 #include "displace.h"
 #include "noise.h"

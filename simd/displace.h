@@ -10,9 +10,11 @@
 #ifndef STRATA_SIMD_DISPLACE_H
 #define STRATA_SIMD_DISPLACE_H
 
-#include "internal.h"
+#include "base.h"
 
 #include <float.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,7 +35,7 @@ static inline bool strata__direction(const float c[3], float px, float py, float
     return true;
 }
 
-/* The kernels (types in internal.h):
+/* The kernels (types in simd/functable.h):
  *
  * radial_samples(c, radius, x, y, z, n, sx, sy, sz) -> number of bad i
  *   for i < n: d = (0, 0, 0); bad = !strata__direction(c, x[i], y[i],

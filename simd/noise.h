@@ -7,7 +7,7 @@
 #ifndef STRATA_SIMD_NOISE_H
 #define STRATA_SIMD_NOISE_H
 
-#include "internal.h"
+#include "base.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -59,6 +59,10 @@ struct strata_fbm_plan {
     float bound;
 };
 typedef struct strata_fbm_plan strata_fbm_plan;
+
+/* The plan of f (core/noise.c), for callers that run the fbm2/fbm3
+ * kernels themselves; STRATA_ERR_INVALID_ARG as strata_fbm_validate. */
+STRATA_HIDDEN strata_status strata__fbm_plan_make(const strata_fbm *f, strata_fbm_plan *p);
 
 /* Batch kernels (type strata_fbm_kernel): out[i] = fbm(p, x[i], y[i]
  * (, z[i])) for i < n, single-threaded; core/noise.c splits the work into

@@ -10,8 +10,9 @@
 #ifndef STRATA_SIMD_SLICE_H
 #define STRATA_SIMD_SLICE_H
 
-#include "internal.h"
+#include "base.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,7 +65,7 @@ static inline void strata__place_point(const strata_place *g, float px, float py
     *oz = g->center[2] + dz * s;
 }
 
-/* The kernels (types in internal.h):
+/* The kernels (types in simd/functable.h):
  *
  * classify(L, nL, h, n, lev, on, counts)
  *   for i < n: lev[i] = strata__level_of(L, nL, h[i]);

@@ -6,7 +6,7 @@
 
 #include "testutil.h"
 
-#include "internal.h" /* struct strata_result: fake huge results */
+#include "result.h" /* struct strata_result: fake huge results */
 
 #include <dirent.h>
 #include <errno.h>

@@ -2,7 +2,6 @@
  * axes, radial import, winding, hostile and truncated files, round trips
  * through strata's own writers. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
-#include "internal.h"
 #include "testutil.h"
 
 #include <errno.h>

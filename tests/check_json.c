@@ -2,6 +2,7 @@
  * White-box: linked against the static library. */
 #include "testutil.h"
 
+#include "ctx.h" /* ctx->alloc */
 #include "json.h"
 
 #include <locale.h>

@@ -12,6 +12,7 @@
 #include "testutil.h"
 
 #include "lattice.h"
+#include "mesh.h" /* struct strata_mesh: chunk meshes compared field by field */
 
 #include <math.h>
 #include <stdint.h>

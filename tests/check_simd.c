@@ -2,7 +2,7 @@
  * reference's bytes, and contexts choose, force and report ISAs as
  * documented (strata_ctx_set_isa, STRATA_SIMD).  The slicer and
  * displacement kernels are hidden: they are reached through the context's
- * dispatch table (internal.h). */
+ * dispatch table (simd/functable.h). */
 #include "testutil.h"
 
 #include "kernel-cases.h"

@@ -7,7 +7,7 @@
 #endif
 
 #include "testutil.h"
-#include "internal.h" /* strata__placement_plan */
+#include "topology.h" /* strata__placement_plan */
 
 #include <stdint.h>
 #include <stdio.h>
