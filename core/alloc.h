@@ -1,6 +1,7 @@
 /* Memory: allocation through a context's (or a mesh's, a result's)
- * allocator, 64-byte aligned (core/ctx.c), and the per-thread bump
- * arenas of the slicer (core/arena.c). */
+ * allocator, 64-byte aligned, and the library's default allocator
+ * (core/alloc.c); the per-thread bump arenas of the slicer
+ * (core/arena.c). */
 #ifndef STRATA_ALLOC_H
 #define STRATA_ALLOC_H
 
@@ -8,6 +9,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* The hook strata_ctx_options.allocator NULL stands for. */
+STRATA_HIDDEN void strata__allocator_default(strata_allocator *al);
 
 /* size bytes (64-byte aligned) from a, or NULL. */
 STRATA_HIDDEN void *strata__alloc(const strata_allocator *a, size_t size);

@@ -1,4 +1,4 @@
-/* Context, status strings, version and allocation helpers. */
+/* Context, status strings and version. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -9,7 +9,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -39,52 +38,6 @@ const char *strata_status_str(strata_status s)
     case STRATA_ERR_ISA: return "requested instruction set not available on this CPU";
     default: return "unknown status";
     }
-}
-
-/* Arrays of a big mesh are touched once each, so first-touch page faults
- * cost as much as the work itself with 4 KiB pages: ask for transparent
- * huge pages on large blocks (aligned to 2 MiB so whole pages fit). */
-#define HUGE_BLOCK (2u << 20)
-
-static void *default_alloc(void *user, size_t size, size_t align)
-{
-    (void)user;
-    void *p = NULL;
-    if (size == 0)
-        size = align;
-    if (size >= 4 * (size_t)HUGE_BLOCK && align < HUGE_BLOCK)
-        align = HUGE_BLOCK;
-    if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size) != 0)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    if (size >= 4 * (size_t)HUGE_BLOCK)
-        madvise(p, size & ~((size_t)HUGE_BLOCK - 1), MADV_HUGEPAGE);
-#endif
-    return p;
-}
-
-static void default_free(void *user, void *p)
-{
-    (void)user;
-    free(p);
-}
-
-void *strata__alloc(const strata_allocator *a, size_t size)
-{
-    return a->alloc(a->user, size, STRATA_ALIGN);
-}
-
-void strata__free(const strata_allocator *a, void *p)
-{
-    if (p)
-        a->free(a->user, p);
-}
-
-void *strata__alloc_array(const strata_allocator *a, size_t n, size_t size)
-{
-    if (size != 0 && n > SIZE_MAX / size)
-        return NULL;
-    return strata__alloc(a, n * size);
 }
 
 /* One worker per physical core when hwloc can tell, else per processor. */
@@ -126,7 +79,8 @@ strata_status strata_ctx_create(const strata_ctx_options *opt, strata_ctx **out)
     if (!out)
         return STRATA_ERR_INVALID_ARG;
     *out = NULL;
-    strata_allocator al = {default_alloc, default_free, NULL};
+    strata_allocator al;
+    strata__allocator_default(&al);
     if (opt && opt->allocator) {
         if (!opt->allocator->alloc || !opt->allocator->free)
             return STRATA_ERR_INVALID_ARG;
