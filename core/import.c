@@ -14,13 +14,12 @@
 
 #include "alloc.h"
 #include "ctx.h"
+#include "lex.h"
 #include "mesh.h"
 #include "readfile.h"
 
 #include <float.h>
-#include <locale.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ */
@@ -109,128 +108,6 @@ static void face_end(builder *b)
 }
 
 /* ------------------------------------------------------------------ */
-/* Numbers in text                                                     */
-/* ------------------------------------------------------------------ */
-
-static bool is_space(unsigned char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
-}
-static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-static unsigned char lower(unsigned char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
-
-static bool token_is_ci(const char *t, size_t n, const char *word)
-{
-    size_t m = strlen(word);
-    if (n != m)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (lower((unsigned char)t[i]) != (unsigned char)word[i])
-            return false;
-    return true;
-}
-
-/* Longest number token accepted; no float needs more digits to read back
- * exactly, and a longer one is not something a mesh writer produced. */
-#define MAX_NUMBER_CHARS 96
-
-/* A real number: [+-](nan|inf|infinity) or [+-]digits[.digits][(e|E)[+-]digits]
- * (digits on at least one side of the point).  Converted with strtof, which
- * rounds correctly, after the '.' is replaced by the locale's decimal point
- * (a host application may have set LC_NUMERIC).  Returns FORMAT for
- * anything else; *out is only written when out is non-NULL. */
-static strata_status parse_real(const char *t, size_t n, float *out)
-{
-    if (n == 0 || n > MAX_NUMBER_CHARS)
-        return STRATA_ERR_FORMAT;
-    size_t i = 0;
-    bool neg = false;
-    if (t[0] == '+' || t[0] == '-') {
-        neg = t[0] == '-';
-        i++;
-    }
-    if (token_is_ci(t + i, n - i, "nan")) {
-        if (out)
-            *out = NAN;
-        return STRATA_OK;
-    }
-    if (token_is_ci(t + i, n - i, "inf") || token_is_ci(t + i, n - i, "infinity")) {
-        if (out)
-            *out = neg ? -INFINITY : INFINITY;
-        return STRATA_OK;
-    }
-    size_t digits = 0, dot = n;
-    for (; i < n && (is_digit((unsigned char)t[i]) || (t[i] == '.' && dot == n)); i++) {
-        if (t[i] == '.')
-            dot = i;
-        else
-            digits++;
-    }
-    if (digits == 0)
-        return STRATA_ERR_FORMAT;
-    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
-        i++;
-        if (i < n && (t[i] == '+' || t[i] == '-'))
-            i++;
-        size_t ed = 0;
-        for (; i < n && is_digit((unsigned char)t[i]); i++)
-            ed++;
-        if (ed == 0)
-            return STRATA_ERR_FORMAT;
-    }
-    if (i != n)
-        return STRATA_ERR_FORMAT;
-    if (!out)
-        return STRATA_OK;
-    /* Copy with the locale's decimal point (which may be several bytes). */
-    char buf[MAX_NUMBER_CHARS + 16];
-    const struct lconv *lc = localeconv();
-    const char *dp = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point : ".";
-    size_t dpl = strlen(dp);
-    if (dpl > 8)
-        return STRATA_ERR_FORMAT;
-    size_t k = 0;
-    for (size_t j = 0; j < n; j++) {
-        if (j == dot) {
-            memcpy(buf + k, dp, dpl);
-            k += dpl;
-        } else {
-            buf[k++] = t[j];
-        }
-    }
-    buf[k] = '\0';
-    char *end;
-    float v = strtof(buf, &end);
-    if (end != buf + k)
-        return STRATA_ERR_FORMAT;
-    *out = v; /* an out-of-range value is +-inf: NOT_FINITE later */
-    return STRATA_OK;
-}
-
-/* A decimal integer [+-]digits that fits int64. */
-static strata_status parse_integer(const char *t, size_t n, int64_t *out)
-{
-    size_t i = 0;
-    bool neg = false;
-    if (n > 0 && (t[0] == '+' || t[0] == '-')) {
-        neg = t[0] == '-';
-        i++;
-    }
-    if (i == n || n - i > 19)
-        return STRATA_ERR_FORMAT;
-    uint64_t v = 0;
-    for (; i < n; i++) {
-        if (!is_digit((unsigned char)t[i]))
-            return STRATA_ERR_FORMAT;
-        v = v * 10 + (uint64_t)(t[i] - '0');
-    }
-    if (v > (uint64_t)INT64_MAX)
-        return STRATA_ERR_FORMAT;
-    *out = neg ? -(int64_t)v : (int64_t)v;
-    return STRATA_OK;
-}
-
-/* ------------------------------------------------------------------ */
 /* PLY                                                                 */
 /* ------------------------------------------------------------------ */
 
@@ -300,11 +177,6 @@ static size_t split(const char *s, size_t n, const char **tok, size_t *len, size
     return k;
 }
 
-static bool tok_eq(const char *t, size_t n, const char *word)
-{
-    return strlen(word) == n && !memcmp(t, word, n);
-}
-
 /* Parse the header from just after "ply\n" up to and including the
  * "end_header" line; leaves p->p at the first data byte. */
 static strata_status ply_header(ply *h, const uint8_t *data, size_t len, size_t start)
@@ -328,35 +200,35 @@ static strata_status ply_header(ply *h, const uint8_t *data, size_t len, size_t 
         size_t k = split(line, n, tok, tl, 5);
         if (k == 0)
             continue; /* tolerate blank lines */
-        if (tok_eq(tok[0], tl[0], "comment") || tok_eq(tok[0], tl[0], "obj_info"))
+        if (strata__tok_eq(tok[0], tl[0], "comment") || strata__tok_eq(tok[0], tl[0], "obj_info"))
             continue;
         if (k > 5)
             return STRATA_ERR_FORMAT;
-        if (tok_eq(tok[0], tl[0], "end_header")) {
+        if (strata__tok_eq(tok[0], tl[0], "end_header")) {
             if (k != 1 || !have_format)
                 return STRATA_ERR_FORMAT;
             break;
         }
-        if (tok_eq(tok[0], tl[0], "format")) {
-            if (have_format || h->nelem || k != 3 || !tok_eq(tok[2], tl[2], "1.0"))
+        if (strata__tok_eq(tok[0], tl[0], "format")) {
+            if (have_format || h->nelem || k != 3 || !strata__tok_eq(tok[2], tl[2], "1.0"))
                 return STRATA_ERR_FORMAT;
-            if (tok_eq(tok[1], tl[1], "ascii"))
+            if (strata__tok_eq(tok[1], tl[1], "ascii"))
                 h->format = PLY_ASCII;
-            else if (tok_eq(tok[1], tl[1], "binary_little_endian"))
+            else if (strata__tok_eq(tok[1], tl[1], "binary_little_endian"))
                 h->format = PLY_LE;
-            else if (tok_eq(tok[1], tl[1], "binary_big_endian"))
+            else if (strata__tok_eq(tok[1], tl[1], "binary_big_endian"))
                 h->format = PLY_BE;
             else
                 return STRATA_ERR_FORMAT;
             have_format = true;
-        } else if (tok_eq(tok[0], tl[0], "element")) {
+        } else if (strata__tok_eq(tok[0], tl[0], "element")) {
             int64_t count;
             if (k != 3 || h->nelem == PLY_MAX_ELEMENTS ||
-                parse_integer(tok[2], tl[2], &count) != STRATA_OK || count < 0)
+                strata__parse_integer(tok[2], tl[2], &count) != STRATA_OK || count < 0)
                 return STRATA_ERR_FORMAT;
             ply_elem *e = &h->elem[h->nelem++];
-            e->kind = tok_eq(tok[1], tl[1], "vertex") ? ELEM_VERTEX
-                      : tok_eq(tok[1], tl[1], "face") ? ELEM_FACE
+            e->kind = strata__tok_eq(tok[1], tl[1], "vertex") ? ELEM_VERTEX
+                      : strata__tok_eq(tok[1], tl[1], "face") ? ELEM_FACE
                                                       : ELEM_OTHER;
             for (uint32_t i = 0; i + 1 < h->nelem; i++)
                 if (e->kind != ELEM_OTHER && h->elem[i].kind == e->kind)
@@ -364,7 +236,7 @@ static strata_status ply_header(ply *h, const uint8_t *data, size_t len, size_t 
             e->count = (uint64_t)count;
             e->first = h->nprop;
             e->nprops = 0;
-        } else if (tok_eq(tok[0], tl[0], "property")) {
+        } else if (strata__tok_eq(tok[0], tl[0], "property")) {
             if (h->nelem == 0 || h->nprop == PLY_MAX_PROPERTIES)
                 return STRATA_ERR_FORMAT;
             ply_elem *e = &h->elem[h->nelem - 1];
@@ -372,7 +244,7 @@ static strata_status ply_header(ply *h, const uint8_t *data, size_t len, size_t 
             memset(pr, 0, sizeof *pr);
             const char *name;
             size_t nlen;
-            if (k == 5 && tok_eq(tok[1], tl[1], "list")) {
+            if (k == 5 && strata__tok_eq(tok[1], tl[1], "list")) {
                 int ct = type_from(tok[2], tl[2]), it = type_from(tok[3], tl[3]);
                 if (ct < 0 || it < 0 || !IS_INTEGER(ct))
                     return STRATA_ERR_FORMAT;
@@ -393,12 +265,12 @@ static strata_status ply_header(ply *h, const uint8_t *data, size_t len, size_t 
             }
             int role = ROLE_NONE;
             if (e->kind == ELEM_VERTEX)
-                role = tok_eq(name, nlen, "x") ? ROLE_X
-                       : tok_eq(name, nlen, "y") ? ROLE_Y
-                       : tok_eq(name, nlen, "z") ? ROLE_Z
+                role = strata__tok_eq(name, nlen, "x") ? ROLE_X
+                       : strata__tok_eq(name, nlen, "y") ? ROLE_Y
+                       : strata__tok_eq(name, nlen, "z") ? ROLE_Z
                                                  : ROLE_NONE;
             else if (e->kind == ELEM_FACE &&
-                     (tok_eq(name, nlen, "vertex_indices") || tok_eq(name, nlen, "vertex_index")))
+                     (strata__tok_eq(name, nlen, "vertex_indices") || strata__tok_eq(name, nlen, "vertex_index")))
                 role = ROLE_INDICES;
             for (uint32_t i = e->first; i < h->nprop && role != ROLE_NONE; i++) {
                 if (h->prop[i].role == role) {
@@ -510,12 +382,12 @@ static int64_t integer_value(const uint8_t *p, int t, bool be)
 static strata_status next_token(ply *h, const char **t, size_t *n)
 {
     const uint8_t *p = h->p;
-    while (p < h->end && is_space(*p))
+    while (p < h->end && strata__is_space(*p))
         p++;
     if (p == h->end)
         return STRATA_ERR_TRUNCATED;
     const uint8_t *s = p;
-    while (p < h->end && !is_space(*p))
+    while (p < h->end && !strata__is_space(*p))
         p++;
     *t = (const char *)s;
     *n = (size_t)(p - s);
@@ -531,7 +403,7 @@ static strata_status ply_integer(ply *h, int type, int64_t *out)
         const char *t;
         size_t n;
         strata_status st = next_token(h, &t, &n);
-        return st != STRATA_OK ? st : parse_integer(t, n, out);
+        return st != STRATA_OK ? st : strata__parse_integer(t, n, out);
     }
     if ((size_t)(h->end - h->p) < type_size[type])
         return STRATA_ERR_TRUNCATED;
@@ -546,7 +418,7 @@ static strata_status ply_real(ply *h, int type, float *out)
         const char *t;
         size_t n;
         strata_status st = next_token(h, &t, &n);
-        return st != STRATA_OK ? st : parse_real(t, n, out);
+        return st != STRATA_OK ? st : strata__parse_real(t, n, out);
     }
     if ((size_t)(h->end - h->p) < type_size[type])
         return STRATA_ERR_TRUNCATED;
@@ -647,7 +519,7 @@ static bool line_token(const char **p, const char *end, const char **t, size_t *
     if (s == end || *s == '#')
         return false;
     const char *q = s;
-    while (q < end && !is_space((unsigned char)*q) && *q != '#')
+    while (q < end && !strata__is_space((unsigned char)*q) && *q != '#')
         q++;
     *t = s;
     *n = (size_t)(q - s);
@@ -665,7 +537,7 @@ static strata_status obj_corner(const char *t, size_t n, size_t nv, uint32_t *id
     while (i < n && t[i] != '/')
         i++;
     int64_t v;
-    if (parse_integer(t, i, &v) != STRATA_OK)
+    if (strata__parse_integer(t, i, &v) != STRATA_OK)
         return STRATA_ERR_FORMAT;
     /* The rest: /[int] or /[int]/[int]; the numbers are not used. */
     for (int part = 0; part < 2 && i < n; part++) {
@@ -675,7 +547,7 @@ static strata_status obj_corner(const char *t, size_t n, size_t nv, uint32_t *id
         while (i < n && t[i] != '/')
             i++;
         int64_t unused;
-        if (i > s && parse_integer(t + s, i - s, &unused) != STRATA_OK)
+        if (i > s && strata__parse_integer(t + s, i - s, &unused) != STRATA_OK)
             return STRATA_ERR_FORMAT;
         if (i == s && (part == 1 || i == n))
             return STRATA_ERR_FORMAT; /* "v/", "v//", "v/vt/" */
@@ -706,19 +578,19 @@ static strata_status decode_obj(builder *b, const uint8_t *data, size_t len)
         size_t n;
         if (!line_token(&p, le, &t, &n))
             continue;
-        if (tok_eq(t, n, "v")) {
+        if (strata__tok_eq(t, n, "v")) {
             float c[3];
             for (int k = 0; k < 3; k++) {
                 if (!line_token(&p, le, &t, &n))
                     return STRATA_ERR_FORMAT;
-                if ((st = parse_real(t, n, &c[k])) != STRATA_OK)
+                if ((st = strata__parse_real(t, n, &c[k])) != STRATA_OK)
                     return st;
             }
             /* w or colours may follow: ignored. */
             if ((st = push_vertex(b, c[0], c[1], c[2])) != STRATA_OK)
                 return st;
             any = true;
-        } else if (tok_eq(t, n, "f")) {
+        } else if (strata__tok_eq(t, n, "f")) {
             face_begin(b);
             while (line_token(&p, le, &t, &n)) {
                 uint32_t id;
