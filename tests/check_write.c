@@ -736,7 +736,9 @@ static int log_progress(void *user, const char *stage, double done)
 static const char *const progress_names[3] = {"big.ply", "big.obj", "big.glb"};
 
 /* Each format on 1 and 2 threads: reports of stage "write" from the
- * calling thread only, 0 first, rising, 1 last, and a few in between. */
+ * calling thread only, 0 first, rising, 1 last, and on one thread a few
+ * in between (on two, the other thread may happen to write most blocks of
+ * a PLY or GLB, and only the calling thread reports). */
 START_TEST(test_write_progress)
 {
     strata_ctx *ctx = ctx_new(1 + _i / 3);
@@ -747,7 +749,7 @@ START_TEST(test_write_progress)
     ck_assert_ok(strata_result_write(ctx, r, p, NULL));
     ck_assert_int_eq(l.other_thread, 0);
     ck_assert_int_eq(l.other_stage, 0);
-    ck_assert_int_ge(l.calls, 5);
+    ck_assert_int_ge(l.calls, _i < 3 ? 5 : 2);
     ck_assert_int_le(l.calls, 66); /* 0, at most 63 steps of 1/64 below 1, 1 */
     ck_assert(l.f[0] == 0.0);
     ck_assert(l.f[l.calls - 1] == 1.0);
@@ -796,7 +798,7 @@ START_TEST(test_write_cancel)
         if (k != 2)
             ck_assert_int_eq(l.calls, k < 2 ? k + 1 : 1); /* no report after the cancel */
         else
-            ck_assert(l.calls > 2 && l.f[l.calls - 1] == 1.0);
+            ck_assert(l.calls >= 2 && l.f[l.calls - 1] == 1.0);
         ck_assert_int_eq(l.other_thread, 0);
         int temps;
         ck_assert_msg(dir_entries(d, &temps) == 0, "cancel %d: a file is left", k);
