@@ -19,6 +19,7 @@
 #include "ctx.h"
 #include "result.h"
 #include "output.h"
+#include "write.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -447,7 +448,7 @@ static strata_span vec3_span(const float *x, const float *y, const float *z, uin
     return (strata_span){.encode = strata__enc_vec3, .n = n, .rec = 12, .src = {x, y, z}};
 }
 
-strata_status strata__write_glb(strata_ctx *ctx, const strata_result *r, const char *path,
+strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r, const char *path,
                                 const strata_palette *pal)
 {
     static const unsigned char zeros[4];
@@ -496,17 +497,8 @@ strata_status strata__write_glb(strata_ctx *ctx, const strata_result *r, const c
         }
         strata__out_spans(&f, sp, n);
         strata__out_finish(&f);
-        /* the last report before the rename: a cancel there leaves no file */
-        if (strata__out_ok(&f) && strata__progress(ctx, "write", 1.0) != STRATA_OK)
-            f.cancelled = 1;
-        if (strata__out_ok(&f))
-            strata__out_commit(&f, path);
     }
-    st = strata__out_status(&f);
-    const int err = f.err;
-    strata__out_discard(&f);
     strata__free(al, sp);
     plan_free(al, &p);
-    errno = (st == STRATA_ERR_IO || st == STRATA_ERR_NOMEM) && err ? err : saved_errno;
-    return st;
+    return strata__write_finish(ctx, &f, &path, 1, saved_errno);
 }

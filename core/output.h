@@ -109,12 +109,6 @@ STRATA_HIDDEN void strata__enc_vec3(const strata_span *s, uint64_t i, uint64_t n
  * o->err) or OK. */
 STRATA_HIDDEN strata_status strata__out_status(const strata_out *o);
 
-/* The GLB writer (gltf.c), called by strata_result_write once the
- * arguments are checked (r->nindices is a multiple of 3) and progress 0
- * is reported. */
-STRATA_HIDDEN strata_status strata__write_glb(strata_ctx *ctx, const strata_result *r,
-                                              const char *path, const strata_palette *pal);
-
 /* Room for at least n more bytes (n <= STRATA_OUT_BUF): the write
  * position.  The caller adds what it wrote to o->len. */
 static inline unsigned char *strata__out_room(strata_out *o, size_t n)

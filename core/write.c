@@ -1,13 +1,14 @@
-/* Writing results: binary little-endian PLY and Wavefront OBJ + MTL, and
- * the entry point that also dispatches to the GLB writer (gltf.c).  Files
- * are written atomically through output.h, with progress (stage "write")
- * and the context's cancel flag checked as they go. */
+/* Writing results: the entry point, which dispatches to the format
+ * writers (write.h), and what they share; for now also Wavefront OBJ +
+ * MTL.  Files are written atomically through output.h, with progress
+ * (stage "write") and the context's cancel flag checked as they go. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "alloc.h"
 #include "ctx.h"
 #include "result.h"
 #include "output.h"
+#include "write.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -33,132 +34,76 @@ static inline char *put_dec(char *p, uint64_t v)
     return p;
 }
 
-/* A terrace's roof or wall index range. */
-typedef struct range {
-    uint64_t first, count;
-    int32_t terrace;
-    unsigned char wall;
-} range;
-
 static int range_cmp(const void *a, const void *b)
 {
-    const range *x = a, *y = b;
+    const strata_range *x = a, *y = b;
     return x->first < y->first ? -1 : x->first > y->first;
 }
 
-/* All non-empty ranges ordered by position in the index array (the
- * layouts differ between wall modes). */
-static range *sorted_ranges(const strata_result *r, const strata_allocator *al, size_t *n)
+strata_range *strata__sorted_ranges(const strata_result *r, const strata_allocator *al, size_t *n)
 {
-    range *rg = strata__alloc_array(al, 2 * (size_t)r->nterraces + 1, sizeof *rg);
+    strata_range *rg = strata__alloc_array(al, 2 * (size_t)r->nterraces + 1, sizeof *rg);
     if (!rg)
         return NULL;
     size_t m = 0;
     for (uint32_t k = 0; k < r->nterraces; k++) {
         const strata_terrace *t = &r->terraces[k];
         if (t->roof_count)
-            rg[m++] = (range){t->roof_first, t->roof_count, (int32_t)k, 0};
+            rg[m++] = (strata_range){t->roof_first, t->roof_count, (int32_t)k, 0};
         if (t->wall_count)
-            rg[m++] = (range){t->wall_first, t->wall_count, (int32_t)k, 1};
+            rg[m++] = (strata_range){t->wall_first, t->wall_count, (int32_t)k, 1};
     }
     qsort(rg, m, sizeof *rg, range_cmp);
     *n = m;
     return rg;
 }
 
-/* ------------------------------------------------------------ PLY */
-
-/* A vertex with its normal: src[0..5] = x, y, z, nx, ny, nz (rec 24). */
-static void enc_ply_vertex_normal(const strata_span *s, uint64_t i, uint64_t n,
-                                  unsigned char *restrict p)
+int strata__has_suffix(const char *s, const char *suffix)
 {
-    const float *restrict x = s->src[0], *restrict y = s->src[1], *restrict z = s->src[2];
-    const float *restrict nx = s->src[3], *restrict ny = s->src[4], *restrict nz = s->src[5];
-    for (const uint64_t end = i + n; i < end; i++) {
-        p = put_f32(p, x[i]);
-        p = put_f32(p, y[i]);
-        p = put_f32(p, z[i]);
-        p = put_f32(p, nx[i]);
-        p = put_f32(p, ny[i]);
-        p = put_f32(p, nz[i]);
+    const size_t n = strlen(s), m = strlen(suffix);
+    if (n < m)
+        return 0;
+    for (size_t i = 0; i < m; i++) {
+        char c = s[n - m + i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if (c != suffix[i])
+            return 0;
     }
+    return 1;
 }
 
-/* Faces of one range: src[0] its first index, tag = terrace, wall. */
-enum { PLY_FACE = 1 + 12 + 4 + 1 };
-static void enc_ply_face(const strata_span *s, uint64_t i, uint64_t n, unsigned char *restrict p)
+strata_status strata__write_finish(strata_ctx *ctx, strata_out *o, const char *const *paths,
+                                   size_t n, int saved_errno)
 {
-    const uint32_t *restrict ix = (const uint32_t *)s->src[0] + 3 * i;
-    const uint32_t terrace = s->tag[0];
-    const unsigned char wall = (unsigned char)s->tag[1];
-    for (uint64_t f = 0; f < n; f++, ix += 3) {
-        *p++ = 3;
-        p = put_u32(p, ix[0]);
-        p = put_u32(p, ix[1]);
-        p = put_u32(p, ix[2]);
-        p = put_u32(p, terrace);
-        *p++ = wall;
+    int ok = 1;
+    for (size_t i = 0; i < n; i++)
+        ok = ok && strata__out_ok(&o[i]);
+    /* Everything is written and closed: the last report comes before any
+     * rename, so a cancel there still leaves no file. */
+    if (ok && strata__progress(ctx, "write", 1.0) != STRATA_OK) {
+        o[n - 1].cancelled = 1;
+        ok = 0;
     }
-}
-
-/* The faces of indices [from, to) as a span (whole triangles only, as
- * many as fit). */
-static strata_span ply_faces(const strata_result *r, uint64_t from, uint64_t to, int32_t terrace,
-                             unsigned char wall)
-{
-    strata_span sp = {.encode = enc_ply_face, .n = (to - from) / 3, .rec = PLY_FACE};
-    sp.src[0] = r->indices + from;
-    sp.tag[0] = (uint32_t)terrace;
-    sp.tag[1] = wall;
-    return sp;
-}
-
-/* The file: header, vertices, then one span of faces per range. */
-static void write_ply(strata_out *o, const strata_result *r, const range *rg, size_t nrg)
-{
-    strata_span *sp = strata__alloc_array(o->al, 2 * nrg + 3, sizeof *sp);
-    if (!sp) {
-        o->err = ENOMEM;
-        return;
+    for (size_t i = 0; i < n && ok; i++) {
+        strata__out_commit(&o[i], paths[i]);
+        ok = strata__out_ok(&o[i]);
     }
-    const int normals = r->nx != NULL;
-    char head[512];
-    const int hl = snprintf(
-        head, sizeof head,
-        "ply\nformat binary_little_endian 1.0\ncomment generated by strata %s\n"
-        "element vertex %lu\nproperty float x\nproperty float y\nproperty float z\n%s"
-        "element face %llu\nproperty list uchar uint vertex_indices\n"
-        "property int terrace\nproperty uchar wall\nend_header\n",
-        STRATA_VERSION, (unsigned long)r->nverts,
-        normals ? "property float nx\nproperty float ny\nproperty float nz\n" : "",
-        (unsigned long long)(r->nindices / 3));
-    size_t n = 0;
-    sp[n++] = (strata_span){.encode = strata__enc_bytes, .n = (uint64_t)hl, .rec = 1,
-                            .src = {head}};
-    if (normals)
-        sp[n++] = (strata_span){.encode = enc_ply_vertex_normal, .n = r->nverts, .rec = 24,
-                                .src = {r->x, r->y, r->z, r->nx, r->ny, r->nz}};
-    else
-        sp[n++] = (strata_span){.encode = strata__enc_vec3, .n = r->nverts, .rec = 12,
-                                .src = {r->x, r->y, r->z}};
-
-    /* Faces in index order; a face outside every range (no result the
-     * library makes has one) gets terrace -1. */
-    uint64_t pos = 0;
-    for (size_t k = 0; k < nrg; k++) {
-        const uint64_t first = rg[k].first > pos ? rg[k].first : pos;
-        const uint64_t end = rg[k].first + rg[k].count;
-        if (first > pos)
-            sp[n++] = ply_faces(r, pos, first, -1, 0);
-        if (end > first)
-            sp[n++] = ply_faces(r, first, end, rg[k].terrace, rg[k].wall);
-        if (end > pos)
-            pos = end;
+    strata_status st = STRATA_OK;
+    int err = 0;
+    for (size_t i = 0; i < n; i++)
+        if (o[i].cancelled)
+            st = STRATA_ERR_CANCELLED;
+    for (size_t i = 0; i < n && st == STRATA_OK; i++) {
+        if (o[i].err) {
+            st = strata__out_status(&o[i]);
+            err = o[i].err;
+        }
     }
-    if (pos < r->nindices)
-        sp[n++] = ply_faces(r, pos, r->nindices, -1, 0);
-    strata__out_spans(o, sp, n);
-    strata__free(o->al, sp);
+    for (size_t i = 0; i < n; i++)
+        strata__out_discard(&o[i]);
+    errno = (st == STRATA_ERR_IO || st == STRATA_ERR_NOMEM) && err ? err : saved_errno;
+    return st;
 }
 
 /* ------------------------------------------------------------ OBJ + MTL */
@@ -229,9 +174,9 @@ static void obj_faces(strata_out *o, obj_lines *l, const strata_result *r, uint6
     l->done += (to - from) / 3;
 }
 
-/* Group and material names of a range: walls keep their own group only
+/* Group and material names of a strata_range: walls keep their own group only
  * when the result keeps them in ranges of their own. */
-static void range_names(const strata_result *r, const range *g, char *group, char *mtl,
+static void range_names(const strata_result *r, const strata_range *g, char *group, char *mtl,
                         size_t size)
 {
     const int sep = g->wall && r->walls == STRATA_WALLS_SEPARATE;
@@ -239,7 +184,7 @@ static void range_names(const strata_result *r, const range *g, char *group, cha
     snprintf(mtl, size, "%s_%ld", sep ? "wall" : "terrace", (long)g->terrace);
 }
 
-static void write_obj(strata_out *o, const strata_result *r, const range *rg, size_t nrg,
+static void write_obj(strata_out *o, const strata_result *r, const strata_range *rg, size_t nrg,
                       const char *mtl_name)
 {
     strata__out_str(o, "# generated by strata " STRATA_VERSION "\nmtllib ");
@@ -276,7 +221,7 @@ static char *put_unit(char *p, double v)
     return p;
 }
 
-static void write_mtl(strata_out *o, const strata_result *r, const range *rg, size_t nrg,
+static void write_mtl(strata_out *o, const strata_result *r, const strata_range *rg, size_t nrg,
                       const strata_palette *pal)
 {
     strata__out_str(o, "# generated by strata " STRATA_VERSION "\n");
@@ -301,22 +246,46 @@ static void write_mtl(strata_out *o, const strata_result *r, const range *rg, si
     }
 }
 
-/* ------------------------------------------------------------ entry */
-
-static int has_suffix(const char *s, const char *suffix)
+/* FILE.mtl first, then FILE.obj: both are complete before either is
+ * renamed, and the .mtl goes first so a new .obj never names materials
+ * its .mtl lacks. */
+strata_status strata__obj_write(strata_ctx *ctx, const strata_result *r, const char *path,
+                                const strata_palette *pal)
 {
-    const size_t n = strlen(s), m = strlen(suffix);
-    if (n < m)
-        return 0;
-    for (size_t i = 0; i < m; i++) {
-        char c = s[n - m + i];
-        if (c >= 'A' && c <= 'Z')
-            c = (char)(c - 'A' + 'a');
-        if (c != suffix[i])
-            return 0;
+    const int saved_errno = errno;
+    const strata_allocator *al = &ctx->alloc;
+    size_t nrg = 0;
+    strata_range *rg = strata__sorted_ranges(r, al, &nrg);
+    if (!rg)
+        return STRATA_ERR_NOMEM;
+    /* FILE.obj -> FILE.mtl, anything else -> NAME.mtl appended */
+    const size_t n = strlen(path), stem = strata__has_suffix(path, ".obj") ? n - 4 : n;
+    char *mtl_path = strata__alloc(al, stem + 5);
+    if (!mtl_path) {
+        strata__free(al, rg);
+        errno = saved_errno;
+        return STRATA_ERR_NOMEM;
     }
-    return 1;
+    memcpy(mtl_path, path, stem);
+    memcpy(mtl_path + stem, ".mtl", 5);
+    const char *slash = strrchr(mtl_path, '/');
+    strata_out o[2] = {STRATA_OUT_INIT(ctx), STRATA_OUT_INIT(ctx)}; /* .mtl, .obj */
+    if (strata__out_open(&o[0], mtl_path, ctx) == 0 && strata__out_open(&o[1], path, ctx) == 0) {
+        write_mtl(&o[0], r, rg, nrg, pal);
+        strata__out_finish(&o[0]);
+        write_obj(&o[1], r, rg, nrg, slash ? slash + 1 : mtl_path);
+        strata__out_finish(&o[1]);
+    }
+    strata__free(al, rg);
+    const char *const paths[2] = {mtl_path, path};
+    const strata_status st = strata__write_finish(ctx, o, paths, 2, saved_errno);
+    const int err = errno;
+    strata__free(al, mtl_path);
+    errno = err;
+    return st;
 }
+
+/* ------------------------------------------------------------ entry */
 
 void strata_write_defaults(strata_write_options *opt)
 {
@@ -339,10 +308,10 @@ strata_status strata_result_write(strata_ctx *ctx, const strata_result *r, const
         return STRATA_ERR_INVALID_ARG;
     strata_format format = opt->format;
     if (format == STRATA_FORMAT_AUTO)
-        format = has_suffix(path, ".ply")   ? STRATA_FORMAT_PLY
-                 : has_suffix(path, ".obj") ? STRATA_FORMAT_OBJ
-                 : has_suffix(path, ".glb") ? STRATA_FORMAT_GLB
-                                            : STRATA_FORMAT_AUTO;
+        format = strata__has_suffix(path, ".ply")   ? STRATA_FORMAT_PLY
+                 : strata__has_suffix(path, ".obj") ? STRATA_FORMAT_OBJ
+                 : strata__has_suffix(path, ".glb") ? STRATA_FORMAT_GLB
+                                                    : STRATA_FORMAT_AUTO;
     if (format == STRATA_FORMAT_AUTO)
         return STRATA_ERR_FORMAT;
     if (format != STRATA_FORMAT_PLY && format != STRATA_FORMAT_OBJ &&
@@ -353,63 +322,9 @@ strata_status strata_result_write(strata_ctx *ctx, const strata_result *r, const
     strata_status st = strata__progress(ctx, "write", 0.0);
     if (st != STRATA_OK)
         return st; /* cancelled before any file exists */
-    if (format == STRATA_FORMAT_GLB)
-        return strata__write_glb(ctx, r, path, opt->palette);
-
-    const strata_allocator *al = &ctx->alloc;
-    size_t nrg = 0;
-    range *rg = sorted_ranges(r, al, &nrg);
-    if (!rg)
-        return STRATA_ERR_NOMEM;
-    strata_out f = STRATA_OUT_INIT(ctx), m = STRATA_OUT_INIT(ctx);
-    char *mtl_path = NULL;
-    const int saved_errno = errno;
-
-    if (format == STRATA_FORMAT_PLY) {
-        if (strata__out_open(&f, path, ctx) == 0) {
-            write_ply(&f, r, rg, nrg);
-            strata__out_finish(&f);
-        }
-    } else {
-        /* FILE.obj -> FILE.mtl, anything else -> NAME.mtl appended */
-        const size_t n = strlen(path), stem = has_suffix(path, ".obj") ? n - 4 : n;
-        mtl_path = strata__alloc(al, stem + 5);
-        if (!mtl_path) {
-            st = STRATA_ERR_NOMEM;
-            goto done;
-        }
-        memcpy(mtl_path, path, stem);
-        memcpy(mtl_path + stem, ".mtl", 5);
-        const char *slash = strrchr(mtl_path, '/');
-        if (strata__out_open(&m, mtl_path, ctx) == 0 && strata__out_open(&f, path, ctx) == 0) {
-            write_mtl(&m, r, rg, nrg, opt->palette);
-            strata__out_finish(&m);
-            write_obj(&f, r, rg, nrg, slash ? slash + 1 : mtl_path);
-            strata__out_finish(&f);
-        }
+    switch (format) {
+    case STRATA_FORMAT_PLY: return strata__ply_write(ctx, r, path);
+    case STRATA_FORMAT_OBJ: return strata__obj_write(ctx, r, path, opt->palette);
+    default: return strata__glb_write(ctx, r, path, opt->palette);
     }
-    /* Everything is written and closed: the last report comes before any
-     * rename, so a cancel there still leaves no file.  Both files of an
-     * OBJ are complete before either is renamed; the .mtl goes first so a
-     * new .obj never names materials its .mtl lacks. */
-    if (strata__out_ok(&f) && strata__out_ok(&m) &&
-        strata__progress(ctx, "write", 1.0) != STRATA_OK)
-        f.cancelled = 1;
-    if (mtl_path && strata__out_ok(&f) && strata__out_ok(&m))
-        strata__out_commit(&m, mtl_path);
-    if (strata__out_ok(&f) && strata__out_ok(&m))
-        strata__out_commit(&f, path);
-    st = f.cancelled || m.cancelled ? STRATA_ERR_CANCELLED
-         : m.err                    ? strata__out_status(&m)
-                                    : strata__out_status(&f);
-done:
-    {
-        const int err = m.err ? m.err : f.err;
-        strata__out_discard(&m);
-        strata__out_discard(&f);
-        strata__free(al, mtl_path);
-        strata__free(al, rg);
-        errno = (st == STRATA_ERR_IO || st == STRATA_ERR_NOMEM) && err ? err : saved_errno;
-    }
-    return st;
 }

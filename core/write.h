@@ -1,0 +1,50 @@
+/* Writing files: the format writers and what they share (core/write.c).
+ * strata_result_write checks its arguments, reports progress 0 and calls
+ * the writer of the format: core/ply.c, core/obj.c (OBJ + MTL),
+ * core/glb.c.  Each writes through output.h (temporary file, rename) and
+ * ends with strata__write_finish.  PNG images (previews) are encoded by
+ * core/png.c. */
+#ifndef STRATA_WRITE_H
+#define STRATA_WRITE_H
+
+#include "base.h"
+#include "output.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A terrace's roof or wall index range. */
+typedef struct strata_range {
+    uint64_t first, count;
+    int32_t terrace;
+    unsigned char wall;
+} strata_range;
+
+/* All non-empty ranges of r ordered by position in the index array (the
+ * layouts differ between wall modes), *n of them; NULL without memory. */
+STRATA_HIDDEN strata_range *strata__sorted_ranges(const strata_result *r,
+                                                  const strata_allocator *al, size_t *n);
+
+/* s ends with suffix, ASCII letters in any case. */
+STRATA_HIDDEN int strata__has_suffix(const char *s, const char *suffix);
+
+/* The end of every writer, once the n files o[0..n) are written and
+ * closed (or failed): the last progress report (1), then each file
+ * renamed onto paths[i] in order, all only while nothing failed or was
+ * cancelled; then every temporary left is removed.  Returns the status
+ * (CANCELLED, else that of the first file that failed) and sets errno:
+ * that file's error for IO and NOMEM, else saved_errno. */
+STRATA_HIDDEN strata_status strata__write_finish(strata_ctx *ctx, strata_out *o,
+                                                 const char *const *paths, size_t n,
+                                                 int saved_errno);
+
+/* The writers, called with checked arguments (r->nindices a multiple of
+ * 3) after progress 0. */
+STRATA_HIDDEN strata_status strata__ply_write(strata_ctx *ctx, const strata_result *r,
+                                              const char *path);
+STRATA_HIDDEN strata_status strata__obj_write(strata_ctx *ctx, const strata_result *r,
+                                              const char *path, const strata_palette *pal);
+STRATA_HIDDEN strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r,
+                                              const char *path, const strata_palette *pal);
+
+#endif
