@@ -1,9 +1,8 @@
-/* Mesh import: the format-independent part.  The readers (core/ply.c;
- * for now the Wavefront OBJ reader below) fill a builder (import.h) with
- * positions and fan-triangulated faces; this file then welds, drops
- * degenerate triangles, rotates to y-up, fixes the winding and makes the
- * strata_mesh.  OBJ files have no counts: their arrays grow only with what
- * was actually read. */
+/* Mesh import: the format-independent part.  The readers (core/ply.c,
+ * core/obj.c) fill a builder (import.h) with positions and
+ * fan-triangulated faces; this file picks the reader from the bytes, then
+ * welds, drops degenerate triangles, rotates to y-up, fixes the winding
+ * and makes the strata_mesh. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -11,7 +10,6 @@
 #include "alloc.h"
 #include "ctx.h"
 #include "import.h"
-#include "lex.h"
 #include "mesh.h"
 #include "readfile.h"
 
@@ -42,112 +40,6 @@ strata_status strata__grow_slow(const strata_allocator *al, void **p, size_t *ca
     }
     *p = q;
     *cap = c;
-    return STRATA_OK;
-}
-
-/* ------------------------------------------------------------------ */
-/* OBJ                                                                 */
-/* ------------------------------------------------------------------ */
-
-/* The next token of a line: ends at whitespace or '#' (a comment). */
-static bool line_token(const char **p, const char *end, const char **t, size_t *n)
-{
-    const char *s = *p;
-    while (s < end && (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\v' || *s == '\f'))
-        s++;
-    if (s == end || *s == '#')
-        return false;
-    const char *q = s;
-    while (q < end && !strata__is_space((unsigned char)*q) && *q != '#')
-        q++;
-    *t = s;
-    *n = (size_t)(q - s);
-    *p = q;
-    return true;
-}
-
-/* One face corner: v, v/vt, v/vt/vn or v//vn; only v is used.  OBJ
- * indices are 1-based; negative ones count back from the last vertex read
- * so far.  Positive ones may refer to vertices defined later in the file,
- * so the 0-based id is range-checked once the whole file is read. */
-static strata_status obj_corner(const char *t, size_t n, size_t nv, uint32_t *id)
-{
-    size_t i = 0;
-    while (i < n && t[i] != '/')
-        i++;
-    int64_t v;
-    if (strata__parse_integer(t, i, &v) != STRATA_OK)
-        return STRATA_ERR_FORMAT;
-    /* The rest: /[int] or /[int]/[int]; the numbers are not used. */
-    for (int part = 0; part < 2 && i < n; part++) {
-        if (t[i] != '/')
-            return STRATA_ERR_FORMAT;
-        size_t s = ++i;
-        while (i < n && t[i] != '/')
-            i++;
-        int64_t unused;
-        if (i > s && strata__parse_integer(t + s, i - s, &unused) != STRATA_OK)
-            return STRATA_ERR_FORMAT;
-        if (i == s && (part == 1 || i == n))
-            return STRATA_ERR_FORMAT; /* "v/", "v//", "v/vt/" */
-    }
-    if (i != n)
-        return STRATA_ERR_FORMAT;
-    if (v > 0 && v <= (int64_t)UINT32_MAX)
-        *id = (uint32_t)(v - 1);
-    else if (v < 0 && -v <= (int64_t)nv)
-        *id = (uint32_t)((int64_t)nv + v);
-    else
-        return STRATA_ERR_BAD_MESH; /* 0, before the first vertex, or huge */
-    return STRATA_OK;
-}
-
-static strata_status decode_obj(strata_builder *b, const uint8_t *data, size_t len)
-{
-    const char *s = (const char *)data, *end = s + len;
-    if (memchr(s, '\0', len))
-        return STRATA_ERR_FORMAT; /* not a text file */
-    bool any = false; /* a v or f statement */
-    strata_status st;
-    while (s < end) {
-        const char *nl = memchr(s, '\n', (size_t)(end - s));
-        const char *le = nl ? nl : end, *p = s;
-        s = nl ? nl + 1 : end;
-        const char *t;
-        size_t n;
-        if (!line_token(&p, le, &t, &n))
-            continue;
-        if (strata__tok_eq(t, n, "v")) {
-            float c[3];
-            for (int k = 0; k < 3; k++) {
-                if (!line_token(&p, le, &t, &n))
-                    return STRATA_ERR_FORMAT;
-                if ((st = strata__parse_real(t, n, &c[k])) != STRATA_OK)
-                    return st;
-            }
-            /* w or colours may follow: ignored. */
-            if ((st = strata__push_vertex(b, c[0], c[1], c[2])) != STRATA_OK)
-                return st;
-            any = true;
-        } else if (strata__tok_eq(t, n, "f")) {
-            strata__face_begin(b);
-            while (line_token(&p, le, &t, &n)) {
-                uint32_t id;
-                if ((st = obj_corner(t, n, b->nv, &id)) != STRATA_OK)
-                    return st;
-                if ((st = strata__face_corner(b, id)) != STRATA_OK)
-                    return st;
-            }
-            strata__face_end(b);
-            any = true;
-        }
-        /* vt, vn, g, o, s, usemtl, mtllib, l, p, ...: ignored */
-    }
-    if (!any)
-        return STRATA_ERR_FORMAT;
-    for (size_t i = 0; i < 3 * b->nt; i++)
-        if (b->tri[i] >= b->nv)
-            return STRATA_ERR_BAD_MESH; /* a forward reference never defined */
     return STRATA_OK;
 }
 
@@ -303,7 +195,7 @@ strata_status strata_mesh_decode(strata_ctx *ctx, const void *data, size_t len,
     else if (len < 4 && !memcmp(d, "ply\n", len))
         st = STRATA_ERR_TRUNCATED; /* a PLY magic cut short, or nothing */
     else
-        st = decode_obj(&b, d, len);
+        st = strata__obj_read(&b, d, len);
 
     uint64_t merged = 0;
     if (st == STRATA_OK && o->weld)

@@ -423,7 +423,6 @@ strata_status strata__ply_read(strata_builder *b, const uint8_t *data, size_t le
     return st;
 }
 
-
 /* ------------------------------------------------------------------ */
 /* Writing                                                             */
 /* ------------------------------------------------------------------ */
@@ -520,7 +519,6 @@ static void write_spans(strata_out *o, const strata_result *r, const strata_rang
     strata__out_spans(o, sp, n);
     strata__free(o->al, sp);
 }
-
 
 strata_status strata__ply_write(strata_ctx *ctx, const strata_result *r, const char *path)
 {
