@@ -1,5 +1,5 @@
-/* Atomic output files shared by the writers (write.c: PLY, OBJ + MTL;
- * gltf.c: GLB).
+/* Atomic output files shared by the writers (ply.c, obj.c + MTL, glb.c;
+ * png.c for preview images).
  *
  * A file goes to a fresh temporary name beside its destination and is
  * renamed over it only once complete, so a failure (disk full, a bad
