@@ -11,6 +11,7 @@
 
 #include "alloc.h"
 #include "ctx.h"
+#include "heightmap.h"
 #include "mesh.h"
 #include "readfile.h"
 
@@ -24,17 +25,11 @@
 #include <setjmp.h>
 #endif
 
-struct strata_heightmap {
-    strata_allocator alloc;
-    uint32_t w, h;
-    float *data; /* w*h samples, row 0 at the top */
-};
-
 /* Largest file strata_heightmap_load reads: a colour PFM (12 bytes a pixel)
  * at the pixel limit plus room for a header.  No valid heightmap is bigger. */
 #define MAX_FILE_BYTES ((uint64_t)STRATA_HEIGHTMAP_MAX_PIXELS * 12 + 4096)
 
-static strata_status check_dims(uint64_t w, uint64_t h)
+strata_status strata__heightmap_check_dims(uint64_t w, uint64_t h)
 {
     /* A side below 2 cannot make a grid cell: outside the documented limits
      * just like a side above STRATA_HEIGHTMAP_MAX_SIDE. */
@@ -44,9 +39,8 @@ static strata_status check_dims(uint64_t w, uint64_t h)
     return STRATA_OK;
 }
 
-/* Allocate a heightmap of checked dimensions. */
-static strata_status hm_new(const strata_allocator *al, uint32_t w, uint32_t h,
-                            strata_heightmap **out)
+strata_status strata__heightmap_new(const strata_allocator *al, uint32_t w, uint32_t h,
+                                    strata_heightmap **out)
 {
     strata_heightmap *hm = strata__alloc(al, sizeof *hm);
     if (!hm)
@@ -75,210 +69,6 @@ void strata_heightmap_destroy(strata_heightmap *hm)
 uint32_t strata_heightmap_width(const strata_heightmap *hm) { return hm ? hm->w : 0; }
 uint32_t strata_heightmap_height(const strata_heightmap *hm) { return hm ? hm->h : 0; }
 const float *strata_heightmap_data(const strata_heightmap *hm) { return hm ? hm->data : NULL; }
-
-/* ------------------------------------------------------------------ */
-/* Netpbm-style headers (PGM and PFM)                                  */
-/* ------------------------------------------------------------------ */
-
-typedef struct {
-    const uint8_t *p, *end;
-} cursor;
-
-static bool is_space(uint8_t c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static bool is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
-
-/* The separator before a header token: at least one whitespace byte or
- * comment ('#' to the end of the line).  Running out of bytes inside the
- * header is truncation (the file is a prefix of a header), any other byte
- * where a separator must be is a format error. */
-static strata_status skip_separator(cursor *c)
-{
-    if (c->p == c->end)
-        return STRATA_ERR_TRUNCATED;
-    if (!is_space(*c->p) && *c->p != '#')
-        return STRATA_ERR_FORMAT;
-    for (;;) {
-        if (c->p == c->end)
-            return STRATA_ERR_TRUNCATED;
-        if (*c->p == '#') {
-            while (c->p < c->end && *c->p != '\n' && *c->p != '\r')
-                c->p++;
-        } else if (is_space(*c->p)) {
-            c->p++;
-        } else {
-            return STRATA_OK;
-        }
-    }
-}
-
-/* A separator, then an unsigned decimal of 1 to 9 digits.  Nine digits is
- * far above any limit, so more is garbage, not a big size. */
-static strata_status header_uint(cursor *c, uint32_t *v)
-{
-    strata_status st = skip_separator(c);
-    if (st != STRATA_OK)
-        return st;
-    uint32_t n = 0, digits = 0;
-    while (c->p < c->end && is_digit(*c->p)) {
-        if (++digits > 9)
-            return STRATA_ERR_FORMAT;
-        n = n * 10 + (uint32_t)(*c->p++ - '0');
-    }
-    if (digits == 0)
-        return STRATA_ERR_FORMAT;
-    *v = n;
-    return STRATA_OK;
-}
-
-/* The raster starts after exactly one whitespace byte following the last
- * header token. */
-static strata_status header_end(cursor *c)
-{
-    if (c->p == c->end)
-        return STRATA_ERR_TRUNCATED;
-    if (!is_space(*c->p))
-        return STRATA_ERR_FORMAT;
-    c->p++;
-    return STRATA_OK;
-}
-
-/* The PFM scale: a separator, then [+-]digits[.digits][(e|E)[+-]digits].
- * Only its sign is used (negative: little-endian samples); its magnitude
- * is a nominal unit the samples are not multiplied by.  We evaluate it
- * without strtod, which depends on the locale and wants a terminated
- * string, only to refuse zero and out-of-range scales. */
-static strata_status header_scale(cursor *c, bool *little_endian)
-{
-    strata_status st = skip_separator(c);
-    if (st != STRATA_OK)
-        return st;
-    bool neg = false, dot = false;
-    if (c->p < c->end && (*c->p == '+' || *c->p == '-'))
-        neg = *c->p++ == '-';
-    double mant = 0.0;
-    int e10 = 0, mdigits = 0;
-    for (; c->p < c->end; c->p++) {
-        if (is_digit(*c->p)) {
-            if (++mdigits > 40) /* a scale is a short number */
-                return STRATA_ERR_FORMAT;
-            mant = mant * 10.0 + (*c->p - '0');
-            e10 -= dot;
-        } else if (*c->p == '.' && !dot) {
-            dot = true;
-        } else {
-            break;
-        }
-    }
-    if (mdigits == 0 && c->p < c->end)
-        return STRATA_ERR_FORMAT;
-    if (c->p < c->end && (*c->p == 'e' || *c->p == 'E')) {
-        c->p++;
-        bool eneg = false;
-        if (c->p < c->end && (*c->p == '+' || *c->p == '-'))
-            eneg = *c->p++ == '-';
-        int e = 0, edigits = 0;
-        while (c->p < c->end && is_digit(*c->p)) {
-            if (++edigits > 4)
-                return STRATA_ERR_FORMAT;
-            e = e * 10 + (*c->p++ - '0');
-        }
-        if (edigits == 0 && c->p < c->end)
-            return STRATA_ERR_FORMAT;
-        e10 += eneg ? -e : e;
-    }
-    if (c->p == c->end)
-        return STRATA_ERR_TRUNCATED;
-    const double scale = mant * pow(10.0, e10);
-    if (!(scale > 0.0) || !isfinite((float)scale) || (float)scale == 0.0f)
-        return STRATA_ERR_FORMAT;
-    *little_endian = neg;
-    return STRATA_OK;
-}
-
-/* ------------------------------------------------------------------ */
-/* PGM (P5)                                                            */
-/* ------------------------------------------------------------------ */
-
-static strata_status decode_pgm(const strata_allocator *al, cursor c,
-                                strata_heightmap **out)
-{
-    uint32_t w, h, maxval;
-    strata_status st;
-    if ((st = header_uint(&c, &w)) != STRATA_OK ||
-        (st = header_uint(&c, &h)) != STRATA_OK ||
-        (st = header_uint(&c, &maxval)) != STRATA_OK)
-        return st;
-    if (maxval == 0 || maxval > 65535)
-        return STRATA_ERR_FORMAT;
-    if ((st = header_end(&c)) != STRATA_OK || (st = check_dims(w, h)) != STRATA_OK)
-        return st;
-    const size_t bps = maxval < 256 ? 1 : 2;
-    const size_t n = (size_t)w * h;
-    if ((size_t)(c.end - c.p) / bps < n)
-        return STRATA_ERR_TRUNCATED;
-
-    strata_heightmap *hm;
-    if ((st = hm_new(al, w, h, &hm)) != STRATA_OK)
-        return st;
-    /* Samples above maxval are invalid PGM; clamp them rather than reject a
-     * file that is otherwise fine, so the result stays in [0,1]. */
-    const float fmax = (float)maxval;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t v = bps == 1 ? c.p[i] : (uint32_t)c.p[2 * i] << 8 | c.p[2 * i + 1];
-        hm->data[i] = v >= maxval ? 1.0f : (float)v / fmax;
-    }
-    *out = hm;
-    return STRATA_OK;
-}
-
-/* ------------------------------------------------------------------ */
-/* PFM (Pf grey, PF colour)                                            */
-/* ------------------------------------------------------------------ */
-
-static strata_status decode_pfm(const strata_allocator *al, cursor c,
-                                uint32_t channels, strata_heightmap **out)
-{
-    uint32_t w, h;
-    bool little = false;
-    strata_status st;
-    if ((st = header_uint(&c, &w)) != STRATA_OK ||
-        (st = header_uint(&c, &h)) != STRATA_OK ||
-        (st = header_scale(&c, &little)) != STRATA_OK ||
-        (st = header_end(&c)) != STRATA_OK ||
-        (st = check_dims(w, h)) != STRATA_OK)
-        return st;
-    const size_t stride = 4 * (size_t)channels;
-    if ((size_t)(c.end - c.p) / stride / w < h)
-        return STRATA_ERR_TRUNCATED;
-
-    strata_heightmap *hm;
-    if ((st = hm_new(al, w, h, &hm)) != STRATA_OK)
-        return st;
-    /* File rows run bottom to top; ours run top to bottom. */
-    for (uint32_t r = 0; r < h; r++) {
-        const uint8_t *src = c.p + (size_t)r * w * stride;
-        float *dst = hm->data + (size_t)(h - 1 - r) * w;
-        for (uint32_t x = 0; x < w; x++, src += stride) {
-            uint32_t bits = little ? (uint32_t)src[0] | (uint32_t)src[1] << 8 |
-                                         (uint32_t)src[2] << 16 | (uint32_t)src[3] << 24
-                                   : (uint32_t)src[3] | (uint32_t)src[2] << 8 |
-                                         (uint32_t)src[1] << 16 | (uint32_t)src[0] << 24;
-            float v;
-            memcpy(&v, &bits, sizeof v);
-            if (!isfinite(v)) {
-                strata_heightmap_destroy(hm);
-                return STRATA_ERR_NOT_FINITE;
-            }
-            dst[x] = v;
-        }
-    }
-    *out = hm;
-    return STRATA_OK;
-}
 
 /* ------------------------------------------------------------------ */
 /* PNG                                                                 */
@@ -386,7 +176,7 @@ static strata_status decode_png(const strata_allocator *al, const uint8_t *data,
     spng_set_crc_action(sp, SPNG_CRC_ERROR, SPNG_CRC_DISCARD);
     if ((st = spng_status(spng_set_png_buffer(sp, data, len))) != STRATA_OK ||
         (st = spng_status(spng_get_ihdr(sp, &ihdr))) != STRATA_OK ||
-        (st = check_dims(ihdr.width, ihdr.height)) != STRATA_OK)
+        (st = strata__heightmap_check_dims(ihdr.width, ihdr.height)) != STRATA_OK)
         goto done;
     int channels = ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE         ? 1
                    : ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA ? 2
@@ -401,7 +191,7 @@ static strata_status decode_png(const strata_allocator *al, const uint8_t *data,
         st = STRATA_ERR_FORMAT; /* cannot happen for a valid IHDR */
         goto done;
     }
-    if ((st = hm_new(al, ihdr.width, ihdr.height, &hm)) != STRATA_OK)
+    if ((st = strata__heightmap_new(al, ihdr.width, ihdr.height, &hm)) != STRATA_OK)
         goto done;
     /* libspng ORs sub-byte samples of interlaced images into place: start
      * from zeros.  Then read on to IEND to check the CRCs of the chunks after
@@ -492,7 +282,7 @@ static void png_run(png_structp png, png_infop info, png_job *job)
     png_uint_32 w, h;
     int depth, color, interlace;
     png_get_IHDR(png, info, &w, &h, &depth, &color, &interlace, NULL, NULL);
-    if ((job->st = check_dims(w, h)) != STRATA_OK)
+    if ((job->st = strata__heightmap_check_dims(w, h)) != STRATA_OK)
         return;
     if (color != PNG_COLOR_TYPE_GRAY && color != PNG_COLOR_TYPE_GRAY_ALPHA) {
         job->st = STRATA_ERR_UNSUPPORTED;
@@ -505,7 +295,7 @@ static void png_run(png_structp png, png_infop info, png_job *job)
         job->st = STRATA_ERR_FORMAT; /* not for a valid IHDR */
         return;
     }
-    if ((job->st = hm_new(job->al, w, h, &job->hm)) != STRATA_OK)
+    if ((job->st = strata__heightmap_new(job->al, w, h, &job->hm)) != STRATA_OK)
         return;
     if (!(job->rows = strata__alloc_array(job->al, h, sizeof *job->rows))) {
         job->st = STRATA_ERR_NOMEM;
@@ -555,13 +345,10 @@ strata_status strata_heightmap_decode(strata_ctx *ctx, const void *data, size_t 
     if (!ctx || !data)
         return STRATA_ERR_INVALID_ARG;
     const uint8_t *d = data;
-    cursor c = {d + 2, d + len};
     /* Input too short to hold its magic is a prefix of a file when its
      * bytes begin one: truncated, like every other prefix. */
-    if (len >= 2 && d[0] == 'P' && d[1] == '5')
-        return decode_pgm(&ctx->alloc, c, out);
-    if (len >= 2 && d[0] == 'P' && (d[1] == 'f' || d[1] == 'F'))
-        return decode_pfm(&ctx->alloc, c, d[1] == 'F' ? 3 : 1, out);
+    if (len >= 2 && d[0] == 'P' && (d[1] == '5' || d[1] == 'f' || d[1] == 'F'))
+        return strata__pnm_read(&ctx->alloc, d, len, out);
     if (len < 2 && (len == 0 || d[0] == 'P'))
         return STRATA_ERR_TRUNCATED;
     if (memcmp(d, png_sig, len < 8 ? len : 8) != 0)
@@ -572,7 +359,7 @@ strata_status strata_heightmap_decode(strata_ctx *ctx, const void *data, size_t 
      * the same way with either library (or none). */
     if (len >= 26 && memcmp(d + 12, "IHDR", 4) == 0) {
         const uint32_t w = be32(d + 16), h = be32(d + 20);
-        strata_status st = check_dims(w, h);
+        strata_status st = strata__heightmap_check_dims(w, h);
         if (st != STRATA_OK)
             return st;
         /* Deflate expands at most 1032:1, so the file length bounds the

@@ -1,6 +1,7 @@
-/* ASCII tokens of the text mesh formats (core/lex.c): the PLY reader
+/* ASCII tokens of the text formats (core/lex.c): the PLY reader
  * (core/ply.c) and the OBJ reader (core/obj.c) share these, so both read
- * numbers the same way, whatever the locale. */
+ * numbers the same way, whatever the locale; the PGM/PFM header reader
+ * (core/pnm.c) uses the character classes. */
 #ifndef STRATA_LEX_H
 #define STRATA_LEX_H
 
