@@ -1,4 +1,5 @@
-/* Preview images: a small software rasteriser and the PNG writer.
+/* Preview images: a small software rasteriser; the PNG file is encoded by
+ * png.c.
  *
  * Every view is orthographic, so there is no near plane to clip against
  * and a fitted view can never put a vertex behind the camera.  Vertices are
@@ -22,18 +23,12 @@
 #include "ctx.h"
 #include "result.h"
 #include "output.h"
+#include "write.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <string.h>
-
-#if HAVE_SPNG
-#include <spng.h>
-#elif HAVE_LIBPNG
-#include <png.h>
-#include <setjmp.h>
-#endif
 
 #define SUB_BITS 8 /* subpixel precision of snapped vertices */
 #define SUB (1 << SUB_BITS)
@@ -479,106 +474,6 @@ strata_status strata_preview_render(strata_ctx *ctx, const strata_result *r,
     return strata__progress(ctx, "preview", 1.0);
 }
 
-/* ------------------------------------------------------------ PNG file */
-
-/* The encoders stream into the shared atomic output file (output.h):
- * a temporary name beside the destination, renamed once complete. */
-
-#if HAVE_SPNG
-static int stream_write(spng_ctx *sp, void *user, void *data, size_t n)
-{
-    (void)sp;
-    strata_out *o = user;
-    strata__out_bytes(o, data, n);
-    return o->err ? SPNG_IO_ERROR : 0;
-}
-
-static strata_status encode_png(strata_out *o, const uint8_t *img, uint32_t size, int channels)
-{
-    spng_ctx *sp = spng_ctx_new(SPNG_CTX_ENCODER);
-    if (!sp)
-        return STRATA_ERR_NOMEM;
-    struct spng_ihdr ihdr = {size, size, 8,
-                             channels == 4 ? SPNG_COLOR_TYPE_TRUECOLOR_ALPHA
-                                           : SPNG_COLOR_TYPE_TRUECOLOR,
-                             0, 0, 0};
-    int err = spng_set_png_stream(sp, stream_write, o);
-    if (!err)
-        err = spng_set_ihdr(sp, &ihdr);
-    if (!err)
-        err = spng_encode_image(sp, img, (size_t)size * size * (size_t)channels, SPNG_FMT_PNG,
-                                SPNG_ENCODE_FINALIZE);
-    spng_ctx_free(sp);
-    if (o->err)
-        return STRATA_ERR_IO;
-    return err == 0 ? STRATA_OK : err == SPNG_EMEM ? STRATA_ERR_NOMEM : STRATA_ERR_IO;
-}
-#elif HAVE_LIBPNG
-typedef struct png_wjob {
-    strata_out *o;
-    const uint8_t *img;
-    uint32_t size;
-    int channels;
-    strata_status st;
-} png_wjob;
-
-static void png_write_fn(png_structp png, png_bytep data, size_t n)
-{
-    png_wjob *j = png_get_io_ptr(png);
-    strata__out_bytes(j->o, data, n);
-    if (j->o->err) {
-        j->st = STRATA_ERR_IO;
-        png_error(png, "write");
-    }
-}
-
-static void png_flush_fn(png_structp png)
-{
-    png_wjob *j = png_get_io_ptr(png);
-    strata__out_flush(j->o);
-}
-static void png_quiet_warning(png_structp png, png_const_charp msg) { (void)png; (void)msg; }
-
-static void png_quiet_error(png_structp png, png_const_charp msg)
-{
-    (void)msg;
-    png_wjob *j = png_get_error_ptr(png);
-    if (j->st == STRATA_OK)
-        j->st = STRATA_ERR_NOMEM; /* the only other way libpng fails here */
-    png_longjmp(png, 1);
-}
-
-static void png_wrun(png_structp png, png_infop info, png_wjob *j)
-{
-    if (setjmp(png_jmpbuf(png)))
-        return;
-    png_set_write_fn(png, j, png_write_fn, png_flush_fn);
-    png_set_IHDR(png, info, j->size, j->size, 8,
-                 j->channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    const size_t stride = (size_t)j->size * (size_t)j->channels;
-    for (uint32_t y = 0; y < j->size; y++)
-        png_write_row(png, j->img + y * stride);
-    png_write_end(png, NULL);
-}
-
-static strata_status encode_png(strata_out *o, const uint8_t *img, uint32_t size, int channels)
-{
-    png_wjob j = {o, img, size, channels, STRATA_OK};
-    png_structp png =
-        png_create_write_struct(PNG_LIBPNG_VER_STRING, &j, png_quiet_error, png_quiet_warning);
-    if (!png)
-        return STRATA_ERR_NOMEM;
-    png_infop info = png_create_info_struct(png);
-    if (info)
-        png_wrun(png, info, &j);
-    else
-        j.st = STRATA_ERR_NOMEM;
-    png_destroy_write_struct(&png, &info);
-    return j.st;
-}
-#endif
 
 strata_status strata_preview_write_png(strata_ctx *ctx, const strata_result *r,
                                        const strata_preview_options *opt, const char *path)
@@ -610,7 +505,7 @@ strata_status strata_preview_write_png(strata_ctx *ctx, const strata_result *r,
             memmove(img + 3 * i, img + 4 * i, 3);
     strata_out o = STRATA_OUT_INIT(ctx);
     if (strata__out_open(&o, path, ctx) == 0) {
-        st = encode_png(&o, img, opt->size, channels);
+        st = strata__png_write(&o, img, opt->size, channels);
         strata__out_finish(&o);
         if (st == STRATA_OK)
             strata__out_commit(&o, path);

@@ -47,4 +47,11 @@ STRATA_HIDDEN strata_status strata__obj_write(strata_ctx *ctx, const strata_resu
 STRATA_HIDDEN strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r,
                                               const char *path, const strata_palette *pal);
 
+/* An image of size x size pixels, `channels` (3: RGB, 4: RGBA) bytes a
+ * pixel, rows from the top, encoded as an 8-bit PNG into o (core/png.c).
+ * Defined only in builds with a PNG library (HAVE_SPNG or HAVE_LIBPNG in
+ * config.h). */
+STRATA_HIDDEN strata_status strata__png_write(strata_out *o, const uint8_t *img, uint32_t size,
+                                              int channels);
+
 #endif
