@@ -398,7 +398,8 @@ typedef struct strata_heightmap strata_heightmap;
  *
  * strata_heightmap_load reads a whole regular file, then decodes it:
  * STRATA_ERR_IO (errno set) when it cannot be opened or read or is not a
- * regular file, STRATA_ERR_TOO_LARGE when it is bigger than any valid
+ * regular file (a directory: EISDIR; a FIFO or a device: EINVAL, at once,
+ * without waiting for data), STRATA_ERR_TOO_LARGE when it is bigger than any valid
  * heightmap (12 * 2^28 + 4096 bytes) without reading it. */
 STRATA_API strata_status strata_heightmap_decode(strata_ctx *ctx,
                                                  const void *data, size_t len,
@@ -811,7 +812,8 @@ STRATA_API strata_status strata_palette_parse(const char *text, size_t len,
                                               strata_palette *out);
 
 /* Read a palette file (at most 1 MiB) and parse it as above.
- * STRATA_ERR_IO (errno set) when it cannot be opened or read,
+ * STRATA_ERR_IO (errno set) when it cannot be opened or read or is not a
+ * regular file (as strata_heightmap_load),
  * STRATA_ERR_TOO_LARGE when it is bigger than 1 MiB. */
 STRATA_API strata_status strata_palette_load(const char *path,
                                              strata_palette *out);
@@ -1017,7 +1019,8 @@ STRATA_API strata_status strata_preview_write_png(strata_ctx *ctx,
  *
  * strata_mesh_load reads a whole regular file, then decodes it:
  * STRATA_ERR_IO (errno set) when it cannot be opened or read or is not a
- * regular file. */
+ * regular file (a directory: EISDIR; a FIFO or a device: EINVAL, at once,
+ * without waiting for data). */
 
 /* Which input axis points up. */
 typedef enum strata_axis {
