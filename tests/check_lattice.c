@@ -18,14 +18,6 @@
 #include <stdint.h>
 #include <string.h>
 
-static strata_ctx *new_ctx(int threads)
-{
-    strata_ctx *ctx;
-    strata_ctx_options o = {threads, NULL};
-    ck_assert_ok(strata_ctx_create(&o, &ctx));
-    return ctx;
-}
-
 typedef struct {
     uint32_t w[9];
 } tri_bits;
@@ -92,7 +84,7 @@ static void check_edges(const strata_mesh *m, uint32_t own_verts, uint32_t own_e
 START_TEST(test_planet_chunks)
 {
     const int L = 1 + _i; /* 1..6 */
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *whole;
     ck_assert_ok(strata_shape_icosphere(ctx, L, 2.5f, &whole));
     const uint32_t V = whole->nverts, T = whole->ntris;
@@ -187,7 +179,7 @@ END_TEST
 
 START_TEST(test_planet_lattice_limits)
 {
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_planet_lattice pl;
     ck_assert_status(strata__planet_lattice_init(ctx, 5, 5, 1.0f, &pl), STRATA_ERR_INVALID_ARG);
     ck_assert_status(strata__planet_lattice_init(ctx, 5, -1, 1.0f, &pl), STRATA_ERR_INVALID_ARG);
@@ -310,7 +302,7 @@ static const uint32_t tile_sizes[] = {1, 2, 3, 5, 8, 21, 64};
 
 START_TEST(test_terrain_heightmap_tiles)
 {
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_heightmap *hm = random_heightmap(ctx, 22, 17);
     strata_mesh *whole;
     ck_assert_ok(strata_mesh_from_heightmap(ctx, hm, 0.75f, 1.5f, &whole));
@@ -327,7 +319,7 @@ END_TEST
 
 START_TEST(test_terrain_template_tiles)
 {
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_heightmap *hm = random_heightmap(ctx, 5, 4);
     strata_mesh *whole;
     ck_assert_ok(strata_mesh_from_template(ctx, hm, 6, 0.5f, 2.0f, &whole));
@@ -344,7 +336,7 @@ END_TEST
 
 START_TEST(test_terrain_flat_tiles)
 {
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     strata_mesh *whole;
     ck_assert_ok(strata_shape_grid(ctx, 13, 9, 1.25f, &whole));
     strata_terrain_source src;
@@ -360,7 +352,7 @@ END_TEST
  * vertex. */
 START_TEST(test_template_heights)
 {
-    strata_ctx *ctx = new_ctx(1);
+    strata_ctx *ctx = ctx_new(1);
     static const unsigned char pgm[] = "P5\n3 2\n255\n\x00\x10\x40\x80\xff\x20";
     strata_heightmap *hm;
     ck_assert_ok(strata_heightmap_decode(ctx, pgm, sizeof pgm - 1, &hm));
