@@ -13,7 +13,6 @@
 #include "base.h"
 
 #include <stdint.h>
-
 #include <string.h>
 
 #define STRATA_OUT_BUF (1u << 20)
@@ -30,7 +29,8 @@ typedef struct strata_out {
     double reported; /* the last fraction strata__out_progress reported */
 } strata_out;
 
-/* A closed output on ctx that strata__out_discard accepts. */
+/* A closed output on ctx that strata__out_discard accepts (where used,
+ * include ctx.h: it reads ctx->alloc). */
 #define STRATA_OUT_INIT(c) {.ctx = (c), .al = &(c)->alloc, .fd = -1}
 
 /* Create PATH.tmpXXXXXX exclusively (mode 0644 less the umask); 0 or -1
@@ -105,8 +105,8 @@ STRATA_HIDDEN void strata__enc_bytes(const strata_span *s, uint64_t i, uint64_t 
 STRATA_HIDDEN void strata__enc_vec3(const strata_span *s, uint64_t i, uint64_t n,
                                     unsigned char *dst);
 
-/* The status of a finished write: CANCELLED, NOMEM, IO (errno is then
- * o->err) or OK. */
+/* The status of a finished write: CANCELLED, NOMEM, IO (o->err says
+ * why) or OK. */
 STRATA_HIDDEN strata_status strata__out_status(const strata_out *o);
 
 /* Room for at least n more bytes (n <= STRATA_OUT_BUF): the write
