@@ -21,7 +21,13 @@ struct strata_mesh {
     uint32_t *ev0, *ev1;        /* nedges each */
     /* Context (core/lattice.h): the last ghost_* vertices, edges and
      * triangles are only read by the slicer's decisions across edges and
-     * around vertices; nothing is written for them.  0: none. */
+     * around vertices; nothing is written for them.  0: none.
+     * Invariant (the lattices build it so; tests/check_lattice checks it):
+     * own triangles [0, ntris - ghost_tris) use only own vertices
+     * [0, nverts - ghost_verts) and own edges [0, nedges - ghost_edges),
+     * and own edges join own vertices.  Every context id is thus >= every
+     * own one, and the slicer tells own from context by comparing an id
+     * with these bounds. */
     uint32_t ghost_verts, ghost_edges, ghost_tris;
 };
 

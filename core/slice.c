@@ -26,16 +26,29 @@
  * Scratch memory comes from two arenas (slice_scratch.h), one per
  * lifetime, each released in one call.
  *
+ * A mesh may carry context (strata_mesh.ghost_*, core/lattice.h): its
+ * last vertices, edges and triangles surround the rest, its own part.
+ * Every phase that looks across an edge or around a vertex (the wedges
+ * and fins of slice_onplane.c) reads them as the whole surface has them;
+ * nothing is numbered, placed or written for them.  Own triangles use
+ * own vertices and edges only and context ids come after own ones, so
+ * "own" is a bound on the id: V, E and T below count own vertices,
+ * edges and triangles (all of them without context).
+ *
  * Output vertex ids:
  *   [0, V)          the roof copy of input vertex v, at L[band(v)]
  *   [V, V+P)        bottom copies (at L[band-1]) of input vertices lying
  *                   exactly on their plane (h == L[band], band > 0): one
- *                   per lower wedge around such a vertex (slice_onplane.h),
- *                   numbered in the order of the wedges' smallest edge id
- *   [V+P, ...)      two per interior plane crossing of each edge (top copy
- *                   at L[k], bottom copy at L[k-1]), numbered by a prefix
- *                   sum over edges, planes ascending
+ *                   per lower wedge around such a vertex (slice_onplane.h)
+ *                   that has an own edge, numbered in the order of the
+ *                   wedges' smallest edge id
+ *   [V+P, ...)      two per interior plane crossing of each own edge (top
+ *                   copy at L[k], bottom copy at L[k-1]), numbered by a
+ *                   prefix sum over edges, planes ascending
  *   (normals only)  four per wall quad, appended in index order
+ * Every one of them is used by an output triangle but the roof copy of a
+ * vertex on its plane whose polygons all collapse onto it (a peak or
+ * ridge exactly on a plane): roof copies keep the input's ids.
  *
  * A crossing exactly at the high end q of an edge (h(q) == L[k]) is not a
  * new point: its top copy is q itself, its bottom copy that of q's wedge
@@ -81,6 +94,7 @@
 typedef struct {
     strata_ctx *ctx;
     const strata_mesh *m;
+    uint32_t own_verts, own_edges, own_tris; /* V, E, T: without context */
     const float *L; /* plane heights, ascending */
     uint32_t nplanes;
     strata_walls walls;
@@ -150,9 +164,9 @@ static inline uint32_t crossings(const strata_mesh *m, const uint16_t *band, con
     return bp < bq ? bq - bp - on[q] : bp - bq - on[p];
 }
 
-/* Number the crossings after the roof copies and the wedges' bottom
- * copies: a blocked prefix sum (block totals in parallel, a short serial
- * scan over blocks, then each block numbers its own edges).
+/* Number the own edges' crossings after the roof copies and the wedges'
+ * bottom copies: a blocked prefix sum (block totals in parallel, a short
+ * serial scan over blocks, then each block numbers its own edges).
  * STRATA_ERR_OVERFLOW beyond 2^32-1 vertices. */
 static strata_status number_crossings(slice_job *job, const vertex_bands *vb,
                                       const strata_onplane *op, crossing_ids *out)
@@ -161,12 +175,12 @@ static strata_status number_crossings(slice_job *job, const vertex_bands *vb,
     const strata_mesh *m = job->m;
     const uint16_t *band = vb->band;
     const uint8_t *on = vb->on;
-    const int64_t E64 = m->nedges, nblk = (E64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
+    const int64_t E64 = job->own_edges, nblk = (E64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
     uint32_t *cut_base = strata__scratch_alloc(&job->edges, (size_t)E64, sizeof(uint32_t));
     uint64_t *blk = strata__scratch_alloc(&job->edges, (size_t)nblk, sizeof(uint64_t));
     if (!cut_base || !blk)
         return STRATA_ERR_NOMEM;
-    uint64_t next = (uint64_t)m->nverts + op->nbottom;
+    uint64_t next = (uint64_t)job->own_verts + op->nbottom;
 #pragma omp parallel num_threads(ctx->threads)
     {
 #pragma omp for schedule(static)
@@ -207,13 +221,15 @@ static strata_status number_crossings(slice_job *job, const vertex_bands *vb,
 /* What the passes read (pass B only m, nplanes, walls and band). */
 typedef struct {
     const strata_mesh *m;
+    uint32_t ntris; /* own triangles: those written */
     uint32_t nplanes;
     strata_walls walls;
     const uint16_t *band;     /* per input vertex */
     const uint8_t *on;        /* per input vertex: lies on its plane */
     strata_onplane op;        /* wedges and fins (slice_onplane.h) */
-    const uint32_t *cut_base; /* per edge: id of its first interior
+    const uint32_t *cut_base; /* per own edge: id of its first interior
                                  crossing's top copy */
+    uint32_t nverts;          /* own vertices: ids below are roof copies */
 } slicer;
 
 /* Top and bottom copies of the crossing of plane k on edge e, whose ends
@@ -369,7 +385,7 @@ static void slice_triangle(const slicer *s, uint32_t t, worker *out)
         }
         if (ci.top == cj.top)
             continue; /* both at one vertex on the plane: no wall */
-        if (s->op.nfins && ci.top < m->nverts && cj.top < m->nverts) {
+        if (s->op.nfins && ci.top < s->nverts && cj.top < s->nverts) {
             /* Both ends are vertices: the wall stands on the side joining
              * them.  If it is a fin, both walls of it go. */
             int i = 0;
@@ -495,7 +511,7 @@ typedef struct {
 static strata_status slice_chunks(strata_ctx *ctx, const slicer *s, chunk_tables *ct,
                                   strata_result *r, double p0, double p1)
 {
-    const uint32_t T = s->m->ntris;
+    const uint32_t T = s->ntris;
     const int64_t nchunks = ct->nchunks;
     int64_t group = (nchunks + 19) / 20;
     if (group < 4 * (int64_t)ctx->threads) /* enough chunks to keep threads busy */
@@ -557,7 +573,7 @@ static void release_workers(chunk_tables *ct, int threads)
 static strata_status pass_a(slice_job *job, const slicer *s, chunk_tables *ct)
 {
     strata_ctx *ctx = job->ctx;
-    const uint32_t T = job->m->ntris, nb = 2 * job->nplanes;
+    const uint32_t T = job->own_tris, nb = 2 * job->nplanes;
     ct->nb = nb;
     ct->stride = ((size_t)nb + 7) & ~(size_t)7;
     ct->chunk = 16384;
@@ -647,7 +663,8 @@ static void place_vertices(slice_job *job, const vertex_bands *vb, const strata_
     const uint16_t *band = vb->band;
     const uint8_t *on = vb->on;
     const uint32_t *cut_base = cr->cut_base;
-    const int64_t V64 = m->nverts, E64 = m->nedges, nvblk = (V64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
+    const int64_t V64 = job->own_verts, E64 = job->own_edges;
+    const int64_t nvblk = (V64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
     const strata_place g = {m->geometry, {m->center[0], m->center[1], m->center[2]}, m->radius};
 #pragma omp parallel num_threads(ctx->threads)
     {
@@ -792,6 +809,8 @@ static strata_status check_options(const strata_mesh *m, const strata_slice_opti
         return STRATA_ERR_INVALID_ARG;
     if (m->geometry == STRATA_RADIAL && !(m->radius + o->levels[0] > 0.0f))
         return STRATA_ERR_BAD_LEVELS; /* a terrace at or below the centre */
+    if (m->ghost_verts > m->nverts || m->ghost_edges > m->nedges || m->ghost_tris > m->ntris)
+        return STRATA_ERR_BAD_MESH; /* context larger than the mesh */
     return STRATA_OK; /* heights are checked in the parallel band pass */
 }
 
@@ -807,8 +826,8 @@ static strata_status run_phases(slice_job *job, chunk_tables *ct, strata_result 
     if ((st = classify_vertices(job, &vb)) != STRATA_OK)
         return st;
     strata_onplane op = {0};
-    if (vb.non > 0 && (st = strata__onplane_build(ctx, &job->edges, m, vb.band, vb.on, m->nverts,
-                                                  &op)) != STRATA_OK)
+    if (vb.non > 0 && (st = strata__onplane_build(ctx, &job->edges, m, vb.band, vb.on,
+                                                  job->own_edges, job->own_verts, &op)) != STRATA_OK)
         return st;
     if ((st = strata__progress(ctx, "slice", 0.15)) != STRATA_OK)
         return st;
@@ -816,7 +835,8 @@ static strata_status run_phases(slice_job *job, chunk_tables *ct, strata_result 
     if ((st = number_crossings(job, &vb, &op, &cr)) != STRATA_OK ||
         (st = strata__progress(ctx, "slice", 0.3)) != STRATA_OK)
         return st;
-    const slicer s = {m, job->nplanes, job->walls, vb.band, vb.on, op, cr.cut_base};
+    const slicer s = {m,     job->own_tris, job->nplanes, job->walls, vb.band,
+                      vb.on, op,            cr.cut_base,  job->own_verts};
     if ((st = pass_a(job, &s, ct)) != STRATA_OK || /* reports up to 0.5 */
         (st = lay_out(job, &s, ct, cr.nverts, out)) != STRATA_OK)
         return st;
@@ -826,7 +846,7 @@ static strata_status run_phases(slice_job *job, chunk_tables *ct, strata_result 
     /* Pass B reads only the bands: the edge tables go before it touches
      * the index pages. */
     strata__scratch_release(&job->edges);
-    const slicer sb = {m, job->nplanes, job->walls, vb.band, NULL, {0}, NULL};
+    const slicer sb = {m, job->own_tris, job->nplanes, job->walls, vb.band, NULL, {0}, NULL, 0};
     if ((st = pass_b(job, &sb, ct, *out)) != STRATA_OK) /* reports up to 0.85 */
         return st;
     finish(job, &sb, ct, *out, cr.nverts);
@@ -851,8 +871,10 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     if ((st = strata__progress(ctx, "slice", 0.0)) != STRATA_OK)
         return st;
 
-    slice_job job = {.ctx = ctx, .m = m, .L = opt->levels, .nplanes = opt->nlevels,
-                     .walls = opt->walls, .normals = opt->normals, .areas = opt->areas};
+    slice_job job = {.ctx = ctx, .m = m, .own_verts = m->nverts - m->ghost_verts,
+                     .own_edges = m->nedges - m->ghost_edges, .own_tris = m->ntris - m->ghost_tris,
+                     .L = opt->levels, .nplanes = opt->nlevels, .walls = opt->walls,
+                     .normals = opt->normals, .areas = opt->areas};
     strata__scratch_init(&job.call, &ctx->alloc);
     strata__scratch_init(&job.edges, &ctx->alloc);
     chunk_tables ct = {0};

@@ -128,30 +128,35 @@ static void join_wedges(const strata_onplane *op, const strata_mesh *m, const ui
     }
 }
 
-/* Number the wedges from first_id in the order of their roots (parents
- * come first, so each edge finds its root numbered): bot[] turns from
- * parents into bottom copies, first[] marks the roots.  Returns the
- * number of wedges. */
-static uint32_t number_wedges(uint32_t nw, uint32_t first_id, uint32_t *bot, uint8_t *first)
+/* Each wedge edge's root (join_wedges' parents come first, so each edge
+ * finds its parent's root final), and the bottom copies: the wedges whose
+ * root is an own edge are numbered from first_id in the order of their
+ * roots, first[] marking the roots; the others (context wedges) get
+ * UINT32_MAX.  Returns the number of copies. */
+static uint32_t number_wedges(const strata_onplane *op, uint32_t own_edges, uint32_t first_id,
+                              uint32_t *root, uint32_t *bot, uint8_t *first)
 {
     uint64_t next = first_id;
-    for (uint32_t i = 0; i < nw; i++) {
-        first[i] = bot[i] == i;
-        if (first[i]) {
-            bot[i] = (uint32_t)(next > UINT32_MAX ? UINT32_MAX : next);
-            next++;
-        } else {
-            bot[i] = bot[bot[i]];
+    for (uint32_t i = 0; i < op->nwedge; i++) {
+        if (root[i] != i) {
+            root[i] = root[root[i]];
+            bot[i] = bot[root[i]];
+            first[i] = 0;
+            continue;
         }
+        first[i] = op->wedge_e[i] < own_edges;
+        bot[i] = !first[i] ? UINT32_MAX : (uint32_t)(next > UINT32_MAX ? UINT32_MAX : next);
+        next += first[i];
     }
     return (uint32_t)(next - first_id);
 }
 
 /* A possible fin side: an input edge lying in a plane with the third
- * corner of a triangle below it, and the bottom copies at its two ends. */
+ * corner of a triangle below it, and the wedges (their roots) at its two
+ * ends. */
 typedef struct {
     uint32_t edge;
-    uint64_t bottoms;
+    uint64_t wedges;
 } fin_cand;
 
 static int cmp_fin_cand(const void *pa, const void *pb)
@@ -159,19 +164,21 @@ static int cmp_fin_cand(const void *pa, const void *pb)
     const fin_cand *a = pa, *b = pb;
     if (a->edge != b->edge)
         return a->edge < b->edge ? -1 : 1;
-    return a->bottoms < b->bottoms ? -1 : a->bottoms > b->bottoms;
+    return a->wedges < b->wedges ? -1 : a->wedges > b->wedges;
 }
 
 /* Fins: an input edge lying in plane k with the third corners of both its
  * triangles below.  Each triangle would stand a wall on it; when both
- * walls also share their bottom copies they are the same quad twice,
- * back to back - both are dropped, and the two roofs below then share
- * the bottom edge.  Candidates (edge, bottom copies at its ends in vertex
- * id order) come from the hot triangles, sorted by edge: an edge with
- * exactly two candidates with equal bottoms is a fin. */
+ * walls also share their bottom copies (lie in the same wedges at both
+ * ends) they are the same quad twice, back to back - both are dropped,
+ * and the two roofs below then share the bottom edge.  Candidates (edge,
+ * wedges at its ends in vertex id order) come from the hot triangles,
+ * sorted by edge: an edge with exactly two candidates in the same wedges
+ * is a fin.  Wedges are compared by root, not by bottom copy, since a
+ * context wedge has none. */
 static strata_status find_fins(strata_scratch *sc, const strata_mesh *m, const uint16_t *band,
                                const uint8_t *on, const uint32_t *hot, uint32_t nhot,
-                               strata_onplane *op)
+                               const uint32_t *root, strata_onplane *op)
 {
     fin_cand *cand = NULL;
     uint32_t *fins = NULL, ncand = 0, nfins = 0;
@@ -186,11 +193,11 @@ static strata_status find_fins(strata_scratch *sc, const strata_mesh *m, const u
                 if (!on[u] || !on[w] || band[u] != band[w] || band[r3] >= band[u])
                     continue;
                 if (pass == 1) {
-                    const uint32_t bu = strata__onplane_bottom(op, e[(i + 2) % 3]),
-                                   bw = strata__onplane_bottom(op, e[(i + 1) % 3]);
+                    const uint32_t wu = root[strata__onplane_rank(op, e[(i + 2) % 3])],
+                                   ww = root[strata__onplane_rank(op, e[(i + 1) % 3])];
                     cand[ncand].edge = e[i];
-                    cand[ncand].bottoms = u < w ? (uint64_t)bu << 32 | bw
-                                                : (uint64_t)bw << 32 | bu;
+                    cand[ncand].wedges = u < w ? (uint64_t)wu << 32 | ww
+                                               : (uint64_t)ww << 32 | wu;
                 }
                 ncand++;
             }
@@ -209,7 +216,7 @@ static strata_status find_fins(strata_scratch *sc, const strata_mesh *m, const u
         uint32_t j = i + 1;
         while (j < ncand && cand[j].edge == cand[i].edge)
             j++;
-        if (j - i == 2 && cand[i].bottoms == cand[i + 1].bottoms)
+        if (j - i == 2 && cand[i].wedges == cand[i + 1].wedges)
             fins[nfins++] = cand[i].edge;
         i = j;
     }
@@ -219,8 +226,8 @@ static strata_status find_fins(strata_scratch *sc, const strata_mesh *m, const u
 }
 
 strata_status strata__onplane_build(strata_ctx *ctx, strata_scratch *sc, const strata_mesh *m,
-                                    const uint16_t *band, const uint8_t *on, uint32_t first_id,
-                                    strata_onplane *out)
+                                    const uint16_t *band, const uint8_t *on, uint32_t own_edges,
+                                    uint32_t first_id, strata_onplane *out)
 {
     memset(out, 0, sizeof *out);
     uint32_t *hot, nhot, *wedge_e, nw;
@@ -229,17 +236,18 @@ strata_status strata__onplane_build(strata_ctx *ctx, strata_scratch *sc, const s
         st = wedge_edges(sc, m, band, on, hot, nhot, &wedge_e, &nw);
     if (st != STRATA_OK)
         return st;
+    uint32_t *root = strata__scratch_alloc(sc, nw, sizeof(uint32_t));
     uint32_t *bot = strata__scratch_alloc(sc, nw, sizeof(uint32_t));
     uint8_t *first = strata__scratch_alloc(sc, nw, 1);
-    if (!bot || !first)
+    if (!root || !bot || !first)
         return STRATA_ERR_NOMEM;
     out->nwedge = nw;
     out->wedge_e = wedge_e;
-    join_wedges(out, m, band, on, hot, nhot, bot);
-    out->nbottom = number_wedges(nw, first_id, bot, first);
+    join_wedges(out, m, band, on, hot, nhot, root);
+    out->nbottom = number_wedges(out, own_edges, first_id, root, bot, first);
     out->wedge_bot = bot;
     out->wedge_first = first;
-    return nw > 0 ? find_fins(sc, m, band, on, hot, nhot, out) : STRATA_OK;
+    return nw > 0 ? find_fins(sc, m, band, on, hot, nhot, root, out) : STRATA_OK;
 }
 
 void strata__onplane_place(strata_ctx *ctx, const strata_onplane *op, const strata_mesh *m,

@@ -27,27 +27,37 @@
 struct strata_place;
 
 /* Wedges and fins of one slice.  All zero (no tables) when no vertex
- * lies on its plane. */
+ * lies on its plane.
+ *
+ * A mesh with context (strata_mesh.ghost_*): every triangle, context
+ * included, is looked at, so the wedges around the mesh's own vertices and
+ * the fins on its own edges are those of the whole surface; but only
+ * wedges with an own edge get a bottom copy.  Context ids come after own
+ * ones, so those are the wedges whose smallest edge id is an own edge:
+ * the own triangles use no other (their edges are own edges). */
 typedef struct strata_onplane {
     uint32_t nwedge;            /* wedge edges */
     const uint32_t *wedge_e;    /* their ids, ascending */
-    const uint32_t *wedge_bot;  /* per wedge edge: its wedge's bottom copy */
+    const uint32_t *wedge_bot;  /* per wedge edge: its wedge's bottom copy
+                                   (UINT32_MAX for a context wedge) */
     const uint8_t *wedge_first; /* per wedge edge: 1 on the smallest edge id
-                                   of its wedge, the one placing the copy */
-    uint32_t nbottom;           /* wedges: their bottom copies are numbered
-                                   from the first id given, in the order of
-                                   their smallest edge id */
+                                   of a wedge with a bottom copy, the one
+                                   placing the copy */
+    uint32_t nbottom;           /* bottom copies, numbered from the first id
+                                   given, in the order of their wedges'
+                                   smallest edge id */
     uint32_t nfins;
     const uint32_t *fins; /* ids of the input edges that are fins, ascending */
 } strata_onplane;
 
 /* Find the wedges and fins from the vertices' bands and on-plane flags
- * (those of the classify kernel), numbering the bottom copies from
- * first_id.  Tables are allocated from sc.  STRATA_ERR_NOMEM. */
+ * (those of the classify kernel) over all triangles of m, numbering the
+ * bottom copies of the wedges with an edge below own_edges from first_id.
+ * Tables are allocated from sc.  STRATA_ERR_NOMEM. */
 STRATA_HIDDEN strata_status strata__onplane_build(strata_ctx *ctx, strata_scratch *sc,
                                                   const strata_mesh *m, const uint16_t *band,
-                                                  const uint8_t *on, uint32_t first_id,
-                                                  strata_onplane *out);
+                                                  const uint8_t *on, uint32_t own_edges,
+                                                  uint32_t first_id, strata_onplane *out);
 
 /* Write each wedge's bottom copy into the output positions x, y, z. */
 STRATA_HIDDEN void strata__onplane_place(strata_ctx *ctx, const strata_onplane *op,
@@ -72,7 +82,7 @@ static inline uint32_t strata__onplane_rank(const strata_onplane *op, uint32_t e
     return lo;
 }
 
-/* The bottom copy of wedge edge e. */
+/* The bottom copy of wedge edge e (an own edge). */
 static inline uint32_t strata__onplane_bottom(const strata_onplane *op, uint32_t e)
 {
     return op->wedge_bot[strata__onplane_rank(op, e)];
