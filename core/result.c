@@ -9,34 +9,127 @@
 #include <math.h>
 #include <string.h>
 
+/* The room to give arrays of cap elements that must hold need: need
+ * itself the first time, 1/8 more once they have had room (at most max). */
+static uint64_t grown(uint64_t cap, uint64_t need, uint64_t max)
+{
+    if (cap == 0)
+        return need;
+    const uint64_t more = need + need / 8;
+    return more > max ? max : more;
+}
+
+/* Make the n arrays *p[i] (elements of `size` bytes, room *cap each, or
+ * all NULL) hold need elements: kept when big enough, else all replaced,
+ * the old ones freed first so that the peak is not both.  0 without
+ * memory: then all are NULL and *cap is 0. */
+static int room(const strata_allocator *al, void **p[], int n, uint64_t *cap, uint64_t need,
+                size_t size, uint64_t max)
+{
+    if (*p[0] && *cap >= need)
+        return 1;
+    const uint64_t want = grown(*p[0] ? *cap : 0, need, max);
+    for (int i = 0; i < n; i++) {
+        strata__free(al, *p[i]);
+        *p[i] = NULL;
+    }
+    *cap = 0;
+    for (int i = 0; i < n; i++)
+        if (!(*p[i] = strata__alloc_array(al, (size_t)want, size))) {
+            for (int j = 0; j < i; j++) {
+                strata__free(al, *p[j]);
+                *p[j] = NULL;
+            }
+            return 0;
+        }
+    *cap = want;
+    return 1;
+}
+
+void strata__result_clear(strata_result *r)
+{
+    r->nverts = 0;
+    r->nindices = 0;
+    r->nterraces = 0;
+}
+
+strata_status strata__result_reserve(strata_result *r, uint32_t nverts, uint64_t nindices,
+                                     uint32_t nterraces, int normals)
+{
+    strata__result_clear(r);
+    if (nindices > SIZE_MAX / sizeof(uint32_t))
+        return STRATA_ERR_OVERFLOW;
+    const strata_allocator *al = &r->alloc;
+    void **pos[3] = {(void **)&r->x, (void **)&r->y, (void **)&r->z};
+    void **nrm[3] = {(void **)&r->nx, (void **)&r->ny, (void **)&r->nz};
+    void **idx[1] = {(void **)&r->indices}, **ter[1] = {(void **)&r->terraces};
+    uint64_t cv = r->cap_verts, cn = r->cap_normals, ci = r->cap_indices, ct = r->cap_terraces;
+    if (!normals) {
+        for (int i = 0; i < 3; i++) {
+            strata__free(al, *nrm[i]);
+            *nrm[i] = NULL;
+        }
+        cn = 0;
+    }
+    const int ok = room(al, pos, 3, &cv, nverts, sizeof(float), UINT32_MAX) &&
+                   (!normals || room(al, nrm, 3, &cn, nverts, sizeof(float), UINT32_MAX)) &&
+                   room(al, idx, 1, &ci, nindices, sizeof(uint32_t), SIZE_MAX / sizeof(uint32_t)) &&
+                   room(al, ter, 1, &ct, nterraces, sizeof(strata_terrace), UINT32_MAX);
+    r->cap_verts = (uint32_t)cv;
+    r->cap_normals = (uint32_t)cn;
+    r->cap_indices = ci;
+    r->cap_terraces = (uint32_t)ct;
+    if (!ok)
+        return STRATA_ERR_NOMEM;
+    memset(r->terraces, 0, (size_t)nterraces * sizeof(strata_terrace));
+    r->nverts = nverts;
+    r->nindices = nindices;
+    r->nterraces = nterraces;
+    return STRATA_OK;
+}
+
+/* An empty result of allocator al: no arrays yet. */
+static strata_result *result_new(const strata_allocator *al)
+{
+    strata_result *r = strata__alloc(al, sizeof *r);
+    if (!r)
+        return NULL;
+    memset(r, 0, sizeof *r);
+    r->alloc = *al;
+    r->walls = STRATA_WALLS_UPPER;
+    r->geometry = STRATA_FLAT;
+    return r;
+}
+
 strata_status strata__result_alloc(const strata_allocator *al, uint32_t nverts,
                                    uint64_t nindices, uint32_t nterraces, int normals,
                                    strata_result **out)
 {
     *out = NULL;
-    if (nindices > SIZE_MAX / sizeof(uint32_t))
-        return STRATA_ERR_OVERFLOW;
-    strata_result *r = strata__alloc(al, sizeof *r);
+    strata_result *r = result_new(al);
     if (!r)
         return STRATA_ERR_NOMEM;
-    memset(r, 0, sizeof *r);
-    r->alloc = *al;
-    r->nverts = nverts;
-    r->nindices = nindices;
-    r->nterraces = nterraces;
-    float **fv[] = {&r->x, &r->y, &r->z, &r->nx, &r->ny, &r->nz};
-    for (size_t i = 0; i < (normals ? 6u : 3u); i++)
-        if (!(*fv[i] = strata__alloc_array(al, nverts, sizeof(float))))
-            goto fail;
-    if (!(r->indices = strata__alloc_array(al, (size_t)nindices, sizeof(uint32_t))) ||
-        !(r->terraces = strata__alloc_array(al, nterraces, sizeof(strata_terrace))))
-        goto fail;
-    memset(r->terraces, 0, (size_t)nterraces * sizeof(strata_terrace));
+    const strata_status st = strata__result_reserve(r, nverts, nindices, nterraces, normals);
+    if (st != STRATA_OK) {
+        strata_result_destroy(r);
+        return st;
+    }
     *out = r;
     return STRATA_OK;
-fail:
-    strata_result_destroy(r);
-    return STRATA_ERR_NOMEM;
+}
+
+strata_status strata_result_create(strata_ctx *ctx, strata_result **out)
+{
+    if (!out)
+        return STRATA_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!ctx)
+        return STRATA_ERR_INVALID_ARG;
+    strata_result *r = result_new(&ctx->alloc);
+    if (!r)
+        return STRATA_ERR_NOMEM;
+    *out = r;
+    return STRATA_OK;
 }
 
 void strata_result_destroy(strata_result *r)

@@ -20,6 +20,12 @@ struct strata_result {
     strata_geometry geometry;
     float center[3];
     float radius;
+    /* Room in the arrays, which strata_slice_into reuses: elements of x,
+     * y, z; of nx, ny, nz (0 while they are NULL); of indices; of
+     * terraces. */
+    uint32_t cap_verts, cap_normals;
+    uint64_t cap_indices;
+    uint32_t cap_terraces;
 };
 
 /* An empty result with the given counts allocated (normals if asked). */
@@ -27,6 +33,14 @@ STRATA_HIDDEN strata_status strata__result_alloc(const strata_allocator *a,
                                                  uint32_t nverts, uint64_t nindices,
                                                  uint32_t nterraces, int normals,
                                                  strata_result **out);
+
+/* Set r's counts, growing its arrays when they are too small; terraces
+ * zeroed.  STRATA_ERR_NOMEM or STRATA_ERR_OVERFLOW leave r empty. */
+STRATA_HIDDEN strata_status strata__result_reserve(strata_result *r, uint32_t nverts,
+                                                   uint64_t nindices, uint32_t nterraces,
+                                                   int normals);
+/* Empty r (no vertices, indices or terraces), keeping its arrays. */
+STRATA_HIDDEN void strata__result_clear(strata_result *r);
 
 /* Fill roof_area / wall_area of every terrace from the final buffers. */
 STRATA_HIDDEN void strata__result_areas(strata_ctx *ctx, strata_result *r);

@@ -601,11 +601,11 @@ static strata_status pass_a(slice_job *job, const slicer *s, chunk_tables *ct)
 /* ----------------------------------------------------------- 5. lay out */
 
 /* Offsets: buckets in output order, chunks in input order; the one-band
- * table becomes the table of offsets.  Then the result, with its terrace
- * table from the first chunk's offsets of each bucket.
- * STRATA_ERR_OVERFLOW beyond 2^32-1 vertices. */
+ * table becomes the table of offsets.  Then the result's room (its arrays
+ * reused when big enough), with its terrace table from the first chunk's
+ * offsets of each bucket.  STRATA_ERR_OVERFLOW beyond 2^32-1 vertices. */
 static strata_status lay_out(slice_job *job, const slicer *s, chunk_tables *ct,
-                             uint32_t nbase_verts, strata_result **out)
+                             uint32_t nbase_verts, strata_result *r)
 {
     strata_ctx *ctx = job->ctx;
     const strata_mesh *m = job->m;
@@ -625,9 +625,8 @@ static strata_status lay_out(slice_job *job, const slicer *s, chunk_tables *ct,
     const uint64_t nverts_out = nbase_verts + (job->normals ? 4 * (wall_indices / 6) : 0);
     if (nverts_out > UINT32_MAX)
         return STRATA_ERR_OVERFLOW;
-    strata_result *r;
-    strata_status st =
-        strata__result_alloc(&ctx->alloc, (uint32_t)nverts_out, total, nplanes, job->normals, &r);
+    const strata_status st =
+        strata__result_reserve(r, (uint32_t)nverts_out, total, nplanes, job->normals);
     if (st != STRATA_OK)
         return st;
     r->walls = job->walls;
@@ -645,7 +644,6 @@ static strata_status lay_out(slice_job *job, const slicer *s, chunk_tables *ct,
         tr->wall_first = ct->nchunks ? ct->fast[bw] : 0;
         tr->wall_count = end_w - tr->wall_first;
     }
-    *out = r;
     return STRATA_OK;
 }
 
@@ -816,8 +814,9 @@ static strata_status check_options(const strata_mesh *m, const strata_slice_opti
 
 /* The phases in order, each milestone of strata.h reported once (the
  * milestones are the shares of the time each phase takes on a noise
- * planet).  Returns at the first failure; strata_slice cleans up. */
-static strata_status run_phases(slice_job *job, chunk_tables *ct, strata_result **out)
+ * planet), into r.  Returns at the first failure; strata_slice_into
+ * cleans up. */
+static strata_status run_phases(slice_job *job, chunk_tables *ct, strata_result *r)
 {
     strata_ctx *ctx = job->ctx;
     const strata_mesh *m = job->m;
@@ -838,32 +837,31 @@ static strata_status run_phases(slice_job *job, chunk_tables *ct, strata_result 
     const slicer s = {m,     job->own_tris, job->nplanes, job->walls, vb.band,
                       vb.on, op,            cr.cut_base,  job->own_verts};
     if ((st = pass_a(job, &s, ct)) != STRATA_OK || /* reports up to 0.5 */
-        (st = lay_out(job, &s, ct, cr.nverts, out)) != STRATA_OK)
+        (st = lay_out(job, &s, ct, cr.nverts, r)) != STRATA_OK)
         return st;
-    place_vertices(job, &vb, &op, &cr, *out);
+    place_vertices(job, &vb, &op, &cr, r);
     if ((st = strata__progress(ctx, "slice", 0.6)) != STRATA_OK)
         return st;
     /* Pass B reads only the bands: the edge tables go before it touches
      * the index pages. */
     strata__scratch_release(&job->edges);
     const slicer sb = {m, job->own_tris, job->nplanes, job->walls, vb.band, NULL, {0}, NULL, 0};
-    if ((st = pass_b(job, &sb, ct, *out)) != STRATA_OK) /* reports up to 0.85 */
+    if ((st = pass_b(job, &sb, ct, r)) != STRATA_OK) /* reports up to 0.85 */
         return st;
-    finish(job, &sb, ct, *out, cr.nverts);
+    finish(job, &sb, ct, r, cr.nverts);
     return strata__progress(ctx, "slice", 1.0);
 }
 
-strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_slice_options *opt,
-                           strata_result **out)
+strata_status strata_slice_into(strata_ctx *ctx, const strata_mesh *m,
+                                const strata_slice_options *opt, strata_result *r)
 {
     strata__bind_threads(ctx); /* no-op once bound */
-    if (!out)
-        return STRATA_ERR_INVALID_ARG;
-    *out = NULL;
+    if (r)
+        strata__result_clear(r);
     if (!ctx)
         return STRATA_ERR_INVALID_ARG;
     memset(&ctx->arena_stats, 0, sizeof ctx->arena_stats);
-    if (!m || !opt)
+    if (!r || !m || !opt)
         return STRATA_ERR_INVALID_ARG;
     strata_status st = check_options(m, opt);
     if (st != STRATA_OK)
@@ -878,13 +876,33 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     strata__scratch_init(&job.call, &ctx->alloc);
     strata__scratch_init(&job.edges, &ctx->alloc);
     chunk_tables ct = {0};
-    strata_result *r = NULL;
-    st = run_phases(&job, &ct, &r);
+    st = run_phases(&job, &ct, r);
     release_workers(&ct, ctx->threads);
     strata__scratch_release(&job.edges);
     strata__scratch_release(&job.call);
     if (st != STRATA_OK) {
         memset(&ctx->arena_stats, 0, sizeof ctx->arena_stats); /* e.g. cancelled at the end */
+        strata__result_clear(r);
+    }
+    return st;
+}
+
+/* strata_slice_into a new result: one code path, so the two cannot
+ * differ. */
+strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_slice_options *opt,
+                           strata_result **out)
+{
+    if (!out)
+        return STRATA_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!ctx)
+        return STRATA_ERR_INVALID_ARG;
+    strata_result *r;
+    strata_status st = strata_result_create(ctx, &r);
+    if (st == STRATA_OK)
+        st = strata_slice_into(ctx, m, opt, r);
+    if (st != STRATA_OK) {
+        memset(&ctx->arena_stats, 0, sizeof ctx->arena_stats);
         strata_result_destroy(r);
         return st;
     }

@@ -543,6 +543,30 @@ STRATA_API strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m,
                                       const strata_slice_options *opt,
                                       strata_result **out);
 
+/* An empty result (no vertices, indices or terraces) for
+ * strata_slice_into to fill, and fill again.  Its arrays will come from
+ * ctx's allocator, also when another context slices into it.  Free it
+ * with strata_result_destroy.  Errors: STRATA_ERR_INVALID_ARG (NULL ctx
+ * or out), STRATA_ERR_NOMEM. */
+STRATA_API strata_status strata_result_create(strata_ctx *ctx, strata_result **out);
+
+/* strata_slice into an existing result r (from strata_result_create or
+ * any strata_slice): r then holds exactly what strata_slice would return,
+ * byte for byte, and its previous content is gone.  The arrays r already
+ * has are reused when they are big enough; one that is too small is
+ * replaced by one of the size needed (1/8 more if it had been grown
+ * before, so that a run of similar slices settles quickly).  r never
+ * shrinks (destroy it to give the memory back), except that its normal
+ * arrays are freed by a slice without normals.  A thread that slices
+ * chunk after chunk into one result thus allocates a few times and
+ * writes warm memory.  One slice into a given result at a time.
+ * Errors as strata_slice, and STRATA_ERR_INVALID_ARG for a NULL r; on any
+ * error r is left empty (no vertices, indices or terraces), keeps its
+ * arrays and can be sliced into again. */
+STRATA_API strata_status strata_slice_into(strata_ctx *ctx, const strata_mesh *m,
+                                           const strata_slice_options *opt,
+                                           strata_result *r);
+
 /* Working memory of the last strata_slice on a context.  The slicer cuts
  * the triangles that span several terraces into per-thread arenas (one per
  * worker thread, 64-byte-aligned pieces of big blocks, bump allocated,

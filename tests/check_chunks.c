@@ -4,7 +4,9 @@
  *
  * For every chunk of a world, the slicer writes only the chunk's own
  * triangles, deciding wedges and fins of heights exactly on planes from
- * the context as on the whole surface.  Checked:
+ * the context as on the whole surface.  The chunks of a world are sliced
+ * one after the other into one result (strata_slice_into), as a thread
+ * making a world does.  Checked:
  *  - union: the multiset of all chunks' output triangles, each as (its
  *    corners' position bits, rotated to start at the smallest corner;
  *    terrace; roof or wall), equals the whole mesh's slice;
@@ -191,16 +193,25 @@ typedef struct {
     keys tris, border;
     uint64_t chunks, on_plane_border; /* own vertices on a plane and on a
                                          chunk border, summed over chunks */
+    strata_result *res; /* every chunk is sliced into this one */
 } world_keys;
 
-/* Slice chunk mesh m and add it to wk, checking it on its own. */
+static void world_keys_init(strata_ctx *ctx, world_keys *wk)
+{
+    memset(wk, 0, sizeof *wk);
+    wk->tris.size = sizeof(tri_key);
+    wk->border.size = sizeof(edge_key);
+    ck_assert_ok(strata_result_create(ctx, &wk->res));
+}
+
+/* Slice chunk mesh m (into the world's result, as a thread making chunk
+ * after chunk does) and add it to wk, checking it on its own. */
 static void add_chunk(strata_ctx *ctx, const strata_mesh *m, const strata_slice_options *o,
                       world_keys *wk)
 {
-    strata_result *res;
-    require_ok(strata_slice(ctx, m, o, &res));
+    require_ok(strata_slice_into(ctx, m, o, wk->res));
     strata_result_view r;
-    strata_result_get_view(res, &r);
+    strata_result_get_view(wk->res, &r);
     triangle_keys(&r, &wk->tris);
     if (!o->normals) {
         const int64_t euler = check_manifold(&r, &wk->border);
@@ -218,7 +229,6 @@ static void add_chunk(strata_ctx *ctx, const strata_mesh *m, const strata_slice_
         }
     }
     wk->chunks++;
-    strata_result_destroy(res);
 }
 
 /* Count of key e in a sorted array. */
@@ -291,6 +301,7 @@ static void world_keys_free(world_keys *wk)
 {
     free(wk->tris.p);
     free(wk->border.p);
+    strata_result_destroy(wk->res);
 }
 
 /* ------------------------------------------------------------ planets */
@@ -348,7 +359,8 @@ START_TEST(test_planet_union)
             strata_mesh *m;
             ck_assert_ok(strata__planet_chunk_alloc(&pl, &m));
             strata_ctx *cctx = new_ctx(C == 0 ? 2 : 1); /* 2 threads: few chunks */
-            world_keys wk = {{NULL, 0, 0, sizeof(tri_key)}, {NULL, 0, 0, sizeof(edge_key)}, 0, 0};
+            world_keys wk;
+            world_keys_init(cctx, &wk);
             for (uint64_t id = 0; id < strata__planet_chunks(&pl); id++) {
                 require_ok(strata__planet_chunk_build(&pl, id, &scratch, m));
                 require_ok(strata_displace_radial(cctx, m, &f, NULL));
@@ -441,18 +453,19 @@ static void terrain_union(strata_ctx *ctx, const strata_mesh *whole,
     strata_mesh *m;
     ck_assert_ok(strata__terrain_tile_alloc(&tl, &m));
     strata_ctx *cctx = new_ctx(tile > 5 ? 2 : 1); /* 2 threads: one tile */
-    world_keys wk = {{NULL, 0, 0, sizeof(tri_key)}, {NULL, 0, 0, sizeof(edge_key)}, 0, 0};
+    world_keys wk;
+    world_keys_init(cctx, &wk);
     for (uint64_t id = 0; id < strata__terrain_tiles(&tl); id++) {
         require_ok(strata__terrain_tile_build(&tl, id, &scratch, m));
         add_chunk(cctx, m, o, &wk);
     }
-    strata_ctx_destroy(cctx);
     char w[96];
     snprintf(w, sizeof w, "%s, tiles of %u", what, tile);
     compare_world(ctx, whole, o, &wk, w);
     if (tl.ntx * tl.ntz > 1)
         ck_assert_uint_gt(wk.on_plane_border, 0);
     world_keys_free(&wk);
+    strata_ctx_destroy(cctx);
     strata_mesh_destroy(m);
     strata__tile_scratch_free(&scratch);
 }

@@ -929,15 +929,15 @@ START_TEST(test_arenas)
 }
 END_TEST
 
-/* A slice on a 200 x 180 grid with 2 threads through a counting
- * allocator: random float heights and 24 even planes (_i == 0), or
- * integer heights on half-integer planes, many exactly on a plane
+/* A slice on a grid of cells x 180 cells with 2 threads through a
+ * counting allocator: random float heights and 24 even planes (_i == 0),
+ * or integer heights on half-integer planes, many exactly on a plane
  * (_i == 1).  Returns the context; *m and *g are its meshes. */
-static strata_ctx *counted_case(int i, test_alloc *ta, strata_mesh **g, strata_mesh **m, float *L,
-                                strata_slice_options *o)
+static strata_ctx *counted_grid(int i, uint32_t cells, test_alloc *ta, strata_mesh **g,
+                                strata_mesh **m, float *L, strata_slice_options *o)
 {
     strata_ctx *ctx = ctx_new_counting(2, ta);
-    ck_assert_ok(strata_shape_grid(ctx, 200, 180, 0.1f, g));
+    ck_assert_ok(strata_shape_grid(ctx, cells, 180, 0.1f, g));
     rng_state = 77;
     *m = with_heights(ctx, *g, i == 0 ? h_random : h_integer, 0);
     const uint32_t n = i == 0 ? 24 : 8;
@@ -947,6 +947,13 @@ static strata_ctx *counted_case(int i, test_alloc *ta, strata_mesh **g, strata_m
         memcpy(L, half_planes, sizeof half_planes);
     *o = slice_options(L, n, STRATA_WALLS_UPPER, 0, 0);
     return ctx;
+}
+
+/* 200 x 180 cells: 5 chunks of pass A. */
+static strata_ctx *counted_case(int i, test_alloc *ta, strata_mesh **g, strata_mesh **m, float *L,
+                                strata_slice_options *o)
+{
+    return counted_grid(i, 200, ta, g, m, L, o);
 }
 
 /* Property 9: every allocation of a slice failing in turn (tables,
@@ -1039,6 +1046,232 @@ START_TEST(test_cancel_anywhere)
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_destroy(res);
     ck_assert_int_eq(ta.live, live);
+    strata_mesh_destroy(g);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------ slicing into a result */
+
+/* Two results hold the same bytes (what strata_slice_into promises). */
+static void same_result(const strata_result *ra, const strata_result *rb, const char *what)
+{
+    strata_result_view a, b;
+    strata_result_get_view(ra, &a);
+    strata_result_get_view(rb, &b);
+    require(a.nverts == b.nverts && a.nindices == b.nindices && a.nterraces == b.nterraces &&
+                a.walls == b.walls && a.geometry == b.geometry && a.radius == b.radius &&
+                !memcmp(a.center, b.center, sizeof a.center) && (a.nx == NULL) == (b.nx == NULL),
+            "%s: %u/%u vertices, %llu/%llu indices, %u/%u terraces, normals %d/%d", what,
+            a.nverts, b.nverts, (unsigned long long)a.nindices, (unsigned long long)b.nindices,
+            a.nterraces, b.nterraces, a.nx != NULL, b.nx != NULL);
+    require(!memcmp(a.x, b.x, sizeof(float) * a.nverts) &&
+                !memcmp(a.y, b.y, sizeof(float) * a.nverts) &&
+                !memcmp(a.z, b.z, sizeof(float) * a.nverts) &&
+                !memcmp(a.indices, b.indices, sizeof(uint32_t) * a.nindices) &&
+                !memcmp(a.terraces, b.terraces, sizeof(strata_terrace) * a.nterraces),
+            "%s: the bytes differ", what);
+    if (a.nx)
+        require(!memcmp(a.nx, b.nx, sizeof(float) * a.nverts) &&
+                    !memcmp(a.ny, b.ny, sizeof(float) * a.nverts) &&
+                    !memcmp(a.nz, b.nz, sizeof(float) * a.nverts),
+                "%s: the normals differ", what);
+}
+
+static void require_empty(const strata_result *r, const char *what)
+{
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    require(v.nverts == 0 && v.nindices == 0 && v.nterraces == 0,
+            "%s: result not empty: %u vertices, %llu indices, %u terraces", what, v.nverts,
+            (unsigned long long)v.nindices, v.nterraces);
+}
+
+/* strata_slice_into one result, slice after slice (growing, shrinking,
+ * normals on and off, areas, every wall mode, a planet), gives the bytes
+ * of strata_slice each time, and keeps its arrays when they are big
+ * enough. */
+START_TEST(test_slice_into_same_bytes)
+{
+    strata_ctx *ctx = ctx_new(2);
+    strata_result *into;
+    ck_assert_ok(strata_result_create(ctx, &into));
+    require_empty(into, "a new result");
+    static const struct {
+        uint32_t cells, n;
+        int normals, areas, integer;
+    } cases[] = {{40, 8, 0, 0, 0},  {90, 16, 0, 1, 0}, {30, 5, 1, 0, 1}, {90, 16, 1, 1, 0},
+                 {20, 3, 0, 0, 1},  {60, 24, 0, 1, 0}, {60, 24, 0, 1, 0}, {64, 5, 1, 0, 1}};
+    const float *prev_x = NULL;
+    uint32_t prev_cap = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rng_state = 500 + i;
+        strata_mesh *g, *m;
+        ck_assert_ok(strata_shape_grid(ctx, cases[i].cells, cases[i].cells, 0.1f, &g));
+        m = with_heights(ctx, g, cases[i].integer ? h_integer : h_waves, (int)(i & 1));
+        float L[24];
+        const uint32_t n = cases[i].integer ? 5 : cases[i].n;
+        if (cases[i].integer)
+            memcpy(L, (const float[]){0, 1, 2, 3, 4}, sizeof(float) * 5);
+        else
+            uniform_levels(m, n, L);
+        const strata_slice_options o = {L, n, (strata_walls)(i % 3), cases[i].normals,
+                                         cases[i].areas};
+        strata_result *fresh;
+        ck_assert_ok(strata_slice(ctx, m, &o, &fresh));
+        ck_assert_ok(strata_slice_into(ctx, m, &o, into));
+        char what[32];
+        snprintf(what, sizeof what, "slice %zu", i);
+        same_result(fresh, into, what);
+        strata_result_view v;
+        strata_result_get_view(into, &v);
+        if (prev_x && v.nverts <= prev_cap) /* room enough: the same array */
+            require(v.x == prev_x, "slice %zu: %u vertices in room for %u: array replaced", i,
+                    v.nverts, prev_cap);
+        if (!prev_x || v.x != prev_x)
+            prev_cap = v.nverts;
+        prev_x = v.x;
+        strata_result_destroy(fresh);
+        strata_mesh_destroy(g);
+        strata_mesh_destroy(m);
+    }
+    /* A planet into the same result. */
+    strata_mesh *sphere;
+    ck_assert_ok(strata_shape_icosphere(ctx, 4, 2.0f, &sphere));
+    strata_fbm f;
+    strata_fbm_defaults(&f);
+    f.amplitude = 0.2f;
+    ck_assert_ok(strata_displace_radial(ctx, sphere, &f, NULL));
+    float L[6];
+    ck_assert_ok(strata_levels_uniform(sphere, 6, NULL, L));
+    const strata_slice_options o = {L, 6, STRATA_WALLS_UPPER, 1, 1};
+    strata_result *fresh;
+    ck_assert_ok(strata_slice(ctx, sphere, &o, &fresh));
+    ck_assert_ok(strata_slice_into(ctx, sphere, &o, into));
+    same_result(fresh, into, "planet");
+    /* Bad arguments: INVALID_ARG, the result left empty. */
+    ck_assert_status(strata_slice_into(ctx, NULL, &o, into), STRATA_ERR_INVALID_ARG);
+    require_empty(into, "NULL mesh");
+    ck_assert_ok(strata_slice_into(ctx, sphere, &o, into));
+    ck_assert_status(strata_slice_into(ctx, sphere, NULL, into), STRATA_ERR_INVALID_ARG);
+    require_empty(into, "NULL options");
+    ck_assert_ok(strata_slice_into(ctx, sphere, &o, into));
+    ck_assert_status(strata_slice_into(NULL, sphere, &o, into), STRATA_ERR_INVALID_ARG);
+    require_empty(into, "NULL context");
+    ck_assert_status(strata_slice_into(ctx, sphere, &o, NULL), STRATA_ERR_INVALID_ARG);
+    const float bad[2] = {1, 0};
+    ck_assert_status(strata_slice_into(ctx, sphere, &(strata_slice_options){bad, 2, 0, 0, 0}, into),
+                     STRATA_ERR_BAD_LEVELS);
+    require_empty(into, "bad levels");
+    ck_assert_ok(strata_slice_into(ctx, sphere, &o, into));
+    same_result(fresh, into, "planet after errors");
+    strata_result *r2;
+    ck_assert_status(strata_result_create(NULL, &r2), STRATA_ERR_INVALID_ARG);
+    ck_assert_ptr_null(r2);
+    ck_assert_status(strata_result_create(ctx, NULL), STRATA_ERR_INVALID_ARG);
+    strata_result_destroy(fresh);
+    strata_result_destroy(into);
+    strata_mesh_destroy(sphere);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Property 9 for strata_slice_into: every allocation of a slice into a
+ * new result (_i 0, 1) or into one already big enough (_i 2, 3: only
+ * scratch memory is taken) failing in turn; random float heights (_i
+ * even) or heights on planes (_i odd).  Each time NOMEM, the result left
+ * empty with arena figures zero, then sliced into again to the bytes of
+ * strata_slice, and nothing leaked once it is destroyed. */
+START_TEST(test_slice_into_allocation_failing)
+{
+    test_alloc ta = {-1, 0, 0};
+    strata_mesh *g, *m;
+    float L[24];
+    strata_slice_options o;
+    strata_ctx *ctx = counted_grid(_i % 2, 50, &ta, &g, &m, L, &o); /* 2 chunks of pass A */
+    const int warm = _i >= 2;
+    strata_result *ref, *r;
+    ck_assert_ok(strata_slice(ctx, m, &o, &ref));
+    const long live = ta.live;
+    ck_assert_ok(strata_result_create(ctx, &r));
+    if (warm)
+        ck_assert_ok(strata_slice_into(ctx, m, &o, r));
+    ta.count = 0;
+    ck_assert_ok(strata_slice_into(ctx, m, &o, r));
+    const long nalloc = ta.count;
+    strata_result_destroy(r);
+    ck_assert_int_eq(ta.live, live);
+    ck_assert_int_gt(nalloc, warm ? 10 : 20);
+    for (long k = 0; k < nalloc; k++) {
+        ck_assert_ok(strata_result_create(ctx, &r));
+        if (warm)
+            require(strata_slice_into(ctx, m, &o, r) == STRATA_OK, "warming");
+        ta.count = 0;
+        ta.fail_at = k;
+        const strata_status s = strata_slice_into(ctx, m, &o, r);
+        ta.fail_at = -1;
+        if (s != STRATA_OK || ta.count > k) { /* else threads took chunks differently */
+            strata_arena_stats st;
+            strata_ctx_arena_stats(ctx, &st);
+            require(s == STRATA_ERR_NOMEM && st.arenas == 0 && st.bytes_reserved == 0,
+                    "property 9: allocation %ld of %ld failing: %s, %u arenas", k, nalloc,
+                    strata_status_str(s), st.arenas);
+            require_empty(r, "after a failure");
+            require(strata_slice_into(ctx, m, &o, r) == STRATA_OK, "again after a failure");
+            same_result(ref, r, "again after a failure");
+        }
+        strata_result_destroy(r);
+        require(ta.live == live, "property 9: allocation %ld of %ld failing: %ld blocks leaked", k,
+                nalloc, ta.live - live);
+    }
+    strata_result_destroy(ref);
+    strata_mesh_destroy(g);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Property 9 for strata_slice_into: a cancel at every progress report of
+ * a slice into a result that already held a slice: CANCELLED, the result
+ * left empty, then sliced into again to the bytes of strata_slice, and
+ * nothing leaked. */
+START_TEST(test_slice_into_cancel_anywhere)
+{
+    test_alloc ta = {-1, 0, 0};
+    strata_mesh *g, *m;
+    float L[24];
+    strata_slice_options o;
+    strata_ctx *ctx = counted_grid(_i, 100, &ta, &g, &m, L, &o); /* 3 chunks of pass A */
+    o.normals = o.areas = 1; /* every phase has work */
+    ck_assert_ok(strata_ctx_set_threads(ctx, 1));
+    strata_result *ref, *r;
+    ck_assert_ok(strata_slice(ctx, m, &o, &ref));
+    const long live = ta.live;
+    ck_assert_ok(strata_result_create(ctx, &r));
+    ck_assert_ok(strata_slice_into(ctx, m, &o, r));
+    strata_ctx_set_progress(ctx, cancel_on_report, NULL);
+    cancel_at = -1;
+    reports = 0;
+    ck_assert_ok(strata_slice_into(ctx, m, &o, r));
+    const int nreports = reports;
+    ck_assert_int_ge(nreports, 7); /* the milestones */
+    for (cancel_at = 0; cancel_at < nreports; cancel_at++) {
+        reports = 0;
+        const strata_status s = strata_slice_into(ctx, m, &o, r);
+        strata_ctx_reset_cancel(ctx);
+        require(s == STRATA_ERR_CANCELLED, "property 9: cancel at report %d of %d: %s", cancel_at,
+                nreports, strata_status_str(s));
+        require_empty(r, "after a cancel");
+        const int at = cancel_at;
+        cancel_at = -1;
+        require(strata_slice_into(ctx, m, &o, r) == STRATA_OK, "again after a cancel");
+        same_result(ref, r, "again after a cancel");
+        cancel_at = at;
+    }
+    strata_result_destroy(r);
+    ck_assert_int_eq(ta.live, live);
+    strata_result_destroy(ref);
     strata_mesh_destroy(g);
     strata_mesh_destroy(m);
     strata_ctx_destroy(ctx);
@@ -1163,6 +1396,9 @@ static Suite *slice_suite(void)
     tcase_add_loop_test(tc, test_cancel_anywhere, 0, 2);
     tcase_add_test(tc, test_progress_milestones);
     tcase_add_test(tc, test_areas_optional);
+    tcase_add_test(tc, test_slice_into_same_bytes);
+    tcase_add_loop_test(tc, test_slice_into_allocation_failing, 0, 4);
+    tcase_add_loop_test(tc, test_slice_into_cancel_anywhere, 0, 2);
     suite_add_tcase(s, tc);
     tc = tcase_create("Limits");
     tcase_add_test(tc, test_levels_and_errors);
