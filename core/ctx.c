@@ -36,6 +36,7 @@ const char *strata_status_str(strata_status s)
     case STRATA_ERR_BAD_LEVELS: return "invalid terrace levels (empty, not ascending or not finite)";
     case STRATA_ERR_CANCELLED: return "cancelled";
     case STRATA_ERR_ISA: return "requested instruction set not available on this CPU";
+    case STRATA_ERR_CONFLICT: return "an existing output belongs to another world or job";
     default: return "unknown status";
     }
 }
@@ -108,11 +109,30 @@ strata_status strata_ctx_create(const strata_ctx_options *opt, strata_ctx **out)
     return STRATA_OK;
 }
 
+strata_status strata__ctx_worker(strata_ctx *ctx, strata_ctx **out)
+{
+    *out = NULL;
+    strata_ctx *w = strata__alloc(&ctx->alloc, sizeof *w);
+    if (!w)
+        return STRATA_ERR_NOMEM;
+    memset(w, 0, sizeof *w);
+    w->simd = ctx->simd;
+    w->alloc = ctx->alloc;
+    w->threads = w->default_threads = 1;
+    atomic_init(&w->cancel, 0);
+    w->bind = 0;
+    w->bind_off = "a worker of another context";
+    *out = w;
+    return STRATA_OK;
+}
+
 void strata_ctx_destroy(strata_ctx *ctx)
 {
     if (!ctx)
         return;
     strata_allocator al = ctx->alloc;
+    if (ctx->world_scratch_free)
+        ctx->world_scratch_free(ctx);
     strata__placement_free(ctx);
     strata__free(&al, ctx);
 }

@@ -22,7 +22,17 @@ struct strata_ctx {
     const char *bind_off;          /* why not, when bind is 0 */
     struct strata_placement *placement; /* plan; NULL until first needed */
     strata_arena_stats arena_stats; /* of the last strata_slice */
+    struct strata_world_scratch *world_scratch; /* core/world.c: kept between
+                                                   chunks, NULL until needed */
+    void (*world_scratch_free)(strata_ctx *); /* set with it: releases it (a
+                                                 pointer, so ctx.c does not
+                                                 link the world code) */
 };
+
+/* A context for one worker thread of ctx (threads that take whole pieces
+ * of work, such as a world's chunks): one thread, ctx's allocator and
+ * instruction set, no progress callback, no thread placement. */
+STRATA_HIDDEN strata_status strata__ctx_worker(strata_ctx *ctx, strata_ctx **out);
 
 /* Report progress (the callback may ask to cancel) and check the cancel
  * flag: STRATA_ERR_CANCELLED when the run must stop.  Call from the

@@ -19,12 +19,11 @@
 #include "ctx.h"
 #include "result.h"
 #include "output.h"
+#include "json.h"
 #include "write.h"
 
 #include <errno.h>
-#include <locale.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,86 +46,12 @@ static inline uint64_t pad4(uint64_t n) { return (n + 3) & ~(uint64_t)3; }
 
 /* ------------------------------------------------------------ JSON text */
 
-typedef struct jbuf {
-    const strata_allocator *al;
-    char *s;
-    size_t len, cap;
-    int nomem;
-    char dp; /* the locale's decimal point, replaced by '.' in numbers */
-} jbuf;
-
-static void jb_reserve(jbuf *j, size_t more)
-{
-    if (j->nomem || j->cap - j->len > more)
-        return;
-    size_t cap = j->cap ? j->cap : 4096;
-    while (cap - j->len <= more) {
-        if (cap > SIZE_MAX / 2) {
-            j->nomem = 1;
-            return;
-        }
-        cap *= 2;
-    }
-    char *s = strata__alloc(j->al, cap);
-    if (!s) {
-        j->nomem = 1;
-        return;
-    }
-    if (j->len)
-        memcpy(s, j->s, j->len);
-    strata__free(j->al, j->s);
-    j->s = s;
-    j->cap = cap;
-}
-
-/* Text without numbers in float format (integers and names only: %g would
- * follow the locale). */
-static void jb_printf(jbuf *j, const char *fmt, ...)
-{
-    char tmp[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof tmp) {
-        j->nomem = 1; /* never happens with the formats below */
-        return;
-    }
-    jb_reserve(j, (size_t)n);
-    if (j->nomem)
-        return;
-    memcpy(j->s + j->len, tmp, (size_t)n);
-    j->len += (size_t)n;
-}
-
-/* A float written so that it reads back as the same float: %.9g would give
- * the nearest 9-digit decimal, which a JSON reader turns into a double
- * that differs from the float; the validator compares accessor min/max
- * exactly, so print the float's own (exact) double value. */
-static void jb_float(jbuf *j, float v)
-{
-    char tmp[40];
-    int n = snprintf(tmp, sizeof tmp, "%.17g", (double)v);
-    if (n < 0 || (size_t)n >= sizeof tmp) {
-        j->nomem = 1;
-        return;
-    }
-    for (int i = 0; i < n; i++)
-        if (tmp[i] == j->dp)
-            tmp[i] = '.';
-    jb_reserve(j, (size_t)n);
-    if (j->nomem)
-        return;
-    memcpy(j->s + j->len, tmp, (size_t)n);
-    j->len += (size_t)n;
-}
-
 /* A colour component in [0,1], six decimals, no locale involved. */
-static void jb_unit(jbuf *j, float v)
+static void json_unit(strata_jtext *j, float v)
 {
     long q = (long)((double)v * 1e6 + 0.5);
     q = q < 0 ? 0 : q > 1000000 ? 1000000 : q;
-    jb_printf(j, "%ld.%06ld", q / 1000000, q % 1000000);
+    strata__jtext_printf(j, "%ld.%06ld", q / 1000000, q % 1000000);
 }
 
 /* ------------------------------------------------------------ the plan */
@@ -149,7 +74,7 @@ typedef struct plan {
     float min[3], max[3];
     uint64_t pos_bytes, nrm_bytes, idx_bytes; /* bin = their sum */
     uint64_t bin_bytes;
-    jbuf json;
+    strata_jtext json;
     uint64_t total; /* the file's size */
 } plan;
 
@@ -302,87 +227,93 @@ static strata_status plan_layout(const strata_result *r, plan *p, int threads)
     return STRATA_OK;
 }
 
+/* The JSON chunk; extras (a JSON object, or NULL) becomes the document's
+ * extras.strata. */
 static strata_status plan_json(const strata_result *r, const strata_allocator *al,
-                               const strata_palette *pal, plan *p)
+                               const strata_palette *pal, const char *extras, plan *p)
 {
-    jbuf *j = &p->json;
-    j->al = al;
-    const struct lconv *lc = localeconv();
-    j->dp = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point[0] : '.';
+    strata_jtext *j = &p->json;
+    strata__jtext_init(j, al);
 
-    jb_printf(j, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"strata %s\"},", STRATA_VERSION);
-    jb_printf(j, "\"scene\":0,\"scenes\":[{\"nodes\":[0]}],");
+    strata__jtext_printf(j, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"strata %s\"},", STRATA_VERSION);
+    strata__jtext_printf(j, "\"scene\":0,\"scenes\":[{\"nodes\":[0]}],");
     const char *name = r->geometry == STRATA_RADIAL ? "planet" : "terrain";
     if (!p->nprims) {
-        jb_printf(j, "\"nodes\":[{\"name\":\"%s\"}]}", name);
+        strata__jtext_printf(j, "\"nodes\":[{\"name\":\"%s\"}]", name);
     } else {
-        jb_printf(j, "\"nodes\":[{\"name\":\"%s\",\"mesh\":0}],", name);
+        strata__jtext_printf(j, "\"nodes\":[{\"name\":\"%s\",\"mesh\":0}],", name);
 
         /* mesh: accessor 0 POSITION, 1 NORMAL (optional), then indices */
         const size_t first_ix = p->normals ? 2 : 1;
-        jb_printf(j, "\"meshes\":[{\"name\":\"%s\",\"primitives\":[", name);
+        strata__jtext_printf(j, "\"meshes\":[{\"name\":\"%s\",\"primitives\":[", name);
         for (size_t i = 0; i < p->nprims && !j->nomem; i++) {
-            jb_printf(j, "%s{\"attributes\":{\"POSITION\":0", i ? "," : "");
+            strata__jtext_printf(j, "%s{\"attributes\":{\"POSITION\":0", i ? "," : "");
             if (p->normals)
-                jb_printf(j, ",\"NORMAL\":1");
-            jb_printf(j, "},\"indices\":%zu,\"material\":%zu,\"mode\":4}", first_ix + i, i);
+                strata__jtext_printf(j, ",\"NORMAL\":1");
+            strata__jtext_printf(j, "},\"indices\":%zu,\"material\":%zu,\"mode\":4}", first_ix + i, i);
         }
-        jb_printf(j, "]}],");
+        strata__jtext_printf(j, "]}],");
 
-        jb_printf(j, "\"materials\":[");
+        strata__jtext_printf(j, "\"materials\":[");
         for (size_t i = 0; i < p->nprims && !j->nomem; i++) {
             const prim *q = &p->prims[i];
             float rgb[3];
             strata_palette_color(pal, q->terrace, r->nterraces, q->wall, STRATA_COLOR_LINEAR,
                                  rgb);
-            jb_printf(j, "%s{\"name\":\"%s_%u\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
+            strata__jtext_printf(j, "%s{\"name\":\"%s_%u\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
                       i ? "," : "", q->wall ? "wall" : "terrace", (unsigned)q->terrace);
             for (int c = 0; c < 3; c++) {
-                jb_unit(j, rgb[c]);
-                jb_printf(j, ",");
+                json_unit(j, rgb[c]);
+                strata__jtext_printf(j, ",");
             }
-            jb_printf(j, "1],\"metallicFactor\":0,\"roughnessFactor\":0.9}}");
+            strata__jtext_printf(j, "1],\"metallicFactor\":0,\"roughnessFactor\":0.9}}");
         }
-        jb_printf(j, "],");
+        strata__jtext_printf(j, "],");
 
         const uint64_t nv = r->nverts;
-        jb_printf(j, "\"accessors\":[{\"bufferView\":0,\"componentType\":%d,\"count\":%llu,"
+        strata__jtext_printf(j, "\"accessors\":[{\"bufferView\":0,\"componentType\":%d,\"count\":%llu,"
                      "\"type\":\"VEC3\",\"min\":[",
                   GL_FLOAT, (unsigned long long)nv);
         for (int c = 0; c < 3; c++) {
-            jb_float(j, p->min[c]);
-            jb_printf(j, c < 2 ? "," : "],\"max\":[");
+            strata__jtext_float(j, p->min[c]);
+            strata__jtext_printf(j, c < 2 ? "," : "],\"max\":[");
         }
         for (int c = 0; c < 3; c++) {
-            jb_float(j, p->max[c]);
-            jb_printf(j, c < 2 ? "," : "]}");
+            strata__jtext_float(j, p->max[c]);
+            strata__jtext_printf(j, c < 2 ? "," : "]}");
         }
         if (p->normals)
-            jb_printf(j, ",{\"bufferView\":1,\"componentType\":%d,\"count\":%llu,\"type\":\"VEC3\"}",
+            strata__jtext_printf(j, ",{\"bufferView\":1,\"componentType\":%d,\"count\":%llu,\"type\":\"VEC3\"}",
                       GL_FLOAT, (unsigned long long)nv);
         for (size_t i = 0; i < p->nprims && !j->nomem; i++) {
             const prim *q = &p->prims[i];
-            jb_printf(j, ",{\"bufferView\":%zu,\"byteOffset\":%llu,\"componentType\":%d,"
+            strata__jtext_printf(j, ",{\"bufferView\":%zu,\"byteOffset\":%llu,\"componentType\":%d,"
                          "\"count\":%llu,\"type\":\"SCALAR\"}",
                       first_ix, (unsigned long long)q->offset,
                       q->u16 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT,
                       (unsigned long long)q->nindices);
         }
-        jb_printf(j, "],");
+        strata__jtext_printf(j, "],");
 
-        jb_printf(j, "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":%llu,"
+        strata__jtext_printf(j, "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":%llu,"
                      "\"byteStride\":12,\"target\":%d}",
                   (unsigned long long)p->pos_bytes, GL_ARRAY_BUFFER);
         if (p->normals)
-            jb_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,"
+            strata__jtext_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,"
                          "\"byteStride\":12,\"target\":%d}",
                       (unsigned long long)p->pos_bytes, (unsigned long long)p->nrm_bytes,
                       GL_ARRAY_BUFFER);
-        jb_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,\"target\":%d}],",
+        strata__jtext_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,\"target\":%d}],",
                   (unsigned long long)(p->pos_bytes + p->nrm_bytes),
                   (unsigned long long)p->idx_bytes, GL_ELEMENT_ARRAY_BUFFER);
-        jb_printf(j, "\"buffers\":[{\"byteLength\":%llu}]}", (unsigned long long)p->bin_bytes);
+        strata__jtext_printf(j, "\"buffers\":[{\"byteLength\":%llu}]", (unsigned long long)p->bin_bytes);
     }
+    if (extras) {
+        strata__jtext_raw(j, ",\"extras\":{\"strata\":");
+        strata__jtext_raw(j, extras);
+        strata__jtext_raw(j, "}");
+    }
+    strata__jtext_raw(j, "}");
     if (j->nomem)
         return STRATA_ERR_NOMEM;
 
@@ -391,7 +322,7 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
 }
 
 static strata_status make_plan(strata_ctx *ctx, const strata_result *r,
-                               const strata_palette *pal, plan *p)
+                               const strata_palette *pal, const char *extras, plan *p)
 {
     memset(p, 0, sizeof *p);
     p->normals = r->nx != NULL;
@@ -399,7 +330,7 @@ static strata_status make_plan(strata_ctx *ctx, const strata_result *r,
     if (st == STRATA_OK)
         st = plan_layout(r, p, ctx->threads);
     if (st == STRATA_OK)
-        st = plan_json(r, &ctx->alloc, pal, p);
+        st = plan_json(r, &ctx->alloc, pal, extras, p);
     return st;
 }
 
@@ -408,7 +339,7 @@ strata_status strata_result_glb_size(strata_ctx *ctx, const strata_result *r, ui
     if (!ctx || !r || !bytes || r->nindices % 3)
         return STRATA_ERR_INVALID_ARG;
     plan p;
-    strata_status st = make_plan(ctx, r, NULL, &p);
+    strata_status st = make_plan(ctx, r, NULL, NULL, &p);
     if (st == STRATA_OK || st == STRATA_ERR_TOO_LARGE)
         *bytes = p.total;
     plan_free(&ctx->alloc, &p);
@@ -449,12 +380,12 @@ static strata_span vec3_span(const float *x, const float *y, const float *z, uin
 }
 
 strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r, const char *path,
-                                const strata_palette *pal)
+                                const strata_palette *pal, const char *extras)
 {
     static const unsigned char zeros[4];
     const strata_allocator *al = &ctx->alloc;
     plan p;
-    strata_status st = make_plan(ctx, r, pal, &p);
+    strata_status st = make_plan(ctx, r, pal, extras, &p);
     if (st != STRATA_OK) {
         plan_free(al, &p);
         return st;

@@ -77,6 +77,7 @@ typedef enum strata_status {
     STRATA_ERR_BAD_LEVELS,    /* terrace planes empty / not ascending / NaN */
     STRATA_ERR_CANCELLED,     /* the cancel flag or progress callback said so */
     STRATA_ERR_ISA,           /* a forced instruction set the CPU lacks     */
+    STRATA_ERR_CONFLICT,      /* an existing output belongs to another job  */
     STRATA_STATUS_COUNT_
 } strata_status;
 
@@ -1110,6 +1111,288 @@ STRATA_API strata_status strata_result_rotate_from_y_up(strata_result *r,
                                                         strata_axis up);
 STRATA_API strata_status strata_result_rotate_to_y_up(strata_result *r,
                                                       strata_axis up);
+
+/* ------------------------------------------------------------------ */
+/* Worlds                                                              */
+/* ------------------------------------------------------------------ */
+
+/* A world is a planet or a terrain made chunk by chunk, so its size is
+ * bounded by disk, not memory (DESIGN.md, "Worlds").
+ *
+ *  - PLANET: the icosphere of level L cut into 20 * 4^C chunks (chunk
+ *    level C < L): chunk t is triangle t of the level-C icosphere with its
+ *    4^(L-C) level-L descendants.  Noise as strata_displace_radial.
+ *  - TERRAIN: a grid cut into tiles of tile_cells x tile_cells cells (the
+ *    last row and column narrower), tile id = tz * tiles_x + tx: the grid
+ *    of a heightmap (strata_mesh_from_heightmap), of a template
+ *    (strata_mesh_from_template) or a flat grid, plus noise as
+ *    strata_displace_flat.
+ *
+ * A chunk depends only on the world and its id.  Its vertices have the
+ * same bits as the same vertices of the whole surface made in memory (the
+ * same shape, strata_mesh_subdivide's midpoints, the same noise) and it is
+ * sliced with the world's planes, looking at the triangles around it for
+ * the slicer's decisions across its border (heights exactly on a plane),
+ * so the union of all chunks is, triangle for triangle, the whole surface
+ * sliced in memory, and chunks meet along their borders with the same
+ * bits, without stitching.
+ *
+ * Thread safety: a world is read-only once created (except
+ * strata_world_set_height_fn), so any number of threads may make chunks of
+ * it at once, each with its own context and result. */
+typedef struct strata_world strata_world;
+
+typedef enum strata_world_kind {
+    STRATA_WORLD_PLANET = 0,
+    STRATA_WORLD_TERRAIN = 1
+} strata_world_kind;
+
+typedef struct strata_world_options {
+    strata_world_kind kind;
+    /* PLANET */
+    int level;         /* icosphere level L, 1..13 */
+    int chunk_level;   /* C, 0..L-1 */
+    float radius;      /* base radius, > 0 */
+    /* TERRAIN */
+    const strata_heightmap *heightmap; /* NULL: a flat grid of cells_x x
+                                          cells_z; must outlive the world */
+    uint32_t patch_cells; /* 0: one grid vertex per sample; > 0: the
+                             heightmap is a template */
+    uint32_t cells_x, cells_z; /* a flat grid's size (no heightmap) */
+    float cell_size;           /* > 0 */
+    float height_scale;        /* samples times this (finite) */
+    uint32_t tile_cells;       /* tile side in cells, >= 1 */
+    /* Heights (both kinds) */
+    const strata_fbm *noise;   /* NULL: none; copied */
+    const strata_curve *curve; /* reshapes the noise; must outlive the world */
+    /* Planes: explicit ascending heights (copied), or else `terraces`
+     * planes spread over the world's height range as
+     * strata_levels_range does, along terrace_curve (NULL: evenly; must
+     * outlive the call).  The range is measured when the world is created,
+     * by a pass over every vertex (noise included: about a third of the
+     * time of making all chunks; progress stage "range"). */
+    const float *levels;
+    uint32_t nlevels;
+    uint32_t terraces;
+    const strata_curve *terrace_curve;
+    /* Slicing */
+    strata_walls walls;
+    int normals;
+} strata_world_options;
+
+/* Defaults: PLANET, level 6, chunk level 2, radius 1; terrain: no
+ * heightmap, cells 0 x 0, cell size 1, height scale 1, tiles of 256
+ * cells; no noise, no curve; 16 terraces; walls UPPER, no normals. */
+STRATA_API void strata_world_defaults(strata_world_options *opt);
+
+/* Create a world (measuring its height range when the planes are asked
+ * for by count).  Errors: STRATA_ERR_INVALID_ARG (a value outside the
+ * ranges above, also a noise bound at or above the planet's radius),
+ * STRATA_ERR_BAD_LEVELS, STRATA_ERR_OVERFLOW (a chunk or the grid too
+ * large for uint32 counts), STRATA_ERR_NOT_FINITE, STRATA_ERR_NOMEM,
+ * STRATA_ERR_CANCELLED.  The range pass uses ctx's threads, one chunk
+ * each. */
+STRATA_API strata_status strata_world_create(strata_ctx *ctx,
+                                             const strata_world_options *opt,
+                                             strata_world **out);
+STRATA_API void strata_world_destroy(strata_world *w);
+
+STRATA_API uint64_t strata_world_chunk_count(const strata_world *w);
+
+/* The lowest and highest height of the own vertices of chunks
+ * ids[0..n), noise and edits included (each chunk measured once, with
+ * ctx's threads; progress stage "range").  Over all chunks this is the
+ * range strata_world_create spreads `terraces` planes over: processes
+ * sharing a world can each measure a part, combine the minima and
+ * maxima, and create the world on strata_levels_range of the result.
+ * No chunk: +INFINITY, -INFINITY.  STRATA_ERR_INVALID_ARG for an id out
+ * of range, errors of the noise. */
+STRATA_API strata_status strata_world_height_range(strata_ctx *ctx, const strata_world *w,
+                                                   const uint64_t *ids, uint64_t n,
+                                                   float *hmin, float *hmax);
+/* The world's planes (n of them), valid while the world lives. */
+STRATA_API const float *strata_world_levels(const strata_world *w, uint32_t *n);
+/* A 64-bit fingerprint of everything a chunk's bytes depend on (the
+ * options, the planes, the heightmap's samples): two worlds with the same
+ * fingerprint make the same chunks. */
+STRATA_API uint64_t strata_world_fingerprint(const strata_world *w);
+
+/* Shard k of n (0 <= k < n): a fixed partition of the chunk ids balanced
+ * by expected work, the same in every process: chunks ordered by their
+ * input triangles (largest first, then by id) go one by one to the shard
+ * with the fewest triangles so far (the lowest-numbered on ties); a
+ * planet's chunks are all alike, so shard k gets ids k, k + n, k + 2n...
+ * ids gets the shard's ids in ascending order (at most cap), *count their
+ * number.  STRATA_ERR_INVALID_ARG for k >= n or n == 0, STRATA_ERR_NOMEM. */
+STRATA_API strata_status strata_world_shard(const strata_world *w, uint64_t k, uint64_t n,
+                                            uint64_t *ids, uint64_t cap, uint64_t *count);
+
+typedef struct strata_chunk_info {
+    uint64_t id;
+    uint32_t vertices;  /* of the chunk's input mesh (before slicing) */
+    uint32_t triangles;
+    /* PLANET: the level-C icosphere triangle (== id) and its base face;
+     * TERRAIN: the tile's column and row and its cells [x0, x1) x [z0, z1). */
+    uint32_t face, tx, tz, x0, x1, z0, z1;
+    /* Its place in a world directory, without extension:
+     * "tiles/C/ID" (planets) or "tiles/TX_TZ" (terrains). */
+    char path[48];
+} strata_chunk_info;
+
+/* STRATA_ERR_INVALID_ARG for an id >= strata_world_chunk_count. */
+STRATA_API strata_status strata_world_chunk_info(const strata_world *w, uint64_t id,
+                                                 strata_chunk_info *out);
+
+/* Make chunk `id` into r, a result from strata_result_create or an
+ * earlier call: r's buffers are reused when they are big enough (and
+ * ctx keeps the chunk's working memory), so a thread that makes chunk
+ * after chunk allocates once and touches warm memory.  On failure r is
+ * left empty.  ctx's threads work inside the chunk (use contexts of one
+ * thread each when threads take whole chunks).  Errors as
+ * strata_slice, STRATA_ERR_INVALID_ARG for a bad id. */
+STRATA_API strata_status strata_world_make_chunk(strata_ctx *ctx, const strata_world *w,
+                                                 uint64_t id, strata_result *r);
+
+/* Chunks to re-make after the heights changed within `radius` of `center`
+ * (interactive editing): those whose vertices or context could lie
+ * within that distance (planets: measured along the sphere's directions,
+ * at any height).  *count gets their number, ids the first `cap` of them
+ * in ascending order.  STRATA_ERR_INVALID_ARG for a negative or
+ * non-finite radius or a NULL count. */
+STRATA_API strata_status strata_world_chunks_near(const strata_world *w, const float center[3],
+                                                  float radius, uint64_t *ids, uint64_t cap,
+                                                  uint64_t *count);
+
+/* Edits on top of the world's heights: for every chunk made after this
+ * call, fn is called (from the making thread) with the chunk's vertices,
+ * its context included, after the noise: x, y, z their positions, h their
+ * heights, to be changed in place.  Each vertex then moves to its new
+ * height (planets: along its direction from the centre; terrains:
+ * y = h).  fn must depend on the positions alone, so chunks agree on the
+ * vertices they share.  The planes stay those of the world's creation.
+ * NULL removes it.  Not to be called while chunks are being made. */
+typedef void (*strata_height_fn)(void *user, const float *x, const float *y, const float *z,
+                                 float *h, size_t n);
+STRATA_API void strata_world_set_height_fn(strata_world *w, strata_height_fn fn, void *user);
+
+/* What a world directory knows of each tile in it, for its tileset. */
+typedef struct strata_tile_record {
+    uint64_t id;
+    uint64_t triangles; /* in the tile */
+    uint64_t bytes;     /* of its file */
+    /* A 3D Tiles bounding box holding the tile: centre, then three
+     * half-axes, in the tileset's frame, which has z up where glTF has y
+     * up: glTF's (x, y, z) is the tileset's (x, -z, y). */
+    double box[12];
+} strata_tile_record;
+
+/* World directories: what `strata planet --chunk-level C -o DIR` writes.
+ *
+ *   DIR/world.json     the manifest: the world's fingerprint, kind, chunk
+ *                      count, tile format and parameters
+ *   DIR/tiles/...      one file per chunk, at strata_chunk_info.path plus
+ *                      ".glb" or ".ply", holding its record
+ *                      (strata_tile_record: fingerprint, chunk id,
+ *                      triangles, box) in the glTF's extras.strata or in a
+ *                      PLY comment "strata {...}"
+ *   DIR/tileset.json   a 3D Tiles 1.1 tileset of the tiles (and
+ *                      DIR/tilesets/... for subtrees of big worlds)
+ *
+ * Every file is written to a temporary name and renamed when complete, so
+ * a tile is either whole or absent (stale temporaries of a killed run are
+ * left alone: another process may still be writing them; they end in
+ * ".tmpXXXXXX").  Tile bytes depend only on the world and the chunk id.
+ * Any number of processes may write tiles of the same world into one
+ * directory at once (distinct chunks). */
+typedef struct strata_world_dir strata_world_dir;
+
+/* Open DIR (created if needed) for w's tiles in `format`
+ * (STRATA_FORMAT_GLB or STRATA_FORMAT_PLY): writes world.json, or checks
+ * the one there.  Errors: STRATA_ERR_CONFLICT when DIR holds another world
+ * (another fingerprint or tile format), STRATA_ERR_FORMAT when world.json
+ * is not a world manifest, STRATA_ERR_IO (errno kept: DIR not a directory,
+ * not writable), STRATA_ERR_INVALID_ARG (another format). */
+STRATA_API strata_status strata_world_dir_create(strata_ctx *ctx, const strata_world *w,
+                                                 const char *path, strata_format format,
+                                                 strata_world_dir **out);
+/* Open DIR as an earlier run left it, to read its tiles' records and write
+ * its tileset without the world.  Errors as strata_world_dir_create. */
+STRATA_API strata_status strata_world_dir_open(strata_ctx *ctx, const char *path,
+                                               strata_world_dir **out);
+STRATA_API void strata_world_dir_close(strata_world_dir *d);
+STRATA_API uint64_t strata_world_dir_chunk_count(const strata_world_dir *d);
+/* "tiles/.../ID.glb": the tile's path relative to DIR. */
+STRATA_API strata_status strata_world_dir_tile_path(const strata_world_dir *d, uint64_t id,
+                                                    char *buf, size_t len);
+
+/* Write chunk id's tile from r (strata_world_make_chunk of the world d was
+ * created for), with the palette's colours (NULL: "earth"); *rec gets its
+ * record.  Errors as strata_result_write, STRATA_ERR_INVALID_ARG for a
+ * directory opened without a world or a bad id. */
+STRATA_API strata_status strata_world_dir_write_tile(strata_ctx *ctx, strata_world_dir *d,
+                                                     const strata_world *w, uint64_t id,
+                                                     const strata_result *r,
+                                                     const strata_palette *pal,
+                                                     strata_tile_record *rec);
+/* Read back the record of chunk id's tile.  STRATA_ERR_IO with errno
+ * ENOENT when there is none, STRATA_ERR_FORMAT when the file is not a
+ * whole tile (wrong length, unreadable record), STRATA_ERR_CONFLICT when
+ * it is one of another world or chunk. */
+STRATA_API strata_status strata_world_dir_read_tile(strata_ctx *ctx, strata_world_dir *d,
+                                                    uint64_t id, strata_tile_record *rec);
+/* Remove the temporary tile files a killed run left in DIR/tiles (names
+ * ending in ".tmp" and six characters); *removed gets their number.  Only
+ * when no other process is writing tiles into DIR: `strata tileset` and a
+ * whole-world run call it just before writing the tileset.  STRATA_ERR_IO
+ * (errno kept) when a directory cannot be read or a file removed. */
+STRATA_API strata_status strata_world_dir_clean(strata_ctx *ctx, strata_world_dir *d,
+                                                uint64_t *removed);
+/* Write DIR/tileset.json for the tiles recs[0..n) (ids ascending, each
+ * once: all of them, or those present for a partial tileset). */
+STRATA_API strata_status strata_world_dir_write_tileset(strata_ctx *ctx, strata_world_dir *d,
+                                                        const strata_tile_record *recs,
+                                                        uint64_t n);
+
+/* Make chunks of a world into a directory with all of ctx's threads, each
+ * thread taking whole chunks (its own one-thread context and result,
+ * reused chunk after chunk, so memory stays warm and bounded by chunk size
+ * times threads).  Which chunks: ids[0..nids) in that order, or, with ids
+ * NULL, those next() hands out (UINT64_MAX: no more), for dynamic load
+ * balancing across processes (next is called by one thread at a time).
+ * With resume, a chunk whose tile is already complete (its record reads
+ * back) is skipped; a tile of another world or a corrupt one stops the run
+ * with STRATA_ERR_CONFLICT or STRATA_ERR_FORMAT (its id in *stats). done
+ * (optional, one thread at a time) is told of every chunk made or
+ * skipped.  Progress stage "chunks" (share of ids, or of chunks handed out
+ * by next), reported from the calling thread; cancel stops after the
+ * chunks under way.  Errors: those of strata_world_make_chunk and
+ * strata_world_dir_write_tile (the first one met; *stats says which
+ * chunk). */
+typedef struct strata_world_run_options {
+    strata_world_dir *dir;
+    const strata_palette *palette; /* NULL: "earth" */
+    int resume;
+    const uint64_t *ids;
+    uint64_t nids;
+    uint64_t (*next)(void *user);
+    void *next_user;
+    void (*done)(void *user, const strata_tile_record *rec, int skipped);
+    void *done_user;
+} strata_world_run_options;
+
+typedef struct strata_world_run_stats {
+    uint64_t made, skipped;
+    uint64_t triangles, bytes;  /* of the tiles made */
+    /* seconds summed over chunks and threads: lattice (and ring), noise
+     * (and edits), slice, write */
+    double seconds_lattice, seconds_noise, seconds_slice, seconds_write;
+    uint64_t failed_chunk; /* the chunk of the error, UINT64_MAX if none */
+} strata_world_run_stats;
+
+STRATA_API void strata_world_run_defaults(strata_world_run_options *opt);
+STRATA_API strata_status strata_world_run(strata_ctx *ctx, const strata_world *w,
+                                          const strata_world_run_options *opt,
+                                          strata_world_run_stats *stats);
 
 /* ------------------------------------------------------------------ */
 /* Instruction sets                                                    */

@@ -97,6 +97,32 @@ void strata_write_defaults(strata_write_options *opt)
     opt->palette = NULL;
 }
 
+/* The format opt and path ask for, after the checks every writer shares
+ * (STRATA_FORMAT_AUTO when it cannot be told; st set). */
+static strata_format checked_format(strata_ctx *ctx, const strata_result *r, const char *path,
+                                    const strata_write_options *opt, strata_status *st)
+{
+    *st = STRATA_ERR_INVALID_ARG;
+    if (!ctx || !r || !path || !*path)
+        return STRATA_FORMAT_AUTO;
+    strata_format format = opt->format;
+    if (format == STRATA_FORMAT_AUTO)
+        format = strata__has_suffix(path, ".ply")   ? STRATA_FORMAT_PLY
+                 : strata__has_suffix(path, ".obj") ? STRATA_FORMAT_OBJ
+                 : strata__has_suffix(path, ".glb") ? STRATA_FORMAT_GLB
+                                                    : STRATA_FORMAT_AUTO;
+    if (format == STRATA_FORMAT_AUTO) {
+        *st = STRATA_ERR_FORMAT;
+        return format;
+    }
+    if ((format != STRATA_FORMAT_PLY && format != STRATA_FORMAT_OBJ &&
+         format != STRATA_FORMAT_GLB) ||
+        r->nindices % 3 != 0)
+        return STRATA_FORMAT_AUTO;
+    *st = strata__progress(ctx, "write", 0.0); /* cancelled before any file exists */
+    return *st == STRATA_OK ? format : STRATA_FORMAT_AUTO;
+}
+
 strata_status strata_result_write(strata_ctx *ctx, const strata_result *r, const char *path,
                                   const strata_write_options *opt)
 {
@@ -105,27 +131,25 @@ strata_status strata_result_write(strata_ctx *ctx, const strata_result *r, const
         strata_write_defaults(&def);
         opt = &def;
     }
-    if (!ctx || !r || !path || !*path)
-        return STRATA_ERR_INVALID_ARG;
-    strata_format format = opt->format;
-    if (format == STRATA_FORMAT_AUTO)
-        format = strata__has_suffix(path, ".ply")   ? STRATA_FORMAT_PLY
-                 : strata__has_suffix(path, ".obj") ? STRATA_FORMAT_OBJ
-                 : strata__has_suffix(path, ".glb") ? STRATA_FORMAT_GLB
-                                                    : STRATA_FORMAT_AUTO;
-    if (format == STRATA_FORMAT_AUTO)
-        return STRATA_ERR_FORMAT;
-    if (format != STRATA_FORMAT_PLY && format != STRATA_FORMAT_OBJ &&
-        format != STRATA_FORMAT_GLB)
-        return STRATA_ERR_INVALID_ARG;
-    if (r->nindices % 3 != 0)
-        return STRATA_ERR_INVALID_ARG;
-    strata_status st = strata__progress(ctx, "write", 0.0);
-    if (st != STRATA_OK)
-        return st; /* cancelled before any file exists */
-    switch (format) {
-    case STRATA_FORMAT_PLY: return strata__ply_write(ctx, r, path);
+    strata_status st;
+    switch (checked_format(ctx, r, path, opt, &st)) {
+    case STRATA_FORMAT_PLY: return strata__ply_write(ctx, r, path, NULL);
     case STRATA_FORMAT_OBJ: return strata__obj_write(ctx, r, path, opt->palette);
-    default: return strata__glb_write(ctx, r, path, opt->palette);
+    case STRATA_FORMAT_GLB: return strata__glb_write(ctx, r, path, opt->palette, NULL);
+    default: return st;
+    }
+}
+
+strata_status strata__write_tile(strata_ctx *ctx, const strata_result *r, const char *path,
+                                 const strata_write_options *opt, const char *extras)
+{
+    if (!extras || strlen(extras) > STRATA_TILE_EXTRAS_MAX || strchr(extras, '\n'))
+        return STRATA_ERR_INVALID_ARG;
+    strata_status st;
+    switch (checked_format(ctx, r, path, opt, &st)) {
+    case STRATA_FORMAT_PLY: return strata__ply_write(ctx, r, path, extras);
+    case STRATA_FORMAT_GLB: return strata__glb_write(ctx, r, path, opt->palette, extras);
+    case STRATA_FORMAT_OBJ: return STRATA_ERR_INVALID_ARG;
+    default: return st;
     }
 }

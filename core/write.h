@@ -39,13 +39,23 @@ STRATA_HIDDEN strata_status strata__write_finish(strata_ctx *ctx, strata_out *o,
                                                  int saved_errno);
 
 /* The writers, called with checked arguments (r->nindices a multiple of
- * 3) after progress 0. */
+ * 3) after progress 0; extras as for strata__write_tile, or NULL. */
 STRATA_HIDDEN strata_status strata__ply_write(strata_ctx *ctx, const strata_result *r,
-                                              const char *path);
+                                              const char *path, const char *extras);
 STRATA_HIDDEN strata_status strata__obj_write(strata_ctx *ctx, const strata_result *r,
                                               const char *path, const strata_palette *pal);
 STRATA_HIDDEN strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r,
-                                              const char *path, const strata_palette *pal);
+                                              const char *path, const strata_palette *pal,
+                                              const char *extras);
+
+/* strata_result_write of a world's tile (PLY or GLB only) carrying extras,
+ * a JSON object of at most STRATA_TILE_EXTRAS_MAX bytes on one line: a
+ * GLB's extras.strata, or a PLY header line "comment strata EXTRAS". */
+#define STRATA_TILE_EXTRAS_MAX 1024u
+STRATA_HIDDEN strata_status strata__write_tile(strata_ctx *ctx, const strata_result *r,
+                                               const char *path,
+                                               const strata_write_options *opt,
+                                               const char *extras);
 
 /* An image of size x size pixels, `channels` (3: RGB, 4: RGBA) bytes a
  * pixel, rows from the top, encoded as an 8-bit PNG into o (core/png.c).

@@ -28,6 +28,7 @@
 #include "testutil.h"
 
 #include "lattice.h"
+#include "mesh.h"
 
 #include <math.h>
 #include <stdint.h>

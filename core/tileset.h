@@ -1,0 +1,43 @@
+/* 3D Tiles 1.1 tilesets of worlds (core/tileset.c).
+ *
+ * The tree follows the chunk tree: planets have the 20 base faces under
+ * the root and four children per node down to the chunks (depth C);
+ * terrains a quadtree over tile columns and rows, the root at depth 0 and
+ * the tiles at depth D (2^D >= tiles across).  Leaves hold the tiles
+ * present; nodes without any present tile below are left out.  A subtree
+ * with more than STRATA_TILESET_SPLIT leaves is written to a file of its
+ * own (tilesets/K/ID.json, an external tileset the parent points to), so
+ * that no JSON file grows past a few MB. */
+#ifndef STRATA_TILESET_H
+#define STRATA_TILESET_H
+
+#include "base.h"
+
+#define STRATA_TILESET_SPLIT 4096u
+
+typedef struct strata_tileset_desc {
+    strata_world_kind kind;
+    uint32_t leaf_depth; /* planets: C; terrains: D */
+    uint32_t tiles_x;    /* terrains: tiles across (id = tz * tiles_x + tx) */
+    const char *ext;     /* content file extension, ".glb" */
+    /* The tileset's metadata: schema classes text (the members of
+     * "classes" for the world, without braces) and the world entity's
+     * properties (the members of "properties", without braces). */
+    const char *world_classes;
+    const char *world_properties;
+} strata_tileset_desc;
+
+/* Write DIR/tileset.json (and DIR/tilesets/... for big trees) for the
+ * tiles recs[0..n) (ascending ids, each present once), each file
+ * atomically.  STRATA_ERR_IO (errno kept), STRATA_ERR_NOMEM,
+ * STRATA_ERR_INVALID_ARG for records out of order. */
+STRATA_HIDDEN strata_status strata__tileset_write(strata_ctx *ctx, const char *dir,
+                                                  const strata_tileset_desc *d,
+                                                  const strata_tile_record *recs, uint64_t n);
+
+/* Relative content path of tile id, without extension: "tiles/C/ID" or
+ * "tiles/D/TX_TZ" (at most 47 characters). */
+STRATA_HIDDEN void strata__tile_path(const strata_tileset_desc *d, uint64_t id, char *buf,
+                                     size_t len);
+
+#endif

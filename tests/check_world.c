@@ -1,0 +1,812 @@
+/* Suite "world": worlds made chunk by chunk (strata.h, "Worlds").
+ *
+ *  - The union of every chunk's triangles is the whole surface sliced in
+ *    memory, triangle for triangle: corner position bits (up to rotation),
+ *    terrace and roof/wall; planets with noise, terrains from heightmaps
+ *    with heights exactly on planes (fins and saddles on tile borders) and
+ *    from templates, many chunk and tile sizes.
+ *  - Seams: welded by exact position, a planet's chunks close up (every
+ *    edge used twice, in opposite directions) and a terrain's tiles leave
+ *    open edges only on the domain's border.
+ *  - A chunk is the same made alone or after others, with 1 or 2 threads,
+ *    on every instruction set.
+ *  - World directories: records read back as written, tile files and
+ *    tilesets the same for any thread count and order, resume skips
+ *    complete tiles, corrupt or foreign tiles and manifests are refused.
+ *  - Shards partition the chunks; chunks_near covers every chunk a ball
+ *    reaches; edits re-made on the chunks near them equal a whole re-make.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "testutil.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ triangles */
+
+/* A triangle as bits: corners rotated so the smallest comes first (the
+ * winding is kept), its terrace and whether it is a wall. */
+typedef struct {
+    uint32_t w[9];
+    uint32_t terrace, wall;
+} tri_key;
+
+static int cmp_key(const void *a, const void *b)
+{
+    return memcmp(a, b, sizeof(tri_key));
+}
+
+typedef struct {
+    tri_key *k;
+    size_t n, cap;
+} key_list;
+
+static void keys_add_result(key_list *l, const strata_result *r)
+{
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    for (uint32_t t = 0; t < v.nterraces; t++) {
+        const strata_terrace *tr = &v.terraces[t];
+        const uint64_t first[2] = {tr->roof_first, tr->wall_first};
+        const uint64_t count[2] = {tr->roof_count, tr->wall_count};
+        for (int wall = 0; wall < 2; wall++)
+            for (uint64_t i = first[wall]; i < first[wall] + count[wall]; i += 3) {
+                if (l->n == l->cap) {
+                    l->cap = l->cap ? 2 * l->cap : 4096;
+                    l->k = realloc(l->k, l->cap * sizeof *l->k);
+                    ck_assert_ptr_nonnull(l->k);
+                }
+                tri_key *k = &l->k[l->n++];
+                uint32_t c[3][3];
+                for (int j = 0; j < 3; j++) {
+                    const uint32_t id = v.indices[i + j];
+                    memcpy(&c[j][0], &v.x[id], 4);
+                    memcpy(&c[j][1], &v.y[id], 4);
+                    memcpy(&c[j][2], &v.z[id], 4);
+                }
+                int first_corner = 0;
+                for (int j = 1; j < 3; j++)
+                    if (memcmp(c[j], c[first_corner], sizeof c[j]) < 0)
+                        first_corner = j;
+                for (int j = 0; j < 3; j++)
+                    memcpy(&k->w[3 * j], c[(first_corner + j) % 3], sizeof c[0]);
+                k->terrace = t;
+                k->wall = (uint32_t)wall;
+            }
+    }
+}
+
+static void keys_equal(key_list *a, key_list *b, const char *what)
+{
+    qsort(a->k, a->n, sizeof *a->k, cmp_key);
+    qsort(b->k, b->n, sizeof *b->k, cmp_key);
+    ck_assert_msg(a->n == b->n, "%s: %zu triangles, want %zu", what, b->n, a->n);
+    for (size_t i = 0; i < a->n; i++)
+        require(!memcmp(&a->k[i], &b->k[i], sizeof a->k[i]), "%s: triangle %zu differs", what,
+                i);
+}
+
+/* ------------------------------------------------------------ worlds */
+
+static const strata_fbm *planet_noise(void)
+{
+    static strata_fbm f;
+    strata_fbm_defaults(&f);
+    f.frequency = 1.5f;
+    f.amplitude = 0.1f;
+    f.seed = 7;
+    return &f;
+}
+
+/* A w x h PGM with integer heights (multiples of 20 on integer planes:
+ * nearly every vertex lies exactly on a plane). */
+static strata_heightmap *integer_heightmap(strata_ctx *ctx, uint32_t w, uint32_t h)
+{
+    char head[32];
+    const int n = snprintf(head, sizeof head, "P5\n%u %u\n255\n", w, h);
+    unsigned char *buf = malloc((size_t)n + (size_t)w * h);
+    ck_assert_ptr_nonnull(buf);
+    memcpy(buf, head, (size_t)n);
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++)
+            buf[n + y * w + x] = (unsigned char)((((x * 7 + y * 3) / 5) % 9) * 20);
+    strata_heightmap *hm;
+    ck_assert_ok(strata_heightmap_decode(ctx, buf, (size_t)n + (size_t)w * h, &hm));
+    free(buf);
+    return hm;
+}
+
+static const float integer_planes[] = {20, 40, 60, 80, 100, 120, 140};
+
+/* All chunks of w into keys, with contexts of `threads` threads. */
+static void world_keys(strata_ctx *ctx, const strata_world *w, key_list *l)
+{
+    strata_result *r;
+    ck_assert_ok(strata_result_create(ctx, &r));
+    for (uint64_t id = 0; id < strata_world_chunk_count(w); id++) {
+        ck_assert_ok(strata_world_make_chunk(ctx, w, id, r));
+        keys_add_result(l, r);
+    }
+    strata_result_destroy(r);
+}
+
+static void slice_keys(strata_ctx *ctx, const strata_mesh *m, const float *L, uint32_t n,
+                       key_list *l)
+{
+    strata_slice_options so;
+    strata_slice_defaults(&so);
+    so.levels = L;
+    so.nlevels = n;
+    strata_result *r;
+    ck_assert_ok(strata_slice(ctx, m, &so, &r));
+    keys_add_result(l, r);
+    strata_result_destroy(r);
+}
+
+/* Planets: level 3..5, every chunk level, noise and 12 terraces. */
+START_TEST(test_planet_union)
+{
+    const int L = 3 + _i;
+    strata_ctx *ctx = ctx_new(2);
+    strata_mesh *m;
+    ck_assert_ok(strata_shape_icosphere(ctx, L, 1.0f, &m));
+    ck_assert_ok(strata_displace_radial(ctx, m, planet_noise(), NULL));
+    float levels[12];
+    ck_assert_ok(strata_levels_uniform(m, 12, NULL, levels));
+    key_list whole = {0};
+    slice_keys(ctx, m, levels, 12, &whole);
+    for (int C = 0; C < L; C++) {
+        strata_world_options o;
+        strata_world_defaults(&o);
+        o.level = L;
+        o.chunk_level = C;
+        o.noise = planet_noise();
+        o.terraces = 12;
+        strata_world *w;
+        ck_assert_ok(strata_world_create(ctx, &o, &w));
+        uint32_t n;
+        const float *wl = strata_world_levels(w, &n);
+        ck_assert_uint_eq(n, 12);
+        ck_assert_msg(!memcmp(wl, levels, sizeof levels), "L%d C%d: planes differ", L, C);
+        key_list parts = {0};
+        world_keys(ctx, w, &parts);
+        char what[32];
+        snprintf(what, sizeof what, "planet L%d C%d", L, C);
+        keys_equal(&whole, &parts, what);
+        free(parts.k);
+        strata_world_destroy(w);
+    }
+    free(whole.k);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+static const uint32_t tile_sizes[] = {1, 2, 3, 7, 64};
+
+/* Terrains from an integer heightmap on integer planes. */
+START_TEST(test_terrain_union)
+{
+    strata_ctx *ctx = ctx_new(2);
+    strata_heightmap *hm = integer_heightmap(ctx, 31, 23);
+    strata_mesh *m;
+    ck_assert_ok(strata_mesh_from_heightmap(ctx, hm, 0.5f, 1.0f, &m));
+    key_list whole = {0};
+    slice_keys(ctx, m, integer_planes, 7, &whole);
+    strata_world_options o;
+    strata_world_defaults(&o);
+    o.kind = STRATA_WORLD_TERRAIN;
+    o.heightmap = hm;
+    o.cell_size = 0.5f;
+    o.height_scale = 1.0f;
+    o.tile_cells = tile_sizes[_i];
+    o.levels = integer_planes;
+    o.nlevels = 7;
+    strata_world *w;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    key_list parts = {0};
+    world_keys(ctx, w, &parts);
+    char what[48];
+    snprintf(what, sizeof what, "terrain tiles of %u", tile_sizes[_i]);
+    keys_equal(&whole, &parts, what);
+    free(parts.k);
+    free(whole.k);
+    strata_world_destroy(w);
+    strata_mesh_destroy(m);
+    strata_heightmap_destroy(hm);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Terrains from a template with noise and counted planes. */
+START_TEST(test_template_union)
+{
+    strata_ctx *ctx = ctx_new(2);
+    strata_heightmap *hm = integer_heightmap(ctx, 5, 4);
+    strata_fbm f;
+    strata_fbm_defaults(&f);
+    f.frequency = 0.3f;
+    f.amplitude = 4.0f;
+    strata_mesh *m;
+    ck_assert_ok(strata_mesh_from_template(ctx, hm, 9, 1.0f, 1.0f, &m));
+    ck_assert_ok(strata_displace_flat(ctx, m, &f, NULL));
+    float levels[10];
+    ck_assert_ok(strata_levels_uniform(m, 10, NULL, levels));
+    key_list whole = {0};
+    slice_keys(ctx, m, levels, 10, &whole);
+    strata_world_options o;
+    strata_world_defaults(&o);
+    o.kind = STRATA_WORLD_TERRAIN;
+    o.heightmap = hm;
+    o.patch_cells = 9;
+    o.tile_cells = tile_sizes[_i];
+    o.noise = &f;
+    o.terraces = 10;
+    strata_world *w;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    key_list parts = {0};
+    world_keys(ctx, w, &parts);
+    keys_equal(&whole, &parts, "template");
+    free(parts.k);
+    free(whole.k);
+    strata_world_destroy(w);
+    strata_mesh_destroy(m);
+    strata_heightmap_destroy(hm);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------ seams */
+
+typedef struct {
+    uint32_t p[3], q[3]; /* an edge's ends as position bits, p < q */
+    int dir;             /* +1: the triangle runs p -> q, -1: q -> p */
+} edge_key;
+
+static int cmp_edge(const void *a, const void *b)
+{
+    const edge_key *x = a, *y = b;
+    const int c = memcmp(x->p, y->p, sizeof x->p);
+    if (c)
+        return c;
+    const int d = memcmp(x->q, y->q, sizeof x->q);
+    return d ? d : (x->dir > y->dir) - (x->dir < y->dir);
+}
+
+/* Every edge of the union, welded by position: a planet's used exactly
+ * twice in opposite directions; a terrain's once only on the border. */
+static void check_welded(const key_list *l, int planet, float xmin, float xmax, float zmin,
+                         float zmax)
+{
+    edge_key *e = malloc(3 * l->n * sizeof *e);
+    ck_assert_ptr_nonnull(e);
+    size_t n = 0;
+    for (size_t t = 0; t < l->n; t++)
+        for (int j = 0; j < 3; j++) {
+            const uint32_t *a = &l->k[t].w[3 * j], *b = &l->k[t].w[3 * ((j + 1) % 3)];
+            const int fwd = memcmp(a, b, 12) < 0;
+            memcpy(e[n].p, fwd ? a : b, 12);
+            memcpy(e[n].q, fwd ? b : a, 12);
+            e[n++].dir = fwd ? 1 : -1;
+        }
+    qsort(e, n, sizeof *e, cmp_edge);
+    size_t open = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && !memcmp(e[j].p, e[i].p, 12) && !memcmp(e[j].q, e[i].q, 12))
+            j++;
+        if (j - i == 2) {
+            require(e[i].dir != e[i + 1].dir, "edge used twice in the same direction");
+        } else {
+            require(!planet && j - i == 1, "edge used %zu times", j - i);
+            float p[3], q[3];
+            memcpy(p, e[i].p, 12);
+            memcpy(q, e[i].q, 12);
+            /* a roof edge on the border, or a wall's vertical edge there */
+            const int on_border = (p[0] == q[0] && (p[0] == xmin || p[0] == xmax)) ||
+                                  (p[2] == q[2] && (p[2] == zmin || p[2] == zmax));
+            require(on_border, "open edge inside the domain at (%g,%g,%g)-(%g,%g,%g)",
+                    (double)p[0], (double)p[1], (double)p[2], (double)q[0], (double)q[1],
+                    (double)q[2]);
+            open++;
+        }
+        i = j;
+    }
+    ck_assert(planet ? open == 0 : open > 0);
+    free(e);
+}
+
+START_TEST(test_seams)
+{
+    strata_ctx *ctx = ctx_new(2);
+    strata_world_options o;
+    strata_world_defaults(&o);
+    o.level = 5;
+    o.chunk_level = 2;
+    o.noise = planet_noise();
+    o.terraces = 9;
+    strata_world *w;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    key_list l = {0};
+    world_keys(ctx, w, &l);
+    check_welded(&l, 1, 0, 0, 0, 0);
+    free(l.k);
+    strata_world_destroy(w);
+
+    strata_heightmap *hm = integer_heightmap(ctx, 25, 19);
+    strata_world_defaults(&o);
+    o.kind = STRATA_WORLD_TERRAIN;
+    o.heightmap = hm;
+    o.tile_cells = 4;
+    o.levels = integer_planes;
+    o.nlevels = 7;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    memset(&l, 0, sizeof l);
+    world_keys(ctx, w, &l);
+    /* the grid of 24 x 18 unit cells, centred */
+    check_welded(&l, 0, -12.0f, 12.0f, -9.0f, 9.0f);
+    free(l.k);
+    strata_world_destroy(w);
+    strata_heightmap_destroy(hm);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------ sameness */
+
+/* The bytes of a result: positions, indices and the terrace table. */
+static void result_same(const strata_result *a, const strata_result *b, const char *what)
+{
+    strata_result_view u, v;
+    strata_result_get_view(a, &u);
+    strata_result_get_view(b, &v);
+    ck_assert_msg(u.nverts == v.nverts && u.nindices == v.nindices && u.nterraces == v.nterraces,
+                  "%s: counts differ", what);
+    ck_assert_msg(!memcmp(u.x, v.x, 4 * (size_t)u.nverts) &&
+                      !memcmp(u.y, v.y, 4 * (size_t)u.nverts) &&
+                      !memcmp(u.z, v.z, 4 * (size_t)u.nverts),
+                  "%s: positions differ", what);
+    ck_assert_msg(!memcmp(u.indices, v.indices, 4 * (size_t)u.nindices), "%s: indices differ",
+                  what);
+    ck_assert_msg(!memcmp(u.terraces, v.terraces, sizeof *u.terraces * u.nterraces),
+                  "%s: terraces differ", what);
+}
+
+static strata_world *small_planet(strata_ctx *ctx)
+{
+    strata_world_options o;
+    strata_world_defaults(&o);
+    o.level = 6;
+    o.chunk_level = 2;
+    o.noise = planet_noise();
+    o.terraces = 16;
+    o.normals = 1;
+    strata_world *w;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    return w;
+}
+
+/* One chunk alone == the same chunk after others, on 1 or 2 threads and
+ * on every instruction set of this CPU. */
+START_TEST(test_chunk_independence)
+{
+    strata_ctx *ctx = ctx_new(2);
+    strata_world *w = small_planet(ctx);
+    const uint64_t n = strata_world_chunk_count(w);
+    strata_result *alone[3], *r;
+    for (int k = 0; k < 3; k++) {
+        strata_ctx *fresh = ctx_new(1);
+        ck_assert_ok(strata_result_create(fresh, &alone[k]));
+        ck_assert_ok(strata_world_make_chunk(fresh, w, (uint64_t)k * (n / 3) + 5, alone[k]));
+        strata_ctx_destroy(fresh);
+    }
+    for (int isa = 0; isa < STRATA_ISA_COUNT_; isa++) {
+        if (!(strata_cpu_isas() & STRATA_ISA_BIT(isa)))
+            continue;
+        for (int threads = 1; threads <= 2; threads++) {
+            strata_ctx *c = ctx_new(threads);
+            ck_assert_ok(strata_ctx_set_isa(c, (strata_isa)isa));
+            ck_assert_ok(strata_result_create(c, &r));
+            for (uint64_t id = 0; id < n; id++) {
+                ck_assert_ok(strata_world_make_chunk(c, w, id, r));
+                for (int k = 0; k < 3; k++)
+                    if (id == (uint64_t)k * (n / 3) + 5) {
+                        char what[64];
+                        snprintf(what, sizeof what, "chunk %llu, %s, %d threads",
+                                 (unsigned long long)id, strata_isa_name((strata_isa)isa),
+                                 threads);
+                        result_same(alone[k], r, what);
+                    }
+            }
+            strata_result_destroy(r);
+            strata_ctx_destroy(c);
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        strata_result_destroy(alone[k]);
+    strata_world_destroy(w);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------ directories */
+
+static int files_equal(const char *a, const char *b)
+{
+    size_t la, lb;
+    unsigned char *x = slurp(a, &la), *y = slurp(b, &lb);
+    const int eq = la == lb && !memcmp(x, y, la);
+    free(x);
+    free(y);
+    return eq;
+}
+
+/* Make all of w into dir with `threads` threads, ids in `order` (NULL:
+ * ascending), resume or not; the tileset after. */
+static void make_dir(const strata_world *w, const char *dir, int threads, const uint64_t *order,
+                     int resume, strata_world_run_stats *rs)
+{
+    strata_ctx *ctx = ctx_new(threads);
+    strata_world_dir *d;
+    ck_assert_ok(strata_world_dir_create(ctx, w, dir, STRATA_FORMAT_GLB, &d));
+    const uint64_t n = strata_world_chunk_count(w);
+    uint64_t *ids = malloc(n * sizeof *ids);
+    for (uint64_t i = 0; i < n; i++)
+        ids[i] = order ? order[i] : i;
+    strata_world_run_options o;
+    strata_world_run_defaults(&o);
+    o.dir = d;
+    o.ids = ids;
+    o.nids = n;
+    o.resume = resume;
+    ck_assert_ok(strata_world_run(ctx, w, &o, rs));
+    strata_tile_record *recs = malloc(n * sizeof *recs);
+    for (uint64_t id = 0; id < n; id++)
+        ck_assert_ok(strata_world_dir_read_tile(ctx, d, id, &recs[id]));
+    ck_assert_ok(strata_world_dir_write_tileset(ctx, d, recs, n));
+    free(recs);
+    free(ids);
+    strata_world_dir_close(d);
+    strata_ctx_destroy(ctx);
+}
+
+START_TEST(test_directories)
+{
+    strata_ctx *ctx = ctx_new(2);
+    strata_world *w = small_planet(ctx);
+    const uint64_t n = strata_world_chunk_count(w);
+    char *tmp = tmpdir_new();
+    char *a = join(tmp, "a"), *b = join(tmp, "b");
+    strata_world_run_stats rs;
+    make_dir(w, a, 1, NULL, 0, &rs);
+    ck_assert_uint_eq(rs.made, n);
+    uint64_t *rev = malloc(n * sizeof *rev);
+    for (uint64_t i = 0; i < n; i++)
+        rev[i] = n - 1 - i;
+    make_dir(w, b, 2, rev, 0, &rs);
+    char rel[128];
+    strata_world_dir *da, *db;
+    ck_assert_ok(strata_world_dir_open(ctx, a, &da));
+    ck_assert_ok(strata_world_dir_open(ctx, b, &db));
+    ck_assert_uint_eq(strata_world_dir_chunk_count(da), n);
+    for (uint64_t id = 0; id < n; id++) {
+        ck_assert_ok(strata_world_dir_tile_path(da, id, rel, sizeof rel));
+        char *pa = join(a, rel), *pb = join(b, rel);
+        require(files_equal(pa, pb), "tile %s differs between 1 and 2 threads", rel);
+        free(pa);
+        free(pb);
+    }
+    char *ta = join(a, "tileset.json"), *tb = join(b, "tileset.json");
+    ck_assert_msg(files_equal(ta, tb), "tilesets differ");
+    char *ma = join(a, "world.json"), *mb = join(b, "world.json");
+    ck_assert_msg(files_equal(ma, mb), "manifests differ");
+
+    /* resume: everything is there */
+    make_dir(w, a, 2, NULL, 1, &rs);
+    ck_assert_uint_eq(rs.made, 0);
+    ck_assert_uint_eq(rs.skipped, n);
+    ck_assert_msg(files_equal(ta, tb), "tileset after resume differs");
+
+    /* a tile cut short: FORMAT; the resume refuses it and says which */
+    ck_assert_ok(strata_world_dir_tile_path(da, 7, rel, sizeof rel));
+    char *p7 = join(a, rel);
+    size_t len;
+    unsigned char *bytes = slurp(p7, &len);
+    FILE *f = fopen(p7, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(bytes, 1, len / 2, f), len / 2);
+    fclose(f);
+    strata_tile_record rec;
+    ck_assert_status(strata_world_dir_read_tile(ctx, da, 7, &rec), STRATA_ERR_FORMAT);
+    strata_world_run_options o;
+    strata_world_run_defaults(&o);
+    o.dir = da;
+    const uint64_t seven = 7;
+    o.ids = &seven;
+    o.nids = 1;
+    o.resume = 1;
+    ck_assert_status(strata_world_run(ctx, w, &o, &rs), STRATA_ERR_FORMAT);
+    ck_assert_uint_eq(rs.failed_chunk, 7);
+    /* another chunk's tile in its place: CONFLICT */
+    char rel8[128];
+    ck_assert_ok(strata_world_dir_tile_path(da, 8, rel8, sizeof rel8));
+    char *p8 = join(a, rel8);
+    free(bytes);
+    bytes = slurp(p8, &len);
+    f = fopen(p7, "wb");
+    ck_assert_uint_eq(fwrite(bytes, 1, len, f), len);
+    fclose(f);
+    ck_assert_status(strata_world_dir_read_tile(ctx, da, 7, &rec), STRATA_ERR_CONFLICT);
+    /* missing: IO, ENOENT */
+    ck_assert_int_eq(unlink(p7), 0);
+    ck_assert_status(strata_world_dir_read_tile(ctx, da, 7, &rec), STRATA_ERR_IO);
+    ck_assert_int_eq(errno, ENOENT);
+    /* made again by a resumed run: the same bytes as before */
+    o.resume = 1;
+    ck_assert_ok(strata_world_run(ctx, w, &o, &rs));
+    ck_assert_uint_eq(rs.made, 1);
+    char *pb7 = join(b, rel);
+    ck_assert_msg(files_equal(p7, pb7), "re-made tile differs");
+
+    /* another world in the directory: CONFLICT; a file for a directory: IO */
+    strata_world_options wo;
+    strata_world_defaults(&wo);
+    wo.level = 6;
+    wo.chunk_level = 2;
+    wo.terraces = 5;
+    strata_world *other;
+    ck_assert_ok(strata_world_create(ctx, &wo, &other));
+    strata_world_dir *d;
+    ck_assert_status(strata_world_dir_create(ctx, other, a, STRATA_FORMAT_GLB, &d),
+                     STRATA_ERR_CONFLICT);
+    ck_assert_ptr_null(d);
+    ck_assert_status(strata_world_dir_create(ctx, w, a, STRATA_FORMAT_PLY, &d),
+                     STRATA_ERR_CONFLICT);
+    ck_assert_status(strata_world_dir_create(ctx, w, p8, STRATA_FORMAT_GLB, &d), STRATA_ERR_IO);
+    ck_assert_int_eq(errno, ENOTDIR);
+    /* a manifest that is not one */
+    f = fopen(ma, "wb");
+    fputs("{\"strataWorld\":1}", f);
+    fclose(f);
+    ck_assert_status(strata_world_dir_open(ctx, a, &d), STRATA_ERR_FORMAT);
+    ck_assert_status(strata_world_dir_create(ctx, w, a, STRATA_FORMAT_GLB, &d),
+                     STRATA_ERR_FORMAT);
+
+    strata_world_destroy(other);
+    strata_world_dir_close(da);
+    strata_world_dir_close(db);
+    free(bytes);
+    free(p7);
+    free(p8);
+    free(pb7);
+    free(rev);
+    free(ta);
+    free(tb);
+    free(ma);
+    free(mb);
+    free(a);
+    free(b);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    ck_assert_int_eq(system(cmd), 0);
+    free(tmp);
+    strata_world_destroy(w);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------ shards */
+
+START_TEST(test_shards)
+{
+    strata_ctx *ctx = ctx_new(1);
+    strata_heightmap *hm = integer_heightmap(ctx, 50, 37);
+    strata_world_options o;
+    strata_world_defaults(&o);
+    o.kind = STRATA_WORLD_TERRAIN;
+    o.heightmap = hm;
+    o.tile_cells = 10; /* last row and column narrower */
+    o.levels = integer_planes;
+    o.nlevels = 7;
+    strata_world *terrain;
+    ck_assert_ok(strata_world_create(ctx, &o, &terrain));
+    strata_world *planet = small_planet(ctx);
+    strata_world *worlds[2] = {planet, terrain};
+    for (int k = 0; k < 2; k++) {
+        const strata_world *w = worlds[k];
+        const uint64_t n = strata_world_chunk_count(w);
+        for (uint64_t shards = 1; shards <= 7; shards++) {
+            uint8_t *seen = calloc(n, 1);
+            uint64_t lo = UINT64_MAX, hi = 0, biggest = 0;
+            for (uint64_t s = 0; s < shards; s++) {
+                uint64_t cnt, got, *ids = malloc((n + 1) * sizeof *ids), load = 0;
+                ck_assert_ok(strata_world_shard(w, s, shards, NULL, 0, &cnt));
+                ck_assert_ok(strata_world_shard(w, s, shards, ids, cnt, &got));
+                ck_assert_uint_eq(cnt, got);
+                for (uint64_t i = 0; i < got; i++) {
+                    require(ids[i] < n && !seen[ids[i]], "id %llu twice or out of range",
+                            (unsigned long long)ids[i]);
+                    require(i == 0 || ids[i] > ids[i - 1], "ids not ascending");
+                    seen[ids[i]] = 1;
+                    strata_chunk_info ci;
+                    ck_assert_ok(strata_world_chunk_info(w, ids[i], &ci));
+                    load += ci.triangles;
+                    biggest = ci.triangles > biggest ? ci.triangles : biggest;
+                    if (k == 0)
+                        require(ids[i] % shards == s, "planet shards deal round robin");
+                }
+                lo = load < lo ? load : lo;
+                hi = load > hi ? load : hi;
+                free(ids);
+            }
+            for (uint64_t id = 0; id < n; id++)
+                require(seen[id], "chunk %llu in no shard", (unsigned long long)id);
+            /* greedy by size: within one chunk of each other */
+            ck_assert_uint_le(hi - lo, biggest);
+            free(seen);
+        }
+        uint64_t cnt;
+        ck_assert_status(strata_world_shard(w, 3, 3, NULL, 0, &cnt), STRATA_ERR_INVALID_ARG);
+        ck_assert_status(strata_world_shard(w, 0, 0, NULL, 0, &cnt), STRATA_ERR_INVALID_ARG);
+    }
+    strata_world_destroy(planet);
+    strata_world_destroy(terrain);
+    strata_heightmap_destroy(hm);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------ edits */
+
+typedef struct {
+    float c[3], r, dh;
+} bump;
+
+/* A smooth bump of height dh within distance r of c (a function of the
+ * position alone). */
+static void bump_fn(void *user, const float *x, const float *y, const float *z, float *h, size_t n)
+{
+    const bump *b = user;
+    for (size_t i = 0; i < n; i++) {
+        const float dx = x[i] - b->c[0], dy = y[i] - b->c[1], dz = z[i] - b->c[2];
+        const float d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 < b->r * b->r)
+            h[i] += b->dh * (1.0f - d2 / (b->r * b->r));
+    }
+}
+
+/* The chunks near an edit are every chunk it changes: re-making them is
+ * re-making the world. */
+START_TEST(test_edits)
+{
+    strata_ctx *ctx = ctx_new(1);
+    strata_world *w = small_planet(ctx);
+    const uint64_t n = strata_world_chunk_count(w);
+    strata_result **before = malloc(n * sizeof *before), *r;
+    for (uint64_t id = 0; id < n; id++) {
+        ck_assert_ok(strata_result_create(ctx, &before[id]));
+        ck_assert_ok(strata_world_make_chunk(ctx, w, id, before[id]));
+    }
+    const float d = 1.0f / sqrtf(3.0f);
+    bump b = {{d, d, d}, 0.25f, 0.05f};
+    uint64_t count, *ids = malloc(n * sizeof *ids);
+    ck_assert_ok(strata_world_chunks_near(w, b.c, b.r, ids, n, &count));
+    ck_assert_uint_gt(count, 0);
+    ck_assert_uint_lt(count, n / 2);
+    strata_world_set_height_fn(w, bump_fn, &b);
+    uint8_t *near = calloc(n, 1);
+    for (uint64_t i = 0; i < count; i++)
+        near[ids[i]] = 1;
+    ck_assert_ok(strata_result_create(ctx, &r));
+    uint64_t changed = 0;
+    for (uint64_t id = 0; id < n; id++) {
+        ck_assert_ok(strata_world_make_chunk(ctx, w, id, r));
+        strata_result_view u, v;
+        strata_result_get_view(before[id], &u);
+        strata_result_get_view(r, &v);
+        const int same = u.nverts == v.nverts && u.nindices == v.nindices &&
+                         !memcmp(u.x, v.x, 4 * (size_t)u.nverts) &&
+                         !memcmp(u.y, v.y, 4 * (size_t)u.nverts) &&
+                         !memcmp(u.z, v.z, 4 * (size_t)u.nverts) &&
+                         !memcmp(u.indices, v.indices, 4 * (size_t)u.nindices);
+        require(same || near[id], "chunk %llu changed but is not near the edit",
+                (unsigned long long)id);
+        changed += !same;
+    }
+    ck_assert_uint_gt(changed, 0);
+    /* a ball holding the centre reaches every chunk */
+    const float origin[3] = {0, 0, 0};
+    ck_assert_ok(strata_world_chunks_near(w, origin, 0.5f, NULL, 0, &count));
+    ck_assert_uint_eq(count, n);
+    ck_assert_status(strata_world_chunks_near(w, origin, -1.0f, NULL, 0, &count),
+                     STRATA_ERR_INVALID_ARG);
+    strata_result_destroy(r);
+    for (uint64_t id = 0; id < n; id++)
+        strata_result_destroy(before[id]);
+    free(before);
+    free(ids);
+    free(near);
+    strata_world_destroy(w);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------ limits */
+
+START_TEST(test_bad_options)
+{
+    strata_ctx *ctx = ctx_new(1);
+    strata_world_options o;
+    strata_world *w = (strata_world *)1;
+    strata_world_defaults(&o);
+    o.chunk_level = 6; /* == level */
+    ck_assert_status(strata_world_create(ctx, &o, &w), STRATA_ERR_INVALID_ARG);
+    ck_assert_ptr_null(w);
+    strata_world_defaults(&o);
+    o.level = 14;
+    ck_assert_status(strata_world_create(ctx, &o, &w), STRATA_ERR_INVALID_ARG);
+    strata_world_defaults(&o);
+    strata_fbm f;
+    strata_fbm_defaults(&f);
+    f.amplitude = 0.6f; /* bound 1.18 >= radius 1 */
+    o.noise = &f;
+    ck_assert_status(strata_world_create(ctx, &o, &w), STRATA_ERR_INVALID_ARG);
+    strata_world_defaults(&o);
+    o.terraces = 0;
+    ck_assert_status(strata_world_create(ctx, &o, &w), STRATA_ERR_BAD_LEVELS);
+    const float down[] = {2, 1};
+    strata_world_defaults(&o);
+    o.levels = down;
+    o.nlevels = 2;
+    ck_assert_status(strata_world_create(ctx, &o, &w), STRATA_ERR_BAD_LEVELS);
+    strata_world_defaults(&o);
+    o.kind = STRATA_WORLD_TERRAIN; /* no heightmap, no cells */
+    ck_assert_status(strata_world_create(ctx, &o, &w), STRATA_ERR_INVALID_ARG);
+    o.cells_x = o.cells_z = 10;
+    o.tile_cells = 0;
+    ck_assert_status(strata_world_create(ctx, &o, &w), STRATA_ERR_INVALID_ARG);
+    o.tile_cells = 4;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    ck_assert_uint_eq(strata_world_chunk_count(w), 9);
+    strata_result *r;
+    ck_assert_ok(strata_result_create(ctx, &r));
+    ck_assert_status(strata_world_make_chunk(ctx, w, 9, r), STRATA_ERR_INVALID_ARG);
+    strata_chunk_info ci;
+    ck_assert_ok(strata_world_chunk_info(w, 8, &ci));
+    ck_assert_uint_eq(ci.x1 - ci.x0, 2); /* the narrow last tile */
+    ck_assert_str_eq(ci.path, "tiles/2/2_2");
+    strata_result_destroy(r);
+    strata_world_destroy(w);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("world");
+    TCase *tc = tcase_create("Union");
+    tcase_set_timeout(tc, 900);
+    tcase_add_loop_test(tc, test_planet_union, 0, 3);
+    const int ntiles = (int)(sizeof tile_sizes / sizeof tile_sizes[0]);
+    tcase_add_loop_test(tc, test_terrain_union, 0, ntiles);
+    tcase_add_loop_test(tc, test_template_union, 0, ntiles);
+    tcase_add_test(tc, test_seams);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Sameness");
+    tcase_set_timeout(tc, 900);
+    tcase_add_test(tc, test_chunk_independence);
+    tcase_add_test(tc, test_directories);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Parts");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_shards);
+    tcase_add_test(tc, test_edits);
+    tcase_add_test(tc, test_bad_options);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
