@@ -434,6 +434,19 @@ static void as_given(const cli_option *o, char *buf, size_t size)
 }
 
 /* Required, needed and conflicting options, in table order. */
+
+/* Whether one of the options NEEDS names ("a" or "a|b|...") was given. */
+static bool needs_met(const cli_program *p, const char *needs)
+{
+    for (const char *s = needs; *s;) {
+        const size_t len = strcspn(s, "|");
+        if (g.given[find(s, len) - p->options])
+            return true;
+        s += len + (s[len] == '|');
+    }
+    return false;
+}
+
 static void check_relations(void)
 {
     const cli_program *p = g.p;
@@ -452,12 +465,18 @@ static void check_relations(void)
         if (!g.given[i])
             continue;
         as_given(o, a, sizeof a);
-        if (o->needs) {
-            const cli_option *n = find(o->needs, strlen(o->needs));
-            if (!g.given[n - p->options]) {
-                label(n, b, sizeof b);
-                usage_error("%s needs %s", a, b);
+        if (o->needs && !needs_met(p, o->needs)) {
+            /* "--cell-size needs --heightmap or --template" */
+            size_t n = 0;
+            for (const char *s = o->needs; *s && n < sizeof b - 16;) {
+                const size_t len = strcspn(s, "|");
+                n += (size_t)snprintf(b + n, sizeof b - n, "%s--%.*s", n ? " or " : "",
+                                      (int)len, s);
+                s += len + (s[len] == '|');
             }
+            if (!strchr(o->needs, '|'))
+                label(find(o->needs, strlen(o->needs)), b, sizeof b);
+            usage_error("%s needs %s", a, b);
         }
         if (o->conflicts) {
             const cli_option *c = find(o->conflicts, strlen(o->conflicts));

@@ -79,7 +79,7 @@ typedef struct cli_option {
     const char *def_text;
     const char *help;      /* what the option does (NULL: the range says it) */
     const char *note;      /* more, after the range and default ("; ...") */
-    const char *needs;     /* an option it needs (long name), or NULL */
+    const char *needs;     /* an option it needs (long name; "a|b": one of), or NULL */
     const char *conflicts; /* an option it cannot be used with, or NULL */
     unsigned commands;     /* bit i: command i of the program takes it */
     int group;             /* its section of --help */

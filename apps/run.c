@@ -35,7 +35,7 @@ static void isa_list(char *buf, size_t size)
 
 /* The context, on the ISA --simd or else STRATA_SIMD asks for.  --simd
  * wins over the environment: the library reads STRATA_SIMD, so set it. */
-static strata_ctx *make_ctx(const job *o)
+strata_ctx *job_ctx(const job *o)
 {
     if (o->simd && setenv("STRATA_SIMD", o->simd, 1) != 0)
         die(EXIT_RUNTIME, "out of memory");
@@ -56,7 +56,7 @@ static strata_ctx *make_ctx(const job *o)
 }
 
 /* PFM files store heights as they are; PGM and PNG store [0,1] samples. */
-static bool is_pfm(const char *path)
+bool job_is_pfm(const char *path)
 {
     FILE *f = fopen(path, "rb");
     char m[2] = {0, 0};
@@ -119,6 +119,15 @@ static const char *palette_problem(strata_status st, const char *path)
     return st == STRATA_ERR_TOO_LARGE ? many : NULL;
 }
 
+void job_palette(const job *o, strata_palette *pal)
+{
+    if (strata_palette_preset(o->palette, pal) == STRATA_OK)
+        return;
+    const strata_status st = strata_palette_load(o->palette, pal);
+    check_call(st, (call){.what = "palette", .path = o->palette,
+                          .why = palette_problem(st, o->palette)});
+}
+
 /* strata slice: read the input mesh, say what was repaired. */
 static strata_mesh *load_input(strata_ctx *ctx, const job *o)
 {
@@ -162,7 +171,7 @@ static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
         const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
         *extent = o->cell_size * (double)((w > h ? w : h) - 1);
         if (isnan(o->height_scale))
-            o->height_scale = is_pfm(o->heightmap)
+            o->height_scale = job_is_pfm(o->heightmap)
                                   ? 1.0
                                   : HEIGHTMAP_SCALE * o->cell_size * (w > h ? w : h);
         strata_status st =
@@ -204,7 +213,7 @@ static const char *text_of(const char *name, double v, const char *dflt, char bu
  * size, or the heightmap's width), with the defaults that scale with it.
  * A usage error when the library would refuse it (strata_fbm_validate,
  * and B < R for planets), naming the options and the valid range. */
-static void noise(const job *o, double extent, strata_fbm *f)
+void job_noise(const job *o, double extent, strata_fbm *f)
 {
     strata_fbm_defaults(f);
     f->kind = (strata_noise_kind)o->noise;
@@ -269,7 +278,7 @@ static void noise(const job *o, double extent, strata_fbm *f)
 static void displace(strata_ctx *ctx, const job *o, strata_mesh *m, double extent)
 {
     strata_fbm f;
-    noise(o, extent, &f);
+    job_noise(o, extent, &f);
     strata_curve *curve = NULL;
     if (o->curve.n)
         check(strata_curve_create(ctx, STRATA_CURVE_MONOTONE, o->curve.x, o->curve.y, o->curve.n,
@@ -329,21 +338,17 @@ static int run(job *o)
 {
     strata_fbm f;
     if (o->kind == JOB_PLANET || (o->kind == JOB_TERRAIN && !o->heightmap))
-        noise(o, o->kind == JOB_PLANET ? o->radius : o->size, &f); /* usage errors first */
+        job_noise(o, o->kind == JOB_PLANET ? o->radius : o->size, &f); /* usage errors first */
     const char *path = o->output;
     check_outputs(o);
     if (o->optimize && !strata_optimize_supported())
         die(EXIT_RUNTIME, "--optimize: this strata was built without meshoptimizer");
 
     strata_palette pal;
-    if (strata_palette_preset(o->palette, &pal) != STRATA_OK) {
-        const strata_status st = strata_palette_load(o->palette, &pal);
-        check_call(st, (call){.what = "palette", .path = o->palette,
-                              .why = palette_problem(st, o->palette)});
-    }
+    job_palette(o, &pal);
 
     interrupt_catch();
-    strata_ctx *ctx = make_ctx(o);
+    strata_ctx *ctx = job_ctx(o);
     check(strata_ctx_set_threads(ctx, (int)o->threads), "--threads");
     const used u = {strata_ctx_threads(ctx), strata_isa_name(strata_ctx_isa(ctx))};
     interrupt_watch(ctx);
@@ -483,13 +488,13 @@ static int run(job *o)
 int run_planet(job *j)
 {
     j->kind = JOB_PLANET;
-    return run(j);
+    return j->chunk_level >= 0 ? run_world(j) : run(j);
 }
 
 int run_terrain(job *j)
 {
     j->kind = JOB_TERRAIN;
-    return run(j);
+    return j->tile_cells >= 0 ? run_world(j) : run(j);
 }
 
 int run_slice(job *j)
@@ -500,7 +505,7 @@ int run_slice(job *j)
 
 int run_info(job *o)
 {
-    strata_ctx *ctx = make_ctx(o);
+    strata_ctx *ctx = job_ctx(o);
     char avail[64];
     isa_list(avail, sizeof avail);
     printf("version: %s\n", strata_version());

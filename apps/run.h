@@ -69,6 +69,15 @@ typedef struct job {
     const char *simd; /* --simd, NULL: STRATA_SIMD or auto */
     bool stats, quiet;
     const char *output;
+    /* worlds (apps/world.c) */
+    long long chunk_level; /* planets; -1: not a world */
+    long long tile_cells;  /* terrains; -1: not a world */
+    const char *template_path;
+    long long patch_cells;
+    int tile_format; /* 0 glb, 1 ply */
+    const char *shard; /* "K/N" */
+    long long chunk;   /* -1: all */
+    bool resume, dry_run, partial;
 } job;
 
 /* The commands: exit status 0 (failures exit on their own). */
@@ -76,5 +85,17 @@ int run_planet(job *j);
 int run_terrain(job *j);
 int run_slice(job *j);
 int run_info(job *j);
+int run_tileset(job *j);
+/* strata planet --chunk-level, strata terrain --tile-cells (apps/world.c). */
+int run_world(job *j);
+
+/* Shared by run.c and world.c: the context (--simd, STRATA_SIMD), the
+ * noise of a planet or terrain of the given extent with the defaults that
+ * scale with it (a usage error when the library would refuse it), the
+ * palette, and whether a heightmap file is a PFM (heights as they are). */
+strata_ctx *job_ctx(const job *o);
+void job_noise(const job *o, double extent, strata_fbm *f);
+void job_palette(const job *o, strata_palette *pal);
+bool job_is_pfm(const char *path);
 
 #endif

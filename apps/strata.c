@@ -23,6 +23,7 @@
 #include "run.h"
 #include "strata.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -77,8 +78,47 @@ static const char *check_simd(const char *s)
                : "unknown instruction set (auto, scalar, avx2, avx512 or neon)";
 }
 
+/* -o: a mesh file, or for a world a directory. */
+static void check_world_output(const job *j, bool world, const char *world_opt)
+{
+    static const char *const world_only[] = {"tile-format", "shard", "chunk", "resume",
+                                             "dry-run", NULL};
+    const char *v;
+    for (int i = 0; world_only[i]; i++)
+        if (!world && (v = cli_given(world_only[i])))
+            usage_error("--%s%s%s needs %s (a world)", world_only[i], *v ? " " : "", v,
+                        world_opt);
+    if (!world) {
+        const char *why = check_output(j->output);
+        if (why)
+            usage_error("-o %s: %s", j->output, why);
+        return;
+    }
+    if (!cli_given("output"))
+        usage_error("%s %s needs -o DIR, the directory of the world's tiles", world_opt,
+                    cli_given(world_opt + 2));
+    static const char *const mesh_only[] = {"preview", "view", "preview-size", NULL};
+    for (int i = 0; mesh_only[i]; i++)
+        if ((v = cli_given(mesh_only[i])))
+            usage_error("--%s: not available for worlds (%s); make the mesh without it, or "
+                        "look at the tiles with a 3D Tiles viewer",
+                        mesh_only[i], world_opt);
+    if (j->terraces == 0 && !j->levels.n)
+        usage_error("--terraces 0: a world is always terraced (give N >= 1 or --levels)");
+}
+
+static void check_planet(job *j)
+{
+    const bool world = j->chunk_level >= 0;
+    if (world && j->chunk_level >= j->level)
+        usage_error("--chunk-level %lld: must be below --level %lld (each chunk holds 4^(L-C) "
+                    "triangles)",
+                    j->chunk_level, j->level);
+    check_world_output(j, world, "--chunk-level");
+}
+
 /* What the terrain options cannot say in the table: shape options that
- * apply to one shape. */
+ * apply to one shape, worlds on grids. */
 static void check_terrain(job *j)
 {
     const char *v;
@@ -86,6 +126,18 @@ static void check_terrain(job *j)
         usage_error("--sides %s needs --shape polygon", v);
     if (j->shape == SHAPE_POLYGON && (v = cli_given("cells")))
         usage_error("--cells %s applies to --shape grid only", v);
+    if (j->template_path && (v = cli_given("shape")))
+        usage_error("--template and --shape %s cannot be used together", v);
+    const bool world = j->tile_cells >= 0;
+    if (world && j->shape == SHAPE_POLYGON)
+        usage_error("--tile-cells %lld: worlds are grids (--shape grid, --heightmap or "
+                    "--template), not polygons",
+                    j->tile_cells);
+    if (world && (v = cli_given("depth")))
+        usage_error("--depth %s: not available for worlds (--tile-cells); use a finer grid "
+                    "(--cells) or --template with more --patch-cells",
+                    v);
+    check_world_output(j, world, "--tile-cells");
 }
 
 /* ------------------------------------------------------------ commands */
@@ -93,11 +145,12 @@ static void check_terrain(job *j)
 static job g_job; /* what the command line asks for */
 
 /* The commands, in the order of 'strata --help'. */
-enum { CMD_PLANET, CMD_TERRAIN, CMD_SLICE, CMD_INFO };
+enum { CMD_PLANET, CMD_TERRAIN, CMD_SLICE, CMD_TILESET, CMD_INFO };
 /* Their bits, for cli_option.commands. */
 #define PLANET (1u << CMD_PLANET)
 #define TERRAIN (1u << CMD_TERRAIN)
 #define SLICE (1u << CMD_SLICE)
+#define TILESET (1u << CMD_TILESET)
 #define INFO (1u << CMD_INFO)
 #define MAKERS (PLANET | TERRAIN) /* the commands that make a mesh */
 #define WRITERS (PLANET | TERRAIN | SLICE)
@@ -108,15 +161,18 @@ static const cli_command commands[] = {
         .summary = "a terraced noise planet (icosphere)",
         .usage = "[OPTIONS]",
         .about = "Build an icosphere, displace it radially with 3D fBm noise and cut it into\n"
-                 "terraces.\n",
+                 "terraces.  With --chunk-level, make it as a world: chunk by chunk into a\n"
+                 "directory of tiles and a 3D Tiles tileset, any size in bounded memory.\n",
+        .check = check_planet,
         .run = run_planet,
     },
     [CMD_TERRAIN] = {
         .name = "terrain",
         .summary = "a terraced flat terrain: grid, polygon or heightmap",
         .usage = "[OPTIONS]",
-        .about = "Build a flat shape (or load a heightmap), displace it with 2D fBm noise and\n"
-                 "cut it into terraces.\n",
+        .about = "Build a flat shape (or load a heightmap or a template), displace it with 2D\n"
+                 "fBm noise and cut it into terraces.  With --tile-cells, make it as a world:\n"
+                 "tile by tile into a directory of tiles and a 3D Tiles tileset.\n",
         .check = check_terrain,
         .run = run_terrain,
     },
@@ -133,6 +189,18 @@ static const cli_command commands[] = {
         .operand_target = &g_job.input,
         .run = run_slice,
     },
+    [CMD_TILESET] = {
+        .name = "tileset",
+        .summary = "write the 3D Tiles tileset of a world's tiles (after shards)",
+        .usage = "DIR [OPTIONS]",
+        .about = "Write DIR/tileset.json from the tiles in DIR, a world directory made by\n"
+                 "'strata planet --chunk-level' or 'strata terrain --tile-cells' (in shards,\n"
+                 "by several processes or machines).  Every tile is checked: a missing tile is\n"
+                 "an error unless --partial; a corrupt tile or one of another world is one.\n",
+        .operand = "world directory",
+        .operand_target = &g_job.input,
+        .run = run_tileset,
+    },
     [CMD_INFO] = {
         .name = "info",
         .summary = "version, instruction set, threads and machine topology",
@@ -146,11 +214,24 @@ static const cli_command commands[] = {
 /* ------------------------------------------------------------ options */
 
 /* Sections of --help, in this order. */
-enum { G_PLANET, G_TERRAIN, G_INPUT, G_NOISE, G_TERRACE, G_PREVIEW, G_COMMON };
+enum { G_PLANET, G_TERRAIN, G_INPUT, G_NOISE, G_TERRACE, G_PREVIEW, G_WORLD, G_COMMON };
 static const char *const groups[] = {
     "Planet options", "Terrain options", "Input options", "Noise options",
-    "Terrace options", "Preview options", "Common options", NULL,
+    "Terrace options", "Preview options", "World options", "Common options", NULL,
 };
+
+/* --shard K/N, 1 <= K <= N. */
+static const char *check_shard(const char *s)
+{
+    unsigned long long k, n;
+    int used = 0;
+    if (sscanf(s, "%llu/%llu%n", &k, &n, &used) != 2 || s[used] || s[0] < '0' || s[0] > '9' ||
+        !strchr(s, '/') || strchr(s, '/')[1] < '0' || strchr(s, '/')[1] > '9')
+        return "expected K/N: shard K of N, 1 <= K <= N";
+    if (n < 1 || k < 1 || k > n)
+        return "K must be in 1..N";
+    return NULL;
+}
 
 static const cli_choice shapes[] = {{"grid", SHAPE_GRID}, {"polygon", SHAPE_POLYGON}, {0}};
 static const cli_choice axes[] = {
@@ -164,6 +245,7 @@ static const cli_choice walls[] = {{"upper", STRATA_WALLS_UPPER},
 static const cli_choice planet_views[] = {
     {"top", STRATA_VIEW_TOP}, {"oblique", STRATA_VIEW_OBLIQUE}, {"planet", STRATA_VIEW_PLANET}, {0}};
 static const cli_choice flat_views[] = {{"top", STRATA_VIEW_TOP}, {"oblique", STRATA_VIEW_OBLIQUE}, {0}};
+static const cli_choice tile_formats[] = {{"glb", 0}, {"ply", 1}, {0}};
 
 /* Every option of every command, in the order of --help.  An option that
  * means something else (or has another default) for some command has one
@@ -206,14 +288,23 @@ static const cli_option options[] = {
      .help = "PGM, PFM or PNG heightmap instead of a shape; no noise is added unless a noise "
              "option is given",
      .commands = TERRAIN, .group = G_TERRAIN},
+    {.name = "template", .kind = CLI_STRING, .arg = "FILE", .target = &g_job.template_path,
+     .help = "a coarse PGM, PFM or PNG heightmap whose every cell becomes --patch-cells x "
+             "--patch-cells grid cells, heights interpolated over the cell's two triangles, "
+             "plus the noise (on by default, scaled to a patch)",
+     .conflicts = "heightmap", .commands = TERRAIN, .group = G_TERRAIN},
+    {.name = "patch-cells", .kind = CLI_INT, .arg = "N", .target = &g_job.patch_cells,
+     .min = 1, .max = 65535, .def = "64", .help = "grid cells along a template cell",
+     .needs = "template", .commands = TERRAIN, .group = G_TERRAIN},
     {.name = "cell-size", .kind = CLI_REAL, .arg = "X", .target = &g_job.cell_size,
-     .min = LENGTH_MIN, .max = LENGTH_MAX, .def = "1", .help = "heightmap pixel spacing",
-     .needs = "heightmap", .commands = TERRAIN, .group = G_TERRAIN},
+     .min = LENGTH_MIN, .max = LENGTH_MAX, .def = "1",
+     .help = "heightmap pixel spacing (templates: the grid's cell size)",
+     .needs = "heightmap|template", .commands = TERRAIN, .group = G_TERRAIN},
     {.name = "height-scale", .kind = CLI_REAL, .arg = "Y", .target = &g_job.height_scale,
      .min = -1e9, .max = 1e9,
      .def_text = "1 for PFM, whose values are heights; for PGM/PNG, whose samples are in "
                  "[0,1], " XSTR(HEIGHTMAP_SCALE) " x cell-size x max(width, height)",
-     .help = "heightmap sample scale", .needs = "heightmap", .commands = TERRAIN,
+     .help = "heightmap (or template) sample scale", .commands = TERRAIN,
      .group = G_TERRAIN},
     {.name = "frequency", .kind = CLI_REAL, .arg = "F", .target = &g_job.frequency,
      .mark = &g_job.noise_given, .min = 0, .max = 1e9, .flags = CLI_ABOVE_MIN,
@@ -317,15 +408,51 @@ static const cli_option options[] = {
      .help = "image width and height", .needs = "preview", .commands = WRITERS,
      .group = G_PREVIEW},
 
+    /* worlds */
+    {.name = "chunk-level", .kind = CLI_INT, .arg = "C", .target = &g_job.chunk_level,
+     .min = 0, .max = 12,
+     .help = "make a world: 20*4^C chunks of 4^(L-C) triangles each, C < --level, into the "
+             "directory -o names: tiles/C/ID.glb and a 3D Tiles tileset.json",
+     .commands = PLANET, .group = G_WORLD},
+    {.name = "tile-cells", .kind = CLI_INT, .arg = "N", .target = &g_job.tile_cells, .min = 1,
+     .max = 65535,
+     .help = "make a world of tiles of N x N grid cells into the directory -o names: "
+             "tiles/D/X_Z.glb and a 3D Tiles tileset.json",
+     .commands = TERRAIN, .group = G_WORLD},
+    {.name = "tile-format", .kind = CLI_CHOICE, .arg = "FORMAT", .target = &g_job.tile_format,
+     .choices = tile_formats, .def = "glb",
+     .help = "tile files: glb (binary glTF, what 3D Tiles viewers load) or ply",
+     .commands = MAKERS, .group = G_WORLD},
+    {.name = "shard", .kind = CLI_STRING, .arg = "K/N", .target = &g_job.shard,
+     .check = check_shard,
+     .help = "make only shard K of N (1 <= K <= N), a fixed partition of the chunks balanced by "
+             "their triangles, for job arrays; then 'strata tileset DIR'",
+     .conflicts = "chunk", .commands = MAKERS, .group = G_WORLD},
+    {.name = "chunk", .kind = CLI_INT, .arg = "ID", .target = &g_job.chunk, .min = 0,
+     .max = 9007199254740992.0, .help = "make only chunk ID (as in its tile's name)",
+     .commands = MAKERS, .group = G_WORLD},
+    {.name = "resume", .kind = CLI_FLAG, .target = &g_job.resume,
+     .help = "skip chunks whose tile is already complete (after a killed run)",
+     .commands = MAKERS, .group = G_WORLD},
+    {.name = "dry-run", .kind = CLI_FLAG, .target = &g_job.dry_run,
+     .help = "print the chunks, triangles, bytes and peak memory a run would take (from one "
+             "chunk made for real), write nothing",
+     .commands = MAKERS, .group = G_WORLD},
+    {.name = "partial", .kind = CLI_FLAG, .target = &g_job.partial,
+     .help = "write the tileset of the tiles present even when some are missing",
+     .commands = TILESET, .group = G_WORLD},
+
     /* common */
     {.name = "output", .alias = 'o', .kind = CLI_STRING, .arg = "FILE",
-     .target = &g_job.output, .check = check_output, .def = "planet.ply",
-     .help = ".ply (binary), .obj (+ .mtl) or .glb (binary glTF) file", .commands = PLANET,
-     .group = G_COMMON},
+     .target = &g_job.output, .def = "planet.ply",
+     .help = ".ply (binary), .obj (+ .mtl) or .glb (binary glTF) file; a directory for "
+             "worlds",
+     .commands = PLANET, .group = G_COMMON},
     {.name = "output", .alias = 'o', .kind = CLI_STRING, .arg = "FILE",
-     .target = &g_job.output, .check = check_output, .def = "terrain.ply",
-     .help = ".ply (binary), .obj (+ .mtl) or .glb (binary glTF) file", .commands = TERRAIN,
-     .group = G_COMMON},
+     .target = &g_job.output, .def = "terrain.ply",
+     .help = ".ply (binary), .obj (+ .mtl) or .glb (binary glTF) file; a directory for "
+             "worlds",
+     .commands = TERRAIN, .group = G_COMMON},
     {.name = "output", .alias = 'o', .kind = CLI_STRING, .arg = "FILE",
      .target = &g_job.output, .check = check_output, .flags = CLI_REQUIRED,
      .help = ".ply (binary), .obj (+ .mtl) or .glb (binary glTF) file", .commands = SLICE,
@@ -342,9 +469,9 @@ static const cli_option options[] = {
      .help = "timings and per-terrace figures as key=value lines on stderr",
      .commands = WRITERS, .group = G_COMMON},
     {.name = "quiet", .kind = CLI_FLAG, .target = &g_job.quiet,
-     .help = "print nothing on success", .commands = WRITERS, .group = G_COMMON},
+     .help = "print nothing on success", .commands = WRITERS | TILESET, .group = G_COMMON},
     {.name = "help", .alias = 'h', .kind = CLI_HELP, .help = "show this help",
-     .commands = WRITERS | INFO, .group = G_COMMON},
+     .commands = WRITERS | TILESET | INFO, .group = G_COMMON},
 };
 
 /* ------------------------------------------------------------ main */

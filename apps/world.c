@@ -1,0 +1,490 @@
+/* Worlds from the command line: `strata planet --chunk-level C -o DIR`,
+ * `strata terrain --tile-cells N -o DIR` (shards, one chunk, resume, dry
+ * run) and `strata tileset DIR`. */
+#define _POSIX_C_SOURCE 200809L
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "run.h"
+#include "fail.h"
+#include "progress.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+/* ------------------------------------------------------------ counting allocator
+ *
+ * For --dry-run: the bytes one chunk needs at its peak. */
+
+typedef struct {
+    _Atomic long long now, peak;
+} tally;
+
+/* Blocks carry their size and header length just before the pointer
+ * handed out; the header is as long as the alignment asked for (at least
+ * 64 bytes), so the pointer keeps that alignment. */
+static void *tally_alloc(void *user, size_t size, size_t align)
+{
+    tally *t = user;
+    const size_t hdr = align > 64 ? align : 64;
+    void *p = NULL;
+    if (size > SIZE_MAX - hdr || posix_memalign(&p, hdr, size + hdr) != 0)
+        return NULL;
+    char *ret = (char *)p + hdr;
+    const size_t meta[2] = {size, hdr};
+    memcpy(ret - sizeof meta, meta, sizeof meta);
+    const long long now = atomic_fetch_add(&t->now, (long long)size) + (long long)size;
+    long long peak = atomic_load(&t->peak);
+    while (now > peak && !atomic_compare_exchange_weak(&t->peak, &peak, now))
+        ;
+    return ret;
+}
+
+static void tally_free(void *user, void *p)
+{
+    if (!p)
+        return;
+    tally *t = user;
+    size_t meta[2];
+    memcpy(meta, (char *)p - sizeof meta, sizeof meta);
+    atomic_fetch_sub(&t->now, (long long)meta[0]);
+    free((char *)p - meta[1]);
+}
+
+/* ------------------------------------------------------------ the world */
+
+/* What a world job holds besides the job itself. */
+typedef struct world_job {
+    strata_world_options wo;
+    strata_fbm fbm;
+    strata_curve *curve, *terrace_curve;
+    strata_heightmap *hm;
+    float *levels; /* dry run: planes over the expected range */
+    double extent;
+} world_job;
+
+static void world_job_free(world_job *wj)
+{
+    strata_curve_destroy(wj->curve);
+    strata_curve_destroy(wj->terrace_curve);
+    strata_heightmap_destroy(wj->hm);
+    free(wj->levels);
+}
+
+/* Fill wj from the job (heightmaps and templates read here). */
+static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
+{
+    memset(wj, 0, sizeof *wj);
+    strata_world_options *wo = &wj->wo;
+    strata_world_defaults(wo);
+    if (o->kind == JOB_PLANET) {
+        wo->kind = STRATA_WORLD_PLANET;
+        wo->level = (int)o->level;
+        wo->chunk_level = (int)o->chunk_level;
+        wo->radius = (float)o->radius;
+        wj->extent = o->radius;
+    } else {
+        wo->kind = STRATA_WORLD_TERRAIN;
+        wo->tile_cells = (uint32_t)o->tile_cells;
+        const char *src = o->template_path ? o->template_path : o->heightmap;
+        if (src) {
+            check_call(strata_heightmap_load(ctx, src, &wj->hm),
+                       (call){.what = o->template_path ? "template" : "heightmap", .path = src});
+            const uint32_t w = strata_heightmap_width(wj->hm), h = strata_heightmap_height(wj->hm);
+            const double patch = o->template_path ? (double)o->patch_cells : 1.0;
+            wj->extent = o->cell_size * patch * (double)((w > h ? w : h) - 1);
+            wo->heightmap = wj->hm;
+            wo->patch_cells = o->template_path ? (uint32_t)o->patch_cells : 0;
+            wo->cell_size = (float)o->cell_size;
+            if (isnan(o->height_scale))
+                o->height_scale = job_is_pfm(src) ? 1.0 : HEIGHTMAP_SCALE * wj->extent;
+            wo->height_scale = (float)o->height_scale;
+        } else {
+            wo->cells_x = wo->cells_z = (uint32_t)o->cells;
+            wo->cell_size = (float)(o->size / (double)o->cells);
+            wj->extent = o->size;
+        }
+    }
+    /* noise: always on planets and flat grids; on heightmaps only when a
+     * noise option is given; on templates by default (their detail) */
+    const bool noisy = o->kind == JOB_PLANET || o->template_path || !o->heightmap ||
+                       o->noise_given;
+    if (noisy) {
+        job_noise(o, o->template_path ? o->cell_size * (double)o->patch_cells : wj->extent,
+                  &wj->fbm);
+        wo->noise = &wj->fbm;
+        if (o->curve.n) {
+            check(strata_curve_create(ctx, STRATA_CURVE_MONOTONE, o->curve.x, o->curve.y,
+                                      o->curve.n, &wj->curve),
+                  "--curve");
+            wo->curve = wj->curve;
+        }
+    }
+    if (o->levels.n) {
+        wo->levels = o->levels.v;
+        wo->nlevels = (uint32_t)o->levels.n;
+    } else {
+        wo->terraces = (uint32_t)o->terraces;
+        if (o->terrace_curve.n) {
+            check(strata_curve_create(ctx, STRATA_CURVE_MONOTONE, o->terrace_curve.x,
+                                      o->terrace_curve.y, o->terrace_curve.n, &wj->terrace_curve),
+                  "--terrace-curve");
+            wo->terrace_curve = wj->terrace_curve;
+        }
+    }
+    wo->walls = (strata_walls)o->walls;
+    wo->normals = o->normals;
+}
+
+static void create_world(strata_ctx *ctx, const world_job *wj, strata_world **w)
+{
+    const strata_status st = strata_world_create(ctx, &wj->wo, w);
+    char why[160];
+    snprintf(why, sizeof why,
+             wj->wo.terrace_curve ? "the %u planes would not be strictly ascending (the curve "
+                                    "must rise wherever planes fall)"
+                                  : "%u terraces are too many for the height range",
+             wj->wo.terraces);
+    check_call(st, (call){.what = wj->wo.levels ? "--levels"
+                                  : wj->wo.terrace_curve ? "--terrace-curve"
+                                                          : "--terraces",
+                          .why = st == STRATA_ERR_BAD_LEVELS ? why : NULL});
+}
+
+/* ------------------------------------------------------------ dry run */
+
+static void human_bytes(double b, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    while (b >= 1024 && u < 5) {
+        b /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%.3g %s", b, unit[u]);
+}
+
+/* Chunks, triangles, bytes and peak memory, from one chunk made for real
+ * (the one in the middle of the ids) and the planes the world would get
+ * if its heights spanned the noise's whole range (the range pass is what
+ * a dry run avoids). */
+static int dry_run(job *o, world_job *wj, int threads, uint64_t shard_k, uint64_t shard_n)
+{
+    tally t = {0, 0};
+    strata_ctx_options co;
+    strata_ctx_defaults(&co);
+    co.threads = 1;
+    const strata_allocator al = {tally_alloc, tally_free, &t};
+    co.allocator = &al;
+    strata_ctx *ctx;
+    check(strata_ctx_create(&co, &ctx), "context");
+    if (!wj->wo.levels) {
+        /* planes over the expected range: base heights (0 for planets,
+         * the samples' range for heightmaps) plus or minus the noise */
+        float lo = 0, hi = 0;
+        if (wj->hm) {
+            const float *s = strata_heightmap_data(wj->hm);
+            const size_t n = (size_t)strata_heightmap_width(wj->hm) * strata_heightmap_height(wj->hm);
+            lo = hi = s[0] * wj->wo.height_scale;
+            for (size_t i = 0; i < n; i++) {
+                const float v = s[i] * wj->wo.height_scale;
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+            }
+        }
+        const float b = wj->wo.noise ? strata_fbm_bound(wj->wo.noise) : 0.0f;
+        if (!(wj->levels = malloc(wj->wo.terraces * sizeof *wj->levels)))
+            die(EXIT_RUNTIME, "out of memory");
+        check(strata_levels_range(lo - b, hi + b, wj->wo.terraces, NULL, wj->levels), "--terraces");
+        wj->wo.levels = wj->levels;
+        wj->wo.nlevels = wj->wo.terraces;
+    }
+    strata_world *w;
+    check(strata_world_create(ctx, &wj->wo, &w), "world");
+    const uint64_t n = strata_world_chunk_count(w);
+    uint64_t nids = 1;
+    if (o->chunk < 0)
+        check(strata_world_shard(w, shard_k, shard_n, NULL, 0, &nids), "--shard");
+    else if ((uint64_t)o->chunk >= n)
+        usage_error("--chunk %lld: out of range (valid: 0..%llu, this world has %llu chunks)",
+                    o->chunk, (unsigned long long)n - 1, (unsigned long long)n);
+    strata_chunk_info ci;
+    check(strata_world_chunk_info(w, n / 2, &ci), "world");
+    const long long before = atomic_load(&t.now);
+    atomic_store(&t.peak, before);
+    strata_result *r;
+    check(strata_result_create(ctx, &r), "world");
+    check(strata_world_make_chunk(ctx, w, n / 2, r), "chunk");
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    strata_write_options wr;
+    strata_write_defaults(&wr);
+    wr.format = o->tile_format == 1 ? STRATA_FORMAT_PLY : STRATA_FORMAT_GLB;
+    uint64_t bytes = 0;
+    if (wr.format == STRATA_FORMAT_GLB)
+        check(strata_result_glb_size(ctx, r, &bytes), "world");
+    else
+        bytes = 256 + (uint64_t)v.nverts * 12 + (uint64_t)(v.nindices / 3) * 18;
+    const double per_chunk = (double)(atomic_load(&t.peak) - before);
+    char b1[32], b2[32];
+    human_bytes((double)bytes * (double)nids, b1, sizeof b1);
+    human_bytes(per_chunk * threads, b2, sizeof b2);
+    printf("chunks: %" PRIu64 " of %" PRIu64 "\n", nids, n);
+    printf("input_triangles: %" PRIu64 "\n", (uint64_t)ci.triangles * nids);
+    printf("output_triangles: about %.0f\n", (double)(v.nindices / 3) * (double)nids);
+    printf("bytes: about %.0f (%s)\n", (double)bytes * (double)nids, b1);
+    printf("memory: about %.0f bytes (%s) beyond the program's own, %d thread%s\n",
+           per_chunk * threads, b2, threads, threads == 1 ? "" : "s");
+    strata_result_destroy(r);
+    strata_world_destroy(w);
+    strata_ctx_destroy(ctx);
+    return EXIT_SUCCESS;
+}
+
+/* ------------------------------------------------------------ runs */
+
+typedef struct {
+    strata_tile_record *recs; /* by id */
+    uint8_t *have;
+} collected;
+
+static void collect(void *user, const strata_tile_record *rec, int skipped)
+{
+    (void)skipped;
+    collected *c = user;
+    c->recs[rec->id] = *rec;
+    c->have[rec->id] = 1;
+}
+
+/* "K/N" with 1 <= K <= N: shard K-1 of N for the library. */
+static void parse_shard(const char *s, uint64_t *k, uint64_t *n)
+{
+    unsigned long long a, b;
+    char tail;
+    if (sscanf(s, "%llu/%llu%c", &a, &b, &tail) != 2 || s[0] < '0' || s[0] > '9')
+        usage_error("--shard %s: expected K/N, shard K of N (1 <= K <= N)", s);
+    if (b < 1 || a < 1 || a > b)
+        usage_error("--shard %s: K must be in 1..N (got K = %llu, N = %llu)", s, a, b);
+    *k = a - 1;
+    *n = b;
+}
+
+int run_world(job *o)
+{
+    world_job wj;
+    interrupt_catch();
+    strata_ctx *ctx = job_ctx(o);
+    check(strata_ctx_set_threads(ctx, (int)o->threads), "--threads");
+    const int threads = strata_ctx_threads(ctx);
+    interrupt_watch(ctx);
+    check_interrupt();
+    world_setup(ctx, o, &wj);
+    strata_palette pal;
+    job_palette(o, &pal);
+
+    /* which chunks: the shard's, one, or all */
+    uint64_t shard_k = 0, shard_n = 1;
+    if (o->shard)
+        parse_shard(o->shard, &shard_k, &shard_n);
+    if (o->dry_run) {
+        /* figures without the range pass: see dry_run */
+        const int rc = dry_run(o, &wj, threads, shard_k, shard_n);
+        world_job_free(&wj);
+        interrupt_watch(NULL);
+        strata_ctx_destroy(ctx);
+        return rc;
+    }
+    progress_start(ctx, o->quiet);
+    const double t0 = now();
+    strata_world *w;
+    create_world(ctx, &wj, &w);
+    const double t_range = now() - t0;
+    check_interrupt();
+    const uint64_t nchunks = strata_world_chunk_count(w);
+    uint64_t *ids = NULL, nids = 0;
+    if (o->chunk >= 0) {
+        if ((uint64_t)o->chunk >= nchunks)
+            usage_error("--chunk %lld: out of range (valid: 0..%llu, this world has %llu chunks)",
+                        o->chunk, (unsigned long long)nchunks - 1, (unsigned long long)nchunks);
+        if (!(ids = malloc(sizeof *ids)))
+            die(EXIT_RUNTIME, "out of memory");
+        ids[0] = (uint64_t)o->chunk;
+        nids = 1;
+    } else {
+        uint64_t cnt;
+        check(strata_world_shard(w, shard_k, shard_n, NULL, 0, &cnt), "--shard");
+        if (!(ids = malloc(sizeof *ids * (cnt ? cnt : 1))))
+            die(EXIT_RUNTIME, "out of memory");
+        check(strata_world_shard(w, shard_k, shard_n, ids, cnt, &nids), "--shard");
+    }
+    const bool whole = o->chunk < 0 && shard_n == 1;
+
+    strata_world_dir *dir;
+    const strata_format fmt = o->tile_format == 1 ? STRATA_FORMAT_PLY : STRATA_FORMAT_GLB;
+    strata_status st = strata_world_dir_create(ctx, w, o->output, fmt, &dir);
+    if (st == STRATA_ERR_CONFLICT)
+        die(EXIT_RUNTIME,
+            "'%s' holds another world (other options, planes or tile format): use another "
+            "directory, or remove it",
+            o->output);
+    check_call(st, (call){.what = "world directory", .path = o->output, .write = true});
+
+    collected col = {calloc(nchunks, sizeof *col.recs), calloc(nchunks, 1)};
+    if (!col.recs || !col.have)
+        die(EXIT_RUNTIME, "out of memory");
+    strata_world_run_options ro;
+    strata_world_run_defaults(&ro);
+    ro.dir = dir;
+    ro.palette = &pal;
+    ro.resume = o->resume;
+    ro.ids = ids;
+    ro.nids = nids;
+    ro.done = collect;
+    ro.done_user = &col;
+    strata_world_run_stats rs;
+    const double t1 = now();
+    st = strata_world_run(ctx, w, &ro, &rs);
+    const double t_chunks = now() - t1;
+    if (st != STRATA_OK && rs.failed_chunk != UINT64_MAX && st != STRATA_ERR_CANCELLED &&
+        !interrupted()) {
+        char rel[96], path[4200];
+        strata_world_dir_tile_path(dir, rs.failed_chunk, rel, sizeof rel);
+        snprintf(path, sizeof path, "%s/%s", o->output, rel);
+        if (st == STRATA_ERR_CONFLICT || st == STRATA_ERR_FORMAT)
+            die(EXIT_RUNTIME,
+                "tile '%s': %s; remove it and run again with --resume",
+                path, st == STRATA_ERR_CONFLICT ? "belongs to another world or chunk"
+                                                : "not a complete tile (corrupt)");
+        check_call(st, (call){.path = path, .write = true});
+    }
+    check(st, "chunks");
+    double t_tileset = 0;
+    if (whole) {
+        /* every chunk made or read back: the tileset */
+        const double t2 = now();
+        strata_tile_record *all = malloc(sizeof *all * (nchunks ? nchunks : 1));
+        if (!all)
+            die(EXIT_RUNTIME, "out of memory");
+        uint64_t n = 0;
+        for (uint64_t id = 0; id < nchunks; id++)
+            if (col.have[id])
+                all[n++] = col.recs[id];
+        check_call(strata_world_dir_clean(ctx, dir, NULL),
+                   (call){.path = o->output, .write = true});
+        check_call(strata_world_dir_write_tileset(ctx, dir, all, n),
+                   (call){.path = o->output, .write = true});
+        free(all);
+        t_tileset = now() - t2;
+    }
+    progress_clear();
+    if (o->stats) {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        FILE *e = stderr;
+        fprintf(e, "time.range=%.6f\ntime.chunks=%.6f\ntime.tileset=%.6f\n", t_range, t_chunks,
+                t_tileset);
+        fprintf(e, "threads=%d\nisa=%s\n", threads, strata_isa_name(strata_ctx_isa(ctx)));
+        fprintf(e, "chunks.total=%llu\nchunks.asked=%llu\nchunks.made=%llu\nchunks.skipped=%llu\n",
+                (unsigned long long)nchunks, (unsigned long long)nids,
+                (unsigned long long)rs.made, (unsigned long long)rs.skipped);
+        fprintf(e, "triangles=%llu\nbytes=%llu\n", (unsigned long long)rs.triangles,
+                (unsigned long long)rs.bytes);
+        fprintf(e, "seconds.lattice=%.6f\nseconds.noise=%.6f\nseconds.slice=%.6f\n"
+                   "seconds.write=%.6f\n",
+                rs.seconds_lattice, rs.seconds_noise, rs.seconds_slice, rs.seconds_write);
+        fprintf(e, "peak_rss_bytes=%lld\n", (long long)ru.ru_maxrss * 1024);
+    }
+    if (!o->quiet) {
+        char b[32];
+        human_bytes((double)rs.bytes, b, sizeof b);
+        fprintf(stderr, "strata: wrote %s: %llu tile%s (%llu made, %llu already there), %llu "
+                        "triangles, %s%s\n",
+                o->output, (unsigned long long)(rs.made + rs.skipped),
+                rs.made + rs.skipped == 1 ? "" : "s", (unsigned long long)rs.made,
+                (unsigned long long)rs.skipped, (unsigned long long)rs.triangles, b,
+                whole ? ", tileset.json" : "");
+        if (!whole)
+            fprintf(stderr, "strata: run 'strata tileset %s' once every shard is done\n",
+                    o->output);
+    }
+    interrupt_watch(NULL);
+    free(col.recs);
+    free(col.have);
+    free(ids);
+    strata_world_dir_close(dir);
+    strata_world_destroy(w);
+    world_job_free(&wj);
+    strata_ctx_destroy(ctx);
+    return EXIT_SUCCESS;
+}
+
+/* ------------------------------------------------------------ tileset */
+
+int run_tileset(job *o)
+{
+    strata_ctx *ctx = job_ctx(o);
+    strata_world_dir *dir;
+    const char *path = o->input;
+    strata_status st = strata_world_dir_open(ctx, path, &dir);
+    if (st == STRATA_ERR_IO && errno == ENOENT)
+        die(EXIT_RUNTIME, "'%s' is not a world directory (no world.json in it)", path);
+    check_call(st, (call){.what = "world directory", .path = path,
+                          .why = st == STRATA_ERR_FORMAT ? "world.json is not a world manifest"
+                                                         : NULL});
+    const uint64_t n = strata_world_dir_chunk_count(dir);
+    strata_tile_record *recs = malloc(sizeof *recs * (n ? n : 1));
+    if (!recs)
+        die(EXIT_RUNTIME, "out of memory");
+    uint64_t have = 0, missing = 0, first_missing = 0;
+    for (uint64_t id = 0; id < n; id++) {
+        st = strata_world_dir_read_tile(ctx, dir, id, &recs[have]);
+        if (st == STRATA_OK) {
+            have++;
+            continue;
+        }
+        char rel[96], p[4200];
+        strata_world_dir_tile_path(dir, id, rel, sizeof rel);
+        snprintf(p, sizeof p, "%s/%s", path, rel);
+        if (st == STRATA_ERR_IO && errno == ENOENT) {
+            if (!missing++)
+                first_missing = id;
+            continue;
+        }
+        if (st == STRATA_ERR_CONFLICT || st == STRATA_ERR_FORMAT)
+            die(EXIT_RUNTIME, "tile '%s': %s", p,
+                st == STRATA_ERR_CONFLICT ? "belongs to another world or chunk"
+                                          : "not a complete tile (corrupt)");
+        check_call(st, (call){.what = "tile", .path = p});
+    }
+    if (missing && !o->partial) {
+        char rel[96];
+        strata_world_dir_tile_path(dir, first_missing, rel, sizeof rel);
+        die(EXIT_RUNTIME,
+            "%s: %llu of %llu tiles missing (the first: %s); make them (--resume) or write a "
+            "partial tileset with --partial",
+            path, (unsigned long long)missing, (unsigned long long)n, rel);
+    }
+    uint64_t stale = 0;
+    check_call(strata_world_dir_clean(ctx, dir, &stale), (call){.path = path, .write = true});
+    check_call(strata_world_dir_write_tileset(ctx, dir, recs, have),
+               (call){.path = path, .write = true});
+    if (stale && !o->quiet)
+        fprintf(stderr, "strata: removed %llu temporary file%s a killed run left\n",
+                (unsigned long long)stale, stale == 1 ? "" : "s");
+    if (!o->quiet)
+        fprintf(stderr, "strata: wrote %s/tileset.json: %llu of %llu tiles\n", path,
+                (unsigned long long)have, (unsigned long long)n);
+    free(recs);
+    strata_world_dir_close(dir);
+    strata_ctx_destroy(ctx);
+    return EXIT_SUCCESS;
+}

@@ -1,0 +1,161 @@
+#!/bin/sh
+# Worlds from the command line: the same bytes for any threads, ISA,
+# shards and resume after SIGKILL; tilesets; bad input.  Run by
+# `make check` with STRATA (the program) set.  POSIX sh.
+: "${STRATA:?STRATA must name the strata program}"
+case $STRATA in
+/*) ;;
+*) STRATA=$(pwd)/$STRATA ;;
+esac
+unset STRATA_SIMD OMP_NUM_THREADS
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-worlds.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+cd "$tmp" || exit 99
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    echo "FAIL: $*" >&2
+}
+run() {
+    "$STRATA" "$@" >out 2>err
+    rc=$?
+}
+# fails CODE WORD DESC ARGS...: exit CODE, one "strata: " line naming WORD.
+fails() {
+    code=$1 word=$2 desc=$3
+    shift 3
+    run "$@"
+    if [ "$rc" -ne "$code" ]; then
+        bad "$desc: exit $rc, want $code: $(cat err)"
+    elif [ "$(wc -l <err)" -ne 1 ] || ! grep -q '^strata: ' err || ! grep -qF -- "$word" err; then
+        bad "$desc: want one 'strata: ...$word...' line, got: $(cat err)"
+    else
+        ok
+    fi
+}
+same() { # DESC DIR1 DIR2: identical trees
+    if diff -r "$2" "$3" >/dev/null; then ok; else bad "$1: $(diff -rq "$2" "$3" | head -3)"; fi
+}
+no_temps() { # DESC DIR
+    n=$(find "$2" -name '*.tmp*' | wc -l)
+    if [ "$n" -eq 0 ]; then ok; else bad "$1: $n temporary files left"; fi
+}
+
+P="planet --level 7 --chunk-level 3 --terraces 20 --quiet"
+
+# ------------------------------------------------------------ the same bytes
+"$STRATA" $P -o ref || bad "reference planet world"
+for f in world.json tileset.json tiles/3/0.glb tiles/3/1279.glb; do
+    [ -s "ref/$f" ] && ok || bad "ref/$f missing"
+done
+[ "$(find ref/tiles -name '*.glb' | wc -l)" -eq 1280 ] && ok || bad "1280 tiles expected"
+OMP_NUM_THREADS=1 "$STRATA" $P -o t1 && same "1 thread" ref t1
+STRATA_SIMD=scalar "$STRATA" $P -o scalar && same "scalar kernels" ref scalar
+"$STRATA" $P --threads 3 -o t3 && same "3 threads" ref t3
+# shards, then the tileset
+for k in 1 2 3; do "$STRATA" $P --shard $k/3 -o sh || bad "shard $k/3"; done
+[ -f sh/tileset.json ] && bad "a shard wrote the tileset" || ok
+"$STRATA" tileset sh --quiet && same "3 shards and strata tileset" ref sh
+# one chunk at a time, in reverse (80 chunks)
+"$STRATA" planet --level 5 --chunk-level 1 --quiet -o small || bad "small world"
+mkdir one
+i=79
+while [ $i -ge 0 ]; do
+    "$STRATA" planet --level 5 --chunk-level 1 --quiet --chunk $i -o one || { bad "chunk $i"; break; }
+    i=$((i - 1))
+done
+"$STRATA" tileset one --quiet && same "chunk by chunk" small one
+
+# ------------------------------------------------------------ resume
+"$STRATA" planet --level 9 --chunk-level 4 --quiet -o full
+"$STRATA" planet --level 9 --chunk-level 4 --quiet -o killed &
+pid=$!
+sleep 1
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+n=$(find killed/tiles -name '*.glb' 2>/dev/null | wc -l)
+"$STRATA" planet --level 9 --chunk-level 4 --resume -o killed 2>err ||
+    bad "resume after SIGKILL: $(cat err)"
+same "resumed after SIGKILL ($n tiles survived)" full killed
+no_temps "resumed world" killed
+run planet --level 9 --chunk-level 4 --resume -o killed
+grep -q "(0 made, 5120 already there)" err && ok || bad "a second resume made tiles: $(cat err)"
+
+# a tile cut short, and one of another chunk: refused on resume, named
+tile=ref/tiles/3/17.glb
+head -c 100 "$tile" >cut && mv cut "$tile"
+fails 1 "tiles/3/17.glb" "corrupt tile on resume" $P --resume -o ref
+cp ref/tiles/3/18.glb "$tile"
+fails 1 "another world or chunk" "foreign tile on resume" $P --resume -o ref
+fails 1 "tiles/3/17.glb" "strata tileset with a foreign tile" tileset ref
+rm "$tile"
+fails 1 "1 of 1280 tiles missing" "strata tileset with a tile missing" tileset ref
+run tileset ref --partial
+[ "$rc" -eq 0 ] && grep -q "1279 of 1280" err && ok || bad "tileset --partial: $(cat err)"
+"$STRATA" $P --resume -o ref && same "repaired by resume" t1 ref
+
+# ------------------------------------------------------------ terrains
+# pgm W H FILE: a binary PGM of heights ((7x + 3y) / 5 mod 9) * 20, all on
+# the planes 20, 40, ... (heights exactly on planes, also on tile borders)
+pgm() {
+    printf 'P5\n%d %d\n255\n' "$1" "$2" >"$3"
+    y=0
+    while [ $y -lt "$2" ]; do
+        x=0
+        while [ $x -lt "$1" ]; do
+            # shellcheck disable=SC2059
+            printf "\\$(printf '%03o' $((((x * 7 + y * 3) / 5) % 9 * 20)))" >>"$3"
+            x=$((x + 1))
+        done
+        y=$((y + 1))
+    done
+}
+pgm 9 7 hm.pgm
+T="terrain --heightmap hm.pgm --levels 20,40,60,80,100,120 --quiet"
+"$STRATA" $T --tile-cells 3 -o tw && ok || bad "terrain world"
+[ "$(find tw/tiles -name "*.glb" | wc -l)" -eq 6 ] && ok || bad "6 tiles expected (8 x 6 cells)"
+"$STRATA" $T --tile-cells 3 --tile-format ply -o twp && ok || bad "terrain world in PLY"
+OMP_NUM_THREADS=1 "$STRATA" $T --tile-cells 3 -o tw1 && same "terrain, 1 thread" tw tw1
+pgm 3 3 tpl.pgm
+"$STRATA" terrain --template tpl.pgm --patch-cells 16 --tile-cells 8 --quiet -o tpl &&
+    ok || bad "template world"
+[ "$(find tpl/tiles -name '*.glb' | wc -l)" -eq 16 ] && ok || bad "16 template tiles expected"
+
+# ------------------------------------------------------------ dry run
+run planet --level 8 --chunk-level 3 --dry-run -o dry
+[ "$rc" -eq 0 ] && grep -q '^chunks: 1280 of 1280$' out && grep -q '^bytes: about' out &&
+    grep -q '^memory: about' out && [ ! -e dry ] && ok || bad "dry run: $(cat out err)"
+run planet --level 8 --chunk-level 3 --dry-run --shard 2/5 -o dry
+grep -q '^chunks: 256 of 1280$' out && ok || bad "dry run of a shard: $(cat out)"
+
+# ------------------------------------------------------------ bad input
+fails 2 "--chunk-level 7" "chunk level = level" planet --level 7 --chunk-level 7 -o x
+fails 2 "--shard 0/2" "shard 0" $P --shard 0/2 -o x
+fails 2 "--shard 3/2" "shard 3/2" $P --shard 3/2 -o x
+fails 2 "--shard 1-2" "shard 1-2" $P --shard 1-2 -o x
+fails 2 "--shard" "shard without a world" planet --shard 1/2 -o x.ply
+fails 2 "--resume" "resume without a world" terrain --resume -o x.ply
+fails 2 "needs -o DIR" "world without -o" planet --chunk-level 2
+fails 2 "--chunk 1280" "chunk out of range" $P --chunk 1280 -o x
+fails 2 "--preview" "preview of a world" $P --preview p.png -o x
+fails 2 "--terraces 0" "unsliced world" planet --level 5 --chunk-level 2 --terraces 0 -o x
+fails 2 "polygons" "polygon world" terrain --shape polygon --tile-cells 4 -o x
+touch afile
+fails 1 "afile" "a file for the directory" $P -o afile
+mkdir ro && chmod 555 ro
+if [ "$(id -u)" -ne 0 ]; then
+    fails 1 "ro" "directory not writable" $P -o ro/w
+fi
+fails 1 "holds another world" "another world in the directory" planet --level 7 --chunk-level 3 --terraces 5 --quiet -o t1
+fails 1 "not a world directory" "tileset of a plain directory" tileset ro
+rm -f t1/world.json
+printf '{"strataWorld": 1}' >t1/world.json
+fails 1 "world.json" "tileset with a broken manifest" tileset t1
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
