@@ -607,7 +607,6 @@ static strata_status pass_a(slice_job *job, const slicer *s, chunk_tables *ct)
 static strata_status lay_out(slice_job *job, const slicer *s, chunk_tables *ct,
                              uint32_t nbase_verts, strata_result *r)
 {
-    strata_ctx *ctx = job->ctx;
     const strata_mesh *m = job->m;
     const uint32_t nb = ct->nb, nplanes = job->nplanes;
     uint64_t total = 0, wall_indices = 0;
