@@ -106,11 +106,20 @@ void progress_draw(const char *stage, double done)
 
 /* The library's progress callback (called from the calling thread only):
  * draws the bar, and a non-zero return after Ctrl-C cancels the run. */
+static double (*g_share)(void);
+
+void progress_share(double (*share)(void))
+{
+    g_share = share;
+}
+
 static int on_progress(void *user, const char *stage, double done)
 {
     (void)user;
     if (g_interrupted)
         return 1;
+    if (g_share && strcmp(stage, "chunks") == 0)
+        done = g_share();
     progress_draw(stage, done);
     return 0;
 }

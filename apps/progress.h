@@ -24,6 +24,10 @@ bool interrupted(void);
  * drawn only when stderr is a terminal and quiet is false, once the run
  * has taken a quarter of a second. */
 void progress_start(strata_ctx *ctx, bool quiet);
+/* With share set, the bar of the stage "chunks" shows share() instead of
+ * the library's figure (the ranks of an MPI run: the share of the whole
+ * world's chunks handed out, not of this rank's).  NULL: the library's. */
+void progress_share(double (*share)(void));
 /* Draw stage with the share done in [0, 1]. */
 void progress_draw(const char *stage, double done);
 /* Erase the bar (before any other message on stderr). */

@@ -522,6 +522,11 @@ int run_info(job *o)
 #else
     printf("openmp: no\n");
 #endif
+#ifdef HAVE_MPI
+    printf("mpi: yes (worlds shared by the ranks of mpirun)\n");
+#else
+    printf("mpi: no\n");
+#endif
 #ifdef HAVE_HWLOC
     printf("hwloc: yes\n");
     hwloc_topology_t topo;

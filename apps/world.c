@@ -9,6 +9,7 @@
 
 #include "run.h"
 #include "fail.h"
+#include "procs.h"
 #include "progress.h"
 
 #include <errno.h>
@@ -145,19 +146,80 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
     wo->normals = o->normals;
 }
 
-static void create_world(strata_ctx *ctx, const world_job *wj, strata_world **w)
+/* The message of a failure to place the planes (or to create the world). */
+static void planes_check(const world_job *wj, bool by_count, strata_status st)
 {
-    const strata_status st = strata_world_create(ctx, &wj->wo, w);
     char why[160];
     snprintf(why, sizeof why,
              wj->wo.terrace_curve ? "the %u planes would not be strictly ascending (the curve "
                                     "must rise wherever planes fall)"
                                   : "%u terraces are too many for the height range",
              wj->wo.terraces);
-    check_call(st, (call){.what = wj->wo.levels ? "--levels"
+    check_call(st, (call){.what = !by_count ? "--levels"
                                   : wj->wo.terrace_curve ? "--terrace-curve"
                                                           : "--terraces",
                           .why = st == STRATA_ERR_BAD_LEVELS ? why : NULL});
+}
+
+/* Planes by count over the height range measured by all ranks, each on
+ * its shard of the chunks (a world with a single plane at 0 stands in for
+ * the world while measuring: heights do not depend on the planes).  The
+ * minimum and maximum do not depend on how the chunks are shared, so the
+ * planes are those strata_world_create finds in one process. */
+static void planes_by_ranks(strata_ctx *ctx, world_job *wj)
+{
+    strata_world_options probe = wj->wo;
+    const float zero = 0.0f;
+    probe.levels = &zero;
+    probe.nlevels = 1;
+    strata_world *pw;
+    planes_check(wj, true, strata_world_create(ctx, &probe, &pw));
+    uint64_t n = 0;
+    check(strata_world_shard(pw, (uint64_t)procs_rank(), (uint64_t)procs_size(), NULL, 0, &n),
+          "world");
+    uint64_t *ids = malloc(sizeof *ids * (n ? n : 1));
+    if (!ids)
+        die(EXIT_RUNTIME, "out of memory");
+    check(strata_world_shard(pw, (uint64_t)procs_rank(), (uint64_t)procs_size(), ids, n, &n),
+          "world");
+    float lo, hi;
+    const strata_status st = strata_world_height_range(ctx, pw, ids, n, &lo, &hi);
+    free(ids);
+    strata_world_destroy(pw);
+    if (!procs_all_ok(st == STRATA_OK) && st == STRATA_OK)
+        procs_exit(EXIT_RUNTIME);
+    check(st, "range");
+    procs_minmax(&lo, &hi);
+    if (!(wj->levels = malloc(sizeof *wj->levels * wj->wo.terraces)))
+        die(EXIT_RUNTIME, "out of memory");
+    planes_check(wj, true,
+                 strata_levels_range(lo, hi, wj->wo.terraces, wj->wo.terrace_curve, wj->levels));
+    wj->wo.levels = wj->levels;
+    wj->wo.nlevels = wj->wo.terraces;
+}
+
+static void create_world(strata_ctx *ctx, world_job *wj, strata_world **w)
+{
+    const bool by_count = !wj->wo.levels;
+    if (by_count && procs_size() > 1)
+        planes_by_ranks(ctx, wj);
+    planes_check(wj, by_count, strata_world_create(ctx, &wj->wo, w));
+}
+
+/* Chunk ids costliest first (most input triangles, then by id): the order
+ * the ranks of an MPI run take them in, so the big ones do not come
+ * last. */
+static const strata_world *g_order_world;
+
+static int by_cost(const void *pa, const void *pb)
+{
+    const uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    strata_chunk_info ia, ib;
+    strata_world_chunk_info(g_order_world, a, &ia);
+    strata_world_chunk_info(g_order_world, b, &ib);
+    if (ia.triangles != ib.triangles)
+        return ia.triangles > ib.triangles ? -1 : 1;
+    return (a > b) - (a < b);
 }
 
 /* ------------------------------------------------------------ dry run */
@@ -281,6 +343,10 @@ static void parse_shard(const char *s, uint64_t *k, uint64_t *n)
 int run_world(job *o)
 {
     world_job wj;
+    procs_init();
+    const bool lead = procs_rank() == 0; /* prints, writes the tileset */
+    if (!lead)
+        o->quiet = true;
     interrupt_catch();
     strata_ctx *ctx = job_ctx(o);
     check(strata_ctx_set_threads(ctx, (int)o->threads), "--threads");
@@ -297,6 +363,8 @@ int run_world(job *o)
         parse_shard(o->shard, &shard_k, &shard_n);
     if (o->dry_run) {
         /* figures without the range pass: see dry_run */
+        if (!lead)
+            procs_exit(EXIT_SUCCESS);
         const int rc = dry_run(o, &wj, threads, shard_k, shard_n);
         world_job_free(&wj);
         interrupt_watch(NULL);
@@ -328,9 +396,18 @@ int run_world(job *o)
     }
     const bool whole = o->chunk < 0 && shard_n == 1;
 
-    strata_world_dir *dir;
+    strata_world_dir *dir = NULL;
     const strata_format fmt = o->tile_format == 1 ? STRATA_FORMAT_PLY : STRATA_FORMAT_GLB;
-    strata_status st = strata_world_dir_create(ctx, w, o->output, fmt, &dir);
+    /* rank 0 makes the directory and its manifest, then the others open it */
+    strata_status st = STRATA_OK;
+    if (lead)
+        st = strata_world_dir_create(ctx, w, o->output, fmt, &dir);
+    if (!procs_all_ok(st == STRATA_OK) && st == STRATA_OK)
+        procs_exit(EXIT_RUNTIME);
+    if (!lead)
+        st = strata_world_dir_create(ctx, w, o->output, fmt, &dir);
+    if (procs_size() > 1 && !procs_all_ok(st == STRATA_OK) && st == STRATA_OK)
+        procs_exit(EXIT_RUNTIME);
     if (st == STRATA_ERR_CONFLICT)
         die(EXIT_RUNTIME,
             "'%s' holds another world (other options, planes or tile format): use another "
@@ -348,11 +425,30 @@ int run_world(job *o)
     ro.resume = o->resume;
     ro.ids = ids;
     ro.nids = nids;
+    if (procs_size() > 1) {
+        /* the ranks share the ids, rank 0 handing them out costliest first */
+        g_order_world = w;
+        qsort(ids, nids, sizeof *ids, by_cost);
+        procs_share(ids, nids);
+        ro.ids = NULL;
+        ro.nids = 0;
+        ro.next = procs_next;
+        progress_share(procs_handed);
+    }
     ro.done = collect;
     ro.done_user = &col;
     strata_world_run_stats rs;
     const double t1 = now();
     st = strata_world_run(ctx, w, &ro, &rs);
+    if (procs_size() > 1) {
+        procs_unshare(st != STRATA_OK);
+        if (!procs_all_ok(st == STRATA_OK) && st == STRATA_OK) {
+            if (lead)
+                fprintf(stderr, "strata: another rank failed (its message is above); the tiles "
+                                "written are complete: run again with --resume\n");
+            procs_exit(EXIT_RUNTIME);
+        }
+    }
     const double t_chunks = now() - t1;
     if (st != STRATA_OK && rs.failed_chunk != UINT64_MAX && st != STRATA_ERR_CANCELLED &&
         !interrupted()) {
@@ -367,8 +463,13 @@ int run_world(job *o)
         check_call(st, (call){.path = path, .write = true});
     }
     check(st, "chunks");
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    long long rss_max = (long long)ru.ru_maxrss * 1024, rss_sum = rss_max;
+    procs_gather(col.recs, col.have, nchunks);
+    procs_sum(&rs, &rss_max, &rss_sum);
     double t_tileset = 0;
-    if (whole) {
+    if (whole && lead) {
         /* every chunk made or read back: the tileset */
         const double t2 = now();
         strata_tile_record *all = malloc(sizeof *all * (nchunks ? nchunks : 1));
@@ -386,9 +487,7 @@ int run_world(job *o)
         t_tileset = now() - t2;
     }
     progress_clear();
-    if (o->stats) {
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
+    if (o->stats && lead) {
         FILE *e = stderr;
         fprintf(e, "time.range=%.6f\ntime.chunks=%.6f\ntime.tileset=%.6f\n", t_range, t_chunks,
                 t_tileset);
@@ -401,7 +500,9 @@ int run_world(job *o)
         fprintf(e, "seconds.lattice=%.6f\nseconds.noise=%.6f\nseconds.slice=%.6f\n"
                    "seconds.write=%.6f\n",
                 rs.seconds_lattice, rs.seconds_noise, rs.seconds_slice, rs.seconds_write);
-        fprintf(e, "peak_rss_bytes=%lld\n", (long long)ru.ru_maxrss * 1024);
+        fprintf(e, "peak_rss_bytes=%lld\n", rss_max);
+        fprintf(e, "ranks=%d\nranks.peak_rss_bytes_sum=%lld\nprocesses=%s\n", procs_size(),
+                rss_sum, procs_describe());
     }
     if (!o->quiet) {
         char b[32];
