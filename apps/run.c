@@ -152,8 +152,29 @@ static strata_mesh *load_input(strata_ctx *ctx, const job *o)
     return m;
 }
 
-/* Build the input mesh (shape, heightmap, subdivision, or strata slice's
- * file). */
+/* The default --height-scale of a heightmap or template of w x h samples
+ * read from path, when none was given: 1 for PFM (heights as they are);
+ * else samples in [0,1] become HEIGHTMAP_SCALE x the side of the grid in
+ * samples (patches for a template) x its cell size.  In memory and in
+ * worlds alike. */
+void job_height_scale(job *o, const char *path, uint32_t w, uint32_t h)
+{
+    if (!isnan(o->height_scale))
+        return;
+    const double patch = o->template_path ? (double)o->patch_cells : 1.0;
+    o->height_scale = job_is_pfm(path) ? 1.0
+                                       : HEIGHTMAP_SCALE * o->cell_size * patch * (w > h ? w : h);
+}
+
+/* The extent the noise defaults scale with: a template's patch (its noise
+ * is the detail inside one cell), else the whole terrain. */
+double job_noise_extent(const job *o, double extent)
+{
+    return o->template_path ? o->cell_size * (double)o->patch_cells : extent;
+}
+
+/* Build the input mesh (shape, heightmap, template, subdivision, or
+ * strata slice's file). */
 static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
 {
     strata_mesh *m = NULL;
@@ -164,20 +185,23 @@ static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
         *extent = o->radius;
         return m;
     }
-    if (o->heightmap) {
+    if (o->heightmap || o->template_path) {
+        const char *path = o->template_path ? o->template_path : o->heightmap;
+        const char *what = o->template_path ? "template" : "heightmap";
         strata_heightmap *hm;
-        check_call(strata_heightmap_load(ctx, o->heightmap, &hm),
-                   (call){.what = "heightmap", .path = o->heightmap});
+        check_call(strata_heightmap_load(ctx, path, &hm), (call){.what = what, .path = path});
         const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
-        *extent = o->cell_size * (double)((w > h ? w : h) - 1);
-        if (isnan(o->height_scale))
-            o->height_scale = job_is_pfm(o->heightmap)
-                                  ? 1.0
-                                  : HEIGHTMAP_SCALE * o->cell_size * (w > h ? w : h);
+        const double patch = o->template_path ? (double)o->patch_cells : 1.0;
+        *extent = o->cell_size * patch * (double)((w > h ? w : h) - 1);
+        job_height_scale(o, path, w, h);
         strata_status st =
-            strata_mesh_from_heightmap(ctx, hm, (float)o->cell_size, (float)o->height_scale, &m);
+            o->template_path
+                ? strata_mesh_from_template(ctx, hm, (uint32_t)o->patch_cells,
+                                            (float)o->cell_size, (float)o->height_scale, &m)
+                : strata_mesh_from_heightmap(ctx, hm, (float)o->cell_size,
+                                             (float)o->height_scale, &m);
         strata_heightmap_destroy(hm);
-        check(st, "heightmap");
+        check(st, what);
     } else if (o->shape == SHAPE_GRID) {
         check(strata_shape_grid(ctx, (uint32_t)o->cells, (uint32_t)o->cells,
                                 (float)(o->size / (double)o->cells), &m),
@@ -337,7 +361,7 @@ static void print_stats(const used *u, const strata_mesh *m, const strata_result
 static int run(job *o)
 {
     strata_fbm f;
-    if (o->kind == JOB_PLANET || (o->kind == JOB_TERRAIN && !o->heightmap))
+    if (o->kind == JOB_PLANET || (o->kind == JOB_TERRAIN && !o->heightmap && !o->template_path))
         job_noise(o, o->kind == JOB_PLANET ? o->radius : o->size, &f); /* usage errors first */
     const char *path = o->output;
     check_outputs(o);
@@ -361,8 +385,10 @@ static int run(job *o)
     strata_mesh *m = build(ctx, o, &extent);
     check_interrupt();
     t[1] = now();
+    /* noise: always on planets and shapes; on heightmaps only when a noise
+     * option is given; on templates by default (their detail) */
     if (o->kind != JOB_SLICE && (o->kind == JOB_PLANET || !o->heightmap || o->noise_given))
-        displace(ctx, o, m, extent);
+        displace(ctx, o, m, job_noise_extent(o, extent));
     check_interrupt();
     t[2] = now();
 

@@ -97,5 +97,7 @@ strata_ctx *job_ctx(const job *o);
 void job_noise(const job *o, double extent, strata_fbm *f);
 void job_palette(const job *o, strata_palette *pal);
 bool job_is_pfm(const char *path);
+void job_height_scale(job *o, const char *path, uint32_t w, uint32_t h);
+double job_noise_extent(const job *o, double extent);
 
 #endif

@@ -106,8 +106,7 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
             wo->heightmap = wj->hm;
             wo->patch_cells = o->template_path ? (uint32_t)o->patch_cells : 0;
             wo->cell_size = (float)o->cell_size;
-            if (isnan(o->height_scale))
-                o->height_scale = job_is_pfm(src) ? 1.0 : HEIGHTMAP_SCALE * wj->extent;
+            job_height_scale(o, src, w, h);
             wo->height_scale = (float)o->height_scale;
         } else {
             wo->cells_x = wo->cells_z = (uint32_t)o->cells;
@@ -120,8 +119,7 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
     const bool noisy = o->kind == JOB_PLANET || o->template_path || !o->heightmap ||
                        o->noise_given;
     if (noisy) {
-        job_noise(o, o->template_path ? o->cell_size * (double)o->patch_cells : wj->extent,
-                  &wj->fbm);
+        job_noise(o, job_noise_extent(o, wj->extent), &wj->fbm);
         wo->noise = &wj->fbm;
         if (o->curve.n) {
             check(strata_curve_create(ctx, STRATA_CURVE_MONOTONE, o->curve.x, o->curve.y,

@@ -126,6 +126,45 @@ pgm 3 3 tpl.pgm
     ok || bad "template world"
 [ "$(find tpl/tiles -name '*.glb' | wc -l)" -eq 16 ] && ok || bad "16 template tiles expected"
 
+# The union of a world's PLY tiles is the in-memory file's triangles
+# (positions by bits, terrace, wall), with the default planes and height
+# scale: a heightmap, a template with its default noise, a planet.
+cat >union.py <<'PY'
+import struct, sys
+def tris(path):
+    d = open(path, "rb").read()
+    end = d.index(b"end_header\n") + 11
+    head = d[:end].decode()
+    nv = int(head.split("element vertex ")[1].split()[0])
+    nf = int(head.split("element face ")[1].split()[0])
+    v = struct.unpack_from("<%dI" % (3 * nv), d, end)
+    out, o = [], end + 12 * nv
+    for _ in range(nf):
+        a, b, c, t, w = struct.unpack_from("<3IiB", d, o + 1)
+        o += 18
+        k = [v[3 * a:3 * a + 3], v[3 * b:3 * b + 3], v[3 * c:3 * c + 3]]
+        r = k.index(min(k))  # the same rotation of the winding
+        out.append((tuple(k[r:] + k[:r]), t, w))
+    return out
+one = sorted(tris(sys.argv[1]))
+tiles = sorted(x for f in sys.argv[2:] for x in tris(f))
+sys.exit(0 if one == tiles and one else 1)
+PY
+union() { # DESC FILE DIR
+    if python3 union.py "$2" $(find "$3/tiles" -name '*.ply' | sort); then ok; else bad "$1: the tiles' union differs from $2"; fi
+}
+if command -v python3 >/dev/null 2>&1; then
+    "$STRATA" terrain --heightmap hm.pgm --quiet -o hm-mem.ply &&
+        "$STRATA" terrain --heightmap hm.pgm --tile-cells 3 --tile-format ply --quiet -o hm-world &&
+        union "heightmap, default height scale and planes" hm-mem.ply hm-world
+    "$STRATA" terrain --template tpl.pgm --patch-cells 16 --quiet -o tpl-mem.ply &&
+        "$STRATA" terrain --template tpl.pgm --patch-cells 16 --tile-cells 7 --tile-format ply --quiet -o tpl-world &&
+        union "template with its noise" tpl-mem.ply tpl-world
+    "$STRATA" planet --level 5 --quiet -o p-mem.ply &&
+        "$STRATA" planet --level 5 --chunk-level 2 --tile-format ply --quiet -o p-world &&
+        union "planet" p-mem.ply p-world
+fi
+
 # ------------------------------------------------------------ dry run
 run planet --level 8 --chunk-level 3 --dry-run -o dry
 [ "$rc" -eq 0 ] && grep -q '^chunks: 1280 of 1280$' out && grep -q '^bytes: about' out &&
