@@ -31,6 +31,7 @@ static struct {
     _Atomic int stop;         /* rank 0: a rank failed, hand out no more */
     bool exhausted;           /* this rank was told there are no more */
     uint64_t mine;            /* round robin: next index of this rank */
+    uint64_t batch, batch_end; /* the ids[batch..batch_end) rank 0 gave this rank */
 #ifdef HAVE_MPI
     pthread_t server;
     bool serving;
@@ -154,6 +155,28 @@ void procs_minmax(float *lo, float *hi)
     MPI_Allreduce(&b, hi, 1, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD);
 }
 
+/* A batch of indices for another rank: guided self-scheduling, a quarter
+ * of an even share of what is left (at least one), so a rank asks about
+ * 4 P ln(n) times in all and the last chunks still go one by one. */
+static void take_batch(uint64_t out[2])
+{
+    out[0] = out[1] = 0;
+    if (atomic_load(&g.stop))
+        return;
+    uint64_t c = atomic_load(&g.cursor);
+    for (;;) {
+        if (c >= g.n)
+            return;
+        uint64_t k = (g.n - c) / (4 * (uint64_t)g.size);
+        k = k ? k : 1;
+        if (atomic_compare_exchange_weak(&g.cursor, &c, c + k)) {
+            out[0] = c;
+            out[1] = k;
+            return;
+        }
+    }
+}
+
 /* Rank 0's service thread: answer every other rank's requests until each
  * has said it is done.  It polls (a blocking receive spins in most MPI
  * libraries and would take a core from the chunks), sleeping 200 us
@@ -179,9 +202,9 @@ static void *serve(void *arg)
             left--;
             continue;
         }
-        const uint64_t i = take_local();
-        const uint64_t id = i == UINT64_MAX ? UINT64_MAX : g.ids[i];
-        MPI_Send(&id, 1, MPI_UINT64_T, s.MPI_SOURCE, TAG_ID, MPI_COMM_WORLD);
+        uint64_t batch[2];
+        take_batch(batch);
+        MPI_Send(batch, 2, MPI_UINT64_T, s.MPI_SOURCE, TAG_ID, MPI_COMM_WORLD);
     }
     return NULL;
 }
@@ -194,6 +217,7 @@ void procs_share(const uint64_t *ids, uint64_t n)
     atomic_store(&g.stop, 0);
     g.exhausted = false;
     g.mine = (uint64_t)g.rank;
+    g.batch = g.batch_end = 0;
     if (g.dynamic && g.rank == 0) {
         if (pthread_create(&g.server, NULL, serve, NULL) != 0)
             die(EXIT_RUNTIME, "MPI: cannot start the chunk service thread");
@@ -213,15 +237,18 @@ uint64_t procs_next(void *user)
         g.mine += (uint64_t)g.size;
         return i < g.n ? g.ids[i] : UINT64_MAX;
     }
+    if (g.batch == g.batch_end && !g.exhausted) {
+        const int ask = ASK_NEXT;
+        uint64_t batch[2];
+        MPI_Send(&ask, 1, MPI_INT, 0, TAG_ASK, MPI_COMM_WORLD);
+        MPI_Recv(batch, 2, MPI_UINT64_T, 0, TAG_ID, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        g.batch = batch[0];
+        g.batch_end = batch[0] + batch[1];
+        g.exhausted = batch[1] == 0 || g.batch_end > g.n;
+    }
     if (g.exhausted)
         return UINT64_MAX;
-    const int ask = ASK_NEXT;
-    uint64_t id = UINT64_MAX;
-    MPI_Send(&ask, 1, MPI_INT, 0, TAG_ASK, MPI_COMM_WORLD);
-    MPI_Recv(&id, 1, MPI_UINT64_T, 0, TAG_ID, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (id == UINT64_MAX)
-        g.exhausted = true;
-    return id;
+    return g.ids[g.batch++];
 }
 
 double procs_handed(void)

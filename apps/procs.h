@@ -2,9 +2,10 @@
  *
  * Under `mpirun -n P strata planet --chunk-level C -o DIR` (a build
  * configured with MPI), the P processes share the chunks: rank 0 hands
- * out chunk ids one at a time, in order of expected cost, to whichever
- * thread of whichever rank asks next (dynamic load balancing), from a
- * service thread that sleeps between requests; every rank makes its
+ * out chunk ids in order of expected cost, in shrinking batches to
+ * whichever rank asks next (guided self-scheduling: a quarter of an even
+ * share of what is left) and one at a time to its own threads (dynamic
+ * load balancing), from a service thread that sleeps between requests; every rank makes its
  * chunks with its own threads into the shared directory; then rank 0
  * gathers the tiles' records and writes the tileset.  The height range
  * behind --terraces is measured by all ranks, each on its share, and
