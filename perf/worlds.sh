@@ -1,0 +1,123 @@
+#!/bin/sh
+# worlds.sh: figures of world runs through the strata program, one
+# key=value line per measurement (bench=NAME first).
+#
+#   perf/worlds.sh [--quick] [--big] [--threads N] [--dir DIR]
+#
+#   inmem_vs_chunked  a level-11 planet (32 terraces, PLY) made in memory
+#                     and as a world of level-4 chunks in the same run:
+#                     seconds, peak RSS, bytes, and the world's seconds per
+#                     stage summed over chunks (lattice, noise, slice,
+#                     write)
+#   peak_rss          a level-12 planet with --chunk-level 4 (GLB tiles):
+#                     peak RSS against the 1 GB target
+#   template          a terrain world from a 64 x 64 template, 64 cells a
+#                     patch, against the same terrain in memory
+#   mpi               a level-10 world with 1, 2 and 4 ranks (when built
+#                     with MPI): seconds and whether the bytes equal the
+#                     one-process run
+#   level13           (--big) a level-13 planet with --chunk-level 5:
+#                     seconds, bytes, peak RSS
+# --quick uses levels 9/10 instead of 11/12.  Files go to DIR (default a
+# temporary directory under /var/tmp, removed at the end).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+S=${STRATA:-$here/../apps/strata}
+quick=0 big=0 threads=0 dir=""
+while [ $# -gt 0 ]; do
+    case $1 in
+    --quick) quick=1 ;;
+    --big) big=1 ;;
+    --threads) threads=$2; shift ;;
+    --dir) dir=$2; shift ;;
+    *) echo "usage: perf/worlds.sh [--quick] [--big] [--threads N] [--dir DIR]" >&2; exit 2 ;;
+    esac
+    shift
+done
+if [ -z "$dir" ]; then
+    dir=$(mktemp -d /var/tmp/strata-worlds.XXXXXX) || exit 1
+    trap 'rm -rf "$dir"' EXIT
+fi
+mkdir -p "$dir" && cd "$dir" || exit 1
+if [ $quick = 1 ]; then L1=9 L2=10; else L1=11 L2=12; fi
+T="--threads $threads"
+
+# stat KEY FILE: the value of KEY= in a --stats dump
+stat() { sed -n "s/^$1=//p" "$2" | head -n 1; }
+# timed OUT CMD...: run with GNU time (seconds and peak RSS in OUT.time)
+timed() {
+    out=$1
+    shift
+    /usr/bin/time -f "%e %M" -o "$out.time" "$@" 2>"$out.err" >/dev/null ||
+        { echo "worlds.sh: failed: $* ($(tail -n 2 "$out.err"))" >&2; return 1; }
+}
+secs() { cut -d' ' -f1 "$1.time"; }
+rss() { echo $(($(cut -d' ' -f2 "$1.time") * 1024)); }
+bytes() { du -sb "$1" | cut -f1; }
+
+echo "bench=machine cpus=$(nproc) isa=$("$S" info | sed -n 's/^isa: //p') mpi=$("$S" info | sed -n 's/^mpi: \([a-z]*\).*/\1/p')"
+
+# ---------------------------------------------------------------- in memory vs chunked
+P="planet --level $L1 --terraces 32 $T --quiet"
+timed mem "$S" $P -o mem.ply
+timed chunk "$S" $P --chunk-level 4 --tile-format ply --stats -o chunked
+echo "bench=inmem_vs_chunked level=$L1 chunk_level=4 format=ply" \
+    "inmem_s=$(secs mem) inmem_peak_rss=$(rss mem) inmem_bytes=$(bytes mem.ply)" \
+    "chunked_s=$(secs chunk) chunked_peak_rss=$(rss chunk) chunked_bytes=$(bytes chunked/tiles)" \
+    "speedup=$(echo "$(secs mem) $(secs chunk)" | awk '{ printf "%.3f", $1 / $2 }')" \
+    "range_s=$(stat time.range chunk.err) chunks_s=$(stat time.chunks chunk.err)" \
+    "tileset_s=$(stat time.tileset chunk.err)" \
+    "lattice_s=$(stat seconds.lattice chunk.err) noise_s=$(stat seconds.noise chunk.err)" \
+    "slice_s=$(stat seconds.slice chunk.err) write_s=$(stat seconds.write chunk.err)"
+rm -rf mem.ply chunked
+
+# ---------------------------------------------------------------- peak RSS
+timed big "$S" planet --level $L2 --terraces 32 $T --chunk-level 4 --stats -o rss
+echo "bench=peak_rss level=$L2 chunk_level=4 format=glb seconds=$(secs big)" \
+    "peak_rss=$(rss big) target=1073741824 within=$([ "$(rss big)" -le 1073741824 ] && echo yes || echo no)" \
+    "tiles=$(stat chunks.made big.err) triangles=$(stat triangles big.err) bytes=$(stat bytes big.err)"
+rm -rf rss
+
+# ---------------------------------------------------------------- template terrain
+python3 - <<'PY'
+import math
+w = h = 64
+px = bytes(int(127.5 + 120 * math.sin(x * 0.21) * math.cos(y * 0.17)) for y in range(h) for x in range(w))
+open("tpl.pgm", "wb").write(b"P5\n%d %d\n255\n" % (w, h) + px)
+PY
+TT="terrain --template tpl.pgm --patch-cells 64 --terraces 24 $T --quiet"
+timed tmem "$S" $TT -o tmem.ply
+timed tchunk "$S" $TT --tile-cells 256 --tile-format ply --stats -o tworld
+echo "bench=template cells=4032x4032 tile_cells=256 format=ply inmem_s=$(secs tmem)" \
+    "inmem_peak_rss=$(rss tmem) chunked_s=$(secs tchunk) chunked_peak_rss=$(rss tchunk)" \
+    "speedup=$(echo "$(secs tmem) $(secs tchunk)" | awk '{ printf "%.3f", $1 / $2 }')" \
+    "tiles=$(stat chunks.made tchunk.err) triangles=$(stat triangles tchunk.err)" \
+    "lattice_s=$(stat seconds.lattice tchunk.err) noise_s=$(stat seconds.noise tchunk.err)" \
+    "slice_s=$(stat seconds.slice tchunk.err) write_s=$(stat seconds.write tchunk.err)"
+rm -rf tmem.ply tworld
+
+# ---------------------------------------------------------------- MPI
+if "$S" info | grep -q '^mpi: yes' && command -v mpirun >/dev/null 2>&1; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    M="planet --level 10 --chunk-level 4 --terraces 32 --threads 1 --quiet"
+    timed m0 "$S" $M -o m0
+    for n in 1 2 4; do
+        timed "m$n" mpirun --oversubscribe -n $n "$S" $M -o "m$n"
+        same=$(diff -r m0 "m$n" >/dev/null && echo yes || echo no)
+        echo "bench=mpi level=10 chunk_level=4 ranks=$n threads_per_rank=1 cpus=$(nproc)" \
+            "seconds=$(secs "m$n") one_process_s=$(secs m0) identical=$same"
+        rm -rf "m$n"
+    done
+    rm -rf m0
+fi
+
+# ---------------------------------------------------------------- level 13
+if [ $big = 1 ]; then
+    timed l13 "$S" planet --level 13 --chunk-level 5 --terraces 32 $T --stats -o l13
+    echo "bench=level13 chunk_level=5 format=glb seconds=$(secs l13) peak_rss=$(rss l13)" \
+        "tiles=$(stat chunks.made l13.err) triangles=$(stat triangles l13.err)" \
+        "bytes=$(bytes l13) range_s=$(stat time.range l13.err)" \
+        "lattice_s=$(stat seconds.lattice l13.err) noise_s=$(stat seconds.noise l13.err)" \
+        "slice_s=$(stat seconds.slice l13.err) write_s=$(stat seconds.write l13.err)"
+    rm -rf l13
+fi
