@@ -2,7 +2,7 @@
 # worlds.sh: figures of world runs through the strata program, one
 # key=value line per measurement (bench=NAME first).
 #
-#   perf/worlds.sh [--quick] [--big] [--threads N] [--dir DIR]
+#   perf/worlds.sh [--quick] [--big] [--threads N] [--dir DIR] [--only NAME]
 #
 #   inmem_vs_chunked  a level-11 planet (32 terraces, PLY) made in memory
 #                     and as a world of level-4 chunks in the same run:
@@ -15,7 +15,9 @@
 #                     patch, against the same terrain in memory
 #   mpi               a level-10 world with 1, 2 and 4 ranks (when built
 #                     with MPI): seconds and whether the bytes equal the
-#                     one-process run
+#                     one-process run; tiles on /dev/shm when it exists,
+#                     so the disk's write-back does not drown the ranks'
+#                     overhead
 #   level13           (--big) a level-13 planet with --chunk-level 5:
 #                     seconds, bytes, peak RSS
 # --quick uses levels 9/10 instead of 11/12.  Files go to DIR (default a
@@ -23,14 +25,15 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 S=${STRATA:-$here/../apps/strata}
-quick=0 big=0 threads=0 dir=""
+quick=0 big=0 threads=0 dir="" only=""
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) quick=1 ;;
     --big) big=1 ;;
     --threads) threads=$2; shift ;;
     --dir) dir=$2; shift ;;
-    *) echo "usage: perf/worlds.sh [--quick] [--big] [--threads N] [--dir DIR]" >&2; exit 2 ;;
+    --only) only=$2; shift ;;
+    *) echo "usage: perf/worlds.sh [--quick] [--big] [--threads N] [--dir DIR] [--only NAME]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -42,6 +45,8 @@ mkdir -p "$dir" && cd "$dir" || exit 1
 if [ $quick = 1 ]; then L1=9 L2=10; else L1=11 L2=12; fi
 T="--threads $threads"
 
+# want NAME: whether to run that benchmark
+want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 # stat KEY FILE: the value of KEY= in a --stats dump
 stat() { sed -n "s/^$1=//p" "$2" | head -n 1; }
 # timed OUT CMD...: run with GNU time (seconds and peak RSS in OUT.time)
@@ -58,6 +63,7 @@ bytes() { du -sb "$1" | cut -f1; }
 echo "bench=machine cpus=$(nproc) isa=$("$S" info | sed -n 's/^isa: //p') mpi=$("$S" info | sed -n 's/^mpi: \([a-z]*\).*/\1/p')"
 
 # ---------------------------------------------------------------- in memory vs chunked
+if want inmem_vs_chunked; then
 P="planet --level $L1 --terraces 32 $T --quiet"
 timed mem "$S" $P -o mem.ply
 timed chunk "$S" $P --chunk-level 4 --tile-format ply --stats -o chunked
@@ -70,15 +76,19 @@ echo "bench=inmem_vs_chunked level=$L1 chunk_level=4 format=ply" \
     "lattice_s=$(stat seconds.lattice chunk.err) noise_s=$(stat seconds.noise chunk.err)" \
     "slice_s=$(stat seconds.slice chunk.err) write_s=$(stat seconds.write chunk.err)"
 rm -rf mem.ply chunked
+fi
 
 # ---------------------------------------------------------------- peak RSS
+if want peak_rss; then
 timed big "$S" planet --level $L2 --terraces 32 $T --chunk-level 4 --stats -o rss
 echo "bench=peak_rss level=$L2 chunk_level=4 format=glb seconds=$(secs big)" \
     "peak_rss=$(rss big) target=1073741824 within=$([ "$(rss big)" -le 1073741824 ] && echo yes || echo no)" \
     "tiles=$(stat chunks.made big.err) triangles=$(stat triangles big.err) bytes=$(stat bytes big.err)"
 rm -rf rss
+fi
 
 # ---------------------------------------------------------------- template terrain
+if want template; then
 python3 - <<'PY'
 import math
 w = h = 64
@@ -95,10 +105,15 @@ echo "bench=template cells=4032x4032 tile_cells=256 format=ply inmem_s=$(secs tm
     "lattice_s=$(stat seconds.lattice tchunk.err) noise_s=$(stat seconds.noise tchunk.err)" \
     "slice_s=$(stat seconds.slice tchunk.err) write_s=$(stat seconds.write tchunk.err)"
 rm -rf tmem.ply tworld
+fi
 
 # ---------------------------------------------------------------- MPI
-if "$S" info | grep -q '^mpi: yes' && command -v mpirun >/dev/null 2>&1; then
+if want mpi && "$S" info | grep -q '^mpi: yes' && command -v mpirun >/dev/null 2>&1; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    home=$(pwd)
+    if [ -d /dev/shm ]; then
+        shm=$(mktemp -d /dev/shm/strata-worlds.XXXXXX) && cd "$shm" || exit 1
+    fi
     M="planet --level 10 --chunk-level 4 --terraces 32 --threads 1 --quiet"
     timed m0 "$S" $M -o m0
     for n in 1 2 4; do
@@ -109,10 +124,12 @@ if "$S" info | grep -q '^mpi: yes' && command -v mpirun >/dev/null 2>&1; then
         rm -rf "m$n"
     done
     rm -rf m0
+    cd "$home" || exit 1
+    [ -n "${shm:-}" ] && rm -rf "$shm"
 fi
 
 # ---------------------------------------------------------------- level 13
-if [ $big = 1 ]; then
+if [ $big = 1 ] && want level13; then
     timed l13 "$S" planet --level 13 --chunk-level 5 --terraces 32 $T --stats -o l13
     echo "bench=level13 chunk_level=5 format=glb seconds=$(secs l13) peak_rss=$(rss l13)" \
         "tiles=$(stat chunks.made l13.err) triangles=$(stat triangles l13.err)" \
