@@ -173,6 +173,32 @@ double job_noise_extent(const job *o, double extent)
     return o->template_path ? o->cell_size * (double)o->patch_cells : extent;
 }
 
+/* check() for the stages whose memory grows with the surface: out of
+ * memory on a planet or grid made whole says how much it needs and points
+ * to worlds, which make it chunk by chunk in bounded memory.  About 71
+ * bytes an input triangle at the peak (level 11: 5.97 GB for 84M
+ * triangles, perf/worlds.sh). */
+static void check_mem(const job *o, strata_status st, const char *stage)
+{
+    if (st == STRATA_ERR_NOMEM && !interrupted() &&
+        (o->kind == JOB_PLANET || (o->kind == JOB_TERRAIN && o->shape == SHAPE_GRID))) {
+        const bool planet = o->kind == JOB_PLANET;
+        const double tris = planet ? 20.0 * pow(4.0, (double)o->level)
+                                   : 2.0 * (double)o->cells * (double)o->cells;
+        const double gib = 71.0 * tris / (1024.0 * 1024.0 * 1024.0);
+        if (planet)
+            die(EXIT_RUNTIME,
+                "%s: out of memory (a level-%lld planet made whole needs about %.3g GiB); make "
+                "it chunk by chunk in bounded memory: --chunk-level %lld -o DIR",
+                stage, o->level, gib, o->level > 8 ? o->level - 8 : 0);
+        die(EXIT_RUNTIME,
+            "%s: out of memory (a %lld x %lld grid made whole needs about %.3g GiB); make it "
+            "tile by tile in bounded memory: --tile-cells 256 -o DIR",
+            stage, o->cells, o->cells, gib);
+    }
+    check(st, stage);
+}
+
 /* Build the input mesh (shape, heightmap, template, subdivision, or
  * strata slice's file). */
 static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
@@ -181,7 +207,8 @@ static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
     if (o->kind == JOB_SLICE)
         return load_input(ctx, o);
     if (o->kind == JOB_PLANET) {
-        check(strata_shape_icosphere(ctx, (int)o->level, (float)o->radius, &m), "icosphere");
+        check_mem(o, strata_shape_icosphere(ctx, (int)o->level, (float)o->radius, &m),
+                  "icosphere");
         *extent = o->radius;
         return m;
     }
@@ -203,9 +230,9 @@ static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
         strata_heightmap_destroy(hm);
         check(st, what);
     } else if (o->shape == SHAPE_GRID) {
-        check(strata_shape_grid(ctx, (uint32_t)o->cells, (uint32_t)o->cells,
-                                (float)(o->size / (double)o->cells), &m),
-              "grid");
+        check_mem(o, strata_shape_grid(ctx, (uint32_t)o->cells, (uint32_t)o->cells,
+                                       (float)(o->size / (double)o->cells), &m),
+                  "grid");
         *extent = o->size;
     } else {
         check(strata_shape_polygon(ctx, (int)o->sides, (float)(o->size / 2), &m), "polygon");
@@ -308,9 +335,10 @@ static void displace(strata_ctx *ctx, const job *o, strata_mesh *m, double exten
         check(strata_curve_create(ctx, STRATA_CURVE_MONOTONE, o->curve.x, o->curve.y, o->curve.n,
                                   &curve),
               "--curve");
-    check(o->kind == JOB_PLANET ? strata_displace_radial(ctx, m, &f, curve)
-                                : strata_displace_flat(ctx, m, &f, curve),
-          "displace");
+    check_mem(o,
+              o->kind == JOB_PLANET ? strata_displace_radial(ctx, m, &f, curve)
+                                    : strata_displace_flat(ctx, m, &f, curve),
+              "displace");
     strata_curve_destroy(curve);
 }
 
@@ -425,7 +453,7 @@ static int run(job *o)
         so.walls = (strata_walls)o->walls;
         so.normals = o->normals;
         so.areas = o->stats;
-        check(strata_slice(ctx, m, &so, &r), "slice");
+        check_mem(o, strata_slice(ctx, m, &so, &r), "slice");
         strata_ctx_arena_stats(ctx, &arena);
     } else {
         check(strata_result_from_mesh(ctx, m, o->normals, &r), "mesh");

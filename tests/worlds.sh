@@ -165,6 +165,22 @@ if command -v python3 >/dev/null 2>&1; then
         union "planet" p-mem.ply p-world
 fi
 
+# ------------------------------------------------------------ out of memory
+# A planet or grid too big to make whole says what it needs and points to
+# worlds (not under a sanitizer, whose shadow memory needs the address
+# space ulimit -v takes away).
+if [ -z "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}" ]; then
+    (ulimit -v 400000 && exec "$STRATA" planet --level 10 -o big.ply) >out 2>err
+    rc=$?
+    [ "$rc" -eq 1 ] && grep -q 'out of memory (a level-10 planet made whole needs about 1.39 GiB).*--chunk-level 2 -o DIR' err &&
+        ok || bad "planet out of memory: exit $rc: $(cat err)"
+    (ulimit -v 400000 && exec "$STRATA" terrain --cells 4000 -o big.ply) >out 2>err
+    rc=$?
+    [ "$rc" -eq 1 ] && grep -q 'out of memory (a 4000 x 4000 grid made whole.*--tile-cells 256 -o DIR' err &&
+        ok || bad "grid out of memory: exit $rc: $(cat err)"
+    [ ! -e big.ply ] && ok || bad "nothing written when out of memory"
+fi
+
 # ------------------------------------------------------------ dry run
 run planet --level 8 --chunk-level 3 --dry-run -o dry
 [ "$rc" -eq 0 ] && grep -q '^chunks: 1280 of 1280$' out && grep -q '^bytes: about' out &&
