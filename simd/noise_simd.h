@@ -24,9 +24,20 @@
  *   vm_all(m)                 nonzero if every lane of m is set
  *   vi_sel(m, a, b)           m ? a : b
  *   vi_sel_msb(v, a, b)       (v & 0x80000000) ? a : b, lane by lane
- *   vf_mask(m, a), vi_mask(m, a)       m ? a : 0
- *   vf_maskn(m, a), vi_maskn(m, a)     m ? 0 : a
  *   vf_bits(v), vi_asf(i)     reinterpret
+ * and may define, where one instruction does it (AVX-512 vpternlogd):
+ *   vi_xor3(a, b, c)          a ^ b ^ c
+ *   vi_xor_and(a, b, c)       a ^ (b & c)
+ *
+ * and may set NS_STEPWISE to 0 (see v_terms_n()).
+ *
+ * The corners of a cell are computed step by step across the corners
+ * (every corner's hash multiply, then every corner's shift, ...), not one
+ * corner after the other: the out-of-order window then finds four
+ * independent chains side by side instead of one long one (AVX-512 on
+ * Zen 5: simplex fbm3 12% faster, Perlin fbm3 4%).  Each step is a short
+ * loop over the corners that the compiler unrolls, so the arrays live in
+ * registers.
  */
 #include "noise.h"
 
@@ -41,6 +52,16 @@
 #else
 #define VINLINE static inline
 #endif
+
+#ifndef vi_xor3
+#define vi_xor3(a, b, c) vi_xor(vi_xor(a, b), c)
+#endif
+#ifndef vi_xor_and
+#define vi_xor_and(a, b, c) vi_xor(a, vi_and(b, c))
+#endif
+
+/* for (q = 0; q < n; q++), fully unrolled (n is a constant). */
+#define NS_EACH(q, n) _Pragma("GCC unroll 8") for (int q = 0; q < (n); q++)
 
 /* clamp_coord().  The noise functions below take a constant clamp: 0
  * leaves the clamps out for points known to be inside the limits (see
@@ -85,45 +106,44 @@ VINLINE vf v_clamp_unit(vf v)
     return vf_min_hi(v, vf_set1(1.0f));
 }
 
-/* mix(); v_mix_hi() also gives h >> 16 of the result, which is the last
- * step's shift (the xor leaves the top half alone). */
-VINLINE vi v_mix_hi(vi h, vi *hi)
+/* mix() of the n hash inputs h[], in place; hi[q] gets h[q] >> 16 of the
+ * result, which is the last step's shift (the xor leaves the top half
+ * alone). */
+VINLINE void v_mix_n(vi *h, vi *hi, int n)
 {
-    h = vi_mul(h, vi_set1(HASH_M1));
-    h = vi_xor(h, VI_SRL(h, 15));
-    h = vi_mul(h, vi_set1(HASH_M2));
-    *hi = VI_SRL(h, 16);
-    return vi_xor(h, *hi);
+    NS_EACH(q, n) h[q] = vi_mul(h[q], vi_set1(HASH_M1));
+    NS_EACH(q, n) h[q] = vi_xor(h[q], VI_SRL(h[q], 15));
+    NS_EACH(q, n) h[q] = vi_mul(h[q], vi_set1(HASH_M2));
+    NS_EACH(q, n) hi[q] = VI_SRL(h[q], 16);
+    NS_EACH(q, n) h[q] = vi_xor(h[q], hi[q]);
 }
 
-VINLINE vi v_mix(vi h)
+/* g[q] = grad2(h[q], x[q], y[q]) */
+VINLINE void v_grad2_n(const vi *h, const vf *x, const vf *y, vf *g, int n)
 {
-    vi hi;
-    return v_mix_hi(h, &hi);
+    NS_EACH(q, n) {
+        const vi u = vi_xor(vf_bits(x[q]), VI_SLL(h[q], 31));
+        const vi v = vi_xor_and(vf_bits(y[q]), VI_SLL(h[q], 30), vi_set1(0x80000000u));
+        const vf diag = vf_mul(vf_set1(DIAG), vf_add(vi_asf(u), vi_asf(v)));
+        const vi axis = vi_sel_msb(VI_SLL(h[q], 1), u, v); /* bit 30 */
+        g[q] = vi_asf(vi_sel_msb(h[q], vf_bits(diag), axis));
+    }
 }
 
-/* grad2() */
-VINLINE vf v_grad2(vi h, vf x, vf y)
+/* g[q] = grad3(h[q], x[q], y[q], z[q]), hi[q] = h[q] >> 16 */
+VINLINE void v_grad3_n(const vi *h, const vi *hi, const vf *x, const vf *y, const vf *z, vf *g,
+                       int n)
 {
-    const vi u = vi_xor(vf_bits(x), VI_SLL(h, 31));
-    const vi v = vi_xor(vf_bits(y), VI_SLL(vi_and(h, vi_set1(2u)), 30));
-    const vf diag = vf_mul(vf_set1(DIAG), vf_add(vi_asf(u), vi_asf(v)));
-    const vi axis = vi_sel_msb(VI_SLL(h, 1), u, v); /* bit 30 */
-    return vi_asf(vi_sel_msb(h, vf_bits(diag), axis));
-}
-
-/* grad3(mix(in), x, y, z) */
-VINLINE vf v_grad3(vi in, vf x, vf y, vf z)
-{
-    /* a = (h16 * 3) >> 16 with h16 = h >> 16 < 2^16, so a == 0 exactly
-     * when h16 <= 21845 and a == 2 exactly when h16 >= 43691 (65536 / 3
-     * and 131072 / 3 rounded up): two compares instead of the multiply. */
-    vi h16;
-    const vi h = v_mix_hi(in, &h16);
-    const vm a0 = vi_gt(vi_set1(21846u), h16), a2 = vi_gt(h16, vi_set1(43690u));
-    const vi u = vi_xor(vi_sel(a0, vf_bits(y), vf_bits(x)), VI_SLL(h, 31));
-    const vi v = vi_xor(vi_sel(a2, vf_bits(y), vf_bits(z)), VI_SLL(vi_and(h, vi_set1(2u)), 30));
-    return vf_add(vi_asf(u), vi_asf(v));
+    /* a = (hi * 3) >> 16 with hi < 2^16, so a == 0 exactly when hi <=
+     * 21845 and a == 2 exactly when hi >= 43691 (65536 / 3 and 131072 / 3
+     * rounded up): two compares instead of the multiply. */
+    NS_EACH(q, n) {
+        const vm a0 = vi_gt(vi_set1(21846u), hi[q]), a2 = vi_gt(hi[q], vi_set1(43690u));
+        const vi u = vi_xor(vi_sel(a0, vf_bits(y[q]), vf_bits(x[q])), VI_SLL(h[q], 31));
+        const vi v = vi_xor_and(vi_sel(a2, vf_bits(y[q]), vf_bits(z[q])), VI_SLL(h[q], 30),
+                                vi_set1(0x80000000u));
+        g[q] = vf_add(vi_asf(u), vi_asf(v));
+    }
 }
 
 /* fade(): t * t * t * (t * (t * 6 - 15) + 10) */
@@ -138,23 +158,56 @@ VINLINE vf v_fade(vf t)
 /* lerp(): a + t * (b - a) */
 VINLINE vf v_lerp(vf a, vf b, vf t) { return vf_add(a, vf_mul(t, vf_sub(b, a))); }
 
-/* kernel2(), kernel3(): max(0.5 - r^2, 0)^4 */
-VINLINE vf v_kernel_tail(vf t)
+/* k[q] = kernel2(x[q], y[q]) or kernel3(x[q], y[q], z[q]) (z NULL: 2D):
+ * max(0.5 - r^2, 0)^4 */
+VINLINE void v_kernel_n(const vf *x, const vf *y, const vf *z, vf *k, int n)
 {
-    t = vf_max_lo(t, vf_set1(0.0f)); /* +0 for t <= 0, as the and-mask */
-    t = vf_mul(t, t);
-    return vf_mul(t, t);
+    NS_EACH(q, n) k[q] = vf_sub(vf_set1(0.5f), vf_mul(x[q], x[q]));
+    NS_EACH(q, n) k[q] = vf_sub(k[q], vf_mul(y[q], y[q]));
+    if (z)
+        NS_EACH(q, n) k[q] = vf_sub(k[q], vf_mul(z[q], z[q]));
+    NS_EACH(q, n) k[q] = vf_max_lo(k[q], vf_set1(0.0f)); /* +0 for t <= 0, as the and-mask */
+    NS_EACH(q, n) k[q] = vf_mul(k[q], k[q]);
+    NS_EACH(q, n) k[q] = vf_mul(k[q], k[q]);
 }
 
-VINLINE vf v_kernel2(vf x, vf y)
+/* For n corners: h[] = mix(h[]) and hi[] (v_mix_n()), k[] = their
+ * kernels unless k is NULL (Perlin), g[] = their gradients (grad3, or
+ * grad2 when z is NULL).  NS_STEPWISE 1 (the default) issues each step
+ * for all corners before the next; 0 computes one corner after the other,
+ * for ISAs whose registers cannot hold every corner's values. */
+#ifndef NS_STEPWISE
+#define NS_STEPWISE 1
+#endif
+VINLINE void v_terms_n(vi *h, vi *hi, const vf *x, const vf *y, const vf *z, vf *k, vf *g, int n)
 {
-    return v_kernel_tail(vf_sub(vf_sub(vf_set1(0.5f), vf_mul(x, x)), vf_mul(y, y)));
+    if (NS_STEPWISE) {
+        v_mix_n(h, hi, n);
+        if (k)
+            v_kernel_n(x, y, z, k, n);
+        if (z)
+            v_grad3_n(h, hi, x, y, z, g, n);
+        else
+            v_grad2_n(h, x, y, g, n);
+        return;
+    }
+    NS_EACH(q, n) {
+        v_mix_n(h + q, hi + q, 1);
+        if (k)
+            v_kernel_n(x + q, y + q, z ? z + q : NULL, k + q, 1);
+        if (z)
+            v_grad3_n(h + q, hi + q, x + q, y + q, z + q, g + q, 1);
+        else
+            v_grad2_n(h + q, x + q, y + q, g + q, 1);
+    }
 }
 
-VINLINE vf v_kernel3(vf x, vf y, vf z)
+/* The sum of k[q] * g[q] in corner order, as the reference adds them. */
+VINLINE vf v_dot_n(const vf *k, const vf *g, int n)
 {
-    return v_kernel_tail(
-        vf_sub(vf_sub(vf_sub(vf_set1(0.5f), vf_mul(x, x)), vf_mul(y, y)), vf_mul(z, z)));
+    vf s = vf_mul(k[0], g[0]);
+    NS_EACH(q, n - 1) s = vf_add(s, vf_mul(k[q + 1], g[q + 1]));
+    return s;
 }
 
 /* perlin2() */
@@ -171,12 +224,13 @@ VINLINE vf v_perlin2(vi s, vf x, vf y, int clamp)
     const vi i0 = vi_mul(i, vi_set1(HASH_PX)), i1 = vi_add(i0, vi_set1(HASH_PX));
     const vi j0 = vi_mul(j, vi_set1(HASH_PY)), j1 = vi_add(j0, vi_set1(HASH_PY));
     const vi si0 = vi_xor(s, i0), si1 = vi_xor(s, i1);
-    const vf n00 = v_grad2(v_mix(vi_xor(si0, j0)), x0, y0);
-    const vf n10 = v_grad2(v_mix(vi_xor(si1, j0)), x1, y0);
-    const vf n01 = v_grad2(v_mix(vi_xor(si0, j1)), x0, y1);
-    const vf n11 = v_grad2(v_mix(vi_xor(si1, j1)), x1, y1);
+    /* Corners 00, 10, 01, 11. */
+    vi h[4] = {vi_xor(si0, j0), vi_xor(si1, j0), vi_xor(si0, j1), vi_xor(si1, j1)}, hi[4];
+    const vf cx[4] = {x0, x1, x0, x1}, cy[4] = {y0, y0, y1, y1};
+    vf g[4];
+    v_terms_n(h, hi, cx, cy, NULL, NULL, g, 4);
     const vf u = v_fade(x0), v = v_fade(y0);
-    const vf r = v_lerp(v_lerp(n00, n10, u), v_lerp(n01, n11, u), v);
+    const vf r = v_lerp(v_lerp(g[0], g[1], u), v_lerp(g[2], g[3], u), v);
     return v_clamp_unit(vf_mul(vf_set1(SCALE_PERLIN2), r));
 }
 
@@ -196,19 +250,19 @@ VINLINE vf v_perlin3(vi s, vf x, vf y, vf z, int clamp)
     const vi i0 = vi_mul(i, vi_set1(HASH_PX)), i1 = vi_add(i0, vi_set1(HASH_PX));
     const vi j0 = vi_mul(j, vi_set1(HASH_PY)), j1 = vi_add(j0, vi_set1(HASH_PY));
     const vi k0 = vi_mul(k, vi_set1(HASH_PZ)), k1 = vi_add(k0, vi_set1(HASH_PZ));
-    const vi s00 = vi_xor(vi_xor(s, i0), j0), s10 = vi_xor(vi_xor(s, i1), j0);
-    const vi s01 = vi_xor(vi_xor(s, i0), j1), s11 = vi_xor(vi_xor(s, i1), j1);
-    const vf n000 = v_grad3(vi_xor(s00, k0), x0, y0, z0);
-    const vf n100 = v_grad3(vi_xor(s10, k0), x1, y0, z0);
-    const vf n010 = v_grad3(vi_xor(s01, k0), x0, y1, z0);
-    const vf n110 = v_grad3(vi_xor(s11, k0), x1, y1, z0);
-    const vf n001 = v_grad3(vi_xor(s00, k1), x0, y0, z1);
-    const vf n101 = v_grad3(vi_xor(s10, k1), x1, y0, z1);
-    const vf n011 = v_grad3(vi_xor(s01, k1), x0, y1, z1);
-    const vf n111 = v_grad3(vi_xor(s11, k1), x1, y1, z1);
+    const vi s00 = vi_xor3(s, i0, j0), s10 = vi_xor3(s, i1, j0);
+    const vi s01 = vi_xor3(s, i0, j1), s11 = vi_xor3(s, i1, j1);
+    /* Corners 000, 100, 010, 110, 001, 101, 011, 111. */
+    vi h[8] = {vi_xor(s00, k0), vi_xor(s10, k0), vi_xor(s01, k0), vi_xor(s11, k0),
+               vi_xor(s00, k1), vi_xor(s10, k1), vi_xor(s01, k1), vi_xor(s11, k1)};
+    vi hi[8];
+    const vf cx[8] = {x0, x1, x0, x1, x0, x1, x0, x1}, cy[8] = {y0, y0, y1, y1, y0, y0, y1, y1},
+             cz[8] = {z0, z0, z0, z0, z1, z1, z1, z1};
+    vf g[8];
+    v_terms_n(h, hi, cx, cy, cz, NULL, g, 8);
     const vf u = v_fade(x0), v = v_fade(y0), w = v_fade(z0);
-    const vf r0 = v_lerp(v_lerp(n000, n100, u), v_lerp(n010, n110, u), v);
-    const vf r1 = v_lerp(v_lerp(n001, n101, u), v_lerp(n011, n111, u), v);
+    const vf r0 = v_lerp(v_lerp(g[0], g[1], u), v_lerp(g[2], g[3], u), v);
+    const vf r1 = v_lerp(v_lerp(g[4], g[5], u), v_lerp(g[6], g[7], u), v);
     return v_clamp_unit(vf_mul(vf_set1(SCALE_PERLIN3), v_lerp(r0, r1, w)));
 }
 
@@ -238,22 +292,24 @@ VINLINE vf v_simplex2_corners(vi s, const v_cell2 *c)
 {
     const vf x0 = c->x0, y0 = c->y0;
     const vi i0 = c->i0, j0 = c->j0;
-    /* Middle corner: (1, 0) below the diagonal, (0, 1) above it. */
+    /* Middle corner: (1, 0) below the diagonal, (0, 1) above it.  Its
+     * offsets x0 - (float)lower + G2 pick x0 - 1 or x0 - 0 = x0 (x0 is
+     * not NaN), then add, as in v_simplex3_corners(). */
     const vm lower = vf_gt(x0, y0);
-    const vf one = vf_set1(1.0f), g2 = vf_set1(G2);
-    const vf x1 = vf_add(vf_sub(x0, vf_mask(lower, one)), g2);
-    const vf y1 = vf_add(vf_sub(y0, vf_maskn(lower, one)), g2);
-    const vf x2 = vf_add(x0, vf_set1(G2X2M1)), y2 = vf_add(y0, vf_set1(G2X2M1));
+    const vf one = vf_set1(1.0f), g2 = vf_set1(G2), g2x2m1 = vf_set1(G2X2M1);
+    const vi xm = vf_bits(vf_sub(x0, one)), ym = vf_bits(vf_sub(y0, one));
+    const vf cx[3] = {x0, vf_add(vi_asf(vi_sel(lower, xm, vf_bits(x0))), g2), vf_add(x0, g2x2m1)};
+    const vf cy[3] = {y0, vf_add(vi_asf(vi_sel(lower, vf_bits(y0), ym)), g2), vf_add(y0, g2x2m1)};
     /* Hash inputs as in v_simplex3_corners(): the middle corner is corner
      * 0 with di = i0 ^ (i0 + PX) or dj xored in. */
     const vi i1 = vi_add(i0, vi_set1(HASH_PX)), j1 = vi_add(j0, vi_set1(HASH_PY));
-    const vi s0 = vi_xor(vi_xor(s, i0), j0);
-    const vi s1 = vi_xor(s0, vi_sel(lower, vi_xor(i0, i1), vi_xor(j0, j1)));
-    const vi s2 = vi_xor(vi_xor(s, i1), j1);
-    const vf n0 = vf_mul(v_kernel2(x0, y0), v_grad2(v_mix(s0), x0, y0));
-    const vf n1 = vf_mul(v_kernel2(x1, y1), v_grad2(v_mix(s1), x1, y1));
-    const vf n2 = vf_mul(v_kernel2(x2, y2), v_grad2(v_mix(s2), x2, y2));
-    return v_clamp_unit(vf_mul(vf_set1(SCALE_SIMPLEX2), vf_add(vf_add(n0, n1), n2)));
+    vi h[3], hi[3];
+    h[0] = vi_xor3(s, i0, j0);
+    h[1] = vi_xor(h[0], vi_sel(lower, vi_xor(i0, i1), vi_xor(j0, j1)));
+    h[2] = vi_xor3(s, i1, j1);
+    vf k[3], g[3];
+    v_terms_n(h, hi, cx, cy, NULL, k, g, 3);
+    return v_clamp_unit(vf_mul(vf_set1(SCALE_SIMPLEX2), v_dot_n(k, g, 3)));
 }
 
 /* simplex3() in two stages: the cell (skew, floor, unskew: one long
@@ -293,7 +349,7 @@ VINLINE vf v_simplex3_corners(vi s, const v_cell3 *c)
     const vm xy = vf_ge(x0, y0), yz = vf_ge(y0, z0), xz = vf_ge(x0, z0);
     /* a1 = xy & xz, b1 = !xy & yz, c1 = !(xz | yz); a2 = xy | xz,
      * b2 = !xy | yz = !(xy & !yz), c2 = !(xz & yz): the negated ones are
-     * kept as their complements nc1, nb2, nc2 and applied with maskn. */
+     * kept as their complements nc1, nb2, nc2, which swap the selects. */
     const vm a1 = vm_and(xy, xz), b1 = vm_andnot(xy, yz), nc1 = vm_or(xz, yz);
     const vm a2 = vm_or(xy, xz), nb2 = vm_andnot(yz, xy), nc2 = vm_and(xz, yz);
     /* Hash inputs.  A corner's term for an axis is i0 or i1 = i0 + PX, that
@@ -303,34 +359,27 @@ VINLINE vf v_simplex3_corners(vi s, const v_cell3 *c)
      * (!a2, nb2, nc2: one is set).  Same bits as the reference's sums. */
     const vi i1 = vi_add(i0, vi_set1(HASH_PX)), j1 = vi_add(j0, vi_set1(HASH_PY)),
              k1 = vi_add(k0, vi_set1(HASH_PZ));
-    const vi s0 = vi_xor(vi_xor(vi_xor(s, i0), j0), k0);
-    const vi s3 = vi_xor(vi_xor(vi_xor(s, i1), j1), k1);
     const vi di = vi_xor(i0, i1), dj = vi_xor(j0, j1), dk = vi_xor(k0, k1);
-    /* One corner at a time, few values live. */
-    const vf one = vf_set1(1.0f);
-    vf n = vf_mul(v_kernel3(x0, y0, z0), v_grad3(s0, x0, y0, z0));
-    {
-        const vi s1 = vi_xor(s0, vi_sel(a1, di, vi_sel(b1, dj, dk)));
-        const vf g3 = vf_set1(G3);
-        const vf x1 = vf_add(vf_sub(x0, vf_mask(a1, one)), g3);
-        const vf y1 = vf_add(vf_sub(y0, vf_mask(b1, one)), g3);
-        const vf z1 = vf_add(vf_sub(z0, vf_maskn(nc1, one)), g3);
-        n = vf_add(n, vf_mul(v_kernel3(x1, y1, z1), v_grad3(s1, x1, y1, z1)));
-    }
-    {
-        const vi s2 = vi_xor(s3, vi_sel(nb2, dj, vi_sel(nc2, dk, di)));
-        const vf g3x2 = vf_set1(G3X2);
-        const vf x2 = vf_add(vf_sub(x0, vf_mask(a2, one)), g3x2);
-        const vf y2 = vf_add(vf_sub(y0, vf_maskn(nb2, one)), g3x2);
-        const vf z2 = vf_add(vf_sub(z0, vf_maskn(nc2, one)), g3x2);
-        n = vf_add(n, vf_mul(v_kernel3(x2, y2, z2), v_grad3(s2, x2, y2, z2)));
-    }
-    {
-        const vf h = vf_set1(0.5f);
-        const vf x3 = vf_sub(x0, h), y3 = vf_sub(y0, h), z3 = vf_sub(z0, h);
-        n = vf_add(n, vf_mul(v_kernel3(x3, y3, z3), v_grad3(s3, x3, y3, z3)));
-    }
-    return v_clamp_unit(vf_mul(vf_set1(SCALE_SIMPLEX3), n));
+    vi h[4], hi[4];
+    h[0] = vi_xor(vi_xor3(s, i0, j0), k0);
+    h[3] = vi_xor(vi_xor3(s, i1, j1), k1);
+    h[1] = vi_xor(h[0], vi_sel(a1, di, vi_sel(b1, dj, dk)));
+    h[2] = vi_xor(h[3], vi_sel(nb2, dj, vi_sel(nc2, dk, di)));
+    /* Offsets.  The reference's x0 - (float)a1 is x0 - 1 or x0 - 0, which
+     * is x0 (no NaN gets here): pick one of x0, x0 - 1, then add. */
+    const vf one = vf_set1(1.0f), g3 = vf_set1(G3), g3x2 = vf_set1(G3X2), half = vf_set1(0.5f);
+    const vi xb = vf_bits(x0), yb = vf_bits(y0), zb = vf_bits(z0);
+    const vi xm = vf_bits(vf_sub(x0, one)), ym = vf_bits(vf_sub(y0, one)),
+             zm = vf_bits(vf_sub(z0, one));
+    const vf cx[4] = {x0, vf_add(vi_asf(vi_sel(a1, xm, xb)), g3),
+                      vf_add(vi_asf(vi_sel(a2, xm, xb)), g3x2), vf_sub(x0, half)};
+    const vf cy[4] = {y0, vf_add(vi_asf(vi_sel(b1, ym, yb)), g3),
+                      vf_add(vi_asf(vi_sel(nb2, yb, ym)), g3x2), vf_sub(y0, half)};
+    const vf cz[4] = {z0, vf_add(vi_asf(vi_sel(nc1, zb, zm)), g3),
+                      vf_add(vi_asf(vi_sel(nc2, zb, zm)), g3x2), vf_sub(z0, half)}; /* 3 G3 - 1 */
+    vf k[4], g[4];
+    v_terms_n(h, hi, cx, cy, cz, k, g, 4);
+    return v_clamp_unit(vf_mul(vf_set1(SCALE_SIMPLEX3), v_dot_n(k, g, 4)));
 }
 
 /* The clamp-free path.  For |v| <= l with fl(l * fmax) <= COORD_LIMIT,

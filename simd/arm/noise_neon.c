@@ -44,9 +44,5 @@ typedef uint32x4_t vm; /* all-ones / all-zeros lanes */
 #define vi_asf vreinterpretq_f32_u32
 #define vi_sel(m, a, b) vbslq_u32(m, a, b)
 #define vi_sel_msb(v, a, b) vbslq_u32(vcltzq_s32(vreinterpretq_s32_u32(v)), a, b)
-#define vf_mask(m, a) vreinterpretq_f32_u32(vandq_u32(m, vreinterpretq_u32_f32(a)))
-#define vi_mask(m, a) vandq_u32(m, a)
-#define vf_maskn(m, a) vreinterpretq_f32_u32(vbicq_u32(vreinterpretq_u32_f32(a), m))
-#define vi_maskn(m, a) vbicq_u32(a, m)
 
 #include "../noise_simd.h"

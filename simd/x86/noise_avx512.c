@@ -38,15 +38,14 @@ typedef __mmask16 vm;
 #define vi_gt _mm512_cmpgt_epi32_mask
 #define vm_and(a, b) ((vm)((a) & (b)))
 #define vm_or(a, b) ((vm)((a) | (b)))
-#define vm_andnot(a, b) ((vm)(~(a) & (b)))
+#define vm_andnot(a, b) _kandn_mask16(a, b)
 #define vm_all(m) ((m) == (vm)0xFFFF)
 #define vf_bits _mm512_castps_si512
 #define vi_asf _mm512_castsi512_ps
 #define vi_sel(m, a, b) _mm512_mask_blend_epi32(m, b, a)
 #define vi_sel_msb(v, a, b) vi_sel(_mm512_cmplt_epi32_mask(v, _mm512_setzero_si512()), a, b)
-#define vf_mask(m, a) _mm512_maskz_mov_ps(m, a)
-#define vi_mask(m, a) _mm512_maskz_mov_epi32(m, a)
-#define vf_maskn(m, a) _mm512_maskz_mov_ps((vm)~(m), a)
-#define vi_maskn(m, a) _mm512_maskz_mov_epi32((vm)~(m), a)
+/* vpternlogd: one instruction for any function of three bit vectors. */
+#define vi_xor3(a, b, c) _mm512_ternarylogic_epi32(a, b, c, 0x96)
+#define vi_xor_and(a, b, c) _mm512_ternarylogic_epi32(a, b, c, 0x78)
 
 #include "../noise_simd.h"
