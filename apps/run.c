@@ -564,6 +564,7 @@ int run_info(job *o)
     isa_list(avail, sizeof avail);
     printf("version: %s\n", strata_version());
     printf("isa: %s\n", strata_isa_name(strata_ctx_isa(ctx)));
+    printf("isa_reason: %s\n", strata_ctx_isa_reason(ctx));
     printf("isas: %s\n", avail);
     printf("threads: %d\n", strata_ctx_threads(ctx));
     char binding[256];

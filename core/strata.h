@@ -1398,17 +1398,27 @@ STRATA_API strata_status strata_world_run(strata_ctx *ctx, const strata_world *w
 /* Instruction sets                                                    */
 /* ------------------------------------------------------------------ */
 
-/* The hot kernels (today: the fBm batches) exist once per instruction set.
- * Every kernel gives the same bytes as the scalar reference, so the choice
- * changes speed only, never output.  A context picks its instruction set
- * when it is created: the best one this CPU and build support, unless the
- * environment variable STRATA_SIMD names one (auto, scalar, avx2, avx512,
- * neon).  An ISA the CPU or build lacks makes strata_ctx_create fail with
- * STRATA_ERR_ISA, an unknown name with STRATA_ERR_INVALID_ARG.
+/* The hot kernels (fBm batches, radial displacement, the slicer's level
+ * classification, band tests, roof placement and edge spans) exist once
+ * per instruction set.  Every kernel gives the same bytes as the scalar
+ * reference, so the choice changes speed only, never output.  A context
+ * picks its instruction set when it is created, unless the environment
+ * variable STRATA_SIMD names one (auto, scalar, avx2, avx512, neon): a
+ * forced ISA runs all its kernels.  An ISA the CPU or build lacks makes
+ * strata_ctx_create fail with STRATA_ERR_ISA, an unknown name with
+ * STRATA_ERR_INVALID_ARG.
  *
- * "Best" is AVX2 on x86-64 and NEON on AArch64.  AVX-512 is used only when
- * forced: its kernels are built and tested, but it is not known to beat
- * AVX2 on every CPU that has it (clock drops, double-pumped units). */
+ * The automatic choice is NEON on AArch64 and AVX2 on x86-64, except on
+ * the processors where AVX-512 was measured to be faster: there each
+ * kernel whose AVX-512 version was faster on that processor uses it, the
+ * others keep AVX2, and strata_ctx_isa() reports avx512.  Today that is
+ * AMD family 1Ah models 00h-0Fh (Zen 5 EPYC, full-width 512-bit units),
+ * where every AVX-512 kernel pays.  Elsewhere AVX2 stays the default for
+ * want of a measurement: Zen 4 runs 512-bit operations on 256-bit units
+ * and some Intel cores lower their clock for them; on those, measure with
+ * `perf/strata-bench --stage kernels` and force avx512 where it wins.
+ * strata_ctx_isa_reason() says which rule applied (`strata info` prints
+ * it). */
 typedef enum strata_isa {
     STRATA_ISA_AUTO = -1,  /* strata_ctx_set_isa: the default choice    */
     STRATA_ISA_SCALAR = 0, /* portable C: the reference                 */
@@ -1426,8 +1436,18 @@ typedef enum strata_isa {
  * OS).  STRATA_ISA_BIT(STRATA_ISA_SCALAR) is always set. */
 STRATA_API unsigned strata_cpu_isas(void);
 
-/* The instruction set ctx's kernels use (never STRATA_ISA_AUTO). */
+/* The instruction set ctx's kernels use (never STRATA_ISA_AUTO); with the
+ * automatic choice on an AVX-512 processor some kernels may be AVX2 ones
+ * (see above). */
 STRATA_API strata_isa strata_ctx_isa(const strata_ctx *ctx);
+
+/* Why ctx uses its instruction set, one line starting with the ISA's name,
+ * e.g. "avx512: AuthenticAMD family 1Ah model 02h (Zen 5, full-width
+ * AVX-512 units)", "avx2: AVX-512 not measured to pay on GenuineIntel
+ * family 06h model 8Fh (STRATA_SIMD=avx512 forces it)", "avx2: forced by
+ * STRATA_SIMD".  Owned by ctx, valid until its ISA changes or it is
+ * destroyed; "" for a NULL ctx.  Never NULL. */
+STRATA_API const char *strata_ctx_isa_reason(const strata_ctx *ctx);
 
 /* Force ctx onto an instruction set; STRATA_ISA_AUTO restores the default
  * choice (ignoring STRATA_SIMD).  STRATA_ERR_ISA when the CPU or build

@@ -11,4 +11,15 @@
 STRATA_HIDDEN unsigned strata__cpu_x86_isas(void);
 STRATA_HIDDEN unsigned strata__cpu_arm_isas(void);
 
+/* Which x86 processor this is, for the dispatch rule: the CPUID vendor
+ * string ("AuthenticAMD", "GenuineIntel", ...) and the display family and
+ * model (base plus extended fields, as Linux's /proc/cpuinfo shows them
+ * in decimal).  Returns 0, with vendor empty, when there is no CPUID
+ * (other architectures). */
+typedef struct strata_cpu_id {
+    char vendor[13];
+    unsigned family, model;
+} strata_cpu_id;
+STRATA_HIDDEN int strata__cpu_x86_id(strata_cpu_id *id);
+
 #endif

@@ -33,7 +33,8 @@ typedef size_t (*strata_radial_samples_kernel)(const float c[3], float radius, c
 typedef void (*strata_radial_move_kernel)(const float c[3], float radius, const float *v,
                                           size_t n, float *x, float *y, float *z, float *h);
 typedef struct strata_dispatch {
-    strata_isa isa;
+    strata_isa isa;     /* strata_ctx_isa: the widest ISA of the kernels */
+    char reason[192];   /* strata_ctx_isa_reason */
     strata_fbm_kernel fbm2, fbm3;          /* simd/noise.h */
     strata_classify_kernel classify;       /* simd/slice.h */
     strata_tri_levels_kernel tri_levels;

@@ -9,6 +9,10 @@
 
 #include <sys/mman.h>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -317,15 +321,76 @@ START_TEST(test_isa_names)
 }
 END_TEST
 
+/* The automatic choice by the rule strata.h documents, found out here
+ * independently of simd/dispatch.c: NEON on AArch64; on x86-64 AVX-512
+ * on AMD family 1Ah models 00h-0Fh (Zen 5 EPYC), else AVX2. */
+static int zen5_epyc(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    unsigned a, b, c, d;
+    char vendor[13] = {0};
+    if (!__get_cpuid(0, &a, &b, &c, &d))
+        return 0;
+    memcpy(vendor, &b, 4), memcpy(vendor + 4, &d, 4), memcpy(vendor + 8, &c, 4);
+    if (strcmp(vendor, "AuthenticAMD") || !__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    const unsigned family = ((a >> 8) & 0xF) + ((a >> 20) & 0xFF); /* base family 15 */
+    const unsigned model = ((a >> 12) & 0xF0) | ((a >> 4) & 0xF);
+    return ((a >> 8) & 0xF) == 0xF && family == 0x1A && model <= 0x0F;
+#else
+    return 0;
+#endif
+}
+
 static strata_isa best_expected(void)
 {
     const unsigned m = strata_cpu_isas();
     if (m & STRATA_ISA_BIT(STRATA_ISA_NEON))
         return STRATA_ISA_NEON;
+    if ((m & STRATA_ISA_BIT(STRATA_ISA_AVX512)) && zen5_epyc())
+        return STRATA_ISA_AVX512;
     if (m & STRATA_ISA_BIT(STRATA_ISA_AVX2))
         return STRATA_ISA_AVX2;
     return STRATA_ISA_SCALAR;
 }
+
+/* The reason starts with the ISA's name and a colon. */
+static void check_reason(const strata_ctx *c, const char *contains)
+{
+    const char *r = strata_ctx_isa_reason(c), *name = strata_isa_name(strata_ctx_isa(c));
+    ck_assert_msg(!strncmp(r, name, strlen(name)) && r[strlen(name)] == ':' &&
+                      r[strlen(name) + 1] == ' ' && r[strlen(name) + 2],
+                  "reason '%s' for %s", r, name);
+    ck_assert_msg(strstr(r, contains), "reason '%s' lacks '%s'", r, contains);
+}
+
+/* The automatic table holds, entry by entry, the kernels of the ISA it
+ * reports (every AVX-512 kernel pays on the processors of the rule). */
+START_TEST(test_auto_table)
+{
+    unsetenv("STRATA_SIMD");
+    strata_ctx *a, *f;
+    ck_assert_ok(strata_ctx_create(NULL, &a));
+    ck_assert_int_eq(strata_ctx_isa(a), best_expected());
+    ck_assert_ok(strata_ctx_create(NULL, &f));
+    ck_assert_ok(strata_ctx_set_isa(f, best_expected()));
+    const strata_dispatch *da = &a->simd, *df = &f->simd;
+    ck_assert(da->fbm2 == df->fbm2 && da->fbm3 == df->fbm3 && da->classify == df->classify &&
+              da->tri_levels == df->tri_levels && da->place_roofs == df->place_roofs &&
+              da->edge_spans == df->edge_spans && da->radial_samples == df->radial_samples &&
+              da->radial_move == df->radial_move);
+    if (best_expected() == STRATA_ISA_AVX512)
+        check_reason(a, "family 1Ah");
+    else if (strata_cpu_isas() & STRATA_ISA_BIT(STRATA_ISA_AVX512))
+        check_reason(a, "not measured to pay");
+    else
+        check_reason(a, "");
+    check_reason(f, "forced by the caller");
+    ck_assert_str_eq(strata_ctx_isa_reason(NULL), "");
+    strata_ctx_destroy(a);
+    strata_ctx_destroy(f);
+}
+END_TEST
 
 START_TEST(test_ctx_default_and_force)
 {
@@ -381,6 +446,7 @@ START_TEST(test_env)
         if (m & STRATA_ISA_BIT(i)) {
             ck_assert_ok(strata_ctx_create(NULL, &c));
             ck_assert_int_eq(strata_ctx_isa(c), i);
+            check_reason(c, "forced by STRATA_SIMD");
             /* forcing later still works and overrides the variable */
             ck_assert_ok(strata_ctx_set_isa(c, STRATA_ISA_SCALAR));
             ck_assert_int_eq(strata_ctx_isa(c), STRATA_ISA_SCALAR);
@@ -413,6 +479,7 @@ static Suite *simd_suite(void)
     tc = tcase_create("Selection");
     tcase_add_test(tc, test_isa_names);
     tcase_add_test(tc, test_ctx_default_and_force);
+    tcase_add_test(tc, test_auto_table);
     tcase_add_test(tc, test_env);
     suite_add_tcase(s, tc);
     return s;

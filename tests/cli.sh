@@ -90,6 +90,7 @@ check "terrain --help shows the default cells" 'grep -q -- "--cells N.*(default 
 succeeds "info" info
 check "info lists version and isa" 'grep -q "^version: " out && grep -q "^isa: [a-z0-9]*\$" out'
 check "info lists the available isas" 'grep -q "^isas: scalar" out'
+check "info says why it chose its isa" 'isa=$(sed -n "s/^isa: //p" out) && grep -q "^isa_reason: $isa: ." out'
 # An instruction set this machine lacks (no CPU has both AVX-512 and NEON).
 isas=$(sed -n 's/^isas: //p' out)
 missing=

@@ -12,6 +12,8 @@
 
 #include "../cpu.h"
 
+#include <string.h>
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
 
@@ -43,6 +45,32 @@ unsigned strata__cpu_x86_isas(void)
         mask |= STRATA_ISA_BIT(STRATA_ISA_AVX512);
     return mask;
 }
+
+int strata__cpu_x86_id(strata_cpu_id *id)
+{
+    unsigned a, b, c, d;
+    memset(id, 0, sizeof *id);
+    if (!__get_cpuid(0, &a, &b, &c, &d))
+        return 0;
+    memcpy(id->vendor, &b, 4);
+    memcpy(id->vendor + 4, &d, 4);
+    memcpy(id->vendor + 8, &c, 4);
+    if (a < 1 || !__get_cpuid(1, &a, &b, &c, &d))
+        return 1;
+    /* The extended family counts only when the base family is 15, the
+     * extended model (its high nibble) only for base families 6 and 15. */
+    const unsigned base_family = (a >> 8) & 0xF, base_model = (a >> 4) & 0xF;
+    id->family = base_family == 0xF ? base_family + ((a >> 20) & 0xFF) : base_family;
+    id->model = base_family == 0x6 || base_family == 0xF ? ((a >> 12) & 0xF0) | base_model
+                                                          : base_model;
+    return 1;
+}
 #else
 unsigned strata__cpu_x86_isas(void) { return 0; }
+
+int strata__cpu_x86_id(strata_cpu_id *id)
+{
+    memset(id, 0, sizeof *id);
+    return 0;
+}
 #endif
