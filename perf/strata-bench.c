@@ -28,6 +28,12 @@
 #endif
 
 #include "strata.h"
+/* The `kernels` stage runs the dispatch table's entries directly, through
+ * the context, as tests/check_simd.c does. */
+#include "internal.h"
+#include "../simd/displace.h"
+#include "../simd/noise.h"
+#include "../simd/slice.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -528,24 +534,30 @@ static void bench_fbm_run(fbm_arg *a, const char *stage, const char *input)
     }
 }
 
+/* n points of a Fibonacci sphere of radius 1: deterministic, evenly
+ * spread unit vectors. */
+static void sphere_points(size_t n, float *x, float *y, float *z)
+{
+    const double golden = 3.14159265358979323846 * (3.0 - sqrt(5.0));
+    for (size_t i = 0; i < n; i++) {
+        const double yy = 1.0 - 2.0 * ((double)i + 0.5) / (double)n;
+        const double r = sqrt(1.0 - yy * yy), phi = golden * (double)i;
+        x[i] = (float)(r * cos(phi));
+        y[i] = (float)yy;
+        z[i] = (float)(r * sin(phi));
+    }
+}
+
 static void bench_fbm(strata_ctx *ctx)
 {
     strata_fbm f;
     strata_fbm_defaults(&f); /* simplex, 6 octaves */
     f.frequency = 1.5f;      /* the CLI's planet default, per radius */
     if (want("fbm3")) {
-        /* A Fibonacci sphere: deterministic, evenly spread unit vectors. */
         const size_t n = cfg.quick ? 1000000 : 10000000;
         float *x = xalloc(n * sizeof *x), *y = xalloc(n * sizeof *y), *z = xalloc(n * sizeof *z);
         float *out = xalloc(n * sizeof *out);
-        const double golden = 3.14159265358979323846 * (3.0 - sqrt(5.0));
-        for (size_t i = 0; i < n; i++) {
-            const double yy = 1.0 - 2.0 * ((double)i + 0.5) / (double)n;
-            const double r = sqrt(1.0 - yy * yy), phi = golden * (double)i;
-            x[i] = (float)(r * cos(phi));
-            y[i] = (float)yy;
-            z[i] = (float)(r * sin(phi));
-        }
+        sphere_points(n, x, y, z);
         memset(out, 0, n * sizeof *out); /* fault the pages in before timing */
         fbm_arg a = {ctx, f, x, y, z, n, out};
         bench_fbm_run(&a, "fbm3", "sphere");
@@ -976,6 +988,265 @@ static void bench_planet_slice(strata_ctx *ctx)
     }
 }
 
+/* ---------------------------------------------------------- kernels
+ *
+ * Each entry of the dispatch table alone, on one thread, at every ISA of
+ * the run: the evidence behind simd/dispatch.c's AVX-512 rule.  Inputs
+ * come from a level-9 planet with 32 terraces (the slicer's and the
+ * displacement's kernels) and from strata-bench's fbm3 sphere and fbm2
+ * grid (the noise kernels, 6 octaves); kernels run on blocks of the sizes
+ * the library uses.  One line per kernel and ISA (ns_per_item: per point,
+ * vertex, triangle or edge), then one `ratio` line per kernel with its
+ * AVX-512 speed over its AVX2 speed and the ISA of the automatic choice. */
+
+enum { KB_FBM3_SIMPLEX, KB_FBM3_PERLIN, KB_FBM2_SIMPLEX, KB_FBM2_PERLIN, KB_RADIAL_SAMPLES,
+       KB_RADIAL_MOVE, KB_CLASSIFY, KB_TRI_LEVELS, KB_PLACE_ROOFS_FLAT, KB_PLACE_ROOFS_RADIAL,
+       KB_EDGE_SPANS, KB_COUNT };
+static const char *const kb_names[KB_COUNT] = {
+    "fbm3_simplex", "fbm3_perlin",         "fbm2_simplex",          "fbm2_perlin",
+    "radial_samples", "radial_move",       "classify",              "tri_levels",
+    "place_roofs_flat", "place_roofs_radial", "edge_spans"};
+
+typedef struct {
+    const strata_dispatch *d;
+    int kernel;
+    /* noise */
+    strata_fbm_plan plan3, plan2; /* kind set per kernel */
+    size_t npts;
+    const float *px, *py, *pz, *gx, *gy;
+    float *out;
+    /* mesh */
+    strata_mesh_view v;
+    const float *L;
+    uint32_t nL;
+    float *x, *y, *z, *h, *v_h; /* radial_move's copies; v_h: the heights */
+    uint16_t *lev, *mark;
+    uint8_t *on;
+    float *ox, *oy, *oz;
+    uint64_t sink;
+} kernel_arg;
+
+static size_t kernel_items(const kernel_arg *a)
+{
+    switch (a->kernel) {
+    case KB_FBM3_SIMPLEX: case KB_FBM3_PERLIN: case KB_FBM2_SIMPLEX: case KB_FBM2_PERLIN:
+        return a->npts;
+    case KB_TRI_LEVELS: return a->v.ntris;
+    case KB_EDGE_SPANS: return a->v.nedges;
+    default: return a->v.nverts;
+    }
+}
+
+/* A plan like strata_fbm_defaults' at frequency 1.5: the plan's seeds are
+ * any numbers here (the time does not depend on them). */
+static void bench_plan(strata_fbm_plan *p, strata_noise_kind kind)
+{
+    memset(p, 0, sizeof *p);
+    p->kind = kind;
+    p->octaves = 6;
+    float f = 1.5f, amp = 1.0f;
+    for (int o = 0; o < p->octaves; o++, f *= 2.0f, amp *= 0.5f) {
+        p->freq[o] = f;
+        p->amp[o] = amp;
+        p->seed[o] = 0x9E3779B9u * (uint32_t)(o + 1);
+        p->bound += amp;
+    }
+}
+
+/* The table's entry that kernel k runs, as a plain address. */
+static const void *kernel_fn(const strata_dispatch *d, int k)
+{
+    switch (k) {
+    case KB_FBM3_SIMPLEX: case KB_FBM3_PERLIN: return (const void *)d->fbm3;
+    case KB_FBM2_SIMPLEX: case KB_FBM2_PERLIN: return (const void *)d->fbm2;
+    case KB_RADIAL_SAMPLES: return (const void *)d->radial_samples;
+    case KB_RADIAL_MOVE: return (const void *)d->radial_move;
+    case KB_CLASSIFY: return (const void *)d->classify;
+    case KB_TRI_LEVELS: return (const void *)d->tri_levels;
+    case KB_EDGE_SPANS: return (const void *)d->edge_spans;
+    default: return (const void *)d->place_roofs;
+    }
+}
+
+static double run_kernel(void *p)
+{
+    kernel_arg *a = p;
+    const strata_dispatch *d = a->d;
+    const size_t n = kernel_items(a);
+    enum { NB = 1024, SB = 4096 }; /* noise and displacement blocks; slicer blocks */
+    static _Alignas(64) float sx[NB], sy[NB], sz[NB];
+    uint64_t sink = 0;
+    const strata_place flat = {STRATA_FLAT, {0, 0, 0}, 0};
+    const strata_place radial = {STRATA_RADIAL, {a->v.center[0], a->v.center[1], a->v.center[2]},
+                                 a->v.radius};
+    if (a->kernel == KB_RADIAL_MOVE) { /* fresh positions, before the clock */
+        memcpy(a->x, a->v.x, n * sizeof *a->x);
+        memcpy(a->y, a->v.y, n * sizeof *a->y);
+        memcpy(a->z, a->v.z, n * sizeof *a->z);
+    }
+    const double t0 = now();
+    switch (a->kernel) {
+    case KB_FBM3_SIMPLEX: case KB_FBM3_PERLIN:
+        for (size_t i = 0; i < n; i += NB)
+            d->fbm3(&a->plan3, a->px + i, a->py + i, a->pz + i, n - i < NB ? n - i : NB, a->out + i);
+        break;
+    case KB_FBM2_SIMPLEX: case KB_FBM2_PERLIN:
+        for (size_t i = 0; i < n; i += NB)
+            d->fbm2(&a->plan2, a->gx + i, a->gy + i, NULL, n - i < NB ? n - i : NB, a->out + i);
+        break;
+    case KB_RADIAL_SAMPLES:
+        for (size_t i = 0; i < n; i += NB)
+            sink += d->radial_samples(a->v.center, a->v.radius, a->v.x + i, a->v.y + i, a->v.z + i,
+                                      n - i < NB ? n - i : NB, sx, sy, sz);
+        sink += (uint64_t)sx[0];
+        break;
+    case KB_RADIAL_MOVE:
+        for (size_t i = 0; i < n; i += NB)
+            d->radial_move(a->v.center, a->v.radius, a->v_h + i, n - i < NB ? n - i : NB, a->x + i,
+                           a->y + i, a->z + i, a->h + i);
+        break;
+    case KB_CLASSIFY: {
+        uint64_t cnt[2] = {0, 0};
+        for (size_t i = 0; i < n; i += SB)
+            d->classify(a->L, a->nL, a->v.h + i, n - i < SB ? n - i : SB, a->lev + i, a->on + i, cnt);
+        sink += cnt[0] + cnt[1];
+        break;
+    }
+    case KB_TRI_LEVELS:
+        for (size_t i = 0; i < n; i += SB)
+            sink += d->tri_levels(a->v.a + i, a->v.b + i, a->v.c + i, n - i < SB ? n - i : SB,
+                                  a->lev, a->mark + i);
+        break;
+    case KB_PLACE_ROOFS_FLAT: case KB_PLACE_ROOFS_RADIAL:
+        for (size_t i = 0; i < n; i += SB)
+            d->place_roofs(a->kernel == KB_PLACE_ROOFS_FLAT ? &flat : &radial, a->L, a->v.x + i,
+                           a->v.y + i, a->v.z + i, a->lev + i, n - i < SB ? n - i : SB, a->ox + i,
+                           a->oy + i, a->oz + i);
+        break;
+    case KB_EDGE_SPANS:
+        for (size_t i = 0; i < n; i += SB)
+            sink += d->edge_spans(a->v.ev0 + i, a->v.ev1 + i, n - i < SB ? n - i : SB, a->lev);
+        break;
+    }
+    const double t = now() - t0;
+    a->sink += sink; /* keeps the results alive */
+    return t;
+}
+
+static void bench_kernels(strata_ctx *ctx)
+{
+    if (!want("kernels"))
+        return;
+    input in;
+    set_default(ctx);
+    planet_input(ctx, cfg.quick ? 7 : 9, 32, &in);
+    kernel_arg a;
+    memset(&a, 0, sizeof a);
+    strata_mesh_get_view(in.m, &a.v);
+    const size_t nv = a.v.nverts;
+    a.L = in.levels;
+    a.nL = in.nlevels;
+    a.npts = cfg.quick ? 200000 : 1000000;
+    float *px = xalloc(a.npts * sizeof *px), *py = xalloc(a.npts * sizeof *py);
+    float *pz = xalloc(a.npts * sizeof *pz), *gx = xalloc(a.npts * sizeof *gx);
+    float *gy = xalloc(a.npts * sizeof *gy);
+    sphere_points(a.npts, px, py, pz);
+    for (size_t i = 0; i < a.npts; i++) { /* fbm2's grid: 1000 points a row, 8 periods */
+        gx[i] = 8.0f * (float)(i % 1000) / 1000.0f;
+        gy[i] = 8.0f * (float)(i / 1000) / 1000.0f;
+    }
+    a.px = px, a.py = py, a.pz = pz, a.gx = gx, a.gy = gy;
+    a.out = xalloc(a.npts * sizeof *a.out);
+    a.x = xalloc(nv * sizeof *a.x), a.y = xalloc(nv * sizeof *a.y), a.z = xalloc(nv * sizeof *a.z);
+    a.h = xalloc(nv * sizeof *a.h), a.v_h = xalloc(nv * sizeof *a.v_h);
+    for (size_t i = 0; i < nv; i++)
+        a.v_h[i] = a.v.h[i] * 0.5f; /* heights within the bound */
+    a.lev = xalloc((nv + 1) * sizeof *a.lev); /* + the kernels' padding */
+    a.lev[nv] = 0;
+    a.on = xalloc(nv);
+    a.mark = xalloc((size_t)a.v.ntris * sizeof *a.mark);
+    a.ox = xalloc(nv * sizeof *a.ox), a.oy = xalloc(nv * sizeof *a.oy), a.oz = xalloc(nv * sizeof *a.oz);
+    /* Levels for the kernels that read them, from the scalar classify. */
+    {
+        strata_ctx *ref;
+        check(strata_ctx_create(NULL, &ref), "context");
+        check(strata_ctx_set_isa(ref, STRATA_ISA_SCALAR), "isa");
+        uint64_t cnt[2] = {0, 0};
+        ref->simd.classify(a.L, a.nL, a.v.h, nv, a.lev, a.on, cnt);
+        strata_ctx_destroy(ref);
+    }
+    memset(a.out, 0, a.npts * sizeof *a.out); /* fault the pages in before timing */
+    memset(a.mark, 0, (size_t)a.v.ntris * sizeof *a.mark);
+    memset(a.ox, 0, nv * sizeof *a.ox), memset(a.oy, 0, nv * sizeof *a.oy);
+    memset(a.oz, 0, nv * sizeof *a.oz), memset(a.h, 0, nv * sizeof *a.h);
+
+    strata_ctx *isactx[STRATA_ISA_COUNT_] = {NULL}, *autoctx;
+    check(strata_ctx_create(NULL, &autoctx), "context");
+    check(strata_ctx_set_isa(autoctx, STRATA_ISA_AUTO), "isa");
+    for (int i = 0; i < cfg.nisas; i++)
+        if (cfg.isas[i] != STRATA_ISA_AUTO) {
+            check(strata_ctx_create(NULL, &isactx[cfg.isas[i]]), "context");
+            check(strata_ctx_set_isa(isactx[cfg.isas[i]], cfg.isas[i]), "isa");
+        }
+    for (int k = 0; k < KB_COUNT; k++) {
+        a.kernel = k;
+        const strata_noise_kind kind =
+            k == KB_FBM3_PERLIN || k == KB_FBM2_PERLIN ? STRATA_NOISE_PERLIN : STRATA_NOISE_SIMPLEX;
+        bench_plan(&a.plan3, kind);
+        bench_plan(&a.plan2, kind);
+        /* The ISAs take turns, run by run: a disturbance of the shared
+         * machine then hits them alike instead of one ISA's whole series. */
+        double secs[STRATA_ISA_COUNT_] = {0};
+        for (int r = 0; r < cfg.reps; r++)
+            for (int isa = 0; isa < STRATA_ISA_COUNT_; isa++)
+                if (isactx[isa]) {
+                    a.d = &isactx[isa]->simd;
+                    const double t = run_kernel(&a);
+                    secs[isa] = r == 0 || t < secs[isa] ? t : secs[isa];
+                }
+        for (int isa = 0; isa < STRATA_ISA_COUNT_; isa++) {
+            if (!isactx[isa])
+                continue;
+            const double sec = secs[isa];
+            const size_t items = kernel_items(&a);
+            printf("bench stage=kernel kernel=%s isa=%s threads=1 size=%zu seconds=%.6f"
+                   " ns_per_item=%.3f",
+                   kb_names[k], strata_isa_name((strata_isa)isa), items, sec, sec * 1e9 / items);
+            bench_end();
+        }
+        /* Which ISA's kernel the automatic table holds for this entry. */
+        const char *auto_isa = "unknown";
+        for (int isa = 0; isa < STRATA_ISA_COUNT_; isa++) {
+            strata_ctx *c;
+            if (strata_ctx_create(NULL, &c) != STRATA_OK)
+                continue;
+            if (strata_ctx_set_isa(c, (strata_isa)isa) == STRATA_OK &&
+                kernel_fn(&c->simd, k) == kernel_fn(&autoctx->simd, k))
+                auto_isa = strata_isa_name((strata_isa)isa);
+            strata_ctx_destroy(c);
+        }
+        printf("ratio stage=kernel kernel=%s", kb_names[k]);
+        if (secs[STRATA_ISA_AVX2] > 0 && secs[STRATA_ISA_AVX512] > 0)
+            printf(" avx512_vs_avx2=%.3f", secs[STRATA_ISA_AVX2] / secs[STRATA_ISA_AVX512]);
+        if (secs[STRATA_ISA_SCALAR] > 0)
+            for (int isa = 1; isa < STRATA_ISA_COUNT_; isa++)
+                if (secs[isa] > 0)
+                    printf(" %s_vs_scalar=%.2f", strata_isa_name((strata_isa)isa),
+                           secs[STRATA_ISA_SCALAR] / secs[isa]);
+        printf(" auto=%s", auto_isa);
+        bench_end();
+    }
+    for (int isa = 0; isa < STRATA_ISA_COUNT_; isa++)
+        strata_ctx_destroy(isactx[isa]);
+    strata_ctx_destroy(autoctx);
+    if (a.sink == 42) /* never: uses the results */
+        puts("");
+    free(px), free(py), free(pz), free(gx), free(gy), free(a.out);
+    free(a.x), free(a.y), free(a.z), free(a.h), free(a.v_h), free(a.lev), free(a.on), free(a.mark);
+    free(a.ox), free(a.oy), free(a.oz);
+    strata_mesh_destroy(in.m);
+}
+
 /* ------------------------------------------------------------ write */
 
 static off_t file_size(const char *path)
@@ -1252,9 +1523,9 @@ static void usage(FILE *f)
           "  --isa LIST       instruction sets, e.g. scalar,avx2, or auto (the library's\n"
           "                   choice); default: every one this CPU and build offer\n"
           "  --stage NAME     run only NAME (a comma list is allowed): bandwidth,\n"
-          "                   icosphere, subdivide, fbm3, fbm2, slice, stacked, write,\n"
-          "                   planet (bandwidth is measured whenever a stage's\n"
-          "                   bw_share needs it)\n"
+          "                   icosphere, subdivide, fbm3, fbm2, slice, kernels,\n"
+          "                   stacked, write, planet (bandwidth is measured whenever\n"
+          "                   a stage's bw_share needs it)\n"
           "  --reps N         best of N runs per measurement (default 3)\n"
           "  --help           this text\n",
           f);
@@ -1429,9 +1700,9 @@ int main(int argc, char **argv)
         }
     }
     for (const char *s = cfg.stage; s && *s;) { /* every listed stage must exist */
-        static const char *const stages[] = {"bandwidth", "icosphere", "subdivide",
-                                             "fbm3",      "fbm2",      "slice",
-                                             "stacked",   "write",     "planet"};
+        static const char *const stages[] = {"bandwidth", "icosphere", "subdivide", "fbm3",
+                                             "fbm2",      "slice",     "kernels",   "stacked",
+                                             "write",     "planet"};
         const size_t len = strcspn(s, ",");
         size_t i = 0;
         while (i < sizeof stages / sizeof *stages &&
@@ -1474,13 +1745,20 @@ int main(int argc, char **argv)
     print_machine(ctx);
     print_topology();
 
-    /* Every stage's bw_share needs the bandwidth: measured first. */
-    if (!cfg.stage || !(want("stacked") && !strchr(cfg.stage, ',')))
+    /* Every stage's bw_share needs the bandwidth: measured first (the
+     * stacked baseline and the kernels have none). */
+    static const char *const bw_stages[] = {"bandwidth", "icosphere", "subdivide", "fbm3",
+                                            "fbm2",      "slice",     "write",     "planet"};
+    int need_bw = 0;
+    for (size_t i = 0; i < sizeof bw_stages / sizeof *bw_stages; i++)
+        need_bw |= want(bw_stages[i]);
+    if (need_bw)
         bench_bandwidth(ctx);
     bench_shapes(ctx);
     bench_fbm(ctx);
     bench_terrain(ctx);
     bench_planet_slice(ctx);
+    bench_kernels(ctx);
     bench_write(ctx);
     bench_planet(ctx);
 
