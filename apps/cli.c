@@ -5,9 +5,8 @@
 
 #include "cli.h"
 #include "fail.h"
+#include "values.h"
 
-#include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,156 +191,22 @@ static void print_option_list(const cli_program *p)
 
 /* ------------------------------------------------------------ values */
 
-/* Whether s starts with a plain decimal number (integer: digits only);
- * *end is set after it. */
-static bool decimal(const char *s, bool integer, const char **end)
-{
-    const char *p = s;
-    if (*p == '+' || *p == '-')
-        p++;
-    size_t digits = strspn(p, "0123456789");
-    p += digits;
-    if (!integer && *p == '.') {
-        const size_t frac = strspn(p + 1, "0123456789");
-        digits += frac;
-        p += 1 + frac;
-    }
-    if (digits == 0) {
-        *end = s;
-        return false;
-    }
-    if (!integer && (*p == 'e' || *p == 'E')) {
-        const char *q = p + 1 + (p[1] == '+' || p[1] == '-');
-        const size_t exp = strspn(q, "0123456789");
-        if (exp)
-            p = q + exp;
-    }
-    *end = p;
-    return true;
-}
-
-/* One number of a list option: a decimal that fits a float, ending at
- * one of seps or at the end.  Returns it and sets *end after it. */
-static float list_number(const char *opt, const char *list, const char *s, const char *seps,
-                         const char **end)
-{
-    if (!decimal(s, false, end) || (**end && !strchr(seps, **end)))
-        usage_error("%s %s: '%.*s' is not a decimal number", opt, list,
-                    (int)strcspn(s, ",:"), s);
-    errno = 0;
-    const double v = strtod(s, NULL);
-    if (errno == ERANGE || fabs(v) > FLT_MAX)
-        usage_error("%s %s: %.*s is out of range for a float", opt, list, (int)(*end - s), s);
-    return (float)v;
-}
-
-static void parse_levels(const char *opt, const char *s, size_t max, cli_floats *out)
-{
-    size_t cap = 1;
-    for (const char *p = s; *p; p++)
-        cap += *p == ',';
-    if (cap > max)
-        usage_error("%s: at most %zu values (got %zu)", opt, max, cap);
-    float *v = malloc(cap * sizeof *v);
-    if (!v)
-        die(EXIT_RUNTIME, "out of memory");
-    size_t k = 0;
-    for (const char *p = s;; p++) {
-        const char *end;
-        if (*p == ',' || *p == '\0')
-            usage_error("%s %s: empty value", opt, s);
-        const float x = list_number(opt, s, p, ",", &end);
-        if (k > 0 && !(x > v[k - 1]))
-            usage_error("%s %s: values must be strictly ascending (got %.*s after %g)", opt, s,
-                        (int)(end - p), p, (double)v[k - 1]);
-        v[k++] = x;
-        p = end;
-        if (!*p)
-            break;
-    }
-    free(out->v);
-    out->v = v;
-    out->n = k;
-}
-
-static void parse_curve(const char *opt, const char *s, cli_curve *out)
-{
-    size_t cap = 1;
-    for (const char *p = s; *p; p++)
-        cap += *p == ',';
-    float *xs = malloc(cap * sizeof *xs), *ys = malloc(cap * sizeof *ys);
-    if (!xs || !ys)
-        die(EXIT_RUNTIME, "out of memory");
-    size_t n = 0;
-    for (const char *p = s;; p++) {
-        const char *end;
-        const float x = list_number(opt, s, p, ":,", &end);
-        if (*end != ':')
-            usage_error("%s %s: expected X:Y pairs separated by commas", opt, s);
-        const float y = list_number(opt, s, end + 1, ":,", &end);
-        if (*end != ',' && *end != '\0')
-            usage_error("%s %s: expected X:Y pairs separated by commas", opt, s);
-        if (x < 0 || x > 1 || y < 0 || y > 1)
-            usage_error("%s %s: points must lie in [0,1] (got %g:%g)", opt, s, (double)x,
-                        (double)y);
-        if (n > 0 && !(x > xs[n - 1]))
-            usage_error("%s %s: X values must be strictly ascending (got %g after %g)", opt, s,
-                        (double)x, (double)xs[n - 1]);
-        xs[n] = x;
-        ys[n++] = y;
-        p = end;
-        if (!*p)
-            break;
-    }
-    if (n < 2)
-        usage_error("%s %s: needs at least two points", opt, s);
-    free(out->x);
-    free(out->y);
-    out->x = xs;
-    out->y = ys;
-    out->n = n;
-}
-
-static void parse_vec3(const char *opt, const char *s, float *v)
-{
-    const char *p = s, *end;
-    for (int k = 0; k < 3; k++) {
-        v[k] = list_number(opt, s, p, ",", &end);
-        if (*end != (k < 2 ? ',' : '\0'))
-            usage_error("%s %s: expected three numbers X,Y,Z", opt, s);
-        p = end + 1;
-    }
-}
-
 /* Store the value s of option o, spelled `opt` on the command line. */
 static void set_value(const cli_option *o, const char *opt, const char *s)
 {
     char range[160];
     range_text(o, range, sizeof range);
-    const char *end;
+    value_status st = VALUE_OK; /* of the kinds parsed in values.c */
+    char *why = NULL;
     switch (o->kind) {
     case CLI_FLAG: *(bool *)o->target = true; break;
-    case CLI_INT: {
-        if (!decimal(s, true, &end) || *end)
-            usage_error("%s %s: not a decimal integer (valid: %s)", opt, s, range);
-        errno = 0;
-        const long long v = strtoll(s, NULL, 10);
-        if (errno == ERANGE || v < (long long)o->min || v > (long long)o->max)
-            usage_error("%s %s: out of range (valid: %s)", opt, s, range);
-        *(long long *)o->target = v;
+    case CLI_INT:
+        st = value_int(opt, s, (long long)o->min, (long long)o->max, range, o->target, &why);
         break;
-    }
-    case CLI_REAL: {
-        if (!decimal(s, false, &end) || *end)
-            usage_error("%s %s: not a decimal number (valid: %s)", opt, s, range);
-        errno = 0;
-        const double v = strtod(s, NULL);
-        const bool low = o->flags & CLI_ABOVE_MIN ? !(v > o->min) : !(v >= o->min);
-        if (errno == ERANGE || low || v > o->max)
-            usage_error("%s %s: out of range (valid: %s)", opt, s, range);
-        *(double *)o->target = v;
+    case CLI_REAL:
+        st = value_real(opt, s, o->min, o->max, o->flags & CLI_ABOVE_MIN, range, o->target,
+                        &why);
         break;
-    }
     case CLI_CHOICE:
         for (const cli_choice *c = o->choices; c->name; c++)
             if (!strcmp(s, c->name)) {
@@ -352,17 +217,21 @@ static void set_value(const cli_option *o, const char *opt, const char *s)
     case CLI_STRING: {
         if (!*s)
             usage_error("%s: empty value (expected %s)", opt, o->arg);
-        const char *why = o->check ? o->check(s) : NULL;
-        if (why)
-            usage_error("%s %s: %s", opt, s, why);
+        const char *wrong = o->check ? o->check(s) : NULL;
+        if (wrong)
+            usage_error("%s %s: %s", opt, s, wrong);
         *(const char **)o->target = s;
         break;
     }
-    case CLI_LEVELS: parse_levels(opt, s, (size_t)o->max, o->target); break;
-    case CLI_CURVE: parse_curve(opt, s, o->target); break;
-    case CLI_VEC3: parse_vec3(opt, s, o->target); break;
+    case CLI_LEVELS: st = value_levels(opt, s, (size_t)o->max, o->target, &why); break;
+    case CLI_CURVE: st = value_curve(opt, s, o->target, &why); break;
+    case CLI_VEC3: st = value_vec3(opt, s, o->target, &why); break;
     case CLI_HELP: break;
     }
+    if (st == VALUE_NOMEM)
+        die(EXIT_RUNTIME, "out of memory");
+    if (st != VALUE_OK)
+        usage_error("%s", why);
 }
 
 /* Before the command line: the defaults, or "not given". */

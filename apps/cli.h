@@ -19,6 +19,8 @@
 #ifndef STRATA_APPS_CLI_H
 #define STRATA_APPS_CLI_H
 
+#include "values.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -48,16 +50,6 @@ typedef struct cli_choice {
     const char *name;
     int value;
 } cli_choice;
-
-typedef struct cli_floats {
-    float *v; /* malloc'ed */
-    size_t n;
-} cli_floats;
-
-typedef struct cli_curve {
-    float *x, *y; /* malloc'ed */
-    size_t n;
-} cli_curve;
 
 typedef struct cli_option {
     const char *name;  /* the long name, without "--" */
