@@ -15,7 +15,7 @@ set -u
 seconds=${1:-60}
 case $seconds in '' | *[!0-9]*) echo "usage: $0 [SECONDS]" >&2; exit 2 ;; esac
 src=$(cd "$(dirname "$0")/../.." && pwd)
-if ! grep -q '^FUZZ_LDFLAGS = -fsanitize=fuzzer' Makefile 2>/dev/null; then
+if ! grep -q '^FUZZ_LDFLAGS = .*-fsanitize=fuzzer' Makefile 2>/dev/null; then
     echo "$0: run it in a build tree configured with --enable-fuzzing" >&2
     exit 2
 fi
