@@ -451,13 +451,15 @@ static uint32_t close_container(strata_json_doc *d, uint8_t type, uint32_t n)
         (type == STRATA_JSON_OBJECT &&
          !grow(d, (void **)&d->keys, &d->cap_keys, (uint64_t)d->nkids + n, sizeof(uint32_t))))
         return STRATA_JSON_NIL;
-    const uint32_t *top = d->stack + d->nstack - per * n;
+    /* An index, not a pointer: the stack is still NULL when only empty
+     * containers were read so far, and NULL + 0 is undefined. */
+    const uint32_t top = d->nstack - per * n;
     for (uint32_t i = 0; i < n; i++) {
         if (type == STRATA_JSON_OBJECT) {
-            d->keys[d->nkids + i] = top[2 * i];
-            d->kids[d->nkids + i] = top[2 * i + 1];
+            d->keys[d->nkids + i] = d->stack[top + 2 * i];
+            d->kids[d->nkids + i] = d->stack[top + 2 * i + 1];
         } else {
-            d->kids[d->nkids + i] = top[i];
+            d->kids[d->nkids + i] = d->stack[top + i];
         }
     }
     d->nstack -= per * n;

@@ -71,6 +71,14 @@ START_TEST(test_values)
     d = parse("-0");
     ck_assert(strata__json_number(d, strata__json_root(d), &x) && x == 0.0 && signbit(x));
     strata__json_free(d);
+    /* empty containers before anything was stacked (the sanitizer build
+     * once found a NULL + 0 there) */
+    const char *const empty[] = {"[]", "{}", "[[],{}]"};
+    for (size_t i = 0; i < sizeof empty / sizeof empty[0]; i++) {
+        d = parse(empty[i]);
+        ck_assert_uint_eq(strata__json_count(d, strata__json_root(d)), i < 2 ? 0 : 2);
+        strata__json_free(d);
+    }
 }
 END_TEST
 
