@@ -1,9 +1,10 @@
 #!/bin/sh
 # Compile and run the C program shown in README.md against the library just
 # built, so the README's example cannot rot.  Run by `make check` with
-# SRCDIR, CC and LIBTOOL set.
+# SRCDIR, CC, CFLAGS, LDFLAGS and LIBTOOL set: the build's flags (a
+# sanitizer build's program needs its -fsanitize= flags too).
 set -u
-: "${SRCDIR:=.}" "${CC:=cc}" "${LIBTOOL:=./libtool}"
+: "${SRCDIR:=.}" "${CC:=cc}" "${CFLAGS:=}" "${LDFLAGS:=}" "${LIBTOOL:=./libtool}"
 build=$(pwd)
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
@@ -16,7 +17,8 @@ if ! grep -q 'int main' "$tmp/example.c"; then
     exit 1
 fi
 pass=0 fail=0
-if $LIBTOOL --mode=link --tag=CC $CC -std=c99 -Wall -Werror -I"$SRCDIR/core" \
+# shellcheck disable=SC2086
+if $LIBTOOL --mode=link --tag=CC $CC -std=c99 -Wall -Werror $CFLAGS -I"$SRCDIR/core" $LDFLAGS \
         -o "$tmp/example" "$tmp/example.c" "$build/libstrata.la" -lm >"$tmp/cc.log" 2>&1; then
     pass=$((pass + 1))
 else
