@@ -158,10 +158,12 @@ static strata_status build(tree *t, uint64_t n)
 {
     const strata_tileset_desc *d = t->d;
     t->level = strata__alloc_array(t->al, (size_t)t->depth + 1, sizeof *t->level);
-    t->nlevel = strata__alloc_array(t->al, (size_t)t->depth + 1, sizeof *t->nlevel);
-    if (!t->level || !t->nlevel)
+    if (!t->level)
         return STRATA_ERR_NOMEM;
-    memset(t->level, 0, ((size_t)t->depth + 1) * sizeof *t->level);
+    memset(t->level, 0, ((size_t)t->depth + 1) * sizeof *t->level); /* for free_tree */
+    t->nlevel = strata__alloc_array(t->al, (size_t)t->depth + 1, sizeof *t->nlevel);
+    if (!t->nlevel)
+        return STRATA_ERR_NOMEM;
     tnode *leaves = strata__alloc_array(t->al, n ? n : 1, sizeof *leaves);
     if (!leaves)
         return STRATA_ERR_NOMEM;
