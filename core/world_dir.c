@@ -254,6 +254,19 @@ static strata_status read_small_file(const strata_allocator *al, const char *pat
     return st;
 }
 
+/* Whether a terrain of `chunks` tiles, tiles_x across, has a quadtree of
+ * depth levels (the least that covers it). */
+static int terrain_layout(uint64_t chunks, uint64_t tiles_x, uint64_t depth)
+{
+    if (chunks == 0 || chunks % tiles_x != 0 || chunks / tiles_x > UINT32_MAX)
+        return 0;
+    const uint64_t most = tiles_x > chunks / tiles_x ? tiles_x : chunks / tiles_x;
+    uint64_t least = 0;
+    while (((uint64_t)1 << least) < most)
+        least++;
+    return depth == least;
+}
+
 /* Fill d from the manifest text. */
 static strata_status parse_manifest(strata_world_dir *d, const char *text, size_t len)
 {
@@ -291,6 +304,13 @@ static strata_status parse_manifest(strata_world_dir *d, const char *text, size_
     else if (!strcmp(s, "ply"))
         d->format = STRATA_FORMAT_PLY;
     else
+        goto done;
+    /* The chunk count is the layout's (a planet's 20 4^C, C < 13; a
+     * terrain's tiles across times down, its quadtree no deeper than
+     * needed), so a manifest cannot make `strata tileset` or --resume
+     * walk chunks it merely claims. */
+    if (d->desc.kind == STRATA_WORLD_PLANET ? depth > 12 || chunks != (uint64_t)20 << (2 * depth)
+                                            : !terrain_layout(chunks, tiles_x, depth))
         goto done;
     d->desc.ext = d->format == STRATA_FORMAT_GLB ? ".glb" : ".ply";
     d->desc.leaf_depth = (uint32_t)depth;
@@ -360,6 +380,7 @@ strata_status strata_world_dir_open(strata_ctx *ctx, const char *path, strata_wo
 {
     if (!out)
         return STRATA_ERR_INVALID_ARG;
+    *out = NULL;
     strata_world_dir *d;
     strata_status st = new_dir(ctx, path, &d);
     if (st != STRATA_OK)
@@ -423,9 +444,10 @@ strata_status strata_world_dir_create(strata_ctx *ctx, const strata_world *w, co
             if (st == STRATA_OK && (d->fingerprint != w->fingerprint || d->format != format))
                 st = STRATA_ERR_CONFLICT;
         } else if (st == STRATA_ERR_IO && errno == ENOENT) {
-            st = write_whole(ctx, mpath, j.s, j.len);
+            /* read first, so a failure (out of memory) leaves no manifest */
+            st = parse_manifest(d, j.s, j.len);
             if (st == STRATA_OK)
-                st = parse_manifest(d, j.s, j.len);
+                st = write_whole(ctx, mpath, j.s, j.len);
         } else if (st == STRATA_ERR_TOO_LARGE) {
             st = STRATA_ERR_FORMAT;
         }
