@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void die(int code, const char *fmt, ...)
 {
@@ -32,6 +33,10 @@ void check_call(strata_status st, call c)
     if (st == STRATA_ERR_CANCELLED || interrupted())
         die(EXIT_INTERRUPTED, "interrupted");
     const char *why = st == STRATA_ERR_IO ? strerror(err) : c.why ? c.why : strata_status_str(st);
+    struct stat sb;
+    if (st == STRATA_ERR_IO && c.write && err == EINVAL && c.path && stat(c.path, &sb) == 0 &&
+        !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+        why = "not a regular file (outputs are written whole and renamed into place)";
     if (!c.path)
         die(EXIT_RUNTIME, "%s: %s", c.what, why);
     if (c.write)

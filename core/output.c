@@ -47,6 +47,16 @@ int strata__out_open(strata_out *o, const char *path, strata_ctx *ctx)
         o->err = ENOMEM;
         return -1;
     }
+    /* Only a regular file (or nothing) is replaced: renaming onto a
+     * device such as /dev/full would replace the device node itself, and
+     * onto a directory fails only once everything is written. */
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        strata__free(al, o->tmp);
+        o->tmp = NULL;
+        o->err = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
+        return -1;
+    }
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     uint64_t seed = (uint64_t)getpid() << 32 ^ (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 20;

@@ -680,7 +680,9 @@ STRATA_API void strata_write_defaults(strata_write_options *opt);
  * multiple of 3, STRATA_ERR_TOO_LARGE for a .glb over 4 GiB (checked
  * before any file is created), STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED,
  * STRATA_ERR_IO when writing fails (errno is kept, whichever thread met
- * the error). */
+ * the error; an existing path that is not a regular file is refused before
+ * anything is written: EISDIR for a directory, EINVAL for a device, FIFO
+ * or socket, which a rename would replace). */
 STRATA_API strata_status strata_result_write(strata_ctx *ctx, const strata_result *r,
                                              const char *path,
                                              const strata_write_options *opt);

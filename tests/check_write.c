@@ -497,6 +497,36 @@ START_TEST(test_io_errors)
         free(p);
     }
     ck_assert_int_eq(dir_entries(d, &temps), 0);
+
+    /* a path that is not a regular file is refused before anything is
+     * written, and left as it was: a directory (EISDIR), a FIFO or a link
+     * to a device (EINVAL: a rename would replace them) */
+    static const strata_format formats[] = {STRATA_FORMAT_PLY, STRATA_FORMAT_OBJ,
+                                            STRATA_FORMAT_GLB};
+    char *dir = join(d, "dir.ply"), *fifo = join(d, "fifo.ply"), *dev = join(d, "dev.ply");
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+    ck_assert_int_eq(symlink("/dev/null", dev), 0);
+    for (int f = 0; f < 3; f++) {
+        errno = 0;
+        ck_assert_status(write_as(ctx, r, dir, formats[f]), STRATA_ERR_IO);
+        ck_assert_int_eq(errno, EISDIR);
+        ck_assert_status(write_as(ctx, r, fifo, formats[f]), STRATA_ERR_IO);
+        ck_assert_int_eq(errno, EINVAL);
+        ck_assert_status(write_as(ctx, r, dev, formats[f]), STRATA_ERR_IO);
+        ck_assert_int_eq(errno, EINVAL);
+    }
+    struct stat sb;
+    ck_assert(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode));
+    ck_assert(stat(fifo, &sb) == 0 && S_ISFIFO(sb.st_mode));
+    ck_assert(lstat(dev, &sb) == 0 && S_ISLNK(sb.st_mode));
+    ck_assert(stat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode));
+    ck_assert_int_eq(dir_entries(d, &temps), 3);
+    ck_assert_int_eq(temps, 0);
+    rmdir(dir);
+    free(dir);
+    free(fifo);
+    free(dev);
     tmpdir_remove(d);
     strata_result_destroy(r);
     strata_ctx_destroy(ctx);
