@@ -298,7 +298,9 @@ typedef struct {
     _Atomic uint64_t handed, finished;
     _Atomic int stop;
     omp_lock_t lock; /* next() and done() */
-    uint64_t failed;
+    uint64_t failed;            /* the first chunk that failed, */
+    strata_status failed_status; /* its status */
+    int failed_errno;           /* and errno in the thread that met it */
 } run_state;
 
 /* The next chunk to make, UINT64_MAX when none is left. */
@@ -391,9 +393,13 @@ strata_status strata_world_run(strata_ctx *ctx, const strata_world *w,
             while ((id = next_chunk(&rs)) != UINT64_MAX) {
                 self->status = run_one(&rs, self, id);
                 if (self->status != STRATA_OK) {
+                    const int err = errno;
                     omp_set_lock(&rs.lock);
-                    if (rs.failed == UINT64_MAX)
+                    if (rs.failed == UINT64_MAX) {
                         rs.failed = id;
+                        rs.failed_status = self->status;
+                        rs.failed_errno = err;
+                    }
                     omp_unset_lock(&rs.lock);
                     atomic_store(&rs.stop, 1);
                     break;
@@ -411,9 +417,13 @@ strata_status strata_world_run(strata_ctx *ctx, const strata_world *w,
         }
     }
     omp_destroy_lock(&rs.lock);
+    /* The first chunk's failure, with its errno (errno is per thread). */
+    int err = errno;
+    if (st == STRATA_OK && rs.failed != UINT64_MAX) {
+        st = rs.failed_status;
+        err = rs.failed_errno;
+    }
     for (int i = 0; i < threads; i++) {
-        if (st == STRATA_OK && wk[i].status != STRATA_OK)
-            st = wk[i].status;
         stats->made += wk[i].st.made;
         stats->skipped += wk[i].st.skipped;
         stats->triangles += wk[i].st.triangles;
@@ -431,6 +441,7 @@ strata_status strata_world_run(strata_ctx *ctx, const strata_world *w,
         st = STRATA_ERR_CANCELLED;
     if (st == STRATA_OK)
         st = strata__progress(ctx, "chunks", 1.0);
+    errno = err;
     return st;
 }
 
