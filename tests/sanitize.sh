@@ -44,7 +44,7 @@ address)
     flags="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer"
     # Everything but the determinism re-runs (tests/modes.sh: the same
     # suites again) and the cross builds (tests/neon.sh, qemu-x86.sh).
-    tests='$(CHECK_SUITES) tests/fuzz/replay.sh tests/cli.sh tests/readme-example.sh'
+    tests='$(CHECK_SUITES) tests/fuzz/replay.sh tests/cli.sh tests/faults.sh tests/readme-example.sh'
     ;;
 thread)
     flags="-O1 -g -fsanitize=thread"

@@ -1,0 +1,193 @@
+#!/bin/sh
+# I/O faults of the strata program: a full disk, an output path that is a
+# directory, a read-only directory, an output that is a device (/dev/full)
+# or a FIFO.  Each must give a message naming the file and the cause, exit
+# 1, and leave no file behind: no output, no temporary (NAME.tmpXXXXXX),
+# for single files, world directories and tileset.json alike (a world run
+# stopped by a full disk keeps its whole tiles for --resume, and only
+# those).
+#
+# A full disk is a small tmpfs mounted here when running as root (and
+# allowed to mount), else `ulimit -f` (EFBIG instead of ENOSPC).  A
+# read-only directory is a read-only tmpfs when root (root ignores
+# permissions), else a directory without write permission.
+set -u
+: "${STRATA:=apps/strata}"
+tmp=$(mktemp -d) || exit 99
+mnt=""
+cleanup() {
+    [ -n "$mnt" ] && umount "$mnt" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+pass=0 fail=0 skip=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+skipped() { skip=$((skip + 1)); echo "SKIP: $*"; }
+
+# expect_failure WHAT DIR PATTERN CMD...: CMD exits 1 with a message
+# matching PATTERN, and leaves no temporary anywhere under DIR.
+expect_failure() {
+    what=$1 dir=$2 pattern=$3
+    shift 3
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    st=$?
+    if [ $st -ne 1 ]; then
+        bad "$what: exit $st, expected 1 ($(cat "$tmp/err"))"
+        return 1
+    fi
+    if ! grep -Eq "$pattern" "$tmp/err"; then
+        bad "$what: message '$(cat "$tmp/err")' does not match '$pattern'"
+        return 1
+    fi
+    left=$(find "$dir" -name '*.tmp??????' 2>/dev/null)
+    if [ -n "$left" ]; then
+        bad "$what: temporaries left: $left"
+        return 1
+    fi
+    return 0
+}
+
+# No regular file under DIR but those named (relative paths).
+only_files() {
+    what=$1 dir=$2
+    shift 2
+    got=$(cd "$dir" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
+    want=$(printf '%s\n' "$@" | sed '/^$/d' | sort | tr '\n' ' ')
+    if [ "$got" != "$want" ]; then
+        bad "$what: files left: '$got', expected '$want'"
+        return 1
+    fi
+    ok
+}
+
+# Fill the file system of DIR to the last block.
+fill() {
+    dd if=/dev/zero of="$1/filler" bs=4096 >/dev/null 2>&1
+    : # ENOSPC ends it
+}
+
+# ---------------------------------------------------------------- full disk
+full=$tmp/full
+mkdir -p "$full"
+# STRATA_FAULTS_NO_MOUNT=1: the unprivileged way even as root.
+if [ "$(id -u)" = 0 ] && [ -z "${STRATA_FAULTS_NO_MOUNT:-}" ] &&
+    mount -t tmpfs -o size=256k tmpfs "$full" 2>"$tmp/mount.err"; then
+    mnt=$full
+    nospace='No space left on device'
+    expect_failure "full disk: .ply" "$full" "cannot write '$full/p.ply': $nospace" \
+        "$STRATA" planet --level 6 -o "$full/p.ply" && only_files "full disk: .ply" "$full"
+    expect_failure "full disk: .obj" "$full" "cannot write '$full/p.(obj|mtl)': $nospace" \
+        "$STRATA" planet --level 6 -o "$full/p.obj" && only_files "full disk: .obj" "$full"
+    expect_failure "full disk: .glb" "$full" "cannot write '$full/p.glb': $nospace" \
+        "$STRATA" planet --level 6 -o "$full/p.glb" && only_files "full disk: .glb" "$full"
+    expect_failure "full disk: preview" "$full" "cannot write '$full/p.png': $nospace" \
+        "$STRATA" planet --level 6 --preview "$full/p.png" --preview-size 2048 -o "$tmp/p.ply" &&
+        only_files "full disk: preview" "$full"
+    rm -f "$tmp/p.ply"
+    # A world: the run stops at the first tile that does not fit; the
+    # tiles before it are whole (tileset --partial reads every one back).
+    expect_failure "full disk: world" "$full" "$nospace" \
+        "$STRATA" planet --level 6 --chunk-level 2 -o "$full/w" --threads 1 &&
+        if [ -f "$full/w/tileset.json" ]; then
+            bad "full disk: world: tileset.json written"
+        elif ! "$STRATA" tileset --partial --quiet "$full/w" 2>"$tmp/err" &&
+            ! grep --quiet "$nospace" "$tmp/err"; then
+            bad "full disk: world: a torn tile ($(cat "$tmp/err"))"
+        else
+            ok
+        fi
+    rm -rf "${full:?}"/*
+    # tileset.json: the tiles are there, the disk is full.
+    mount -o remount,size=4m "$full" || bad "remount the tmpfs"
+    "$STRATA" planet --level 3 --chunk-level 1 -o "$full/w" --quiet || bad "world in the tmpfs"
+    rm -f "$full/w/tileset.json"
+    fill "$full"
+    expect_failure "full disk: tileset.json" "$full" \
+        "cannot write '$full/w': $nospace" "$STRATA" tileset --quiet "$full/w" &&
+        if [ -e "$full/w/tileset.json" ]; then bad "full disk: tileset.json left"; else ok; fi
+    umount "$full" && mnt=""
+else
+    # ulimit -f: writes past the limit fail with EFBIG (SIGXFSZ ignored).
+    why=$(cat "$tmp/mount.err" 2>/dev/null)
+    skipped "full disk on a small tmpfs: ${why:-not root or STRATA_FAULTS_NO_MOUNT set}; using ulimit -f instead"
+    big='File too large'
+    for ext in ply obj glb; do
+        expect_failure "ulimit -f: .$ext" "$full" "cannot write '$full/p.(ply|obj|mtl|glb)': $big" \
+            sh -c 'trap "" XFSZ; ulimit -f 64; exec "$@"' sh \
+            "$STRATA" planet --level 6 -o "$full/p.$ext" && only_files "ulimit -f: .$ext" "$full"
+    done
+    expect_failure "ulimit -f: world" "$full" "$big" \
+        sh -c 'trap "" XFSZ; ulimit -f 16; exec "$@"' sh \
+        "$STRATA" planet --level 6 --chunk-level 1 -o "$full/w" &&
+        if [ -f "$full/w/tileset.json" ]; then bad "ulimit -f: world: tileset.json"; else ok; fi
+    rm -rf "${full:?}"/*
+fi
+
+# ------------------------------------------------- output is a directory
+d=$tmp/isdir
+mkdir -p "$d/p.ply" "$d/p.glb" "$d/o.mtl" "$d/w/tileset.json"
+expect_failure "directory: .ply" "$d" "cannot write '$d/p.ply': Is a directory" \
+    "$STRATA" planet --level 2 -o "$d/p.ply" && only_files "directory: .ply" "$d"
+expect_failure "directory: .glb" "$d" "cannot write '$d/p.glb': Is a directory" \
+    "$STRATA" planet --level 2 -o "$d/p.glb" && only_files "directory: .glb" "$d"
+expect_failure "directory: .mtl" "$d" "cannot write '$d/o.mtl'.*: Is a directory" \
+    "$STRATA" planet --level 2 -o "$d/o.obj" && only_files "directory: .mtl" "$d"
+# tileset.json a directory: the tiles are made, the tileset refused
+expect_failure "directory: tileset.json" "$d" "cannot write '$d/w(/tileset.json)?': Is a directory" \
+    "$STRATA" planet --level 3 --chunk-level 1 -o "$d/w" --quiet &&
+    [ -d "$d/w/tileset.json" ] && ok
+# a world directory that is a file
+: >"$d/file"
+expect_failure "world dir is a file" "$d" "'$d/file'.*(Not a directory|not a directory)" \
+    "$STRATA" planet --level 3 --chunk-level 1 -o "$d/file" --quiet && ok
+
+# ------------------------------------------------------ read-only directory
+ro=$tmp/ro
+mkdir -p "$ro"
+"$STRATA" planet --level 3 --chunk-level 1 -o "$ro/w" --quiet || bad "world for the read-only case"
+rm -f "$ro/w/tileset.json"
+made_ro=""
+if [ "$(id -u)" = 0 ] && [ -n "${STRATA_FAULTS_NO_MOUNT:-}" ]; then
+    skipped "read-only directory as root: STRATA_FAULTS_NO_MOUNT set (root ignores permissions)"
+elif [ "$(id -u)" = 0 ]; then
+    # root ignores permissions: a read-only mount over the directory
+    if mount --bind "$ro" "$ro" 2>"$tmp/mount.err" && mount -o remount,bind,ro "$ro" 2>>"$tmp/mount.err"; then
+        mnt=$ro made_ro=1
+    else
+        umount "$ro" 2>/dev/null
+        skipped "read-only directory as root: cannot mount read-only ($(tr '\n' ' ' <"$tmp/mount.err"))"
+    fi
+else
+    chmod -R a-w "$ro" && made_ro=1
+fi
+if [ -n "$made_ro" ]; then
+    rofs='Read-only file system|Permission denied'
+    expect_failure "read-only: .ply" "$ro" "cannot write '$ro/p.ply': ($rofs)" \
+        "$STRATA" planet --level 2 -o "$ro/p.ply" && [ ! -e "$ro/p.ply" ] && ok
+    expect_failure "read-only: tileset" "$ro" "cannot write '$ro/w': ($rofs)" \
+        "$STRATA" tileset --quiet "$ro/w" && ok
+    expect_failure "read-only: world" "$ro" "($rofs)" \
+        "$STRATA" planet --level 3 --chunk-level 1 -o "$ro/w2" --quiet && ok
+    if [ "$(id -u)" = 0 ]; then umount "$ro" && mnt=""; else chmod -R u+w "$ro"; fi
+fi
+
+# ---------------------------------------------------- devices and FIFOs
+# Outputs are written whole to a temporary and renamed: a path naming a
+# device or a FIFO (here a link to /dev/full) is refused before anything
+# is written, never replaced.
+d=$tmp/dev
+mkdir -p "$d"
+ln -s /dev/full "$d/full.ply"
+mkfifo "$d/fifo.glb"
+expect_failure "/dev/full" "$d" "cannot write '$d/full.ply': not a regular file" \
+    "$STRATA" planet --level 2 -o "$d/full.ply" &&
+    [ -L "$d/full.ply" ] && [ -c /dev/full ] && ok
+expect_failure "FIFO" "$d" "cannot write '$d/fifo.glb': not a regular file" \
+    "$STRATA" planet --level 2 -o "$d/fifo.glb" && [ -p "$d/fifo.glb" ] && ok
+expect_failure "/dev/full preview" "$d" "cannot write '$d/full.png': not a regular file" \
+    sh -c 'ln -s /dev/full "$1/full.png" && exec "$2" planet --level 2 --preview "$1/full.png" -o "$1/p.ply"' \
+    sh "$d" "$STRATA" && ok
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
