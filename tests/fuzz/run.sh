@@ -1,6 +1,6 @@
 #!/bin/sh
-# Fuzz every harness of tests/fuzz/ for SECONDS each (default 60), one
-# after the other, then merge what added coverage into the committed
+# Fuzz every harness of tests/fuzz/ (or those NAMEd: mesh, world, ...) for
+# SECONDS each (default 60), one after the other, then merge what added coverage into the committed
 # corpora (libFuzzer's -merge=1 keeps only inputs that add coverage, so
 # they stay small).  Run it from a build tree configured with
 # --enable-fuzzing, at low priority if the machine is shared:
@@ -13,7 +13,8 @@
 # and the findings.  Exit status 1 when anything was found.
 set -u
 seconds=${1:-60}
-case $seconds in '' | *[!0-9]*) echo "usage: $0 [SECONDS]" >&2; exit 2 ;; esac
+case $seconds in '' | *[!0-9]*) echo "usage: $0 [SECONDS [NAME...]]" >&2; exit 2 ;; esac
+[ $# -gt 0 ] && shift
 src=$(cd "$(dirname "$0")/../.." && pwd)
 if ! grep -q '^FUZZ_LDFLAGS = .*-fsanitize=fuzzer' Makefile 2>/dev/null; then
     echo "$0: run it in a build tree configured with --enable-fuzzing" >&2
@@ -26,9 +27,13 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 found=0
 printf '%-10s %7s %11s %6s %9s %6s %7s  %s\n' harness seconds execs files bytes cov ft findings
-for c in "$src"/tests/fuzz/fuzz_*.c; do
-    name=$(basename "$c" .c)
-    name=${name#fuzz_}
+names=$*
+[ -n "$names" ] || names=$(cd "$src/tests/fuzz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')
+for name in $names; do
+    if [ ! -f "$src/tests/fuzz/fuzz_$name.c" ]; then
+        echo "$0: no harness tests/fuzz/fuzz_$name.c" >&2
+        exit 2
+    fi
     prog=tests/fuzz/fuzz_$name
     corpus=$src/tests/fuzz/corpus/$name
     mkdir -p "$corpus" "$tmp/$name"
