@@ -276,8 +276,10 @@ static void compare_world(strata_ctx *ctx, const strata_mesh *whole,
     /* Seams: the chunks' border edges but those on the whole result's
      * border pair up with their reverses (as multisets: a vertex on a
      * plane can have several bottom copies at one position). */
-    qsort(wk->border.p, wk->border.n, sizeof(edge_key), cmp_edge);
-    qsort(border.p, border.n, sizeof(edge_key), cmp_edge);
+    if (wk->border.n) /* a planet has none: NULL, which qsort may not take */
+        qsort(wk->border.p, wk->border.n, sizeof(edge_key), cmp_edge);
+    if (border.n)
+        qsort(border.p, border.n, sizeof(edge_key), cmp_edge);
     const edge_key *e = wk->border.p;
     for (size_t i = 0; i < wk->border.n; i++) {
         edge_key rev;
