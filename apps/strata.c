@@ -48,9 +48,10 @@ static bool has_suffix(const char *s, const char *suffix)
 
 static const char *check_output(const char *s)
 {
-    return has_suffix(s, ".ply") || has_suffix(s, ".obj") || has_suffix(s, ".glb")
+    return has_suffix(s, ".ply") || has_suffix(s, ".obj") || has_suffix(s, ".glb") ||
+                   has_suffix(s, ".stl")
                ? NULL
-               : "unknown output format (the name must end in .ply, .obj or .glb)";
+               : "unknown output format (the name must end in .ply, .obj, .glb or .stl)";
 }
 
 static const char *check_preview(const char *s)
@@ -445,18 +446,18 @@ static const cli_option options[] = {
     /* common */
     {.name = "output", .alias = 'o', .kind = CLI_STRING, .arg = "FILE",
      .target = &g_job.output, .def = "planet.ply",
-     .help = ".ply (binary), .obj (+ .mtl) or .glb (binary glTF) file; a directory for "
-             "worlds",
+     .help = ".ply (binary), .obj (+ .mtl), .glb (binary glTF) or .stl (binary) file; a "
+             "directory for worlds",
      .commands = PLANET, .group = G_COMMON},
     {.name = "output", .alias = 'o', .kind = CLI_STRING, .arg = "FILE",
      .target = &g_job.output, .def = "terrain.ply",
-     .help = ".ply (binary), .obj (+ .mtl) or .glb (binary glTF) file; a directory for "
-             "worlds",
+     .help = ".ply (binary), .obj (+ .mtl), .glb (binary glTF) or .stl (binary) file; a "
+             "directory for worlds",
      .commands = TERRAIN, .group = G_COMMON},
     {.name = "output", .alias = 'o', .kind = CLI_STRING, .arg = "FILE",
      .target = &g_job.output, .check = check_output, .flags = CLI_REQUIRED,
-     .help = ".ply (binary), .obj (+ .mtl) or .glb (binary glTF) file", .commands = SLICE,
-     .group = G_COMMON},
+     .help = ".ply (binary), .obj (+ .mtl), .glb (binary glTF) or .stl (binary) file",
+     .commands = SLICE, .group = G_COMMON},
     {.name = "threads", .kind = CLI_INT, .arg = "N", .target = &g_job.threads, .min = 0,
      .max = 4096, .def = "0", .help = "worker threads, 0 = one per core", .commands = WRITERS,
      .group = G_COMMON},

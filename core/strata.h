@@ -631,7 +631,8 @@ typedef enum strata_format {
     STRATA_FORMAT_AUTO = 0, /* from the file name's extension */
     STRATA_FORMAT_PLY = 1,  /* binary little-endian PLY */
     STRATA_FORMAT_OBJ = 2,  /* Wavefront OBJ + MTL beside it */
-    STRATA_FORMAT_GLB = 3   /* binary glTF 2.0 (see "glTF" below) */
+    STRATA_FORMAT_GLB = 3,  /* binary glTF 2.0 (see "glTF" below) */
+    STRATA_FORMAT_STL = 4   /* binary STL: triangles with facet normals */
 } strata_format;
 
 typedef struct strata_palette strata_palette; /* see "Palettes" below */
@@ -640,7 +641,7 @@ typedef struct strata_palette strata_palette; /* see "Palettes" below */
  * then set what you need. */
 typedef struct strata_write_options {
     strata_format format;          /* STRATA_FORMAT_AUTO: from the extension
-                                      of the path (.ply, .obj, .glb, in any
+                                      of the path (.ply, .obj, .glb, .stl, in any
                                       letter case) */
     const strata_palette *palette; /* material colours of OBJ (MTL) and
                                       glTF files; NULL: the "earth"

@@ -110,13 +110,14 @@ static strata_format checked_format(strata_ctx *ctx, const strata_result *r, con
         format = strata__has_suffix(path, ".ply")   ? STRATA_FORMAT_PLY
                  : strata__has_suffix(path, ".obj") ? STRATA_FORMAT_OBJ
                  : strata__has_suffix(path, ".glb") ? STRATA_FORMAT_GLB
+                 : strata__has_suffix(path, ".stl") ? STRATA_FORMAT_STL
                                                     : STRATA_FORMAT_AUTO;
     if (format == STRATA_FORMAT_AUTO) {
         *st = STRATA_ERR_FORMAT;
         return format;
     }
     if ((format != STRATA_FORMAT_PLY && format != STRATA_FORMAT_OBJ &&
-         format != STRATA_FORMAT_GLB) ||
+         format != STRATA_FORMAT_GLB && format != STRATA_FORMAT_STL) ||
         r->nindices % 3 != 0)
         return STRATA_FORMAT_AUTO;
     *st = strata__progress(ctx, "write", 0.0); /* cancelled before any file exists */
@@ -136,6 +137,7 @@ strata_status strata_result_write(strata_ctx *ctx, const strata_result *r, const
     case STRATA_FORMAT_PLY: return strata__ply_write(ctx, r, path, NULL);
     case STRATA_FORMAT_OBJ: return strata__obj_write(ctx, r, path, opt->palette);
     case STRATA_FORMAT_GLB: return strata__glb_write(ctx, r, path, opt->palette, NULL);
+    case STRATA_FORMAT_STL: return strata__stl_write(ctx, r, path);
     default: return st;
     }
 }
@@ -149,7 +151,8 @@ strata_status strata__write_tile(strata_ctx *ctx, const strata_result *r, const 
     switch (checked_format(ctx, r, path, opt, &st)) {
     case STRATA_FORMAT_PLY: return strata__ply_write(ctx, r, path, extras);
     case STRATA_FORMAT_GLB: return strata__glb_write(ctx, r, path, opt->palette, extras);
-    case STRATA_FORMAT_OBJ: return STRATA_ERR_INVALID_ARG;
+    case STRATA_FORMAT_OBJ:
+    case STRATA_FORMAT_STL: return STRATA_ERR_INVALID_ARG;
     default: return st;
     }
 }

@@ -1,7 +1,7 @@
 /* Writing files: the format writers and what they share (core/write.c).
  * strata_result_write checks its arguments, reports progress 0 and calls
  * the writer of the format: core/ply.c, core/obj.c (OBJ + MTL),
- * core/glb.c.  Each writes through output.h (temporary file, rename) and
+ * core/glb.c, core/stl.c.  Each writes through output.h (temporary file, rename) and
  * ends with strata__write_finish.  PNG images (previews) are encoded by
  * core/png.c. */
 #ifndef STRATA_WRITE_H
@@ -47,6 +47,8 @@ STRATA_HIDDEN strata_status strata__obj_write(strata_ctx *ctx, const strata_resu
 STRATA_HIDDEN strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r,
                                               const char *path, const strata_palette *pal,
                                               const char *extras);
+STRATA_HIDDEN strata_status strata__stl_write(strata_ctx *ctx, const strata_result *r,
+                                              const char *path);
 
 /* strata_result_write of a world's tile (PLY or GLB only) carrying extras,
  * a JSON object of at most STRATA_TILE_EXTRAS_MAX bytes on one line: a

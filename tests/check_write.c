@@ -424,7 +424,7 @@ START_TEST(test_formats)
     strata_ctx *ctx = ctx_new(0);
     strata_result *r = unsliced(ctx, 0);
     char *d = tmpdir_new();
-    static const char *bad[] = {"x.stl", "x", "x.ply.gz", "x.plyx", ".", "x.objx"};
+    static const char *bad[] = {"x.stlx", "x", "x.ply.gz", "x.plyx", ".", "x.objx"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *p = join(d, bad[i]);
         ck_assert_status(write_as(ctx, r, p, STRATA_FORMAT_AUTO), STRATA_ERR_FORMAT);
@@ -850,6 +850,65 @@ START_TEST(test_write_cancel)
 }
 END_TEST
 
+/* ------------------------------------------------------------ STL */
+
+/* r written as binary STL: the size, the count, every corner bit for bit
+ * and a unit facet normal along the corners' cross product. */
+static void roundtrip_stl(strata_ctx *ctx, strata_result *r)
+{
+    char *d = tmpdir_new(), *path = join(d, "out.stl");
+    ck_assert_ok(write_as(ctx, r, path, STRATA_FORMAT_AUTO));
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    size_t len;
+    unsigned char *b = slurp(path, &len);
+    const uint64_t ntri = v.nindices / 3;
+    ck_assert_uint_eq(len, 84 + 50 * ntri);
+    ck_assert_uint_eq(le32(b + 80), ntri);
+    for (uint64_t t = 0; t < ntri; t++) {
+        const unsigned char *p = b + 84 + 50 * t;
+        const uint32_t *c = v.indices + 3 * t;
+        for (int k = 0; k < 3; k++) {
+            const unsigned char *q = p + 12 + 12 * k;
+            require(same_float(v.x[c[k]], le32(q)) && same_float(v.y[c[k]], le32(q + 4)) &&
+                        same_float(v.z[c[k]], le32(q + 8)),
+                    "triangle %llu corner %d", (unsigned long long)t, k);
+        }
+        float n[3];
+        for (int k = 0; k < 3; k++) {
+            const uint32_t u = le32(p + 4 * k);
+            memcpy(&n[k], &u, 4);
+        }
+        const double ux = v.x[c[1]] - (double)v.x[c[0]], uy = v.y[c[1]] - (double)v.y[c[0]],
+                     uz = v.z[c[1]] - (double)v.z[c[0]];
+        const double wx = v.x[c[2]] - (double)v.x[c[0]], wy = v.y[c[2]] - (double)v.y[c[0]],
+                     wz = v.z[c[2]] - (double)v.z[c[0]];
+        const double cx = uy * wz - uz * wy, cy = uz * wx - ux * wz, cz = ux * wy - uy * wx;
+        const double cl = sqrt(cx * cx + cy * cy + cz * cz);
+        const double nl = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
+        require(fabs(nl - 1) < 1e-5, "triangle %llu normal length %g", (unsigned long long)t, nl);
+        require(n[0] * cx + n[1] * cy + n[2] * cz > (1 - 1e-4) * cl,
+                "triangle %llu normal off its face", (unsigned long long)t);
+        require_true(p[48] == 0 && p[49] == 0);
+    }
+    free(b);
+    int temps, n = dir_entries(d, &temps);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(temps, 0);
+    free(path);
+    tmpdir_remove(d);
+}
+
+START_TEST(test_stl_sliced)
+{
+    strata_ctx *ctx = ctx_new(0);
+    strata_result *r = sliced(ctx, _i);
+    roundtrip_stl(ctx, r);
+    strata_result_destroy(r);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 static Suite *write_suite(void)
 {
     Suite *s = suite_create("write");
@@ -858,6 +917,7 @@ static Suite *write_suite(void)
     tcase_add_loop_test(tc, test_ply_sliced, 0, 6);
     tcase_add_loop_test(tc, test_obj_unsliced, 0, 2);
     tcase_add_loop_test(tc, test_obj_sliced, 0, 6);
+    tcase_add_loop_test(tc, test_stl_sliced, 0, 6);
     tcase_add_test(tc, test_formats);
     suite_add_tcase(s, tc);
     TCase *th = tcase_create("Threads");

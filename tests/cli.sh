@@ -87,6 +87,9 @@ check "planet --help shows the default level" 'grep -q -- "--level L.*(default 6
 check "planet --help shows the default terraces" 'tr "\n" " " <out | tr -s " " | grep -q -- "--terraces N N evenly .* (default 16); 0 writes the displaced mesh unsliced"'
 run terrain --help
 check "terrain --help shows the default cells" 'grep -q -- "--cells N.*(default 256)" out'
+succeeds "planet as STL" planet --level 2 --terraces 4 -o m.stl
+check "STL: 84 bytes + 50 per triangle" 'n=$(od -An -tu4 -j80 -N4 m.stl | tr -d " "); [ "$(wc -c <m.stl)" -eq $((84 + 50 * n)) ] && [ "$n" -gt 0 ]'
+rm -f m.stl
 succeeds "info" info
 check "info lists version and isa" 'grep -q "^version: " out && grep -q "^isa: [a-z0-9]*\$" out'
 check "info lists the available isas" 'grep -q "^isas: scalar" out'
@@ -137,7 +140,7 @@ fails 2 "ascending" "--curve not ascending" terrain --curve 0:0,0.5:0.2,0.5:1
 fails 2 "--curve" "--curve malformed" terrain --curve 0:0,1
 fails 2 "--heightmap" "--heightmap with --cells" terrain --heightmap h.pgm --cells 4
 fails 2 "--heightmap" "--cell-size without --heightmap" terrain --cell-size 2
-fails 2 "x.stl" "unknown output format" planet -o x.stl
+fails 2 "x.step" "unknown output format" planet -o x.step
 fails 2 "extra" "stray argument" planet extra
 export STRATA_SIMD=sse9
 fails 2 "STRATA_SIMD" "unknown STRATA_SIMD" planet --level 1
