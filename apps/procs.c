@@ -62,6 +62,12 @@ static uint64_t take_local(void)
     return i < g.n ? i : UINT64_MAX;
 }
 
+double procs_handed(void)
+{
+    const uint64_t c = atomic_load(&g.cursor);
+    return g.n ? (double)(c < g.n ? c : g.n) / (double)g.n : 1.0;
+}
+
 #ifndef HAVE_MPI
 
 void procs_init(void) {}
@@ -87,11 +93,6 @@ uint64_t procs_next(void *user)
     (void)user;
     const uint64_t i = take_local();
     return i == UINT64_MAX ? UINT64_MAX : g.ids[i];
-}
-double procs_handed(void)
-{
-    const uint64_t c = atomic_load(&g.cursor);
-    return g.n ? (double)(c < g.n ? c : g.n) / (double)g.n : 1.0;
 }
 void procs_unshare(bool failed) { (void)failed; }
 
@@ -251,11 +252,6 @@ uint64_t procs_next(void *user)
     return g.ids[g.batch++];
 }
 
-double procs_handed(void)
-{
-    const uint64_t c = atomic_load(&g.cursor);
-    return g.n ? (double)(c < g.n ? c : g.n) / (double)g.n : 1.0;
-}
 
 void procs_unshare(bool failed)
 {
