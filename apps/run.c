@@ -216,7 +216,15 @@ static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
         const char *path = o->template_path ? o->template_path : o->heightmap;
         const char *what = o->template_path ? "template" : "heightmap";
         strata_heightmap *hm;
-        check_call(strata_heightmap_load(ctx, path, &hm), (call){.what = what, .path = path});
+        const strata_status lst = strata_heightmap_load(ctx, path, &hm);
+        check_call(lst, (call){.what = what,
+                               .path = path,
+                               .why = lst == STRATA_ERR_TOO_LARGE
+                                          ? "outside the sizes of a heightmap held in memory "
+                                            "(sides of 2 to 32768 samples, 2^28 in all); a "
+                                            "larger PGM or PFM file can be made as a world "
+                                            "(--tile-cells N), read tile by tile"
+                                          : NULL});
         const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
         const double patch = o->template_path ? (double)o->patch_cells : 1.0;
         *extent = o->cell_size * patch * (double)((w > h ? w : h) - 1);

@@ -98,7 +98,8 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
         wo->tile_cells = (uint32_t)o->tile_cells;
         const char *src = o->template_path ? o->template_path : o->heightmap;
         if (src) {
-            check_call(strata_heightmap_load(ctx, src, &wj->hm),
+            /* PGM and PFM stay in their file, read tile by tile */
+            check_call(strata_heightmap_open(ctx, src, &wj->hm),
                        (call){.what = o->template_path ? "template" : "heightmap", .path = src});
             const uint32_t w = strata_heightmap_width(wj->hm), h = strata_heightmap_height(wj->hm);
             const double patch = o->template_path ? (double)o->patch_cells : 1.0;
@@ -252,14 +253,12 @@ static int dry_run(job *o, world_job *wj, int threads, uint64_t shard_k, uint64_
          * the samples' range for heightmaps) plus or minus the noise */
         float lo = 0, hi = 0;
         if (wj->hm) {
-            const float *s = strata_heightmap_data(wj->hm);
-            const size_t n = (size_t)strata_heightmap_width(wj->hm) * strata_heightmap_height(wj->hm);
-            lo = hi = s[0] * wj->wo.height_scale;
-            for (size_t i = 0; i < n; i++) {
-                const float v = s[i] * wj->wo.height_scale;
-                lo = v < lo ? v : lo;
-                hi = v > hi ? v : hi;
-            }
+            check_call(strata_heightmap_range(wj->hm, &lo, &hi),
+                       (call){.what = o->template_path ? "template" : "heightmap",
+                              .path = o->template_path ? o->template_path : o->heightmap});
+            const float a = lo * wj->wo.height_scale, b = hi * wj->wo.height_scale;
+            lo = a < b ? a : b;
+            hi = a < b ? b : a;
         }
         const float b = wj->wo.noise ? strata_fbm_bound(wj->wo.noise) : 0.0f;
         if (!(wj->levels = malloc(wj->wo.terraces * sizeof *wj->levels)))

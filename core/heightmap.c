@@ -10,14 +10,18 @@
 #include "config.h"
 #endif
 
+#define _POSIX_C_SOURCE 200809L /* fstat */
 #include "alloc.h"
 #include "ctx.h"
 #include "heightmap.h"
 #include "mesh.h"
 #include "readfile.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Largest file strata_heightmap_load reads: a colour PFM (12 bytes a pixel)
  * at the pixel limit plus room for a header.  No valid heightmap is bigger. */
@@ -39,9 +43,11 @@ strata_status strata__heightmap_new(const strata_allocator *al, uint32_t w, uint
     strata_heightmap *hm = strata__alloc(al, sizeof *hm);
     if (!hm)
         return STRATA_ERR_NOMEM;
+    memset(hm, 0, sizeof *hm);
     hm->alloc = *al;
     hm->w = w;
     hm->h = h;
+    hm->fd = -1;
     hm->data = strata__alloc_array(al, (size_t)w * h, sizeof(float));
     if (!hm->data) {
         strata__free(al, hm);
@@ -56,6 +62,8 @@ void strata_heightmap_destroy(strata_heightmap *hm)
     if (!hm)
         return;
     strata_allocator al = hm->alloc;
+    if (hm->fd >= 0)
+        close(hm->fd);
     strata__free(&al, hm->data);
     strata__free(&al, hm);
 }
@@ -103,6 +111,94 @@ strata_status strata_heightmap_load(strata_ctx *ctx, const char *path,
     return st;
 }
 
+/* The header of an opened file: at most this many bytes (comments
+ * included), the rest is refused as malformed. */
+#define OPEN_HEADER_BYTES 65536
+
+/* Open a PGM or PFM file whose magic is in head (got bytes of it, the
+ * file size size) as a heightmap read in windows. */
+static strata_status open_pnm(const strata_allocator *al, int fd, const uint8_t *head,
+                              size_t got, uint64_t size, strata_heightmap **out)
+{
+    strata__pnm_layout l;
+    strata_status st = strata__pnm_header(head, got, &l);
+    if (st == STRATA_ERR_TRUNCATED && got < size)
+        return STRATA_ERR_FORMAT; /* a header longer than any sane one */
+    if (st != STRATA_OK)
+        return st;
+    if (l.w < 2 || l.h < 2 || l.w > STRATA_HEIGHTMAP_OPEN_MAX_SIDE ||
+        l.h > STRATA_HEIGHTMAP_OPEN_MAX_SIDE)
+        return STRATA_ERR_TOO_LARGE;
+    if ((size - l.offset) / l.stride / l.w < l.h)
+        return STRATA_ERR_TRUNCATED;
+    strata_heightmap *hm = strata__alloc(al, sizeof *hm);
+    if (!hm)
+        return STRATA_ERR_NOMEM;
+    memset(hm, 0, sizeof *hm);
+    hm->alloc = *al;
+    hm->w = l.w;
+    hm->h = l.h;
+    hm->fd = fd;
+    hm->pnm = l;
+    *out = hm;
+    return STRATA_OK;
+}
+
+strata_status strata_heightmap_open(strata_ctx *ctx, const char *path, strata_heightmap **out)
+{
+    if (!out)
+        return STRATA_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!ctx || !path)
+        return STRATA_ERR_INVALID_ARG;
+    struct stat sb;
+    const int fd = strata__open_regular(path, &sb);
+    if (fd < 0)
+        return STRATA_ERR_IO;
+    uint8_t head[OPEN_HEADER_BYTES];
+    size_t got;
+    strata_status st = STRATA_OK;
+    if (strata__read_fd(fd, head, sizeof head, &got) != 0) {
+        st = STRATA_ERR_IO;
+    } else if (got >= 2 && head[0] == 'P' && (head[1] == '5' || head[1] == 'f' || head[1] == 'F')) {
+        st = open_pnm(&ctx->alloc, fd, head, got, (uint64_t)sb.st_size, out);
+        if (st == STRATA_OK)
+            return STRATA_OK; /* the heightmap keeps fd */
+    } else {
+        /* anything else (PNG) is decoded whole, as strata_heightmap_load */
+        close(fd);
+        return strata_heightmap_load(ctx, path, out);
+    }
+    const int err = errno;
+    close(fd);
+    errno = err;
+    return st;
+}
+
+strata_status strata_heightmap_read(const strata_heightmap *hm, uint32_t x, uint32_t y,
+                                    uint32_t w, uint32_t h, float *out)
+{
+    if (!hm || !out || x >= hm->w || y >= hm->h || w > hm->w - x || h > hm->h - y)
+        return STRATA_ERR_INVALID_ARG;
+    if (w == 0 || h == 0)
+        return STRATA_OK;
+    if (hm->data) {
+        for (uint32_t j = 0; j < h; j++)
+            memcpy(out + (size_t)j * w, hm->data + (size_t)(y + j) * hm->w + x,
+                   (size_t)w * sizeof(float));
+        return STRATA_OK;
+    }
+    /* colour PFM rows (12 bytes a sample) need room of their own; the
+     * others are read into their output row (core/pnm.c) */
+    uint8_t *buf = NULL;
+    if (hm->pnm.stride > sizeof(float) &&
+        !(buf = strata__alloc_array(&hm->alloc, w, hm->pnm.stride)))
+        return STRATA_ERR_NOMEM;
+    const strata_status st = strata__pnm_read_window(&hm->pnm, hm->fd, x, y, w, h, buf, out);
+    strata__free(&hm->alloc, buf);
+    return st;
+}
+
 strata_status strata_mesh_from_heightmap(strata_ctx *ctx, const strata_heightmap *hm,
                                          float cell_size, float height_scale,
                                          strata_mesh **out)
@@ -114,13 +210,18 @@ strata_status strata_mesh_from_heightmap(strata_ctx *ctx, const strata_heightmap
         !isfinite(height_scale))
         return STRATA_ERR_INVALID_ARG;
     strata_mesh *m;
-    strata_status st = strata_shape_grid(ctx, hm->w - 1, hm->h - 1, cell_size, &m);
-    if (st != STRATA_OK)
+    strata_status st = strata__heightmap_check_dims(hm->w, hm->h);
+    if (st != STRATA_OK || (st = strata_shape_grid(ctx, hm->w - 1, hm->h - 1, cell_size, &m)) !=
+                               STRATA_OK)
         return st;
     /* Grid vertex (i, j) is j*w + i, the same index as sample (i, j). */
+    if ((st = strata_heightmap_read(hm, 0, 0, hm->w, hm->h, m->y)) != STRATA_OK) {
+        strata_mesh_destroy(m);
+        return st;
+    }
     const size_t n = (size_t)hm->w * hm->h;
     for (size_t i = 0; i < n; i++) {
-        m->y[i] = hm->data[i] * height_scale;
+        m->y[i] *= height_scale;
         if (!isfinite(m->y[i])) { /* a large PFM sample times the scale */
             strata_mesh_destroy(m);
             return STRATA_ERR_NOT_FINITE;
@@ -129,4 +230,50 @@ strata_status strata_mesh_from_heightmap(strata_ctx *ctx, const strata_heightmap
     strata__mesh_update_heights(m);
     *out = m;
     return STRATA_OK;
+}
+
+/* Rows read at a time by strata_heightmap_range (and fingerprints): about
+ * 4 MiB of samples, whatever the width. */
+uint32_t strata__heightmap_strip_rows(const strata_heightmap *hm)
+{
+    const uint32_t r = (uint32_t)((1u << 20) / hm->w);
+    return r ? (r < hm->h ? r : hm->h) : 1;
+}
+
+strata_status strata_heightmap_range(const strata_heightmap *hm, float *lo, float *hi)
+{
+    if (!hm || !lo || !hi)
+        return STRATA_ERR_INVALID_ARG;
+    if (hm->data) {
+        const size_t n = (size_t)hm->w * hm->h;
+        float a = hm->data[0], b = a;
+        for (size_t i = 1; i < n; i++) {
+            a = hm->data[i] < a ? hm->data[i] : a;
+            b = hm->data[i] > b ? hm->data[i] : b;
+        }
+        *lo = a;
+        *hi = b;
+        return STRATA_OK;
+    }
+    const uint32_t rows = strata__heightmap_strip_rows(hm);
+    float *strip = strata__alloc_array(&hm->alloc, (size_t)rows * hm->w, sizeof(float));
+    if (!strip)
+        return STRATA_ERR_NOMEM;
+    float a = INFINITY, b = -INFINITY;
+    strata_status st = STRATA_OK;
+    for (uint32_t y = 0; y < hm->h && st == STRATA_OK; y += rows) {
+        const uint32_t n = hm->h - y < rows ? hm->h - y : rows;
+        if ((st = strata_heightmap_read(hm, 0, y, hm->w, n, strip)) != STRATA_OK)
+            break;
+        for (size_t i = 0; i < (size_t)n * hm->w; i++) {
+            a = strip[i] < a ? strip[i] : a;
+            b = strip[i] > b ? strip[i] : b;
+        }
+    }
+    strata__free(&hm->alloc, strip);
+    if (st == STRATA_OK) {
+        *lo = a;
+        *hi = b;
+    }
+    return st;
 }

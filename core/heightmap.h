@@ -6,18 +6,36 @@
 
 #include "base.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Where a PGM or PFM file keeps its samples. */
+typedef struct strata__pnm_layout {
+    uint32_t w, h;
+    bool pfm;        /* PFM (floats, rows bottom to top), else PGM */
+    bool little;     /* PFM: little-endian samples */
+    uint32_t maxval; /* PGM: the sample that reads as 1 */
+    uint32_t stride; /* bytes a sample: PGM 1 or 2, PFM 4 or 12 */
+    uint64_t offset; /* the first sample byte */
+} strata__pnm_layout;
 
 struct strata_heightmap {
     strata_allocator alloc;
     uint32_t w, h;
-    float *data; /* w*h samples, row 0 at the top */
+    float *data; /* w*h samples, row 0 at the top; NULL when opened */
+    /* An opened heightmap (strata_heightmap_open of a PGM or PFM): the
+     * samples stay in the file, read by pread (so threads may share it). */
+    int fd; /* -1: in memory */
+    strata__pnm_layout pnm;
 };
 
 /* STRATA_ERR_TOO_LARGE outside the documented limits: a side below 2 or
  * above STRATA_HEIGHTMAP_MAX_SIDE, more than STRATA_HEIGHTMAP_MAX_PIXELS. */
 STRATA_HIDDEN strata_status strata__heightmap_check_dims(uint64_t w, uint64_t h);
+
+/* Rows of about 4 MiB of samples, for passes over a whole heightmap. */
+STRATA_HIDDEN uint32_t strata__heightmap_strip_rows(const strata_heightmap *hm);
 
 /* Allocate a heightmap of checked dimensions (samples uninitialised). */
 STRATA_HIDDEN strata_status strata__heightmap_new(const strata_allocator *al, uint32_t w,
@@ -29,6 +47,16 @@ STRATA_HIDDEN strata_status strata__heightmap_new(const strata_allocator *al, ui
  * the PNG signature first. */
 STRATA_HIDDEN strata_status strata__pnm_read(const strata_allocator *al, const uint8_t *data,
                                              size_t len, strata_heightmap **out);
+/* Parse a PGM or PFM header (data starts with the magic; len >= 2): the
+ * layout, with offset where the samples start.  Sizes are not checked. */
+STRATA_HIDDEN strata_status strata__pnm_header(const uint8_t *data, size_t len,
+                                               strata__pnm_layout *l);
+/* Samples (x0 + i, y0 + j), i < w, j < h, of an opened file into
+ * out[j * w + i].  buf (w * l->stride bytes) is needed only for samples
+ * of more than 4 bytes (colour PFM); NULL otherwise. */
+STRATA_HIDDEN strata_status strata__pnm_read_window(const strata__pnm_layout *l, int fd,
+                                                    uint32_t x0, uint32_t y0, uint32_t w,
+                                                    uint32_t h, uint8_t *buf, float *out);
 STRATA_HIDDEN strata_status strata__png_read(const strata_allocator *al, const uint8_t *data,
                                              size_t len, strata_heightmap **out);
 

@@ -93,8 +93,11 @@ STRATA_HIDDEN float strata__grid_coord(uint32_t i, uint32_t n, float cell);
  * (i+1, j+1), as the grid's own triangles), times the scale.  Each grid
  * vertex has one formula, so a tile and the whole grid get the same bits.
  * A NULL heightmap is a flat grid (y = 0) of nx x nz cells. */
+/* Samples of a heightmap of w x h: a window of it starting at sample
+ * (x0, y0), rows stride floats apart (the whole heightmap: 0, 0, w). */
 typedef struct strata_heightmap_samples {
     uint32_t w, h;
+    uint32_t x0, y0, stride;
     const float *data;
 } strata_heightmap_samples;
 

@@ -1,13 +1,16 @@
 /* Netpbm-style heightmaps: binary PGM (P5) and PFM (Pf grey, PF colour).
  * Every size a header claims is checked against the limits and against
  * the bytes present before the pixels are allocated. */
+#define _POSIX_C_SOURCE 200809L /* pread */
 #include "alloc.h"
 #include "heightmap.h"
 #include "lex.h"
 
 #include <math.h>
 #include <stdbool.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------ */
 /* Netpbm-style headers (PGM and PFM)                                  */
@@ -126,92 +129,128 @@ static strata_status header_scale(cursor *c, bool *little_endian)
 }
 
 /* ------------------------------------------------------------------ */
-/* PGM (P5)                                                            */
+/* Headers and rows, shared by decoding and windowed reading           */
 /* ------------------------------------------------------------------ */
 
-static strata_status decode_pgm(const strata_allocator *al, cursor c,
-                                strata_heightmap **out)
+/* Parse the header after the two magic bytes (d[1] is '5', 'f' or 'F');
+ * on success *c is at the first sample byte. */
+static strata_status parse_header(char magic, cursor *c, strata__pnm_layout *l)
 {
-    uint32_t w, h, maxval;
     strata_status st;
-    if ((st = header_uint(&c, &w)) != STRATA_OK ||
-        (st = header_uint(&c, &h)) != STRATA_OK ||
-        (st = header_uint(&c, &maxval)) != STRATA_OK)
+    memset(l, 0, sizeof *l);
+    if ((st = header_uint(c, &l->w)) != STRATA_OK || (st = header_uint(c, &l->h)) != STRATA_OK)
         return st;
-    if (maxval == 0 || maxval > 65535)
-        return STRATA_ERR_FORMAT;
-    if ((st = header_end(&c)) != STRATA_OK || (st = strata__heightmap_check_dims(w, h)) != STRATA_OK)
-        return st;
-    const size_t bps = maxval < 256 ? 1 : 2;
-    const size_t n = (size_t)w * h;
-    if ((size_t)(c.end - c.p) / bps < n)
-        return STRATA_ERR_TRUNCATED;
-
-    strata_heightmap *hm;
-    if ((st = strata__heightmap_new(al, w, h, &hm)) != STRATA_OK)
-        return st;
-    /* Samples above maxval are invalid PGM; clamp them rather than reject a
-     * file that is otherwise fine, so the result stays in [0,1]. */
-    const float fmax = (float)maxval;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t v = bps == 1 ? c.p[i] : (uint32_t)c.p[2 * i] << 8 | c.p[2 * i + 1];
-        hm->data[i] = v >= maxval ? 1.0f : (float)v / fmax;
+    if (magic == '5') {
+        l->pfm = false;
+        if ((st = header_uint(c, &l->maxval)) != STRATA_OK)
+            return st;
+        if (l->maxval == 0 || l->maxval > 65535)
+            return STRATA_ERR_FORMAT;
+        l->stride = l->maxval < 256 ? 1 : 2;
+    } else {
+        l->pfm = true;
+        if ((st = header_scale(c, &l->little)) != STRATA_OK)
+            return st;
+        l->stride = magic == 'F' ? 12 : 4;
     }
-    *out = hm;
-    return STRATA_OK;
+    return header_end(c);
 }
 
-/* ------------------------------------------------------------------ */
-/* PFM (Pf grey, PF colour)                                            */
-/* ------------------------------------------------------------------ */
-
-static strata_status decode_pfm(const strata_allocator *al, cursor c,
-                                uint32_t channels, strata_heightmap **out)
+/* n samples of one file row into dst.  PGM samples above maxval are
+ * invalid; they are clamped rather than a file that is otherwise fine
+ * rejected, so the result stays in [0,1].  STRATA_ERR_NOT_FINITE for a
+ * PFM sample that is not finite. */
+static strata_status convert_row(const strata__pnm_layout *l, const uint8_t *src, size_t n,
+                                 float *dst)
 {
-    uint32_t w, h;
-    bool little = false;
-    strata_status st;
-    if ((st = header_uint(&c, &w)) != STRATA_OK ||
-        (st = header_uint(&c, &h)) != STRATA_OK ||
-        (st = header_scale(&c, &little)) != STRATA_OK ||
-        (st = header_end(&c)) != STRATA_OK ||
-        (st = strata__heightmap_check_dims(w, h)) != STRATA_OK)
-        return st;
-    const size_t stride = 4 * (size_t)channels;
-    if ((size_t)(c.end - c.p) / stride / w < h)
-        return STRATA_ERR_TRUNCATED;
-
-    strata_heightmap *hm;
-    if ((st = strata__heightmap_new(al, w, h, &hm)) != STRATA_OK)
-        return st;
-    /* File rows run bottom to top; ours run top to bottom. */
-    for (uint32_t r = 0; r < h; r++) {
-        const uint8_t *src = c.p + (size_t)r * w * stride;
-        float *dst = hm->data + (size_t)(h - 1 - r) * w;
-        for (uint32_t x = 0; x < w; x++, src += stride) {
-            uint32_t bits = little ? (uint32_t)src[0] | (uint32_t)src[1] << 8 |
-                                         (uint32_t)src[2] << 16 | (uint32_t)src[3] << 24
-                                   : (uint32_t)src[3] | (uint32_t)src[2] << 8 |
-                                         (uint32_t)src[1] << 16 | (uint32_t)src[0] << 24;
-            float v;
-            memcpy(&v, &bits, sizeof v);
-            if (!isfinite(v)) {
-                strata_heightmap_destroy(hm);
-                return STRATA_ERR_NOT_FINITE;
-            }
-            dst[x] = v;
+    if (!l->pfm) {
+        const float fmax = (float)l->maxval;
+        for (size_t i = 0; i < n; i++) {
+            const uint32_t v =
+                l->stride == 1 ? src[i] : (uint32_t)src[2 * i] << 8 | src[2 * i + 1];
+            dst[i] = v >= l->maxval ? 1.0f : (float)v / fmax;
         }
+        return STRATA_OK;
     }
-    *out = hm;
+    for (size_t i = 0; i < n; i++, src += l->stride) {
+        const uint32_t bits = l->little ? (uint32_t)src[0] | (uint32_t)src[1] << 8 |
+                                              (uint32_t)src[2] << 16 | (uint32_t)src[3] << 24
+                                        : (uint32_t)src[3] | (uint32_t)src[2] << 8 |
+                                              (uint32_t)src[1] << 16 | (uint32_t)src[0] << 24;
+        float v;
+        memcpy(&v, &bits, sizeof v);
+        if (!isfinite(v))
+            return STRATA_ERR_NOT_FINITE;
+        dst[i] = v;
+    }
     return STRATA_OK;
 }
 
+/* The file row holding image row y (PFM rows run bottom to top). */
+static inline uint64_t file_row(const strata__pnm_layout *l, uint32_t y)
+{
+    return l->pfm ? (uint64_t)l->h - 1 - y : y;
+}
+
+strata_status strata__pnm_header(const uint8_t *d, size_t len, strata__pnm_layout *l)
+{
+    cursor c = {d + 2, d + len};
+    const strata_status st = parse_header((char)d[1], &c, l);
+    l->offset = (uint64_t)(c.p - d);
+    return st;
+}
 
 strata_status strata__pnm_read(const strata_allocator *al, const uint8_t *d, size_t len,
                                strata_heightmap **out)
 {
-    const cursor c = {d + 2, d + len};
-    if (d[1] == '5')
-        return decode_pgm(al, c, out);
-    return decode_pfm(al, c, d[1] == 'F' ? 3 : 1, out);
+    strata__pnm_layout l;
+    strata_status st = strata__pnm_header(d, len, &l);
+    if (st != STRATA_OK || (st = strata__heightmap_check_dims(l.w, l.h)) != STRATA_OK)
+        return st;
+    const uint8_t *p = d + l.offset;
+    if ((len - l.offset) / l.stride / l.w < l.h)
+        return STRATA_ERR_TRUNCATED;
+    strata_heightmap *hm;
+    if ((st = strata__heightmap_new(al, l.w, l.h, &hm)) != STRATA_OK)
+        return st;
+    for (uint32_t y = 0; y < l.h && st == STRATA_OK; y++)
+        st = convert_row(&l, p + file_row(&l, y) * l.w * l.stride, l.w,
+                         hm->data + (size_t)y * l.w);
+    if (st != STRATA_OK) {
+        strata_heightmap_destroy(hm);
+        return st;
+    }
+    *out = hm;
+    return STRATA_OK;
+}
+
+strata_status strata__pnm_read_window(const strata__pnm_layout *l, int fd, uint32_t x0,
+                                      uint32_t y0, uint32_t w, uint32_t h, uint8_t *buf,
+                                      float *out)
+{
+    const size_t n = (size_t)w * l->stride;
+    for (uint32_t j = 0; j < h; j++) {
+        /* Without buf (samples of at most 4 bytes) the raw row goes to the
+         * end of its output row: converting forward, float i overwrites
+         * bytes [4i, 4i + 4), all before the sample i + 1 still unread
+         * at w (4 - stride) + (i + 1) stride. */
+        float *dst = out + (size_t)j * w;
+        uint8_t *raw = buf ? buf : (uint8_t *)dst + (size_t)w * (sizeof(float) - l->stride);
+        const uint64_t at = l->offset + (file_row(l, y0 + j) * l->w + x0) * l->stride;
+        size_t got = 0;
+        while (got < n) {
+            const ssize_t r = pread(fd, raw + got, n - got, (off_t)(at + got));
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r < 0)
+                return STRATA_ERR_IO;
+            if (r == 0)
+                return STRATA_ERR_TRUNCATED; /* the file shrank since it was opened */
+            got += (size_t)r;
+        }
+        const strata_status st = convert_row(l, raw, w, dst);
+        if (st != STRATA_OK)
+            return st;
+    }
+    return STRATA_OK;
 }

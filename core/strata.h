@@ -411,8 +411,41 @@ STRATA_API strata_status strata_heightmap_load(strata_ctx *ctx,
 STRATA_API void strata_heightmap_destroy(strata_heightmap *hm);
 STRATA_API uint32_t strata_heightmap_width(const strata_heightmap *hm);
 STRATA_API uint32_t strata_heightmap_height(const strata_heightmap *hm);
-/* width*height samples, row-major, row 0 at the top (smallest z). */
+/* width*height samples, row-major, row 0 at the top (smallest z); NULL
+ * for a heightmap opened by strata_heightmap_open whose samples stay in
+ * its file (read them with strata_heightmap_read). */
 STRATA_API const float *strata_heightmap_data(const strata_heightmap *hm);
+
+/* Heightmaps larger than memory.  strata_heightmap_open opens a PGM or PFM
+ * file and keeps its samples in the file: the header is checked (and the
+ * file's size against it) but no sample is read, so opening is instant
+ * and costs no memory whatever the size.  Sides go up to
+ * STRATA_HEIGHTMAP_OPEN_MAX_SIDE with no limit on the pixel count (the
+ * terrain worlds read such a file tile by tile, see strata_world_options).
+ * The file must stay as it is while the heightmap is open.  Anything
+ * else (PNG) is decoded whole, as by strata_heightmap_load, within its
+ * limits.  Errors as strata_heightmap_load, the sizes of an opened file
+ * excepted; a header of more than 64 KiB is STRATA_ERR_FORMAT.
+ *
+ * strata_heightmap_read copies samples (x + i, y + j), i < w, j < h, of
+ * any heightmap to out[j * w + i], normalised as decoding does;
+ * STRATA_ERR_INVALID_ARG for a window outside the heightmap, and for an
+ * opened file STRATA_ERR_IO (errno set) or STRATA_ERR_TRUNCATED when the
+ * file cannot be read or has shrunk, STRATA_ERR_NOT_FINITE for a PFM
+ * sample that is not finite (found only when read), STRATA_ERR_NOMEM.
+ * Safe to call from several threads at once on the same heightmap.
+ *
+ * strata_heightmap_range gives the smallest and largest sample, reading
+ * an opened file once in strips of about 4 MiB (errors as
+ * strata_heightmap_read). */
+#define STRATA_HEIGHTMAP_OPEN_MAX_SIDE (1u << 24)
+STRATA_API strata_status strata_heightmap_open(strata_ctx *ctx, const char *path,
+                                               strata_heightmap **out);
+STRATA_API strata_status strata_heightmap_read(const strata_heightmap *hm, uint32_t x,
+                                               uint32_t y, uint32_t w, uint32_t h,
+                                               float *out);
+STRATA_API strata_status strata_heightmap_range(const strata_heightmap *hm, float *lo,
+                                                float *hi);
 
 /* A FLAT grid mesh with one vertex per sample: (w-1) x (h-1) cells of size
  * cell_size (laid out as strata_shape_grid: sample (i, j) is vertex
@@ -1158,7 +1191,10 @@ typedef struct strata_world_options {
     float radius;      /* base radius, > 0 */
     /* TERRAIN */
     const strata_heightmap *heightmap; /* NULL: a flat grid of cells_x x
-                                          cells_z; must outlive the world */
+                                          cells_z; must outlive the world.
+                                          An opened one (strata_heightmap_open)
+                                          is read a window per chunk, the
+                                          same bits as decoded whole */
     uint32_t patch_cells; /* 0: one grid vertex per sample; > 0: the
                              heightmap is a template */
     uint32_t cells_x, cells_z; /* a flat grid's size (no heightmap) */

@@ -11,6 +11,7 @@
 
 #include "world.h"
 #include "curve.h"
+#include "heightmap.h"
 #include "topology.h"
 
 #include <stdio.h>
@@ -126,10 +127,46 @@ static void fnv_float(fnv *f, float v)
     fnv_u64(f, b);
 }
 
-static void fingerprint(strata_world *w, const strata_world_options *o)
+/* The samples, 8 bytes a step (a heightmap read from a file may be tens
+ * of GB), strip by strip for an opened one: the same value either way. */
+static strata_status fnv_samples(fnv *f, const strata_heightmap *hm)
+{
+    const uint32_t hw = strata_heightmap_width(hm), hh = strata_heightmap_height(hm);
+    const float *all = strata_heightmap_data(hm);
+    const uint32_t rows = all ? hh : strata__heightmap_strip_rows(hm);
+    float *strip = NULL;
+    if (!all && !(strip = strata__alloc_array(&hm->alloc, (size_t)rows * hw, sizeof(float))))
+        return STRATA_ERR_NOMEM;
+    strata_status st = STRATA_OK;
+    uint64_t carry = 0;
+    size_t have = 0; /* floats in carry: an odd row count leaves one */
+    for (uint32_t y = 0; y < hh; y += rows) {
+        const uint32_t n = hh - y < rows ? hh - y : rows;
+        const float *p = all ? all : strip;
+        if (!all && (st = strata_heightmap_read(hm, 0, y, hw, n, strip)) != STRATA_OK)
+            break;
+        for (size_t i = 0; i < (size_t)n * hw; i++) {
+            uint32_t b;
+            memcpy(&b, p + i, 4);
+            carry |= (uint64_t)b << (32 * have);
+            if (++have == 2) {
+                f->h ^= carry;
+                f->h *= 0x100000001B3ull;
+                carry = 0;
+                have = 0;
+            }
+        }
+    }
+    if (have)
+        fnv_u64(f, carry);
+    strata__free(&hm->alloc, strip);
+    return st;
+}
+
+static strata_status fingerprint(strata_world *w, const strata_world_options *o)
 {
     fnv f = {0xCBF29CE484222325ull};
-    fnv_bytes(&f, "strata world 1", 14);
+    fnv_bytes(&f, "strata world 2", 14);
     fnv_u64(&f, (uint64_t)w->kind);
     if (w->kind == STRATA_WORLD_PLANET) {
         fnv_u64(&f, (uint64_t)o->level);
@@ -144,11 +181,11 @@ static void fingerprint(strata_world *w, const strata_world_options *o)
         fnv_float(&f, w->terrain.cell);
         fnv_u64(&f, w->terrain.tile);
         if (src->hm) {
-            const uint32_t hw = strata_heightmap_width(src->hm);
-            const uint32_t hh = strata_heightmap_height(src->hm);
-            fnv_u64(&f, hw);
-            fnv_u64(&f, hh);
-            fnv_bytes(&f, strata_heightmap_data(src->hm), (size_t)hw * hh * sizeof(float));
+            fnv_u64(&f, strata_heightmap_width(src->hm));
+            fnv_u64(&f, strata_heightmap_height(src->hm));
+            const strata_status st = fnv_samples(&f, src->hm);
+            if (st != STRATA_OK)
+                return st;
         }
     }
     fnv_u64(&f, (uint64_t)w->has_noise);
@@ -173,6 +210,7 @@ static void fingerprint(strata_world *w, const strata_world_options *o)
     fnv_u64(&f, (uint64_t)w->walls);
     fnv_u64(&f, (uint64_t)(w->normals != 0));
     w->fingerprint = f.h;
+    return STRATA_OK;
 }
 
 /* ------------------------------------------------------------ chunks */
@@ -688,7 +726,10 @@ strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *o
         strata_world_destroy(w);
         return st;
     }
-    fingerprint(w, o);
+    if ((st = fingerprint(w, o)) != STRATA_OK) {
+        strata_world_destroy(w);
+        return st;
+    }
     *out = w;
     return STRATA_OK;
 }

@@ -313,6 +313,27 @@ static strata_status c_from_heightmap(fx *f)
 {
     return strata_mesh_from_heightmap(f->ctx, f->hm, 1.0f, 0.1f, &f->out_mesh);
 }
+static void opened(fx *f)
+{
+    pgm_file(f);
+    ck_assert_ok(strata_heightmap_open(f->ctx, f->path, &f->hm));
+}
+static strata_status c_heightmap_open(fx *f)
+{
+    return strata_heightmap_open(f->ctx, f->path, &f->out_hm);
+}
+static strata_status c_world_opened(fx *f)
+{
+    strata_world_options o;
+    strata_world_defaults(&o);
+    o.kind = STRATA_WORLD_TERRAIN;
+    o.heightmap = f->hm;
+    o.patch_cells = 5; /* a template read window by window */
+    o.tile_cells = 4;
+    o.terraces = 3;
+    /* the range pass makes every tile's heights */
+    return strata_world_create(f->ctx, &o, &f->out_world);
+}
 static strata_status c_from_template(fx *f)
 {
     return strata_mesh_from_template(f->ctx, f->hm, 3, 1.0f, 0.1f, &f->out_mesh);
@@ -491,7 +512,10 @@ static const fault_case cases[] = {
     {"strata_curve_create", NULL, c_curve, 0},
     {"strata_heightmap_decode", NULL, c_heightmap_decode, 0},
     {"strata_heightmap_load", pgm_file, c_heightmap_load, 0},
+    {"strata_heightmap_open", pgm_file, c_heightmap_open, 0},
+    {"strata_world_create (opened template)", opened, c_world_opened, 0},
     {"strata_mesh_from_heightmap", heightmap, c_from_heightmap, 0},
+    {"strata_mesh_from_heightmap (opened)", opened, c_from_heightmap, 0},
     {"strata_mesh_from_template", heightmap, c_from_template, 0},
     {"strata_mesh_decode (PLY)", NULL, c_import_ply, 0},
     {"strata_mesh_decode (OBJ)", NULL, c_import_obj, 0},

@@ -850,6 +850,190 @@ START_TEST(test_load)
 }
 END_TEST
 
+/* ------------------------------------------------------- opened files */
+
+static void write_file(const char *path, const void *d, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(d, 1, n, f), n);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* An opened file reads, window by window, exactly what decoding gives. */
+static void expect_open_equals_decode(strata_ctx *ctx, const char *path, const buf *b)
+{
+    write_file(path, b->p, b->n);
+    strata_heightmap *o, *m;
+    ck_assert_ok(strata_heightmap_open(ctx, path, &o));
+    ck_assert_ok(strata_heightmap_decode(ctx, b->p, b->n, &m));
+    ck_assert_ptr_null(strata_heightmap_data(o));
+    const uint32_t w = strata_heightmap_width(m), h = strata_heightmap_height(m);
+    ck_assert_uint_eq(strata_heightmap_width(o), w);
+    ck_assert_uint_eq(strata_heightmap_height(o), h);
+    const float *want = strata_heightmap_data(m);
+    float *got = malloc((size_t)w * h * sizeof *got);
+    ck_assert_ptr_nonnull(got);
+    /* every window with corners on a coarse lattice, edges included */
+    for (uint32_t y = 0; y < h; y += 5)
+        for (uint32_t x = 0; x < w; x += 7)
+            for (uint32_t wh = 1; wh <= h - y; wh += 4)
+                for (uint32_t ww = 1; ww <= w - x; ww += 6) {
+                    memset(got, 0xff, (size_t)ww * wh * sizeof *got);
+                    require_eq(strata_heightmap_read(o, x, y, ww, wh, got), STRATA_OK);
+                    for (uint32_t j = 0; j < wh; j++)
+                        require(!memcmp(got + (size_t)j * ww, want + (size_t)(y + j) * w + x,
+                                        ww * sizeof *got),
+                                "%s: window %u,%u %ux%u row %u", path, x, y, ww, wh, j);
+                }
+    ck_assert_ok(strata_heightmap_read(o, 0, 0, w, h, got));
+    ck_assert_mem_eq(got, want, (size_t)w * h * sizeof *got);
+    float lo, hi, mlo, mhi;
+    ck_assert_ok(strata_heightmap_range(o, &lo, &hi));
+    ck_assert_ok(strata_heightmap_range(m, &mlo, &mhi));
+    ck_assert(lo == mlo && hi == mhi);
+    /* the same grid mesh */
+    strata_mesh *a, *c;
+    ck_assert_ok(strata_mesh_from_heightmap(ctx, o, 0.5f, 3.0f, &a));
+    ck_assert_ok(strata_mesh_from_heightmap(ctx, m, 0.5f, 3.0f, &c));
+    strata_mesh_view va, vc;
+    strata_mesh_get_view(a, &va);
+    strata_mesh_get_view(c, &vc);
+    ck_assert_uint_eq(va.nverts, (size_t)w * h);
+    ck_assert_mem_eq(va.y, vc.y, (size_t)w * h * sizeof(float));
+    ck_assert_mem_eq(va.h, vc.h, (size_t)w * h * sizeof(float));
+    strata_mesh_destroy(a);
+    strata_mesh_destroy(c);
+    free(got);
+    strata_heightmap_destroy(o);
+    strata_heightmap_destroy(m);
+}
+
+START_TEST(test_open)
+{
+    char dir[] = "/tmp/strata-hm-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/map", dir);
+    test_alloc cnt;
+    strata_ctx *ctx = ctx_new_counting(0, &cnt);
+
+    enum { W = 37, H = 23 };
+    uint16_t v[W * H];
+    float f[W * H];
+    uint32_t r = 12345;
+    for (int i = 0; i < W * H; i++) {
+        r = r * 1103515245u + 12345u;
+        v[i] = (uint16_t)(r >> 16);
+        f[i] = (float)(int32_t)r * 1e-6f;
+    }
+    buf b = make_pgm("P5\n# a comment\n37 23\n255\n", v, W * H, 0);
+    for (int i = 0; i < W * H; i++)
+        b.p[b.n - W * H + i] = (uint8_t)v[i];
+    expect_open_equals_decode(ctx, path, &b);
+    free(b.p);
+    b = make_pgm("P5 37 23 60000\n", v, W * H, 1); /* samples above maxval too */
+    expect_open_equals_decode(ctx, path, &b);
+    free(b.p);
+    for (int little = 0; little < 2; little++)
+        for (int ch = 1; ch <= 3; ch += 2) {
+            char head[32];
+            snprintf(head, sizeof head, "P%c\n37 23\n%s\n", ch == 3 ? 'F' : 'f',
+                     little ? "-1.0" : "2.5");
+            b = make_pfm(head, f, W * H, ch, little);
+            expect_open_equals_decode(ctx, path, &b);
+            free(b.p);
+        }
+
+    /* wider than a heightmap held in memory may be: opens, reads */
+    const uint32_t wide = STRATA_HEIGHTMAP_MAX_SIDE + 7;
+    b = (buf){0};
+    put_str(&b, "P5 32775 2 255\n");
+    for (uint32_t i = 0; i < 2 * wide; i++)
+        put_u8(&b, (i * 7) & 0xff);
+    write_file(path, b.p, b.n);
+    strata_heightmap *o = (strata_heightmap *)&o, *m;
+    ck_assert_status(strata_heightmap_load(ctx, path, &m), STRATA_ERR_TOO_LARGE);
+    ck_assert_ok(strata_heightmap_open(ctx, path, &o));
+    ck_assert_uint_eq(strata_heightmap_width(o), wide);
+    float row[3];
+    ck_assert_ok(strata_heightmap_read(o, wide - 3, 1, 3, 1, row));
+    for (int k = 0; k < 3; k++)
+        ck_assert(row[k] == (float)(((wide + wide - 3 + (uint32_t)k) * 7) & 0xff) / 255.0f);
+    /* a mesh of it would be made whole: refused */
+    strata_mesh *mesh = (strata_mesh *)&mesh;
+    ck_assert_status(strata_mesh_from_heightmap(ctx, o, 1.0f, 1.0f, &mesh), STRATA_ERR_TOO_LARGE);
+    ck_assert_ptr_null(mesh);
+    /* windows outside it */
+    ck_assert_status(strata_heightmap_read(o, wide - 3, 1, 4, 1, row), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_heightmap_read(o, 0, 2, 1, 1, row), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_heightmap_read(o, wide, 0, 1, 1, row), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_heightmap_read(NULL, 0, 0, 1, 1, row), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_heightmap_read(o, 0, 0, 1, 1, NULL), STRATA_ERR_INVALID_ARG);
+    /* the file shrinks under it: truncated, not garbage */
+    ck_assert_int_eq(truncate(path, (off_t)(b.n - 10)), 0);
+    ck_assert_status(strata_heightmap_read(o, wide - 3, 1, 3, 1, row), STRATA_ERR_TRUNCATED);
+    float lo, hi;
+    ck_assert_status(strata_heightmap_range(o, &lo, &hi), STRATA_ERR_TRUNCATED);
+    strata_heightmap_destroy(o);
+    free(b.p);
+
+    /* refused at open: short file, sides, long header, not a file */
+    o = (strata_heightmap *)&o;
+    write_file(path, "P5 4 4 255\n0123456789abcde", 26);
+    ck_assert_status(strata_heightmap_open(ctx, path, &o), STRATA_ERR_TRUNCATED);
+    ck_assert_ptr_null(o);
+    write_file(path, "P5 16777217 2 255\n", 18);
+    ck_assert_status(strata_heightmap_open(ctx, path, &o), STRATA_ERR_TOO_LARGE);
+    write_file(path, "P5 1 2 255\nab", 13);
+    ck_assert_status(strata_heightmap_open(ctx, path, &o), STRATA_ERR_TOO_LARGE);
+    write_file(path, "Pf 2 2 0\n", 9);
+    ck_assert_status(strata_heightmap_open(ctx, path, &o), STRATA_ERR_FORMAT);
+    b = (buf){0};
+    put_str(&b, "P5\n#");
+    for (int i = 0; i < 70000; i++)
+        put_u8(&b, 'x');
+    put_str(&b, "\n2 2 255\nabcd");
+    write_file(path, b.p, b.n);
+    ck_assert_status(strata_heightmap_open(ctx, path, &o), STRATA_ERR_FORMAT);
+    free(b.p);
+    errno = 0;
+    ck_assert_status(strata_heightmap_open(ctx, dir, &o), STRATA_ERR_IO);
+    ck_assert_int_eq(errno, EISDIR);
+    ck_assert_ptr_null(o);
+
+    /* a PFM with a NaN opens; reading the sample says so */
+    const float nan_row[4] = {1.0f, NAN, 2.0f, 3.0f};
+    b = make_pfm("Pf 2 2 -1\n", nan_row, 4, 1, 1);
+    write_file(path, b.p, b.n);
+    ck_assert_ok(strata_heightmap_open(ctx, path, &o));
+    ck_assert_ok(strata_heightmap_read(o, 0, 0, 2, 1, row)); /* the top row: no NaN */
+    ck_assert_status(strata_heightmap_read(o, 0, 1, 2, 1, row), STRATA_ERR_NOT_FINITE);
+    ck_assert_status(strata_heightmap_range(o, &lo, &hi), STRATA_ERR_NOT_FINITE);
+    strata_heightmap_destroy(o);
+    free(b.p);
+#if HAVE_PNG
+    /* PNG is decoded whole */
+    uint16_t *ps = png_samples(5, 4, 1, 8);
+    b = make_png(5, 4, 8, 0, 0, ps);
+    write_file(path, b.p, b.n);
+    ck_assert_ok(strata_heightmap_open(ctx, path, &o));
+    ck_assert_ptr_nonnull(strata_heightmap_data(o));
+    float win[6];
+    ck_assert_ok(strata_heightmap_read(o, 1, 1, 3, 2, win));
+    for (int k = 0; k < 6; k++)
+        ck_assert(win[k] == strata_heightmap_data(o)[(1 + k / 3) * 5 + 1 + k % 3]);
+    strata_heightmap_destroy(o);
+    free(b.p);
+    free(ps);
+#endif
+    ck_assert_int_eq(unlink(path), 0);
+    strata_ctx_destroy(ctx);
+    ck_assert_int_eq(cnt.live, 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------ mesh */
 
 START_TEST(test_mesh_from_heightmap)
@@ -945,6 +1129,7 @@ static Suite *heightmap_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("Files");
     tcase_add_test(tc, test_load);
+    tcase_add_test(tc, test_open);
     suite_add_tcase(s, tc);
     tc = tcase_create("Mesh");
     tcase_add_test(tc, test_mesh_from_heightmap);

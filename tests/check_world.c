@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -105,7 +106,17 @@ static const strata_fbm *planet_noise(void)
 
 /* A w x h PGM with integer heights (multiples of 20 on integer planes:
  * nearly every vertex lies exactly on a plane). */
+static strata_heightmap *integer_heightmap_as(strata_ctx *ctx, uint32_t w, uint32_t h,
+                                              int opened);
 static strata_heightmap *integer_heightmap(strata_ctx *ctx, uint32_t w, uint32_t h)
+{
+    return integer_heightmap_as(ctx, w, h, 0);
+}
+
+/* The same heightmap decoded (opened 0) or opened from a file, its
+ * samples left there (opened 1). */
+static strata_heightmap *integer_heightmap_as(strata_ctx *ctx, uint32_t w, uint32_t h,
+                                              int opened)
 {
     char head[32];
     const int n = snprintf(head, sizeof head, "P5\n%u %u\n255\n", w, h);
@@ -116,7 +127,18 @@ static strata_heightmap *integer_heightmap(strata_ctx *ctx, uint32_t w, uint32_t
         for (uint32_t x = 0; x < w; x++)
             buf[n + y * w + x] = (unsigned char)((((x * 7 + y * 3) / 5) % 9) * 20);
     strata_heightmap *hm;
-    ck_assert_ok(strata_heightmap_decode(ctx, buf, (size_t)n + (size_t)w * h, &hm));
+    if (opened) {
+        char path[] = "/tmp/strata-world-hm-XXXXXX";
+        const int fd = mkstemp(path);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, buf, (size_t)n + (size_t)w * h), (ssize_t)n + (ssize_t)w * h);
+        ck_assert_ok(strata_heightmap_open(ctx, path, &hm));
+        ck_assert_int_eq(close(fd), 0);
+        ck_assert_int_eq(unlink(path), 0); /* an open file outlives its name */
+        ck_assert_ptr_null(strata_heightmap_data(hm));
+    } else {
+        ck_assert_ok(strata_heightmap_decode(ctx, buf, (size_t)n + (size_t)w * h, &hm));
+    }
     free(buf);
     return hm;
 }
@@ -146,6 +168,24 @@ static void slice_keys(strata_ctx *ctx, const strata_mesh *m, const float *L, ui
     ck_assert_ok(strata_slice(ctx, m, &so, &r));
     keys_add_result(l, r);
     strata_result_destroy(r);
+}
+
+/* A world of the opened twin of the heightmap in o gives the same chunks
+ * and fingerprint. */
+static void expect_opened_same(strata_ctx *ctx, strata_world_options o, uint32_t w, uint32_t h,
+                               const strata_world *mem, key_list *want, const char *what)
+{
+    strata_heightmap *hm = integer_heightmap_as(ctx, w, h, 1);
+    o.heightmap = hm;
+    strata_world *wo;
+    ck_assert_ok(strata_world_create(ctx, &o, &wo));
+    ck_assert_uint_eq(strata_world_fingerprint(wo), strata_world_fingerprint(mem));
+    key_list got = {0};
+    world_keys(ctx, wo, &got);
+    keys_equal(want, &got, what);
+    free(got.k);
+    strata_world_destroy(wo);
+    strata_heightmap_destroy(hm);
 }
 
 /* Planets: level 3..5, every chunk level, noise and 12 terraces. */
@@ -214,6 +254,7 @@ START_TEST(test_terrain_union)
     char what[48];
     snprintf(what, sizeof what, "terrain tiles of %u", tile_sizes[_i]);
     keys_equal(&whole, &parts, what);
+    expect_opened_same(ctx, o, 31, 23, w, &parts, "terrain from an opened file");
     free(parts.k);
     free(whole.k);
     strata_world_destroy(w);
@@ -252,6 +293,7 @@ START_TEST(test_template_union)
     key_list parts = {0};
     world_keys(ctx, w, &parts);
     keys_equal(&whole, &parts, "template");
+    expect_opened_same(ctx, o, 5, 4, w, &parts, "template from an opened file");
     free(parts.k);
     free(whole.k);
     strata_world_destroy(w);

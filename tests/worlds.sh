@@ -146,12 +146,13 @@ def tris(path):
         r = k.index(min(k))  # the same rotation of the winding
         out.append((tuple(k[r:] + k[:r]), t, w))
     return out
-one = sorted(tris(sys.argv[1]))
-tiles = sorted(x for f in sys.argv[2:] for x in tris(f))
+cut = sys.argv.index("--")
+one = sorted(x for f in sys.argv[1:cut] for x in tris(f))
+tiles = sorted(x for f in sys.argv[cut + 1:] for x in tris(f))
 sys.exit(0 if one == tiles and one else 1)
 PY
 union() { # DESC FILE DIR
-    if python3 union.py "$2" $(find "$3/tiles" -name '*.ply' | sort); then ok; else bad "$1: the tiles' union differs from $2"; fi
+    if python3 union.py "$2" -- $(find "$3/tiles" -name '*.ply' | sort); then ok; else bad "$1: the tiles' union differs from $2"; fi
 }
 if command -v python3 >/dev/null 2>&1; then
     "$STRATA" terrain --heightmap hm.pgm --quiet -o hm-mem.ply &&
@@ -163,6 +164,25 @@ if command -v python3 >/dev/null 2>&1; then
     "$STRATA" planet --level 5 --quiet -o p-mem.ply &&
         "$STRATA" planet --level 5 --chunk-level 2 --tile-format ply --quiet -o p-world &&
         union "planet" p-mem.ply p-world
+
+    # A heightmap wider than one held in memory may be (32768): the world
+    # reads it from its file tile by tile; two tilings give one surface.
+    python3 -c '
+import sys
+w, h = 33001, 3
+rows = [bytes(((x * 7 + y * 3) // 5) % 9 * 20 for x in range(w)) for y in range(h)]
+sys.stdout.buffer.write(b"P5\n%d %d\n255\n" % (w, h) + b"".join(rows))' >wide.pgm
+    W="terrain --heightmap wide.pgm --levels 20,40,60,80,100,120 --height-scale 1 --tile-format ply --quiet"
+    fails 1 "--tile-cells N" "a heightmap too wide for memory, made whole" terrain --heightmap wide.pgm -o wide.ply
+    [ ! -e wide.ply ] && ok || bad "nothing written for a heightmap too wide"
+    if "$STRATA" $W --tile-cells 5000 -o wide-a && "$STRATA" $W --tile-cells 777 -o wide-b &&
+        python3 union.py $(find wide-a/tiles -name '*.ply' | sort) -- $(find wide-b/tiles -name '*.ply' | sort); then
+        ok
+    else
+        bad "a heightmap wider than memory's limit: two tilings differ"
+    fi
+    run terrain --heightmap wide.pgm --tile-cells 5000 --dry-run -o wide-c
+    [ "$rc" -eq 0 ] && grep -q '^chunks: 7 of 7$' out && ok || bad "dry run of a wide heightmap: $(cat out err)"
 fi
 
 # ------------------------------------------------------------ out of memory
