@@ -18,6 +18,11 @@
 #                     one-process run; tiles on /dev/shm when it exists,
 #                     so the disk's write-back does not drown the ranks'
 #                     overhead
+#   bigmap            a 16-bit PGM DEM wider than a heightmap held in
+#                     memory may be (33000 x 2048; --big: 65536 x 8192,
+#                     2^29 samples, twice the in-memory limit) made as a
+#                     world read tile by tile: seconds, peak RSS against
+#                     the file's size, bytes
 #   level13           (--big) a level-13 planet with --chunk-level 5:
 #                     seconds, bytes, peak RSS
 # --quick uses levels 9/10 instead of 11/12.  Files go to DIR (default a
@@ -126,6 +131,29 @@ if want mpi && "$S" info | grep -q '^mpi: yes' && command -v mpirun >/dev/null 2
     rm -rf m0
     cd "$home" || exit 1
     [ -n "${shm:-}" ] && rm -rf "$shm"
+fi
+
+# ---------------------------------------------------------------- big DEM
+if want bigmap; then
+    if [ $big = 1 ]; then BW=65536 BH=8192; else BW=33000 BH=2048; fi
+    # h(x, y) = g(x + 3y), g two sines: smooth ridges, rows cut from one
+    # table so that writing the file takes seconds
+    python3 - "$BW" "$BH" <<'PY'
+import math, struct, sys
+w, h = int(sys.argv[1]), int(sys.argv[2])
+n = w + 3 * h
+g = struct.pack(">%dH" % n, *(int(32767.5 + 20000 * math.sin(i * 0.0031) + 12000 * math.sin(i * 0.0173)) for i in range(n)))
+with open("dem.pgm", "wb") as f:
+    f.write(b"P5\n%d %d\n65535\n" % (w, h))
+    for y in range(h):
+        f.write(g[6 * y:6 * y + 2 * w])
+PY
+    timed bm "$S" terrain --heightmap dem.pgm --terraces 16 --tile-cells 512 $T --stats -o bm
+    echo "bench=bigmap width=$BW height=$BH samples=$((BW * BH)) file_bytes=$(bytes dem.pgm)" \
+        "tile_cells=512 format=glb seconds=$(secs bm) peak_rss=$(rss bm)" \
+        "tiles=$(stat chunks.made bm.err) triangles=$(stat triangles bm.err) bytes=$(bytes bm)" \
+        "range_s=$(stat time.range bm.err) chunks_s=$(stat time.chunks bm.err)"
+    rm -rf bm dem.pgm
 fi
 
 # ---------------------------------------------------------------- level 13
