@@ -222,8 +222,8 @@ static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
                                .why = lst == STRATA_ERR_TOO_LARGE
                                           ? "outside the sizes of a heightmap held in memory "
                                             "(sides of 2 to 32768 samples, 2^28 in all); a "
-                                            "larger PGM or PFM file can be made as a world "
-                                            "(--tile-cells N), read tile by tile"
+                                            "larger PGM, PFM or PNG file can be made as a "
+                                            "world (--tile-cells N), read tile by tile"
                                           : NULL});
         const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
         const double patch = o->template_path ? (double)o->patch_cells : 1.0;
@@ -579,6 +579,10 @@ int run_info(job *o)
     strata_ctx_binding(ctx, binding, sizeof binding);
     printf("binding: %s\n", binding);
     printf("meshoptimizer: %s\n", strata_optimize_supported() ? "yes" : "no");
+    const unsigned png = strata_png_support();
+    printf("png: %s\n", (png & STRATA_PNG_OPEN)     ? "yes (heightmaps of any size)"
+                        : (png & STRATA_PNG_DECODE) ? "yes (heightmaps of up to 2^28 samples)"
+                                                    : "no");
     strata_ctx_destroy(ctx);
 #ifdef _OPENMP
     printf("openmp: yes\n");

@@ -164,8 +164,21 @@ strata_status strata_heightmap_open(strata_ctx *ctx, const char *path, strata_he
         st = open_pnm(&ctx->alloc, fd, head, got, (uint64_t)sb.st_size, out);
         if (st == STRATA_OK)
             return STRATA_OK; /* the heightmap keeps fd */
+    } else if (got >= 24 && !memcmp(head + 12, "IHDR", 4) &&
+               strata__heightmap_check_dims((uint64_t)head[16] << 24 | head[17] << 16 |
+                                                head[18] << 8 | head[19],
+                                            (uint64_t)head[20] << 24 | head[21] << 16 |
+                                                head[22] << 8 | head[23]) == STRATA_ERR_TOO_LARGE &&
+               !memcmp(head, "\x89PNG\r\n\x1a\n", 8)) {
+        /* a PNG too big to decode whole: decoded once, row by row, to a
+         * temporary file read in windows */
+        if (lseek(fd, 0, SEEK_SET) != 0)
+            st = STRATA_ERR_IO;
+        else
+            st = strata__png_open(&ctx->alloc, fd, out);
     } else {
-        /* anything else (PNG) is decoded whole, as strata_heightmap_load */
+        /* anything else (a PNG that fits) is decoded whole, as
+         * strata_heightmap_load */
         close(fd);
         return strata_heightmap_load(ctx, path, out);
     }

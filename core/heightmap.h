@@ -57,6 +57,12 @@ STRATA_HIDDEN strata_status strata__pnm_header(const uint8_t *data, size_t len,
 STRATA_HIDDEN strata_status strata__pnm_read_window(const strata__pnm_layout *l, int fd,
                                                     uint32_t x0, uint32_t y0, uint32_t w,
                                                     uint32_t h, uint8_t *buf, float *out);
+/* Decode the PNG read from fd (at its start) row by row into an unnamed
+ * file of grey samples (PGM layout: $TMPDIR, else /var/tmp) and return a
+ * heightmap reading windows of it.  Interlaced images:
+ * STRATA_ERR_UNSUPPORTED.  Without libspng STRATA_ERR_TOO_LARGE. */
+STRATA_HIDDEN strata_status strata__png_open(const strata_allocator *al, int fd,
+                                             strata_heightmap **out);
 STRATA_HIDDEN strata_status strata__png_read(const strata_allocator *al, const uint8_t *data,
                                              size_t len, strata_heightmap **out);
 

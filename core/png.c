@@ -2,7 +2,7 @@
  * images written (write.h, for previews), with libspng or else libpng.
  * Without either, reading gives STRATA_ERR_UNSUPPORTED after the checks
  * every build makes, and nothing writes PNG. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* O_TMPFILE */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -10,10 +10,15 @@
 #include "alloc.h"
 #include "heightmap.h"
 #include "output.h"
+#include "readfile.h"
 #include "write.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #if HAVE_SPNG
 #include <spng.h>
@@ -324,6 +329,211 @@ strata_status strata__png_read(const strata_allocator *al, const uint8_t *d, siz
     return STRATA_ERR_UNSUPPORTED;
 #endif
 }
+
+unsigned strata_png_support(void)
+{
+#if HAVE_SPNG
+    return STRATA_PNG_DECODE | STRATA_PNG_OPEN;
+#elif HAVE_LIBPNG
+    return STRATA_PNG_DECODE;
+#else
+    return 0;
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/* Opening PNGs larger than memory                                     */
+/* ------------------------------------------------------------------ */
+
+#if HAVE_SPNG
+/* Buffered reads of the input for libspng's stream callback. */
+typedef struct {
+    int fd;
+    uint8_t buf[1 << 16];
+    size_t at, have;
+} png_source;
+
+static int source_read(spng_ctx *sp, void *user, void *dst, size_t n)
+{
+    (void)sp;
+    png_source *r = user;
+    uint8_t *d = dst;
+    while (n) {
+        if (r->at == r->have) {
+            size_t got;
+            if (strata__read_fd(r->fd, r->buf, sizeof r->buf, &got) != 0)
+                return SPNG_IO_ERROR;
+            if (got == 0)
+                return SPNG_IO_EOF;
+            r->at = 0;
+            r->have = got;
+        }
+        const size_t k = r->have - r->at < n ? r->have - r->at : n;
+        memcpy(d, r->buf + r->at, k);
+        r->at += k;
+        d += k;
+        n -= k;
+    }
+    return 0;
+}
+
+/* An unnamed file for the samples: under $TMPDIR, else /var/tmp (disk,
+ * where /tmp may be memory). */
+static int spill_file(void)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/var/tmp";
+#ifdef O_TMPFILE
+    const int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0 || errno != EOPNOTSUPP)
+        return fd;
+#endif
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/strata-heightmap.XXXXXX", dir) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    const int t = mkstemp(path);
+    if (t >= 0)
+        unlink(path);
+    return t;
+}
+
+/* Write n bytes at the end of fd. */
+static strata_status spill_write(int fd, const uint8_t *p, size_t n)
+{
+    while (n) {
+        const ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return STRATA_ERR_IO;
+        p += k;
+        n -= (size_t)k;
+    }
+    return STRATA_OK;
+}
+
+strata_status strata__png_open(const strata_allocator *al, int fd, strata_heightmap **out)
+{
+    png_source *src = strata__alloc(al, sizeof *src);
+    spng_ctx *sp = src ? spng_ctx_new(0) : NULL;
+    if (!sp) {
+        strata__free(al, src);
+        return STRATA_ERR_NOMEM;
+    }
+    src->fd = fd;
+    src->at = src->have = 0;
+    uint8_t *raw = NULL, *batch = NULL;
+    int tmp = -1;
+    struct spng_ihdr ihdr;
+    strata_status st;
+    spng_set_image_limits(sp, STRATA_HEIGHTMAP_OPEN_MAX_SIDE, STRATA_HEIGHTMAP_OPEN_MAX_SIDE);
+    spng_set_chunk_limits(sp, PNG_MAX_META, PNG_MAX_META);
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+    spng_set_crc_action(sp, SPNG_CRC_USE, SPNG_CRC_USE);
+#else
+    spng_set_crc_action(sp, SPNG_CRC_ERROR, SPNG_CRC_DISCARD);
+#endif
+    if ((st = spng_status(spng_set_png_stream(sp, source_read, src))) != STRATA_OK ||
+        (st = spng_status(spng_get_ihdr(sp, &ihdr))) != STRATA_OK)
+        goto done;
+    if (ihdr.width < 2 || ihdr.height < 2) {
+        st = STRATA_ERR_TOO_LARGE; /* outside the limits, as when decoding */
+        goto done;
+    }
+    const int channels = ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE         ? 1
+                         : ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA ? 2
+                                                                              : 0;
+    /* Adam7 would need the whole image before any row is whole */
+    if (!channels || ihdr.interlace_method != 0) {
+        st = STRATA_ERR_UNSUPPORTED;
+        goto done;
+    }
+    const uint32_t w = ihdr.width, depth = ihdr.bit_depth;
+    const size_t bytes = depth == 16 ? 2 : 1; /* a grey sample in the file */
+    const size_t rowbytes = ((size_t)w * channels * depth + 7) / 8;
+    /* rows go out in batches of about 1 MiB */
+    const size_t rows_per = (1u << 20) / (w * bytes) ? (1u << 20) / (w * bytes) : 1;
+    if (!(raw = strata__alloc(al, rowbytes)) ||
+        !(batch = strata__alloc_array(al, rows_per, w * bytes))) {
+        st = STRATA_ERR_NOMEM;
+        goto done;
+    }
+    if ((tmp = spill_file()) < 0) {
+        st = STRATA_ERR_IO;
+        goto done;
+    }
+    if ((st = spng_status(spng_decode_image(sp, NULL, 0, SPNG_FMT_RAW,
+                                            SPNG_DECODE_PROGRESSIVE))) != STRATA_OK)
+        goto done;
+    /* the grey samples only, as a PGM of maxval 2^depth - 1 holds them
+     * (sub-byte samples one a byte): core/pnm.c reads windows of it */
+    const uint32_t maxval = (1u << depth) - 1;
+    size_t in_batch = 0;
+    int err = SPNG_OK;
+    for (uint32_t y = 0; y < ihdr.height; y++) {
+        err = spng_decode_row(sp, raw, rowbytes);
+        if (err != SPNG_OK && !(err == SPNG_EOI && y == ihdr.height - 1))
+            break;
+        uint8_t *o = batch + in_batch * w * bytes;
+        for (uint32_t x = 0; x < w; x++) {
+            if (depth == 16) {
+                o[2 * x] = raw[(size_t)x * 2 * channels];
+                o[2 * x + 1] = raw[(size_t)x * 2 * channels + 1];
+            } else if (depth == 8) {
+                o[x] = raw[(size_t)x * channels];
+            } else {
+                const size_t bit = (size_t)x * depth;
+                o[x] = (uint8_t)((raw[bit / 8] >> (8 - depth - bit % 8)) & maxval);
+            }
+        }
+        if (++in_batch == rows_per || y == ihdr.height - 1) {
+            if ((st = spill_write(tmp, batch, in_batch * w * bytes)) != STRATA_OK)
+                goto done;
+            in_batch = 0;
+        }
+    }
+    if (err != SPNG_EOI) {
+        st = spng_status(err == SPNG_OK ? SPNG_EOF : err);
+        goto done;
+    }
+    if ((st = spng_status(spng_decode_chunks(sp))) != STRATA_OK)
+        goto done;
+    strata_heightmap *hm = strata__alloc(al, sizeof *hm);
+    if (!hm) {
+        st = STRATA_ERR_NOMEM;
+        goto done;
+    }
+    memset(hm, 0, sizeof *hm);
+    hm->alloc = *al;
+    hm->w = w;
+    hm->h = ihdr.height;
+    hm->fd = tmp;
+    hm->pnm = (strata__pnm_layout){.w = w, .h = ihdr.height, .maxval = maxval,
+                                   .stride = (uint32_t)bytes};
+    tmp = -1;
+    *out = hm;
+done:
+    if (tmp >= 0) {
+        const int e = errno;
+        close(tmp);
+        errno = e;
+    }
+    strata__free(al, batch);
+    strata__free(al, raw);
+    spng_ctx_free(sp);
+    strata__free(al, src);
+    return st;
+}
+#else
+strata_status strata__png_open(const strata_allocator *al, int fd, strata_heightmap **out)
+{
+    (void)al, (void)fd, (void)out;
+    return STRATA_ERR_TOO_LARGE; /* beyond the limits of decoding whole */
+}
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Writing RGB(A) images                                               */

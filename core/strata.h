@@ -422,10 +422,13 @@ STRATA_API const float *strata_heightmap_data(const strata_heightmap *hm);
  * and costs no memory whatever the size.  Sides go up to
  * STRATA_HEIGHTMAP_OPEN_MAX_SIDE with no limit on the pixel count (the
  * terrain worlds read such a file tile by tile, see strata_world_options).
- * The file must stay as it is while the heightmap is open.  Anything
- * else (PNG) is decoded whole, as by strata_heightmap_load, within its
- * limits.  Errors as strata_heightmap_load, the sizes of an opened file
- * excepted; a header of more than 64 KiB is STRATA_ERR_FORMAT.
+ * The file must stay as it is while the heightmap is open.  A PNG
+ * within the limits of strata_heightmap_decode is decoded whole, as by
+ * strata_heightmap_load; a bigger one as strata_png_support says.
+ * Errors as strata_heightmap_load, the sizes of an opened file excepted;
+ * a PGM or PFM header of more than 64 KiB is STRATA_ERR_FORMAT, and for a
+ * PNG decoded to a temporary file STRATA_ERR_IO (errno set) when that
+ * file cannot be made or written.
  *
  * strata_heightmap_read copies samples (x + i, y + j), i < w, j < h, of
  * any heightmap to out[j * w + i], normalised as decoding does;
@@ -439,6 +442,17 @@ STRATA_API const float *strata_heightmap_data(const strata_heightmap *hm);
  * an opened file once in strips of about 4 MiB (errors as
  * strata_heightmap_read). */
 #define STRATA_HEIGHTMAP_OPEN_MAX_SIDE (1u << 24)
+
+/* What this build does with PNG: STRATA_PNG_DECODE (heightmaps decoded
+ * whole, previews written: libspng or libpng), STRATA_PNG_OPEN (a PNG
+ * heightmap beyond the limits of decoding whole is opened by
+ * strata_heightmap_open: decoded once, row by row, into an unnamed file
+ * under $TMPDIR, else /var/tmp, holding its grey samples (1 or 2 bytes
+ * each), then read in windows; not for interlaced images, which give
+ * STRATA_ERR_UNSUPPORTED; libspng only).  0 without a PNG library. */
+#define STRATA_PNG_DECODE 1u
+#define STRATA_PNG_OPEN 2u
+STRATA_API unsigned strata_png_support(void);
 STRATA_API strata_status strata_heightmap_open(strata_ctx *ctx, const char *path,
                                                strata_heightmap **out);
 STRATA_API strata_status strata_heightmap_read(const strata_heightmap *hm, uint32_t x,

@@ -1034,6 +1034,83 @@ START_TEST(test_open)
 }
 END_TEST
 
+#if HAVE_SPNG
+/* A PNG wider than a heightmap held in memory may be: decoded once to a
+ * temporary file, read in windows, the same values decoding gives. */
+static void check_open_png(strata_ctx *ctx, const char *path, int depth, int color)
+{
+    const uint32_t w = STRATA_HEIGHTMAP_MAX_SIDE + 7, h = 3;
+    const int ch = color == GREY_ALPHA ? 2 : 1;
+    uint16_t *s = png_samples(w, h, ch, depth);
+    buf b = make_png(w, h, depth, color, 0, s);
+    write_file(path, b.p, b.n);
+    strata_heightmap *o;
+    ck_assert_ok(strata_heightmap_open(ctx, path, &o));
+    ck_assert_ptr_null(strata_heightmap_data(o));
+    ck_assert_uint_eq(strata_heightmap_width(o), w);
+    ck_assert_uint_eq(strata_heightmap_height(o), h);
+    float *got = malloc((size_t)w * h * sizeof *got);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_ok(strata_heightmap_read(o, 0, 0, w, h, got));
+    for (size_t i = 0; i < (size_t)w * h; i++)
+        require(got[i] == (float)s[i * ch] / (float)((1u << depth) - 1),
+                "depth %d colour %d: sample %zu", depth, color, i);
+    ck_assert_ok(strata_heightmap_read(o, w - 5, 1, 5, 2, got));
+    for (int k = 0; k < 10; k++)
+        ck_assert(got[k] == (float)s[((size_t)(1 + k / 5) * w + w - 5 + k % 5) * ch] /
+                                (float)((1u << depth) - 1));
+    strata_heightmap_destroy(o);
+    /* cut short, or interlaced: refused, and nothing left behind */
+    write_file(path, b.p, b.n / 2);
+    o = (strata_heightmap *)&o;
+    ck_assert_status(strata_heightmap_open(ctx, path, &o), STRATA_ERR_TRUNCATED);
+    ck_assert_ptr_null(o);
+    free(b.p);
+    b = make_png(w, h, depth, color, 1, s);
+    write_file(path, b.p, b.n);
+    ck_assert_status(strata_heightmap_open(ctx, path, &o), STRATA_ERR_UNSUPPORTED);
+    free(b.p);
+    free(got);
+    free(s);
+}
+#endif
+
+START_TEST(test_open_png)
+{
+#if HAVE_SPNG
+    char dir[] = "/tmp/strata-hm-XXXXXX", tmp[] = "/tmp/strata-spill-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_ptr_nonnull(mkdtemp(tmp));
+    ck_assert_int_eq(setenv("TMPDIR", tmp, 1), 0);
+    char path[64];
+    snprintf(path, sizeof path, "%s/map.png", dir);
+    test_alloc cnt;
+    strata_ctx *ctx = ctx_new_counting(0, &cnt);
+    static const int depths[5] = {1, 2, 4, 8, 16};
+    for (int d = 0; d < 5; d++)
+        check_open_png(ctx, path, depths[d], GREY);
+    check_open_png(ctx, path, 8, GREY_ALPHA);
+    check_open_png(ctx, path, 16, GREY_ALPHA);
+    /* the temporary files had no name: the directory is empty */
+    ck_assert_int_eq(rmdir(tmp), 0);
+    /* no place for the temporary file */
+    uint16_t *s = png_samples(STRATA_HEIGHTMAP_MAX_SIDE + 1, 2, 1, 8);
+    buf b = make_png(STRATA_HEIGHTMAP_MAX_SIDE + 1, 2, 8, GREY, 0, s);
+    write_file(path, b.p, b.n);
+    strata_heightmap *o = (strata_heightmap *)&o;
+    ck_assert_status(strata_heightmap_open(ctx, path, &o), STRATA_ERR_IO);
+    ck_assert_ptr_null(o);
+    unsetenv("TMPDIR");
+    free(b.p);
+    free(s);
+    ck_assert_int_eq(unlink(path), 0);
+    strata_ctx_destroy(ctx);
+    ck_assert_int_eq(cnt.live, 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+#endif
+}
+END_TEST
+
 /* ------------------------------------------------------------ mesh */
 
 START_TEST(test_mesh_from_heightmap)
@@ -1130,6 +1207,7 @@ static Suite *heightmap_suite(void)
     tc = tcase_create("Files");
     tcase_add_test(tc, test_load);
     tcase_add_test(tc, test_open);
+    tcase_add_test(tc, test_open_png);
     suite_add_tcase(s, tc);
     tc = tcase_create("Mesh");
     tcase_add_test(tc, test_mesh_from_heightmap);

@@ -170,11 +170,23 @@ if command -v python3 >/dev/null 2>&1; then
     python3 -c '
 import sys
 w, h = 33001, 3
+import struct, zlib
 rows = [bytes(((x * 7 + y * 3) // 5) % 9 * 20 for x in range(w)) for y in range(h)]
-sys.stdout.buffer.write(b"P5\n%d %d\n255\n" % (w, h) + b"".join(rows))' >wide.pgm
+open("wide.pgm", "wb").write(b"P5\n%d %d\n255\n" % (w, h) + b"".join(rows))
+def chunk(t, d):
+    return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+open("wide.png", "wb").write(b"\x89PNG\r\n\x1a\n" +
+    chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
+    chunk(b"IDAT", zlib.compress(b"".join(b"\0" + r for r in rows))) + chunk(b"IEND", b""))'
     W="terrain --heightmap wide.pgm --levels 20,40,60,80,100,120 --height-scale 1 --tile-format ply --quiet"
     fails 1 "--tile-cells N" "a heightmap too wide for memory, made whole" terrain --heightmap wide.pgm -o wide.ply
     [ ! -e wide.ply ] && ok || bad "nothing written for a heightmap too wide"
+    # the same samples as a PNG: decoded once to a temporary file, the
+    # same tiles byte for byte
+    if "$STRATA" info | grep -q '^png: yes (heightmaps of any size)'; then
+        "$STRATA" $W --tile-cells 5000 -o wide-p0 && "$STRATA" ${W%.pgm*}.png${W#*.pgm} --tile-cells 5000 -o wide-p1 &&
+            same "a PNG too wide for memory, as the PGM" wide-p0 wide-p1
+    fi
     if "$STRATA" $W --tile-cells 5000 -o wide-a && "$STRATA" $W --tile-cells 777 -o wide-b &&
         python3 union.py $(find wide-a/tiles -name '*.ply' | sort) -- $(find wide-b/tiles -name '*.ply' | sort); then
         ok
