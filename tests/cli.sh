@@ -410,11 +410,12 @@ fi
 # ------------------------------------------------------------ Ctrl-C
 # Needs timeout(1) to deliver SIGINT to a foreground child; a run that
 # finishes before the signal proves nothing and is not counted.  The
-# signal comes after a second (a loaded machine may take half of one just
-# to start the program), while a level-11 planet (84M triangles) is still
-# being built.
+# signal comes after two seconds (a loaded machine was seen to take more
+# than one just to load the program and its libraries, before main, where
+# SIGINT still kills silently), while a level-11 planet (84M triangles,
+# about 14 s) is still being built.
 if command -v timeout >/dev/null 2>&1; then
-    timeout --preserve-status -s INT 1 "$STRATA" planet --level 11 -o int.ply >out 2>err
+    timeout --preserve-status -s INT 2 "$STRATA" planet --level 11 -o int.ply >out 2>err
     rc=$?
     if [ "$rc" -ne 0 ]; then
         check "SIGINT exits 130 ($rc)" '[ "$rc" -eq 130 ] && grep -q "^strata: interrupted" err'
