@@ -118,6 +118,7 @@ strata_status strata__ctx_worker(strata_ctx *ctx, strata_ctx **out)
     memset(w, 0, sizeof *w);
     w->simd = ctx->simd;
     w->alloc = ctx->alloc;
+    w->no_sync = ctx->no_sync;
     w->threads = w->default_threads = 1;
     atomic_init(&w->cancel, 0);
     w->bind = 0;
@@ -158,6 +159,14 @@ void strata_ctx_set_progress(strata_ctx *ctx, strata_progress_fn fn, void *user)
     ctx->progress = fn;
     ctx->progress_user = user;
 }
+
+void strata_ctx_set_sync(strata_ctx *ctx, int on)
+{
+    if (ctx)
+        ctx->no_sync = !on;
+}
+
+int strata_ctx_sync(const strata_ctx *ctx) { return ctx && !ctx->no_sync; }
 
 void strata_ctx_cancel(strata_ctx *ctx)
 {

@@ -17,6 +17,7 @@ struct strata_ctx {
     strata_progress_fn progress;
     void *progress_user;
     atomic_int cancel;
+    int no_sync; /* outputs renamed into place without fsync */
     /* Thread placement (core/topology.c). */
     int bind;                      /* place worker threads on cores */
     const char *bind_off;          /* why not, when bind is 0 */

@@ -1,12 +1,14 @@
 /* Atomic output files: see output.h. */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* flock */
 
 #include "output.h"
 #include "alloc.h"
 #include "ctx.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,21 +27,162 @@
 /* Thread 0 of strata__out_spans encodes into o->buf. */
 _Static_assert(STRATA_OUT_BLOCK <= STRATA_OUT_BUF, "a block must fit the output buffer");
 
+/* ------------------------------------------------ live temporaries */
+
+/* The temporaries this process's writers have open, for
+ * strata_remove_temporaries (a signal handler): a slot is taken (0 -> 1),
+ * its path written, then published (2); released (0) once the file is
+ * renamed or removed.  Only lock-free atomics and unlink touch it in the
+ * handler. */
+#define TEMP_SLOTS 64
+static struct {
+    _Atomic int state;
+    char path[4096];
+} g_temps[TEMP_SLOTS];
+
+static int temp_register(const char *path)
+{
+    const size_t n = strlen(path);
+    if (n >= sizeof g_temps[0].path)
+        return -1;
+    for (int i = 0; i < TEMP_SLOTS; i++) {
+        int free_slot = 0;
+        if (atomic_compare_exchange_strong(&g_temps[i].state, &free_slot, 1)) {
+            memcpy(g_temps[i].path, path, n + 1);
+            atomic_store(&g_temps[i].state, 2);
+            return i;
+        }
+    }
+    return -1; /* all taken: strata_output_clean finds it later */
+}
+
+static void temp_release(int slot)
+{
+    if (slot >= 0)
+        atomic_store(&g_temps[slot].state, 0);
+}
+
+void strata_remove_temporaries(void)
+{
+    for (int i = 0; i < TEMP_SLOTS; i++)
+        if (atomic_load(&g_temps[i].state) == 2)
+            unlink(g_temps[i].path);
+}
+
+/* ------------------------------------------------ temporary names */
+
+#define NAME_BYTES 255 /* NAME_MAX of Linux file systems */
+#define TMP_SUFFIX 10  /* ".tmp" and 6 characters */
+static const char tmp_digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+/* The directory part of path ("." for none) into dir, and where the
+ * file's name starts. */
+static const char *split_path(const char *path, char *dir, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(dir, cap, ".");
+        return path;
+    }
+    const size_t n = slash == path ? 1 : (size_t)(slash - path);
+    snprintf(dir, cap, "%.*s", (int)n, path);
+    return slash + 1;
+}
+
+/* How many bytes of a file name of n bytes come before ".tmpXXXXXX". */
+static size_t tmp_stem(size_t n)
+{
+    return n + TMP_SUFFIX > NAME_BYTES ? NAME_BYTES - TMP_SUFFIX : n;
+}
+
+/* Whether name is a temporary of a file whose name is base. */
+static int is_temp_of(const char *name, const char *base)
+{
+    const size_t k = tmp_stem(strlen(base));
+    if (strlen(name) != k + TMP_SUFFIX || memcmp(name, base, k) != 0 ||
+        memcmp(name + k, ".tmp", 4) != 0)
+        return 0;
+    for (size_t i = k + 4; i < k + TMP_SUFFIX; i++)
+        if (!strchr(tmp_digits, name[i]) || !name[i])
+            return 0;
+    return 1;
+}
+
+int strata__remove_if_stale(const char *path)
+{
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    struct stat sb;
+    int r = 0;
+    /* a live writer holds the lock until its rename or removal */
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0)
+        r = unlink(path) == 0 ? 1 : errno == ENOENT ? 0 : -1;
+    const int err = errno;
+    close(fd);
+    errno = err;
+    return r;
+}
+
+int strata__remove_stale_in(const char *dir, int (*match)(const char *name, const void *arg),
+                            const void *arg, uint64_t *count)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int r = 0;
+    for (struct dirent *e; r >= 0 && (e = readdir(d));) {
+        if (!match(e->d_name, arg))
+            continue;
+        char p[8192];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if ((r = strata__remove_if_stale(p)) > 0)
+            (*count)++;
+    }
+    const int err = errno;
+    closedir(d);
+    errno = err;
+    return r < 0 ? -1 : 0;
+}
+
+static int match_temp_of(const char *name, const void *base) { return is_temp_of(name, base); }
+
+strata_status strata_output_clean(const char *path, unsigned long *removed)
+{
+    if (removed)
+        *removed = 0;
+    if (!path || !*path)
+        return STRATA_ERR_INVALID_ARG;
+    char dir[4096];
+    const char *base = split_path(path, dir, sizeof dir);
+    if (!*base)
+        return STRATA_ERR_INVALID_ARG;
+    uint64_t count = 0;
+    const int r = strata__remove_stale_in(dir, match_temp_of, base, &count);
+    if (removed)
+        *removed = (unsigned long)count;
+    if (r < 0 && errno == ENOENT && count == 0)
+        return STRATA_OK; /* no directory yet: nothing there */
+    return r < 0 ? STRATA_ERR_IO : STRATA_OK;
+}
+
 /* Create PATH.tmpXXXXXX exclusively.  Not mkstemp: it makes files 0600, and
  * widening that needs the process umask, which can only be read by setting
  * it (a race with other threads).  open(O_EXCL, 0644) lets the kernel apply
  * the umask itself. */
 int strata__out_open(strata_out *o, const char *path, strata_ctx *ctx)
 {
-    static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
     static _Atomic unsigned counter;
     const strata_allocator *al = &ctx->alloc;
     memset(o, 0, sizeof *o);
     o->ctx = ctx;
     o->al = al;
-    o->fd = -1;
+    o->fd = o->hold = o->slot = -1;
     const size_t n = strlen(path);
-    o->tmp = strata__alloc(al, n + sizeof ".tmpXXXXXX");
+    const char *slash = strrchr(path, '/');
+    const size_t base = slash ? (size_t)(slash + 1 - path) : 0;
+    const size_t stem = base + tmp_stem(n - base);
+    o->tmp = strata__alloc(al, stem + TMP_SUFFIX + 1);
     o->buf = strata__alloc(al, STRATA_OUT_BUF);
     if (!o->tmp || !o->buf) {
         strata__free(al, o->tmp);
@@ -66,14 +209,22 @@ int strata__out_open(strata_out *o, const char *path, strata_ctx *ctx)
         z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
         z ^= z >> 31;
-        memcpy(o->tmp, path, n);
-        memcpy(o->tmp + n, ".tmp", 4);
+        memcpy(o->tmp, path, stem);
+        memcpy(o->tmp + stem, ".tmp", 4);
         for (int i = 0; i < 6; i++, z /= 36)
-            o->tmp[n + 4 + i] = digits[z % 36];
-        o->tmp[n + 10] = '\0';
+            o->tmp[stem + 4 + i] = tmp_digits[z % 36];
+        o->tmp[stem + TMP_SUFFIX] = '\0';
         o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (o->fd >= 0)
-            return 0;
+        if (o->fd >= 0) {
+            /* the lock tells strata_output_clean the writer lives; the
+             * duplicate keeps it after fd is closed, until the rename */
+            o->slot = temp_register(o->tmp);
+            if (flock(o->fd, LOCK_EX | LOCK_NB) == 0 && (o->hold = dup(o->fd)) >= 0)
+                return 0;
+            o->err = errno;
+            strata__out_discard(o);
+            return -1;
+        }
         if (errno != EEXIST)
             break;
     }
@@ -118,10 +269,12 @@ void strata__out_bytes(strata_out *o, const void *p, size_t n)
 
 void strata__out_str(strata_out *o, const char *s) { strata__out_bytes(o, s, strlen(s)); }
 
-/* Flush and close; the file stays under its temporary name. */
+/* Flush, sync and close; the file stays under its temporary name. */
 void strata__out_finish(strata_out *o)
 {
     strata__out_flush(o);
+    if (o->fd >= 0 && !o->err && !o->ctx->no_sync && fsync(o->fd) != 0)
+        o->err = errno;
     if (o->fd >= 0 && close(o->fd) != 0 && !o->err)
         o->err = errno; /* NFS and quotas may report write errors only here */
     o->fd = -1;
@@ -135,10 +288,31 @@ void strata__out_discard(strata_out *o)
     o->fd = -1;
     if (o->tmp)
         unlink(o->tmp);
+    temp_release(o->slot);
+    o->slot = -1;
+    if (o->hold >= 0)
+        close(o->hold); /* the lock goes with the last descriptor */
+    o->hold = -1;
     strata__free(o->al, o->tmp);
     strata__free(o->al, o->buf);
     o->tmp = NULL;
     o->buf = NULL;
+}
+
+/* fsync the directory holding path: the rename reaches the disk. */
+static int sync_dir(const char *path)
+{
+    char dir[4096];
+    split_path(path, dir, sizeof dir);
+    const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    /* some file systems cannot sync a directory: nothing more to do */
+    const int r = fsync(fd) != 0 && errno != EINVAL && errno != ENOTSUP ? -1 : 0;
+    const int err = errno;
+    close(fd);
+    errno = err;
+    return r;
 }
 
 /* Move the finished temporary file onto path. */
@@ -149,6 +323,8 @@ void strata__out_commit(strata_out *o, const char *path)
     if (!o->err) {
         strata__free(o->al, o->tmp);
         o->tmp = NULL; /* nothing left to remove */
+        if (!o->ctx->no_sync && sync_dir(path) != 0)
+            o->err = errno;
     }
 }
 

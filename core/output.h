@@ -22,6 +22,9 @@ typedef struct strata_out {
     const strata_allocator *al;
     char *tmp; /* temporary path, NULL when none was created */
     int fd;    /* -1 when closed */
+    int hold;  /* a duplicate of fd holding the file's lock until the
+                  rename or the removal, -1 when none */
+    int slot;  /* in the process's table of live temporaries, -1: none */
     unsigned char *buf;
     size_t len;
     int err;       /* errno of the first failure, 0 while all is well */
@@ -31,10 +34,11 @@ typedef struct strata_out {
 
 /* A closed output on ctx that strata__out_discard accepts (where used,
  * include ctx.h: it reads ctx->alloc). */
-#define STRATA_OUT_INIT(c) {.ctx = (c), .al = &(c)->alloc, .fd = -1}
+#define STRATA_OUT_INIT(c) {.ctx = (c), .al = &(c)->alloc, .fd = -1, .hold = -1, .slot = -1}
 
-/* Create PATH.tmpXXXXXX exclusively (mode 0644 less the umask); 0 or -1
- * with o->err set.  o needs no initialisation. */
+/* Create PATH.tmpXXXXXX exclusively (mode 0644 less the umask; the part
+ * before ".tmp" cut so that the name fits 255 bytes), locked while o
+ * lives; 0 or -1 with o->err set.  o needs no initialisation. */
 STRATA_HIDDEN int strata__out_open(strata_out *o, const char *path, strata_ctx *ctx);
 
 /* Neither an error nor a cancel so far: the writer may go on. */
@@ -50,12 +54,23 @@ STRATA_HIDDEN int strata__out_progress(strata_out *o, uint64_t done, uint64_t to
 STRATA_HIDDEN void strata__out_flush(strata_out *o);
 STRATA_HIDDEN void strata__out_bytes(strata_out *o, const void *p, size_t n);
 STRATA_HIDDEN void strata__out_str(strata_out *o, const char *s);
-/* Flush and close; the file stays under its temporary name. */
+/* Flush, fsync (unless the context's sync is off) and close; the file
+ * stays under its temporary name, still locked. */
 STRATA_HIDDEN void strata__out_finish(strata_out *o);
-/* Move the finished temporary file onto path (only if all went well). */
+/* Move the finished temporary file onto path (only if all went well),
+ * then fsync the directory (unless sync is off). */
 STRATA_HIDDEN void strata__out_commit(strata_out *o, const char *path);
 /* Remove the temporary file (if any is left) and free everything. */
 STRATA_HIDDEN void strata__out_discard(strata_out *o);
+/* Remove path if it is a regular file no live writer locks: 1 removed,
+ * 0 kept or gone, -1 with errno on an error. */
+STRATA_HIDDEN int strata__remove_if_stale(const char *path);
+/* strata__remove_if_stale on every file of dir whose name match()es,
+ * counting the removed ones in *count: 0, or -1 with errno (the directory
+ * cannot be read, a file not removed). */
+STRATA_HIDDEN int strata__remove_stale_in(const char *dir,
+                                          int (*match)(const char *name, const void *arg),
+                                          const void *arg, uint64_t *count);
 
 /* ------------------------------------------------ fixed-layout files
  *

@@ -130,6 +130,31 @@ STRATA_API int strata_ctx_threads(const strata_ctx *ctx);
 STRATA_API void strata_ctx_set_progress(strata_ctx *ctx, strata_progress_fn fn,
                                         void *user);
 
+/* Durability of output files.  Every file the library writes goes to a
+ * temporary name beside its destination (NAME.tmpXXXXXX, the name cut so
+ * that it fits 255 bytes), locked (flock) while its writer lives, and is
+ * renamed into place only when complete.  With sync on (the default) the
+ * file is fsync'ed before the rename and its directory after, so a power
+ * loss leaves the old file or the new one, never an empty or partial one;
+ * off, the rename alone still keeps other processes from seeing a partial
+ * file but the data reaches the disk when the kernel decides (scratch
+ * files; faster when writing many small files).  Worker contexts follow
+ * ctx. */
+STRATA_API void strata_ctx_set_sync(strata_ctx *ctx, int on);
+STRATA_API int strata_ctx_sync(const strata_ctx *ctx);
+
+/* Temporary files.  strata_output_clean removes the temporaries a killed
+ * writer of path left (its own temporary names, not locked by a live
+ * writer, whichever process: those of a writer still running are kept),
+ * their count in *removed (may be NULL); STRATA_ERR_IO (errno set) when
+ * the directory cannot be read or a file not removed.
+ * strata_remove_temporaries removes every temporary file this process's
+ * writers have open at the moment (the first 64; the others are left for
+ * strata_output_clean): async-signal-safe, for a signal handler that is
+ * about to end the process. */
+STRATA_API strata_status strata_output_clean(const char *path, unsigned long *removed);
+STRATA_API void strata_remove_temporaries(void);
+
 /* Ask running and future calls on ctx to stop with STRATA_ERR_CANCELLED.
  * Safe to call from any thread or a signal handler.  Cleared by
  * strata_ctx_reset_cancel(). */
@@ -1394,9 +1419,10 @@ STRATA_API strata_status strata_world_dir_write_tile(strata_ctx *ctx, strata_wor
 STRATA_API strata_status strata_world_dir_read_tile(strata_ctx *ctx, strata_world_dir *d,
                                                     uint64_t id, strata_tile_record *rec);
 /* Remove the temporary tile files a killed run left in DIR/tiles (names
- * ending in ".tmp" and six characters); *removed gets their number.  Only
- * when no other process is writing tiles into DIR: `strata tileset` and a
- * whole-world run call it just before writing the tileset.  STRATA_ERR_IO
+ * ending in ".tmp" and six characters, not locked by a live writer: the
+ * temporaries of another process still writing tiles into DIR stay);
+ * *removed gets their number.  `strata tileset` and a whole-world run
+ * call it just before writing the tileset.  STRATA_ERR_IO
  * (errno kept) when a directory cannot be read or a file removed. */
 STRATA_API strata_status strata_world_dir_clean(strata_ctx *ctx, strata_world_dir *d,
                                                 uint64_t *removed);

@@ -730,8 +730,9 @@ strata_status strata_world_dir_write_tileset(strata_ctx *ctx, strata_world_dir *
 }
 
 /* A writer's temporary name: "NAME.tmpXXXXXX" (see core/output.c). */
-static int is_temporary(const char *name)
+static int is_temporary(const char *name, const void *arg)
 {
+    (void)arg;
     const size_t n = strlen(name);
     return n > 10 && !memcmp(name + n - 10, ".tmp", 4);
 }
@@ -755,22 +756,9 @@ strata_status strata_world_dir_clean(strata_ctx *ctx, strata_world_dir *d, uint6
             continue;
         char sub[4400];
         snprintf(sub, sizeof sub, "%s/%s", tiles, e->d_name);
-        DIR *dd = opendir(sub);
-        if (!dd)
-            continue; /* not a directory */
-        for (struct dirent *f; (f = readdir(dd));) {
-            if (!is_temporary(f->d_name))
-                continue;
-            char path[4700];
-            snprintf(path, sizeof path, "%s/%s", sub, f->d_name);
-            if (unlink(path) == 0)
-                count++;
-            else if (errno != ENOENT) {
-                st = STRATA_ERR_IO;
-                break;
-            }
-        }
-        closedir(dd);
+        /* a writer still running (a shard, a rank) keeps its own */
+        if (strata__remove_stale_in(sub, is_temporary, NULL, &count) != 0 && errno != ENOTDIR)
+            st = STRATA_ERR_IO;
     }
     closedir(top);
 done:

@@ -1,18 +1,20 @@
 /* Suite "write": PLY and OBJ + MTL files read back and compared with the
  * result they came from; format selection; atomic replacement and clean
  * failure; progress and cancel while writing. */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* flock */
 
 #include "testutil.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -909,6 +911,85 @@ START_TEST(test_stl_sliced)
 }
 END_TEST
 
+/* Temporaries: names cut to fit, stale ones removed, live ones kept. */
+static void touch(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(test_temporaries)
+{
+    char dir[] = "/tmp/strata-temps-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    strata_ctx *ctx = ctx_new(1);
+    strata_result *r = sliced(ctx, 0);
+    char path[600], p[700];
+    /* 251 bytes of name: the temporary is cut to 255 and works */
+    snprintf(path, sizeof path, "%s/%0247d.ply", dir, 0);
+    for (int sync = 0; sync < 2; sync++) {
+        strata_ctx_set_sync(ctx, sync);
+        ck_assert_int_eq(strata_ctx_sync(ctx), sync);
+        ck_assert_ok(strata_result_write(ctx, r, path, NULL));
+    }
+    /* stale temporaries of path: its own names only */
+    snprintf(path, sizeof path, "%s/out.ply", dir);
+    const char *const stale[] = {"out.ply.tmpabc123", "out.ply.tmp000000"};
+    const char *const others[] = {"out.ply.tmpABC123", "out.ply.tmp12345", "out.plx.tmpabc123",
+                                  "xout.ply.tmpabc123", "out.ply"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, stale[i]);
+        touch(p);
+    }
+    for (int i = 0; i < 5; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, others[i]);
+        touch(p);
+    }
+    /* one locked by a live writer (this process) is kept */
+    snprintf(p, sizeof p, "%s/out.ply.tmplive00", dir);
+    const int live = open(p, O_CREAT | O_WRONLY, 0644);
+    ck_assert_int_ge(live, 0);
+    ck_assert_int_eq(flock(live, LOCK_EX), 0);
+    /* a long name's temporaries: the cut name */
+    char lpath[600];
+    snprintf(lpath, sizeof lpath, "%s/%0250d.glb", dir, 7);
+    snprintf(p, sizeof p, "%s/%0245d.tmpzz9zz9", dir, 0); /* 245 bytes of it */
+    touch(p);
+    unsigned long n = 99;
+    ck_assert_ok(strata_output_clean(path, &n));
+    ck_assert_uint_eq(n, 2);
+    ck_assert_ok(strata_output_clean(lpath, &n));
+    ck_assert_uint_eq(n, 1);
+    ck_assert_ok(strata_output_clean(path, &n));
+    ck_assert_uint_eq(n, 0);
+    ck_assert_int_eq(access(p, F_OK), -1);
+    for (int i = 0; i < 5; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, others[i]);
+        ck_assert_msg(access(p, F_OK) == 0, "%s removed", others[i]);
+        ck_assert_int_eq(unlink(p), 0);
+    }
+    snprintf(p, sizeof p, "%s/out.ply.tmplive00", dir);
+    ck_assert_int_eq(access(p, F_OK), 0);
+    ck_assert_int_eq(close(live), 0); /* the writer ends: stale now */
+    ck_assert_ok(strata_output_clean(path, &n));
+    ck_assert_uint_eq(n, 1);
+    /* a directory not there yet: nothing to clean */
+    snprintf(p, sizeof p, "%s/none/x.ply", dir);
+    ck_assert_ok(strata_output_clean(p, &n));
+    ck_assert_uint_eq(n, 0);
+    ck_assert_status(strata_output_clean(NULL, &n), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_output_clean("dir/", &n), STRATA_ERR_INVALID_ARG);
+    ck_assert_ok(strata_output_clean("relative-name-that-is-not-there.ply", NULL));
+    /* what is left: the long file */
+    snprintf(path, sizeof path, "%s/%0247d.ply", dir, 0);
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+    strata_result_destroy(r);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 static Suite *write_suite(void)
 {
     Suite *s = suite_create("write");
@@ -935,6 +1016,7 @@ static Suite *write_suite(void)
     tcase_add_test(lim, test_replace);
     tcase_add_test(lim, test_write_failure);
     tcase_add_test(lim, test_write_failure_threads);
+    tcase_add_test(lim, test_temporaries);
     suite_add_tcase(s, lim);
     return s;
 }
