@@ -31,7 +31,7 @@ void check_call(strata_status st, call c)
     if (st == STRATA_OK)
         return;
     if (st == STRATA_ERR_CANCELLED || interrupted())
-        die(EXIT_INTERRUPTED, "interrupted");
+        die(interrupted() ? interrupt_status() : EXIT_INTERRUPTED, "%s", interrupt_name());
     const char *why = st == STRATA_ERR_IO ? strerror(err) : c.why ? c.why : strata_status_str(st);
     struct stat sb;
     if (st == STRATA_ERR_IO && c.write && err == EINVAL && c.path && stat(c.path, &sb) == 0 &&
@@ -49,5 +49,5 @@ void check_call(strata_status st, call c)
 void check_interrupt(void)
 {
     if (interrupted())
-        die(EXIT_INTERRUPTED, "interrupted");
+        die(interrupt_status(), "%s", interrupt_name());
 }

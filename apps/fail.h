@@ -10,7 +10,7 @@
 enum {
     EXIT_RUNTIME = 1,      /* files, library errors */
     EXIT_USAGE = 2,        /* options: the message names the option, value and range */
-    EXIT_INTERRUPTED = 130 /* Ctrl-C */
+    EXIT_INTERRUPTED = 130 /* Ctrl-C; SIGTERM 143, SIGHUP 129 (128 + the signal) */
 };
 
 #if defined(__GNUC__)

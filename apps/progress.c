@@ -23,14 +23,22 @@ double now(void)
 /* ------------------------------------------------------------ Ctrl-C */
 
 static strata_ctx *volatile g_ctx;
-static volatile sig_atomic_t g_interrupted;
+static volatile sig_atomic_t g_interrupted; /* the first signal's number */
 
-/* The running library call stops with STRATA_ERR_CANCELLED at its next
- * check.  SA_RESETHAND: a second Ctrl-C kills at once. */
-static void on_sigint(int sig)
+/* SIGINT, SIGTERM, SIGHUP: the first one cancels the running library call
+ * (it stops with STRATA_ERR_CANCELLED at its next check, removing its
+ * temporary files, and the program exits 128 + the signal).  A second
+ * one removes the temporary files being written and ends the process at
+ * once, by that signal. */
+static void on_signal(int sig)
 {
-    (void)sig;
-    g_interrupted = 1;
+    if (g_interrupted) {
+        strata_remove_temporaries();
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    g_interrupted = sig;
     strata_ctx *ctx = g_ctx;
     if (ctx)
         strata_ctx_cancel(ctx);
@@ -38,17 +46,31 @@ static void on_sigint(int sig)
 
 void interrupt_catch(void)
 {
-    struct sigaction sa, old;
-    if (sigaction(SIGINT, NULL, &old) == 0 && old.sa_handler != SIG_IGN) {
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa, old;
+        /* one ignored on entry (SIGINT of a background job) stays so */
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_sigint;
-        sa.sa_flags = SA_RESETHAND;
+        sa.sa_handler = on_signal;
         sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
+        for (size_t j = 0; j < sizeof sigs / sizeof sigs[0]; j++)
+            sigaddset(&sa.sa_mask, sigs[j]); /* one handler at a time */
+        sigaction(sigs[i], &sa, NULL);
     }
 }
 
 void interrupt_watch(strata_ctx *ctx) { g_ctx = ctx; }
+
+int interrupt_status(void) { return g_interrupted ? 128 + g_interrupted : 0; }
+
+const char *interrupt_name(void)
+{
+    return g_interrupted == SIGTERM  ? "terminated (SIGTERM)"
+           : g_interrupted == SIGHUP ? "hung up (SIGHUP)"
+                                     : "interrupted";
+}
 
 bool interrupted(void) { return g_interrupted != 0; }
 

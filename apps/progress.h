@@ -11,14 +11,20 @@
 /* Seconds on a monotonic clock. */
 double now(void);
 
-/* Catch SIGINT, unless it is ignored on entry (a background job of a
- * script): the first one sets interrupted() and cancels the calls on the
- * context being watched; a second one kills at once. */
+/* Catch SIGINT, SIGTERM and SIGHUP, each unless it is ignored on entry
+ * (SIGINT of a background job of a script): the first one sets
+ * interrupted() and cancels the calls on the context being watched; a
+ * second one removes the temporary files being written and ends the
+ * process by that signal. */
 void interrupt_catch(void);
-/* The context a SIGINT cancels; NULL (before it is destroyed): none. */
+/* The context a signal cancels; NULL (before it is destroyed): none. */
 void interrupt_watch(strata_ctx *ctx);
-/* A SIGINT arrived. */
+/* A signal arrived. */
 bool interrupted(void);
+/* The exit status for it (128 + its number: 130 for Ctrl-C), 0 before
+ * any, and what to say ("interrupted", "terminated (SIGTERM)", ...). */
+int interrupt_status(void);
+const char *interrupt_name(void);
 
 /* Install the progress callback on ctx and start the clock.  The bar is
  * drawn only when stderr is a terminal and quiet is false, once the run

@@ -52,6 +52,7 @@ strata_ctx *job_ctx(const job *o)
              avail);
     check_call(st, st == STRATA_ERR_ISA ? (call){.what = what, .why = why}
                                         : (call){.what = "context"});
+    strata_ctx_set_sync(ctx, !o->no_sync);
     return ctx;
 }
 
@@ -71,8 +72,15 @@ bool job_is_pfm(const char *path)
 /* Fail before the work if the file cannot be written: its directory must
  * take new files, and it must not be a directory.  `of` says what the
  * file belongs to ("" for none). */
-static void check_output(const char *path, const char *of)
+static void check_output(const char *path, const char *of, bool quiet)
 {
+    /* what a killed run (SIGKILL, a power loss) left: not a running one's */
+    unsigned long stale = 0;
+    if (strata_output_clean(path, &stale) != STRATA_OK)
+        die(EXIT_RUNTIME, "cannot write '%s'%s: %s", path, of, strerror(errno));
+    if (stale && !quiet)
+        fprintf(stderr, "strata: removed %lu temporary file%s of '%s' a killed run left\n",
+                stale, stale == 1 ? "" : "s", path);
     struct stat sb;
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
         die(EXIT_RUNTIME, "cannot write '%s'%s: %s", path, of, strerror(EISDIR));
@@ -91,7 +99,7 @@ static void check_output(const char *path, const char *of)
  * replaced, as strata_result_write does), the preview. */
 static void check_outputs(const job *o)
 {
-    check_output(o->output, "");
+    check_output(o->output, "", o->quiet);
     const size_t n = strlen(o->output);
     if (n >= 4 && !strcasecmp(o->output + n - 4, ".obj")) {
         char *mtl = strdup(o->output), of[64];
@@ -99,11 +107,11 @@ static void check_outputs(const job *o)
             die(EXIT_RUNTIME, "out of memory");
         memcpy(mtl + n - 4, ".mtl", 4);
         snprintf(of, sizeof of, " (the materials of %s)", o->output);
-        check_output(mtl, of);
+        check_output(mtl, of, o->quiet);
         free(mtl);
     }
     if (o->preview)
-        check_output(o->preview, "");
+        check_output(o->preview, "", o->quiet);
 }
 
 /* The problem with a palette file, for its message. */

@@ -68,6 +68,7 @@ typedef struct job {
     long long threads;
     const char *simd; /* --simd, NULL: STRATA_SIMD or auto */
     bool stats, quiet;
+    bool no_sync; /* --no-sync */
     const char *output;
     /* worlds (apps/world.c) */
     long long chunk_level; /* planets; -1: not a world */

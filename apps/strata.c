@@ -469,6 +469,11 @@ static const cli_option options[] = {
     {.name = "stats", .kind = CLI_FLAG, .target = &g_job.stats,
      .help = "timings and per-terrace figures as key=value lines on stderr",
      .commands = WRITERS, .group = G_COMMON},
+    {.name = "no-sync", .kind = CLI_FLAG, .target = &g_job.no_sync,
+     .help = "rename outputs into place without fsync: faster for scratch files, but a power "
+             "loss may leave them empty (by default each file is synced before its rename "
+             "and its directory after)",
+     .commands = WRITERS | TILESET, .group = G_COMMON},
     {.name = "quiet", .kind = CLI_FLAG, .target = &g_job.quiet,
      .help = "print nothing on success", .commands = WRITERS | TILESET, .group = G_COMMON},
     {.name = "help", .alias = 'h', .kind = CLI_HELP, .help = "show this help",

@@ -23,6 +23,10 @@
 #                     2^29 samples, twice the in-memory limit) made as a
 #                     world read tile by tile: seconds, peak RSS against
 #                     the file's size, bytes
+#   sync              the cost of durability: a level-10 planet as one PLY
+#                     file and as a world of 5120 GLB tiles, each with and
+#                     without --no-sync (fsync of every file before its
+#                     rename and of its directory after), best of 3
 #   level13           (--big) a level-13 planet with --chunk-level 5:
 #                     seconds, bytes, peak RSS
 # --quick uses levels 9/10 instead of 11/12.  Files go to DIR (default a
@@ -154,6 +158,30 @@ PY
         "tiles=$(stat chunks.made bm.err) triangles=$(stat triangles bm.err) bytes=$(bytes bm)" \
         "range_s=$(stat time.range bm.err) chunks_s=$(stat time.chunks bm.err)"
     rm -rf bm dem.pgm
+fi
+
+# ---------------------------------------------------------------- sync
+if want sync; then
+    best() { # NAME CMD...: the best of 3 runs' seconds
+        name=$1
+        shift
+        b=""
+        for _ in 1 2 3; do
+            rm -rf sy sy.ply
+            timed "$name" "$@" || return 1
+            t=$(secs "$name")
+            if [ -z "$b" ] || [ "$(echo "$t $b" | awk '{ print ($1 < $2) }')" = 1 ]; then b=$t; fi
+        done
+        echo "$b"
+    }
+    P10="planet --level 10 --terraces 32 $T --quiet"
+    f_sync=$(best fs "$S" $P10 -o sy.ply) f_nosync=$(best fn "$S" $P10 --no-sync -o sy.ply)
+    w_sync=$(best ws "$S" $P10 --chunk-level 4 -o sy) w_nosync=$(best wn "$S" $P10 --chunk-level 4 --no-sync -o sy)
+    echo "bench=sync level=10 file_sync_s=$f_sync file_nosync_s=$f_nosync" \
+        "file_ratio=$(echo "$f_sync $f_nosync" | awk '{ printf "%.3f", $1 / $2 }')" \
+        "tiles=5120 tiles_sync_s=$w_sync tiles_nosync_s=$w_nosync" \
+        "tiles_ratio=$(echo "$w_sync $w_nosync" | awk '{ printf "%.3f", $1 / $2 }')"
+    rm -rf sy sy.ply
 fi
 
 # ---------------------------------------------------------------- level 13

@@ -5,7 +5,9 @@
 # 1, and leave no file behind: no output, no temporary (NAME.tmpXXXXXX),
 # for single files, world directories and tileset.json alike (a world run
 # stopped by a full disk keeps its whole tiles for --resume, and only
-# those).
+# those).  Then signals during a write (SIGINT, SIGTERM, SIGHUP, a second
+# SIGINT, SIGKILL and the next run), two writers of one path at once, and
+# a name as long as a file name may be.
 #
 # A full disk is a small tmpfs mounted here when running as root (and
 # allowed to mount), else `ulimit -f` (EFBIG instead of ENOSPC).  A
@@ -188,6 +190,116 @@ expect_failure "FIFO" "$d" "cannot write '$d/fifo.glb': not a regular file" \
 expect_failure "/dev/full preview" "$d" "cannot write '$d/full.png': not a regular file" \
     sh -c 'ln -s /dev/full "$1/full.png" && exec "$2" planet --level 2 --preview "$1/full.png" -o "$1/p.ply"' \
     sh "$d" "$STRATA" && ok
+
+# ------------------------------------------------------------ signals
+# Signals are sent as soon as the temporary file exists, so they land in
+# the write; a run that ends before its temporary is seen is not counted.
+if command -v python3 >/dev/null 2>&1; then
+    d=$tmp/sig
+    mkdir -p "$d"
+    cat >"$tmp/sig.py" <<'PY'
+import os, signal, subprocess, sys, time
+strata, d, out, sigs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+p = subprocess.Popen([strata, "planet", "--level", "9", "-o", os.path.join(d, out)],
+                     stderr=subprocess.PIPE)
+seen = False
+while p.poll() is None and not seen:
+    seen = any(".tmp" in f for f in os.listdir(d))
+    if not seen:
+        time.sleep(0.0005)
+for s in sigs:
+    if seen and s != "none":
+        p.send_signal(getattr(signal, s))
+        time.sleep(0.001)
+err = p.stderr.read().decode()
+rc = p.wait()
+print(rc if seen else "missed", err.strip().replace("\n", " | "))
+PY
+    # sig_case WHAT WANT_RC WANT_MSG SIGNALS...: the run's status and message
+    sig_case() {
+        what=$1 want=$2 msg=$3
+        shift 3
+        rm -f "$d"/*
+        set -- $(python3 "$tmp/sig.py" "$STRATA" "$d" p.ply "$@")
+        got=$1
+        shift
+        if [ "$got" = missed ]; then
+            skipped "$what: the run ended before its temporary was seen"
+        elif ! echo " $want " | grep -q " $got " || ! echo "$*" | grep -q "$msg"; then
+            bad "$what: exit $got, '$*' (expected $want, '$msg')"
+        elif [ -n "$(ls "$d")" ]; then
+            bad "$what: files left: $(ls "$d")"
+        else
+            ok
+        fi
+    }
+    sig_case "SIGINT while writing" 130 "^strata: interrupted$" SIGINT
+    sig_case "SIGTERM while writing" 143 "^strata: terminated (SIGTERM)$" SIGTERM
+    sig_case "SIGHUP while writing" 129 "^strata: hung up (SIGHUP)$" SIGHUP
+    # The second signal kills at once (its handler removes the temporary
+    # first), unless the first one has already ended the run: either way
+    # nothing is left.
+    sig_case "a second SIGINT while writing" "-2 130" "" SIGINT SIGINT
+    sig_case "a second SIGTERM while writing" "-15 143" "" SIGTERM SIGTERM
+
+    # SIGKILL cannot be caught: its temporary stays, unlocked; the next run
+    # of the same output removes it (and says so), a live writer's stays.
+    rm -f "$d"/*
+    set -- $(python3 "$tmp/sig.py" "$STRATA" "$d" k.ply SIGKILL)
+    if [ "$1" = missed ]; then
+        skipped "SIGKILL: the run ended before its temporary was seen"
+    elif [ "$(ls "$d" | grep -c '^k\.ply\.tmp')" -ne 1 ]; then
+        bad "SIGKILL: expected one temporary, found: $(ls "$d")"
+    else
+        python3 -c '
+import fcntl, os, subprocess, sys
+d = sys.argv[2]
+live = os.open(os.path.join(d, "k.ply.tmplive00"), os.O_CREAT | os.O_WRONLY)
+fcntl.flock(live, fcntl.LOCK_EX)
+r = subprocess.run([sys.argv[1], "planet", "--level", "3", "-o", os.path.join(d, "k.ply")],
+                   stderr=subprocess.PIPE)
+sys.stdout.write(r.stderr.decode())
+sys.exit(r.returncode)' "$STRATA" "$d" >"$tmp/err" 2>&1
+        st=$?
+        if [ $st -eq 0 ] && grep -q "removed 1 temporary file of '$d/k.ply' a killed run left" "$tmp/err" &&
+            [ "$(ls "$d" | tr '\n' ' ')" = "k.ply k.ply.tmplive00 " ]; then
+            ok
+        else
+            bad "the run after SIGKILL: exit $st, '$(cat "$tmp/err")', files: $(ls "$d" | tr '\n' ' ')"
+        fi
+        # the lock went with the process that held it: stale now
+        "$STRATA" planet --level 3 --quiet -o "$d/k.ply" && [ "$(ls "$d")" = k.ply ] && ok ||
+            bad "a stale temporary once its writer is gone: $(ls "$d" | tr '\n' ' ')"
+    fi
+fi
+
+# ------------------------------------------------- two writers, one path
+# Each writes its own temporary and renames it: the file is one of the two
+# outputs, whole, never a mixture, and no temporary stays.
+d=$tmp/race
+mkdir -p "$d"
+"$STRATA" planet --level 7 --seed 1 --quiet -o "$d/one.ply" &&
+    "$STRATA" planet --level 7 --seed 2 --quiet -o "$d/two.ply" || bad "race: reference files"
+for round in 1 2 3; do
+    "$STRATA" planet --level 7 --seed 1 --quiet -o "$d/both.ply" &
+    "$STRATA" planet --level 7 --seed 2 --quiet -o "$d/both.ply"
+    wait
+    if { cmp -s "$d/both.ply" "$d/one.ply" || cmp -s "$d/both.ply" "$d/two.ply"; } &&
+        [ "$(ls "$d" | tr '\n' ' ')" = "both.ply one.ply two.ply " ]; then
+        ok
+    else
+        bad "two writers of one path, round $round: $(ls "$d" | tr '\n' ' ')"
+    fi
+done
+
+# ------------------------------------------------------- long names
+# A name of 251 bytes (a file name may have 255): the temporary name is
+# cut to fit, not refused as too long.
+d=$tmp/long
+mkdir -p "$d"
+long=$(printf '%0247d.ply' 0)
+"$STRATA" planet --level 3 --quiet -o "$d/$long" && [ -f "$d/$long" ] &&
+    [ "$(ls "$d" | wc -l)" -eq 1 ] && ok || bad "a 251-byte output name: $(ls "$d")"
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
