@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -207,6 +208,44 @@ static void check_mem(const job *o, strata_status st, const char *stage)
     check(st, stage);
 }
 
+/* --depth, or its default: polygons are subdivided, other shapes not. */
+static long long subdivisions(const job *o)
+{
+    if (o->depth >= 0)
+        return o->depth;
+    return !o->heightmap && o->shape == SHAPE_POLYGON ? POLYGON_DEPTH : 0;
+}
+
+/* Refuse at once a surface that cannot fit made whole (the library's
+ * estimate against 90% of the machine's memory or `ulimit -v`), rather
+ * than running until the kernel kills the process: the message gives the
+ * estimate and the world options that make it in bounded memory. */
+static void check_fits(const job *o, double tris, const char *what)
+{
+    const uint64_t limit = strata_memory_limit();
+    const double need = (double)strata_whole_memory_estimate(
+        tris >= 1.8e19 ? UINT64_MAX : (uint64_t)tris);
+    if (limit == 0 || need <= 0.9 * (double)limit)
+        return;
+    struct rlimit rl;
+    const bool as = getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+                    (uint64_t)rl.rlim_cur == limit;
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    char way[64];
+    if (o->kind == JOB_PLANET)
+        snprintf(way, sizeof way, "--chunk-level %lld -o DIR", o->level > 8 ? o->level - 8 : 0);
+    else if (o->kind == JOB_TERRAIN && o->shape != SHAPE_POLYGON)
+        snprintf(way, sizeof way, "--tile-cells 256 -o DIR");
+    else
+        snprintf(way, sizeof way, "fewer triangles");
+    die(EXIT_RUNTIME,
+        "out of memory: %s made whole needs about %.3g GiB, and a job may take at most %.3g "
+        "GiB (90%% of %s, %.3g GiB); make it in bounded memory: %s",
+        what, need / gib, 0.9 * (double)limit / gib,
+        as ? "the address-space limit, ulimit -v" : "this machine's memory", (double)limit / gib,
+        way);
+}
+
 /* Build the input mesh (shape, heightmap, template, subdivision, or
  * strata slice's file). */
 static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
@@ -215,6 +254,9 @@ static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
     if (o->kind == JOB_SLICE)
         return load_input(ctx, o);
     if (o->kind == JOB_PLANET) {
+        char what[48];
+        snprintf(what, sizeof what, "a level-%lld planet", o->level);
+        check_fits(o, 20.0 * pow(4.0, (double)o->level), what);
         check_mem(o, strata_shape_icosphere(ctx, (int)o->level, (float)o->radius, &m),
                   "icosphere");
         *extent = o->radius;
@@ -235,6 +277,11 @@ static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
                                           : NULL});
         const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
         const double patch = o->template_path ? (double)o->patch_cells : 1.0;
+        char fits[96];
+        snprintf(fits, sizeof fits, "a %.0f x %.0f cell terrain from '%s'", (w - 1) * patch,
+                 (h - 1) * patch, path);
+        check_fits(o, 2.0 * (w - 1) * patch * (h - 1) * patch * pow(4.0, (double)subdivisions(o)),
+                   fits);
         *extent = o->cell_size * patch * (double)((w > h ? w : h) - 1);
         job_height_scale(o, path, w, h);
         strata_status st =
@@ -246,16 +293,23 @@ static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
         strata_heightmap_destroy(hm);
         check(st, what);
     } else if (o->shape == SHAPE_GRID) {
+        char fits[64];
+        snprintf(fits, sizeof fits, "a %lld x %lld grid", o->cells, o->cells);
+        check_fits(o, 2.0 * (double)o->cells * (double)o->cells * pow(4.0, (double)subdivisions(o)),
+                   fits);
         check_mem(o, strata_shape_grid(ctx, (uint32_t)o->cells, (uint32_t)o->cells,
                                        (float)(o->size / (double)o->cells), &m),
                   "grid");
         *extent = o->size;
     } else {
+        char fits[64];
+        snprintf(fits, sizeof fits, "a %lld-sided polygon subdivided %lld times", o->sides,
+                 subdivisions(o));
+        check_fits(o, (double)o->sides * pow(4.0, (double)subdivisions(o)), fits);
         check(strata_shape_polygon(ctx, (int)o->sides, (float)(o->size / 2), &m), "polygon");
         *extent = o->size;
     }
-    if (o->depth < 0) /* not given */
-        o->depth = !o->heightmap && o->shape == SHAPE_POLYGON ? POLYGON_DEPTH : 0;
+    o->depth = subdivisions(o);
     if (o->depth > 0) {
         strata_mesh *sub;
         check(strata_mesh_subdivide(ctx, m, (int)o->depth, 0, &sub), "subdivide");

@@ -9,6 +9,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -158,6 +160,22 @@ void strata_ctx_set_progress(strata_ctx *ctx, strata_progress_fn fn, void *user)
         return;
     ctx->progress = fn;
     ctx->progress_user = user;
+}
+
+uint64_t strata_whole_memory_estimate(uint64_t triangles)
+{
+    return triangles > UINT64_MAX / 71 ? UINT64_MAX : triangles * 71;
+}
+
+uint64_t strata_memory_limit(void)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    uint64_t limit = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (limit == 0 || (uint64_t)rl.rlim_cur < limit))
+        limit = (uint64_t)rl.rlim_cur;
+    return limit;
 }
 
 void strata_ctx_set_sync(strata_ctx *ctx, int on)

@@ -155,6 +155,18 @@ STRATA_API int strata_ctx_sync(const strata_ctx *ctx);
 STRATA_API strata_status strata_output_clean(const char *path, unsigned long *removed);
 STRATA_API void strata_remove_temporaries(void);
 
+/* Memory before a big job.  strata_whole_memory_estimate: the peak bytes
+ * of making a surface of `triangles` input triangles whole in memory
+ * (build, noise, slice into up to 32 planes, write): 71 bytes a triangle,
+ * measured on a level-11 planet with 32 terraces (5.97 GB for 84M
+ * triangles); more planes cut more triangles and need more.
+ * strata_memory_limit: what a job of this process may use: the physical
+ * memory, or the address-space limit (RLIMIT_AS, `ulimit -v`) when that is
+ * lower; 0 when unknown.  A job whose estimate exceeds 90% of the limit
+ * will not fit: make it as a world (strata_world_*), in bounded memory. */
+STRATA_API uint64_t strata_whole_memory_estimate(uint64_t triangles);
+STRATA_API uint64_t strata_memory_limit(void);
+
 /* Ask running and future calls on ctx to stop with STRATA_ERR_CANCELLED.
  * Safe to call from any thread or a signal handler.  Cleared by
  * strata_ctx_reset_cancel(). */

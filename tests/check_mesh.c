@@ -1,10 +1,14 @@
 /* Suite "mesh": context, mesh construction, edge tables, shapes and
  * subdivision. */
+#define _DEFAULT_SOURCE /* M_PI, fork */
 #include "testutil.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------ helpers */
 
@@ -90,6 +94,27 @@ START_TEST(test_version_status)
             ck_assert_str_ne(msg, strata_status_str((strata_status)r));
     }
     ck_assert_str_eq(strata_status_str((strata_status)9999), "unknown status");
+}
+END_TEST
+
+START_TEST(test_memory_estimate)
+{
+    ck_assert_uint_eq(strata_whole_memory_estimate(0), 0);
+    /* level 11: 83886080 triangles, 5.97 GB measured */
+    ck_assert_uint_eq(strata_whole_memory_estimate(83886080), 83886080ull * 71);
+    ck_assert_uint_eq(strata_whole_memory_estimate(UINT64_MAX / 10), UINT64_MAX);
+    const uint64_t phys = strata_memory_limit();
+    ck_assert_uint_gt(phys, 1u << 26); /* some physical memory */
+    /* a lower address-space limit is the limit (in a child: it stays) */
+    const pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        struct rlimit rl = {(rlim_t)1 << 30, (rlim_t)1 << 30};
+        _exit(setrlimit(RLIMIT_AS, &rl) == 0 && strata_memory_limit() == (uint64_t)1 << 30 ? 0 : 1);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 END_TEST
 
@@ -547,6 +572,7 @@ static Suite *mesh_suite(void)
     Suite *s = suite_create("mesh");
     TCase *tc = tcase_create("Context");
     tcase_add_test(tc, test_version_status);
+    tcase_add_test(tc, test_memory_estimate);
     tcase_add_test(tc, test_allocator_hook);
     tcase_add_test(tc, test_option_defaults);
     tcase_add_test(tc, test_threads);

@@ -204,12 +204,35 @@ fi
 if [ -z "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}" ]; then
     (ulimit -v 400000 && exec "$STRATA" planet --level 10 -o big.ply) >out 2>err
     rc=$?
-    [ "$rc" -eq 1 ] && grep -q 'out of memory (a level-10 planet made whole needs about 1.39 GiB).*--chunk-level 2 -o DIR' err &&
+    [ "$rc" -eq 1 ] && grep -q 'out of memory: a level-10 planet made whole needs about 1.39 GiB, and a job may take at most 0.343 GiB (90% of the address-space limit, ulimit -v, 0.381 GiB).*--chunk-level 2 -o DIR' err &&
         ok || bad "planet out of memory: exit $rc: $(cat err)"
     (ulimit -v 400000 && exec "$STRATA" terrain --cells 4000 -o big.ply) >out 2>err
     rc=$?
-    [ "$rc" -eq 1 ] && grep -q 'out of memory (a 4000 x 4000 grid made whole.*--tile-cells 256 -o DIR' err &&
+    [ "$rc" -eq 1 ] && grep -q 'out of memory: a 4000 x 4000 grid made whole.*--tile-cells 256 -o DIR' err &&
         ok || bad "grid out of memory: exit $rc: $(cat err)"
+fi
+# Without a limit, against the machine's memory (when it has less than
+# 80 GiB): a level-13 planet (89 GiB) and a tiny PNG of 16384 x 16384
+# zeros (36 GiB made whole) are refused at once, not killed by the kernel.
+mem_kib=$(sed -n 's/^MemTotal: *\([0-9]*\) kB/\1/p' /proc/meminfo 2>/dev/null)
+if [ -n "$mem_kib" ] && [ "$mem_kib" -lt 83886080 ]; then
+    run planet --level 13 -o big.ply
+    [ "$rc" -eq 1 ] && grep -q "^strata: out of memory: a level-13 planet made whole needs about 88.8 GiB.*of this machine's memory.*--chunk-level 5 -o DIR" err &&
+        [ ! -e big.ply ] && ok || bad "level 13 made whole: exit $rc: $(cat err)"
+    if command -v python3 >/dev/null 2>&1 && "$STRATA" info | grep -q '^png: yes'; then
+        python3 -c '
+import struct, zlib
+w = h = 16384
+def chunk(t, d):
+    return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+open("zeros.png", "wb").write(b"\x89PNG\r\n\x1a\n" +
+    chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
+    chunk(b"IDAT", zlib.compress((b"\0" + bytes(w)) * h, 9)) + chunk(b"IEND", b""))'
+        run terrain --heightmap zeros.png -o big.ply
+        [ "$rc" -eq 1 ] && grep -q "^strata: out of memory: a 16383 x 16383 cell terrain from 'zeros.png' made whole needs about 35.5 GiB.*--tile-cells 256 -o DIR" err &&
+            [ ! -e big.ply ] && ok || bad "a PNG of 16384 x 16384 zeros made whole: exit $rc: $(cat err)"
+        rm -f zeros.png
+    fi
     [ ! -e big.ply ] && ok || bad "nothing written when out of memory"
 fi
 
