@@ -435,7 +435,7 @@ if script --version 2>/dev/null | grep -q util-linux; then
     script -qec "'$STRATA' planet --level 9 --threads 1 -o bar.ply" /dev/null </dev/null >tty 2>&1
     rc=$?
     if grep -q "$cr" tty; then
-        check "bar under a terminal ($rc)" '[ "$rc" -eq 0 ] && grep -q "strata: slice *\[[#.]*] *[0-9]*%" tty'
+        check "bar under a terminal ($rc)" '[ "$rc" -eq 0 ] && grep -qE "strata: [a-z]+ +\[[#.]+] +[0-9]+%" tty'
         check "bar erased before the summary" '[ "$(tr "\r" "\n" <tty | grep -c "^strata: wrote bar.ply: ")" -eq 1 ]'
     fi
     script -qec "'$STRATA' planet --level 9 --threads 1 --quiet -o bar.ply" /dev/null </dev/null >tty 2>&1
