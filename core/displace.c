@@ -52,8 +52,9 @@ typedef struct {
     float *v;
 } heights_arg;
 
-static strata_status heights_block(void *arg, size_t b)
+static strata_status heights_block(void *arg, size_t b, int thread)
 {
+    (void)thread;
     const heights_arg *a = arg;
     const strata_mesh *m = a->m;
     const size_t lo = b * BLOCK, cnt = lo + BLOCK < m->nverts ? BLOCK : m->nverts - lo;
@@ -78,8 +79,10 @@ static strata_status heights(strata_ctx *ctx, const strata_mesh *m, const strata
     const bool radial = m->geometry == STRATA_RADIAL;
     heights_arg a = {m, p, c, radial ? ctx->simd.fbm3 : ctx->simd.fbm2,
                      ctx->simd.radial_samples, v};
-    strata_status st = strata__par_blocks(ctx, (m->nverts + BLOCK - 1) / BLOCK, heights_block,
-                                          &a, "noise", 0.0, 1.0, SPAN / BLOCK);
+    strata_status st = strata__progress(ctx, "noise", 0.0);
+    if (st == STRATA_OK)
+        st = strata__par_blocks(ctx, (m->nverts + BLOCK - 1) / BLOCK, heights_block, &a,
+                                "noise", 0.0, 1.0, SPAN / BLOCK);
     return st != STRATA_OK ? st : strata__progress(ctx, "noise", 1.0);
 }
 
@@ -125,8 +128,9 @@ typedef struct {
     strata_radial_move_kernel move;
 } move_arg;
 
-static strata_status move_flat_block(void *arg, size_t b)
+static strata_status move_flat_block(void *arg, size_t b, int thread)
 {
+    (void)thread;
     const move_arg *a = arg;
     const size_t n = a->m->nverts, lo = b * BLOCK, hi = lo + BLOCK < n ? lo + BLOCK : n;
     float *y = a->m->y;
@@ -135,8 +139,9 @@ static strata_status move_flat_block(void *arg, size_t b)
     return STRATA_OK;
 }
 
-static strata_status move_radial_block(void *arg, size_t b)
+static strata_status move_radial_block(void *arg, size_t b, int thread)
 {
+    (void)thread;
     const move_arg *a = arg;
     strata_mesh *m = a->m;
     const size_t n = m->nverts, lo = b * BLOCK, hi = lo + BLOCK < n ? lo + BLOCK : n;

@@ -431,8 +431,9 @@ typedef struct {
     float *out;
 } batch_arg;
 
-static strata_status batch_block(void *arg, size_t b)
+static strata_status batch_block(void *arg, size_t b, int thread)
 {
+    (void)thread;
     const batch_arg *a = arg;
     const size_t lo = b * BLOCK, hi = lo + BLOCK < a->n ? lo + BLOCK : a->n;
     a->kern(a->p, a->x + lo, a->y + lo, a->z ? a->z + lo : NULL, hi - lo, a->out + lo);
@@ -444,8 +445,10 @@ static strata_status fbm_batch(strata_ctx *ctx, const fbm_plan *p, const float *
 {
     /* One kernel for the whole batch, from the context's table. */
     batch_arg a = {z ? ctx->simd.fbm3 : ctx->simd.fbm2, p, x, y, z, n, out};
-    strata_status st = strata__par_blocks(ctx, (n + BLOCK - 1) / BLOCK, batch_block, &a,
-                                          "noise", 0.0, 1.0, SPAN / BLOCK);
+    strata_status st = strata__progress(ctx, "noise", 0.0);
+    if (st == STRATA_OK)
+        st = strata__par_blocks(ctx, (n + BLOCK - 1) / BLOCK, batch_block, &a, "noise", 0.0,
+                                1.0, SPAN / BLOCK);
     return st != STRATA_OK ? st : strata__progress(ctx, "noise", 1.0);
 }
 

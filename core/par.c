@@ -34,10 +34,10 @@ static void fail_at(par_state *s, uint64_t b, strata_status st)
 }
 
 /* One thread's share: blocks until none is left or the run stops.  The
- * calling thread (lead) also reports progress and checks cancellation
- * through the callback. */
+ * calling thread (thread 0) also reports progress and checks
+ * cancellation through the callback. */
 static void take_blocks(strata_ctx *ctx, par_state *s, size_t nblocks, strata_block_fn fn,
-                        void *arg, bool lead, const char *stage, double from, double to,
+                        void *arg, int thread, const char *stage, double from, double to,
                         size_t report)
 {
     size_t reported = 0;
@@ -51,13 +51,13 @@ static void take_blocks(strata_ctx *ctx, par_state *s, size_t nblocks, strata_bl
         const size_t b = atomic_fetch_add_explicit(&s->next, 1, memory_order_relaxed);
         if (b >= nblocks)
             return;
-        strata_status st = fn(arg, b);
+        strata_status st = fn(arg, b, thread);
         if (st != STRATA_OK) {
             fail_at(s, b, st);
             return;
         }
         const size_t done = atomic_fetch_add_explicit(&s->done, 1, memory_order_relaxed) + 1;
-        if (lead && stage && done < nblocks && done / report > reported) {
+        if (thread == 0 && stage && done < nblocks && done / report > reported) {
             reported = done / report;
             if (strata__progress(ctx, stage,
                                  from + (to - from) * ((double)done / (double)nblocks)) !=
@@ -73,9 +73,10 @@ strata_status strata__par_blocks(strata_ctx *ctx, size_t nblocks, strata_block_f
                                  void *arg, const char *stage, double from, double to,
                                  size_t report)
 {
-    strata_status st = stage ? strata__progress(ctx, stage, from) : STRATA_OK;
-    if (st != STRATA_OK || nblocks == 0)
-        return st;
+    if (stage && strata__cancelled(ctx))
+        return STRATA_ERR_CANCELLED;
+    if (nblocks == 0)
+        return STRATA_OK;
     par_state s;
     atomic_init(&s.next, 0);
     atomic_init(&s.done, 0);
@@ -87,12 +88,11 @@ strata_status strata__par_blocks(strata_ctx *ctx, size_t nblocks, strata_block_f
     const int nth = ctx->threads;
     if (nth > 1 && nblocks > 1) {
 #pragma omp parallel num_threads(nth)
-        take_blocks(ctx, &s, nblocks, fn, arg, omp_get_thread_num() == 0, stage, from, to,
-                    report);
+        take_blocks(ctx, &s, nblocks, fn, arg, omp_get_thread_num(), stage, from, to, report);
     } else
 #endif
     {
-        take_blocks(ctx, &s, nblocks, fn, arg, true, stage, from, to, report);
+        take_blocks(ctx, &s, nblocks, fn, arg, 0, stage, from, to, report);
     }
     const uint64_t fault = atomic_load(&s.fault);
     return fault == UINT64_MAX ? STRATA_OK : (strata_status)(fault & 0xff);

@@ -16,14 +16,16 @@
 
 #include <stddef.h>
 
-/* Work on block b; a status other than STRATA_OK stops the run. */
-typedef strata_status (*strata_block_fn)(void *arg, size_t b);
+/* Work on block b as thread `thread` (0 .. ctx->threads - 1, for
+ * per-thread state such as arenas; 0 is the calling thread); a status
+ * other than STRATA_OK stops the run. */
+typedef strata_status (*strata_block_fn)(void *arg, size_t b, int thread);
 
-/* Runs fn(arg, b) for every b in [0, nblocks) on ctx's threads.  The
- * calling thread reports progress under `stage` from `from` to `to`
- * (`from` before the first block, then about every `report` blocks done,
- * never backwards; `to` is left to the caller) and checks the cancel
- * flag; the other threads check the flag before each block.  Returns
+/* Runs fn(arg, b, thread) for every b in [0, nblocks) on ctx's threads.
+ * The calling thread reports progress under `stage` between `from` and
+ * `to` (about every `report` blocks done, never backwards; `from` and
+ * `to` themselves are left to the caller) and checks the cancel flag;
+ * every thread checks the flag before each block.  Returns
  * STRATA_ERR_CANCELLED, or the status of a failed block (the lowest-
  * numbered one seen when several fail), or STRATA_OK; after a failure
  * some blocks may not have run.  stage NULL: no progress and no cancel
