@@ -57,19 +57,6 @@ strata_ctx *job_ctx(const job *o)
     return ctx;
 }
 
-/* PFM files store heights as they are; PGM and PNG store [0,1] samples. */
-bool job_is_pfm(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char m[2] = {0, 0};
-    if (f) {
-        if (fread(m, 1, 2, f) != 2)
-            m[0] = 0;
-        fclose(f);
-    }
-    return m[0] == 'P' && (m[1] == 'f' || m[1] == 'F');
-}
-
 /* Fail before the work if the file cannot be written: its directory must
  * take new files, and it must not be a directory.  `of` says what the
  * file belongs to ("" for none). */
@@ -161,18 +148,28 @@ static strata_mesh *load_input(strata_ctx *ctx, const job *o)
     return m;
 }
 
-/* The default --height-scale of a heightmap or template of w x h samples
- * read from path, when none was given: 1 for PFM (heights as they are);
- * else samples in [0,1] become HEIGHTMAP_SCALE x the side of the grid in
- * samples (patches for a template) x its cell size.  In memory and in
- * worlds alike. */
-void job_height_scale(job *o, const char *path, uint32_t w, uint32_t h)
+/* Defaults that come from a heightmap or template hm of w x h samples
+ * when the options were not given.  --cell-size: the raster's pixel size
+ * when it is georeferenced in a projected CRS with square pixels (the
+ * geotransform's |g1|), else 1.  --height-scale: 1 when the samples are
+ * heights as they are (PFM, GDAL rasters); else samples in [0,1] become
+ * HEIGHTMAP_SCALE x the side of the grid in samples (patches for a
+ * template) x its cell size.  In memory and in worlds alike. */
+void job_raster_defaults(job *o, const strata_heightmap *hm)
 {
+    strata_heightmap_info info;
+    strata_heightmap_get_info(hm, &info);
+    const double *g = info.geotransform;
+    if (!cli_given("cell-size") && info.georeferenced && info.projected && g[2] == 0.0 &&
+        g[4] == 0.0 && fabs(g[1]) == fabs(g[5]) && fabs(g[1]) >= LENGTH_MIN &&
+        fabs(g[1]) <= LENGTH_MAX)
+        o->cell_size = fabs(g[1]);
     if (!isnan(o->height_scale))
         return;
+    const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
     const double patch = o->template_path ? (double)o->patch_cells : 1.0;
-    o->height_scale = job_is_pfm(path) ? 1.0
-                                       : HEIGHTMAP_SCALE * o->cell_size * patch * (w > h ? w : h);
+    o->height_scale =
+        info.source_units ? 1.0 : HEIGHTMAP_SCALE * o->cell_size * patch * (w > h ? w : h);
 }
 
 /* The extent the noise defaults scale with: a template's patch (its noise
@@ -275,6 +272,14 @@ static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
                                             "larger PGM, PFM or PNG file can be made as a "
                                             "world (--tile-cells N), read tile by tile"
                                           : NULL});
+        job_raster_defaults(o, hm);
+        strata_heightmap_info info;
+        strata_heightmap_get_info(hm, &info);
+        if (info.nodata && o->template_path)
+            die(EXIT_RUNTIME,
+                "template '%s': %llu nodata samples; a template needs a height at every "
+                "sample",
+                path, (unsigned long long)info.nodata);
         const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
         const double patch = o->template_path ? (double)o->patch_cells : 1.0;
         char fits[96];
@@ -283,7 +288,6 @@ static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
         check_fits(o, 2.0 * (w - 1) * patch * (h - 1) * patch * pow(4.0, (double)subdivisions(o)),
                    fits);
         *extent = o->cell_size * patch * (double)((w > h ? w : h) - 1);
-        job_height_scale(o, path, w, h);
         strata_status st =
             o->template_path
                 ? strata_mesh_from_template(ctx, hm, (uint32_t)o->patch_cells,
@@ -645,6 +649,8 @@ int run_info(job *o)
     printf("png: %s\n", (png & STRATA_PNG_OPEN)     ? "yes (heightmaps of any size)"
                         : (png & STRATA_PNG_DECODE) ? "yes (heightmaps of up to 2^28 samples)"
                                                     : "no");
+    printf("gdal: %s\n", strata_gdal_support() ? "yes (heightmaps from GeoTIFF and other rasters)"
+                                                : "no");
     strata_ctx_destroy(ctx);
 #ifdef _OPENMP
     printf("openmp: yes\n");

@@ -97,8 +97,7 @@ int run_world(job *j);
 strata_ctx *job_ctx(const job *o);
 void job_noise(const job *o, double extent, strata_fbm *f);
 void job_palette(const job *o, strata_palette *pal);
-bool job_is_pfm(const char *path);
-void job_height_scale(job *o, const char *path, uint32_t w, uint32_t h);
+void job_raster_defaults(job *o, const strata_heightmap *hm);
 double job_noise_extent(const job *o, double extent);
 
 #endif

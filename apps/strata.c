@@ -286,8 +286,8 @@ static const cli_option options[] = {
      .def_text = XSTR(POLYGON_DEPTH) " for polygons, 0 otherwise",
      .help = "subdivide the shape D times", .commands = TERRAIN, .group = G_TERRAIN},
     {.name = "heightmap", .kind = CLI_STRING, .arg = "FILE", .target = &g_job.heightmap,
-     .help = "PGM, PFM or PNG heightmap instead of a shape; no noise is added unless a noise "
-             "option is given",
+     .help = "PGM, PFM or PNG heightmap (any GDAL raster, e.g. GeoTIFF, in a build with GDAL) "
+             "instead of a shape; no noise is added unless a noise option is given",
      .commands = TERRAIN, .group = G_TERRAIN},
     {.name = "template", .kind = CLI_STRING, .arg = "FILE", .target = &g_job.template_path,
      .help = "a coarse PGM, PFM or PNG heightmap whose every cell becomes --patch-cells x "
@@ -300,10 +300,12 @@ static const cli_option options[] = {
     {.name = "cell-size", .kind = CLI_REAL, .arg = "X", .target = &g_job.cell_size,
      .min = LENGTH_MIN, .max = LENGTH_MAX, .def = "1",
      .help = "heightmap pixel spacing (templates: the grid's cell size)",
+     .note = "; a raster georeferenced in a projected CRS with square pixels gives its pixel "
+             "size instead",
      .needs = "heightmap|template", .commands = TERRAIN, .group = G_TERRAIN},
     {.name = "height-scale", .kind = CLI_REAL, .arg = "Y", .target = &g_job.height_scale,
      .min = -1e9, .max = 1e9,
-     .def_text = "1 for PFM, whose values are heights; for PGM/PNG, whose samples are in "
+     .def_text = "1 for PFM and GDAL rasters, whose values are heights; for PGM/PNG, whose samples are in "
                  "[0,1], " XSTR(HEIGHTMAP_SCALE) " x cell-size x max(width, height)",
      .help = "heightmap (or template) sample scale", .commands = TERRAIN,
      .group = G_TERRAIN},

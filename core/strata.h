@@ -498,6 +498,46 @@ STRATA_API strata_status strata_heightmap_read(const strata_heightmap *hm, uint3
 STRATA_API strata_status strata_heightmap_range(const strata_heightmap *hm, float *lo,
                                                 float *hi);
 
+/* Rasters through GDAL.  A build with GDAL (configure --with-gdal,
+ * strata_gdal_support() == 1) decodes and loads any raster GDAL reads
+ * (GeoTIFF, ASCII grids, ENVI, HGT, ...) whose bytes are not PGM, PFM or
+ * PNG: band 1 as floats, the band's scale and offset applied, samples
+ * kept in the raster's own units (not normalised); strata_heightmap_load
+ * lets GDAL open the file itself, so side files (world files, .aux.xml)
+ * count.  Nodata samples (the band's nodata value, or NaN) become NaN:
+ * strata_mesh_from_heightmap leaves out every grid triangle with such a
+ * corner (and the vertices no triangle keeps, the others in order), and
+ * heightmap ranges skip them; templates and terrain worlds refuse them
+ * (STRATA_ERR_UNSUPPORTED).  Errors: STRATA_ERR_FORMAT for what GDAL
+ * cannot read (a file cut short, a vector file, a raster with no band or
+ * only nodata), STRATA_ERR_TOO_LARGE beyond the heightmap limits,
+ * STRATA_ERR_TRUNCATED for more samples than the file's bytes could
+ * encode (8256 a byte, the bound of a PNG's deflate),
+ * STRATA_ERR_UNSUPPORTED for complex samples, STRATA_ERR_NOT_FINITE for
+ * an infinite sample.  GDAL's own messages are silenced.  Without GDAL
+ * such input is STRATA_ERR_FORMAT, as before. */
+STRATA_API unsigned strata_gdal_support(void);
+
+/* What a heightmap says beyond its samples. */
+typedef struct strata_heightmap_info {
+    int source_units;       /* 1: samples as the file holds them (PFM, GDAL
+                               rasters); 0: normalised to [0,1] (PGM, PNG) */
+    int georeferenced;      /* 1: geotransform is the raster's */
+    double geotransform[6]; /* GDAL's affine map from (column, row) of a
+                               pixel corner to map coordinates: X = g0 +
+                               col g1 + row g2, Y = g3 + col g4 + row g5;
+                               a pixel centre is at (col + 0.5, row + 0.5) */
+    int projected;          /* 1: the CRS is projected (linear units, so
+                               |g1| is a cell size); 0: geographic or none */
+    const char *crs_wkt;    /* the CRS as WKT, NULL when none; valid while
+                               the heightmap lives */
+    uint64_t nodata;        /* nodata samples (NaN in the data) */
+} strata_heightmap_info;
+
+/* Fill *out (STRATA_ERR_INVALID_ARG for NULLs). */
+STRATA_API strata_status strata_heightmap_get_info(const strata_heightmap *hm,
+                                                   strata_heightmap_info *out);
+
 /* A FLAT grid mesh with one vertex per sample: (w-1) x (h-1) cells of size
  * cell_size (laid out as strata_shape_grid: sample (i, j) is vertex
  * j*w + i), y = sample * height_scale.  cell_size must be finite and > 0
