@@ -38,6 +38,7 @@ typedef struct {
     uint64_t *nlevel;
     uint32_t depth; /* leaf depth */
     double root_diag;
+    const char *up; /* URIs are relative to the file written: "" or "../../" */
 } tree;
 
 static uint64_t morton(uint32_t x, uint32_t z)
@@ -353,8 +354,8 @@ static strata_status children_json(tree *t, strata_jtext *j, uint32_t k, uint64_
             box_json(j, ch->box);
             strata__jtext_raw(j, ",\"geometricError\":");
             strata__jtext_double(j, node_error(t, k));
-            strata__jtext_printf(j, ",\"content\":{\"uri\":\"tilesets/%u/%llu.json\"}}", k,
-                                 (unsigned long long)ch->key);
+            strata__jtext_printf(j, ",\"content\":{\"uri\":\"%stilesets/%u/%llu.json\"}}",
+                                 t->up, k, (unsigned long long)ch->key);
         } else if ((st = node_json(t, j, k, c, 0)) != STRATA_OK) {
             return st;
         }
@@ -369,9 +370,9 @@ static void content_json(const tree *t, strata_jtext *j, const strata_tile_recor
     char path[64];
     strata__tile_path(t->d, r->id, path, sizeof path);
     strata__jtext_printf(j,
-                         ",\"content\":{\"uri\":\"%s%s\"},\"metadata\":{\"class\":\"tile\","
+                         ",\"content\":{\"uri\":\"%s%s%s\"},\"metadata\":{\"class\":\"tile\","
                          "\"properties\":{\"chunk\":%llu,\"triangles\":%llu,\"bytes\":%llu}}",
-                         path, t->d->ext, (unsigned long long)r->id,
+                         t->up, path, t->d->ext, (unsigned long long)r->id,
                          (unsigned long long)r->triangles, (unsigned long long)r->bytes);
 }
 
@@ -412,7 +413,11 @@ static strata_status write_subtree(tree *t, uint32_t k, uint64_t i)
     strata__jtext_init(&j, t->al);
     head_json(t, &j, node_error(t, k));
     strata__jtext_raw(&j, ",\"root\":");
+    /* the file is tilesets/K/ID.json: URIs relative to it (3D Tiles) */
+    const char *up = t->up;
+    t->up = "../../";
     strata_status st = node_json(t, &j, k, i, 1);
+    t->up = up;
     strata__jtext_raw(&j, "}\n");
     if (st == STRATA_OK && j.nomem)
         st = STRATA_ERR_NOMEM;
@@ -473,7 +478,7 @@ strata_status strata__tileset_write(strata_ctx *ctx, const char *dir,
                                     uint64_t n)
 {
     const strata_allocator *al = &ctx->alloc;
-    tree t = {ctx, al, dir, d, recs, NULL, NULL, d->leaf_depth, 0};
+    tree t = {ctx, al, dir, d, recs, NULL, NULL, d->leaf_depth, 0, ""};
     strata_status st = build(&t, n);
     if (st != STRATA_OK) {
         free_tree(&t);
