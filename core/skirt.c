@@ -32,7 +32,10 @@ void strata__skirt_scratch_free(strata_skirt_scratch *s)
         return;
     strata__free(s->al, s->side);
     strata__free(s->al, s->slots);
+    strata__free(s->al, s->cand);
+    const strata_allocator *al = s->al;
     memset(s, 0, sizeof *s);
+    s->al = al;
 }
 
 /* Replace *p (elements of `size` bytes, *have used) by an array of `want`
@@ -104,16 +107,24 @@ static void mark_sides(const strata_world *w, uint64_t id, const strata_result *
                 n[k] /= len;
         }
         tol *= 0.25; /* sin(angle to the side's plane) <= tol */
-        for (uint32_t v = 0; v < r->nverts; v++) {
-            const double p[3] = {r->x[v] - r->center[0], r->y[v] - r->center[1],
-                                 r->z[v] - r->center[2]};
-            const double lim = tol * sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
-            uint8_t m = 0;
-            for (int s = 0; s < 3; s++)
-                m |= (uint8_t)((fabs(nrm[s][0] * p[0] + nrm[s][1] * p[1] + nrm[s][2] * p[2]) <=
-                                lim)
-                               << s);
-            side[v] = m;
+        /* in float, squared: (n.p)^2 <= tol^2 |p|^2 (float rounding is
+         * far below a quarter step, 2^-24 against 2^-15 at level 13) */
+        float f[3][3];
+        for (int a = 0; a < 3; a++)
+            for (int k = 0; k < 3; k++)
+                f[a][k] = (float)nrm[a][k];
+        const float t2 = (float)(tol * tol), cx = r->center[0], cy = r->center[1],
+                    cz = r->center[2];
+        const float *restrict x = r->x, *restrict y = r->y, *restrict z = r->z;
+        uint8_t *restrict out = side;
+        const uint32_t nv = r->nverts;
+        for (uint32_t v = 0; v < nv; v++) {
+            const float px = x[v] - cx, py = y[v] - cy, pz = z[v] - cz;
+            const float lim = t2 * (px * px + py * py + pz * pz);
+            const float d0 = f[0][0] * px + f[0][1] * py + f[0][2] * pz;
+            const float d1 = f[1][0] * px + f[1][1] * py + f[1][2] * pz;
+            const float d2 = f[2][0] * px + f[2][1] * py + f[2][2] * pz;
+            out[v] = (uint8_t)((d0 * d0 <= lim) | (d1 * d1 <= lim) << 1 | (d2 * d2 <= lim) << 2);
         }
         return;
     }
@@ -201,15 +212,30 @@ strata_status strata__skirt_add(const strata_world *w, uint64_t id, strata_resul
     }
     mark_sides(w, id, r, s->side);
     const uint8_t *side = s->side;
+    /* One pass over the triangles: the candidates (u -> v in their
+     * triangle's order), few, listed; everything after works on them. */
+    uint64_t ncand = 0;
     const uint32_t *ix = r->indices;
-    /* candidates */
-    uint64_t cand = 0;
     for (uint64_t t = 0; t < nt; t++) {
-        const uint8_t a = side[ix[3 * t]], b = side[ix[3 * t + 1]], c = side[ix[3 * t + 2]];
-        cand += ((a & b) != 0) + ((b & c) != 0) + ((c & a) != 0);
+        const uint32_t a = ix[3 * t], b = ix[3 * t + 1], d = ix[3 * t + 2];
+        const uint8_t sa = side[a], sb = side[b], sd = side[d];
+        if (!((sa & sb) | (sb & sd) | (sd & sa)))
+            continue;
+        if (s->cand_cap < ncand + 3) {
+            const size_t want = s->cand_cap ? 2 * s->cand_cap : 4096;
+            if (!regrow(s->al, (void **)&s->cand, (size_t)ncand, want, sizeof(uint64_t)))
+                return STRATA_ERR_NOMEM;
+            s->cand_cap = want;
+        }
+        if (sa & sb)
+            s->cand[ncand++] = (uint64_t)a << 32 | b;
+        if (sb & sd)
+            s->cand[ncand++] = (uint64_t)b << 32 | d;
+        if (sd & sa)
+            s->cand[ncand++] = (uint64_t)d << 32 | a;
     }
     size_t size = 16;
-    while (size < 2 * cand + 16)
+    while (size < 2 * ncand + 16)
         size *= 2;
     if (s->slot_cap < size || !s->slots) {
         strata__free(s->al, s->slots);
@@ -222,43 +248,32 @@ strata_status strata__skirt_add(const strata_world *w, uint64_t id, strata_resul
     const size_t mask = size - 1;
     for (size_t i = 0; i < size; i++)
         slots[2 * i] = UINT64_MAX;
-    for (uint64_t t = 0; t < nt; t++)
-        for (int e = 0; e < 3; e++) {
-            const uint32_t u = ix[3 * t + e], v = ix[3 * t + (e + 1) % 3];
-            if (side[u] & side[v])
-                ++*slot_of(slots, mask, edge_key(u, v));
-        }
-    /* border edges, counted, then written */
+    for (uint64_t i = 0; i < ncand; i++) {
+        const uint32_t u = (uint32_t)(s->cand[i] >> 32), v = (uint32_t)s->cand[i];
+        ++*slot_of(slots, mask, edge_key(u, v));
+    }
+    /* border edges (used once) that are not vertical, kept in place */
     uint64_t quads = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1) {
-            const strata_status st = keep_room(r, (uint64_t)nv + 2 * quads, ni + 6 * quads);
-            if (st != STRATA_OK)
-                return st;
-            ix = r->indices;
-        }
-        uint64_t q = 0;
-        for (uint64_t t = 0; t < nt; t++)
-            for (int e = 0; e < 3; e++) {
-                const uint32_t u = ix[3 * t + e], v = ix[3 * t + (e + 1) % 3];
-                if (!(side[u] & side[v]) || *slot_of(slots, mask, edge_key(u, v)) != 1 ||
-                    vertical(r, u, v))
-                    continue;
-                if (pass == 1) {
-                    const uint32_t lu = nv + (uint32_t)(2 * q), lv = lu + 1;
-                    lower(r, u, lu, depth);
-                    lower(r, v, lv, depth);
-                    uint32_t *o = r->indices + ni + 6 * q;
-                    o[0] = v;
-                    o[1] = u;
-                    o[2] = lu;
-                    o[3] = v;
-                    o[4] = lu;
-                    o[5] = lv;
-                }
-                q++;
-            }
-        quads = q;
+    for (uint64_t i = 0; i < ncand; i++) {
+        const uint32_t u = (uint32_t)(s->cand[i] >> 32), v = (uint32_t)s->cand[i];
+        if (*slot_of(slots, mask, edge_key(u, v)) == 1 && !vertical(r, u, v))
+            s->cand[quads++] = s->cand[i];
+    }
+    const strata_status st = keep_room(r, (uint64_t)nv + 2 * quads, ni + 6 * quads);
+    if (st != STRATA_OK)
+        return st;
+    for (uint64_t q = 0; q < quads; q++) {
+        const uint32_t u = (uint32_t)(s->cand[q] >> 32), v = (uint32_t)s->cand[q];
+        const uint32_t lu = nv + (uint32_t)(2 * q), lv = lu + 1;
+        lower(r, u, lu, depth);
+        lower(r, v, lv, depth);
+        uint32_t *o = r->indices + ni + 6 * q;
+        o[0] = v;
+        o[1] = u;
+        o[2] = lu;
+        o[3] = v;
+        o[4] = lu;
+        o[5] = lv;
     }
     r->nverts = nv + (uint32_t)(2 * quads);
     r->nindices = ni + 6 * quads;

@@ -1272,8 +1272,9 @@ typedef struct strata_world_options {
      * (the leaves of the chunk tree); 1, also one tile for every inner
      * node of the chunk tree (planets: the level-k icosphere triangles,
      * k < C, under the 20 base faces; terrains: the quadtree over the
-     * tiles), holding its region made at a coarser lattice level with as
-     * many triangles as a leaf, sliced with the same planes.  Their ids
+     * tiles), holding its region made at a coarser lattice level with a
+     * quarter of a leaf's triangles (half a leaf's side; the leaves' own
+     * when they cannot be halved), sliced with the same planes.  Their ids
      * follow the leaves' (see strata_world_chunk_info); the leaves keep
      * their ids and, without skirts, their bytes. */
     int lod;

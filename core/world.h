@@ -35,6 +35,7 @@ struct strata_world {
     float *cap;
     /* levels of detail (core/world_lod.c) */
     int lod, skirts;
+    int lod_coarsen; /* 1: inner tiles at half a leaf's resolution along a side */
     strata_tileset_desc layout;            /* ids of the tiles, per depth */
     strata_planet_lattice *lod_planet;     /* depth k < C: level L-C+k, chunk level k */
     strata_terrain_lattice *lod_terrain;   /* depth k < D: stride 2^(D-k) */
@@ -72,6 +73,8 @@ typedef struct strata_skirt_scratch {
     size_t side_cap;
     uint64_t *slots; /* edge hash table: key, count */
     size_t slot_cap;
+    uint64_t *cand; /* candidate edges u << 32 | v, then the border ones */
+    size_t cand_cap;
 } strata_skirt_scratch;
 STRATA_HIDDEN void strata__skirt_scratch_free(strata_skirt_scratch *s);
 

@@ -1,10 +1,16 @@
 /* Levels of detail of worlds (strata.h, strata_world_options.lod).
  *
  * A tile at depth k of the chunk tree is a chunk of a coarser lattice
- * with as many triangles as a leaf: planets, chunk t of the planet of
- * level L - C + k cut at chunk level k (the level-k icosphere triangle t
- * with its 4^(L-C) descendants); terrains, tile (x, z) of the lattice of
- * every 2^(D-k)-th grid line cut into tiles of the same number of cells.
+ * with a quarter of a leaf's triangles (half as many along a side):
+ * planets, chunk t of the planet of level L - C + k - 1 cut at chunk
+ * level k (the level-k icosphere triangle t with its 4^(L-C-1)
+ * descendants); terrains, tile (x, z) of the lattice of every
+ * 2^(D-k+1)-th grid line cut into tiles of half the leaves' cells.
+ * (Coarse triangles cross more planes, so such a tile has about half a
+ * leaf's output triangles, and all depths together cost about a quarter
+ * more than the leaves: at a leaf's resolution they would cost 60%
+ * more.)  When a leaf is too small to halve (L - C = 1, or an odd
+ * number of cells a tile) the coarse tiles keep the leaves' size.
  * Coarse lattice points are points of the finest lattice with the same
  * bits (midpoints depend only on their ends; grid lines keep their
  * coordinates and heights), so a coarse tile is the finest surface
@@ -120,14 +126,14 @@ static strata_status sample_step(const strata_heightmap *hm, double *out)
 }
 
 /* The largest edge angle of the level-l icosphere, l = 0..upto: measured
- * up to level 7, then halved per level with a 5% margin (the middle
+ * up to level 5, then halved per level with a 5% margin (the middle
  * child's sides are half the parent's to within the square of the edge
- * angle, below 1e-4 from level 7 on). */
+ * angle, below 2e-3 from level 5 on). */
 static strata_status edge_angles(strata_ctx *ctx, int upto, double *theta)
 {
     for (int l = 0; l <= upto; l++) {
-        if (l > 7) {
-            theta[l] = theta[7] * ldexp(1.05, 7 - l);
+        if (l > 5) {
+            theta[l] = theta[5] * ldexp(1.05, 5 - l);
             continue;
         }
         strata_mesh *m;
@@ -171,7 +177,7 @@ static strata_status lod_errors(strata_ctx *ctx, strata_world *w)
         const double fine_dev = noise_dev(w, 1.05 * R * theta[L], 3);
         const double fine_sag = top * (1 - cos(theta[L]));
         for (uint32_t k = 0; k < leaf; k++) {
-            const double t = theta[L - C + (int)k];
+            const double t = theta[L - C + (int)k - w->lod_coarsen];
             sag[k] = top * (1 - cos(t)) + fine_sag;
             w->lod_error[k] = noise_dev(w, 1.05 * R * t, 3) + fine_dev + gap + sag[k];
         }
@@ -190,7 +196,7 @@ static strata_status lod_errors(strata_ctx *ctx, strata_world *w)
         const double cell = tl->cell, fine = sqrt(2.0) * cell;
         const double fine_dev = noise_dev(w, fine, 2);
         for (uint32_t k = 0; k < leaf; k++) {
-            const double d = fine * ldexp(1.0, (int)(leaf - k));
+            const double d = fine * ldexp(1.0, (int)(leaf - k) + w->lod_coarsen);
             w->lod_error[k] = base * d + noise_dev(w, d, 2) + fine_dev + gap;
         }
         extent = cell * (tl->src.nx > tl->src.nz ? tl->src.nx : tl->src.nz);
@@ -244,8 +250,10 @@ strata_status strata__world_lod_init(strata_ctx *ctx, strata_world *w,
         memset(w->lod_planet, 0, n * sizeof *w->lod_planet);
         memset(w->lod_cap, 0, n * sizeof *w->lod_cap);
         const int L = w->planet.level, C = w->planet.chunk_level;
+        w->lod_coarsen = L - C >= 2;
         for (uint32_t k = 0; k < n && st == STRATA_OK; k++)
-            if ((st = strata__planet_lattice_init(ctx, L - C + (int)k, (int)k, w->planet.radius,
+            if ((st = strata__planet_lattice_init(ctx, L - C + (int)k - w->lod_coarsen, (int)k,
+                                                  w->planet.radius,
                                                   &w->lod_planet[k])) == STRATA_OK)
                 st = strata__planet_caps(&w->lod_planet[k], &w->alloc, &w->lod_cap[k]);
     } else {
@@ -253,9 +261,12 @@ strata_status strata__world_lod_init(strata_ctx *ctx, strata_world *w,
         if (!w->lod_terrain)
             return STRATA_ERR_NOMEM;
         memset(w->lod_terrain, 0, n * sizeof *w->lod_terrain);
+        const uint32_t tile = w->terrain.tile;
+        w->lod_coarsen = tile % 2 == 0;
         for (uint32_t k = 0; k < n && st == STRATA_OK; k++)
             st = strata__terrain_lattice_init_stride(ctx, &w->terrain.src, w->terrain.cell,
-                                                     w->terrain.tile, 1u << (n - k),
+                                                     tile >> w->lod_coarsen,
+                                                     1u << (n - k + w->lod_coarsen),
                                                      &w->lod_terrain[k]);
     }
     if (st == STRATA_OK)

@@ -27,6 +27,11 @@
 #                     file and as a world of 5120 GLB tiles, each with and
 #                     without --no-sync (fsync of every file before its
 #                     rename and of its directory after), best of 3
+#   lod               a level-12 planet with --chunk-level 4 (GLB tiles)
+#                     with and without --lod (skirts on, and --skirt 0):
+#                     seconds and their ratio against the 1.4 target, tiles,
+#                     bytes, tileset JSON bytes (tileset.json and
+#                     tilesets/), peak RSS
 #   level13           (--big) a level-13 planet with --chunk-level 5:
 #                     seconds, bytes, peak RSS
 # --quick uses levels 9/10 instead of 11/12.  Files go to DIR (default a
@@ -182,6 +187,27 @@ if want sync; then
         "tiles=5120 tiles_sync_s=$w_sync tiles_nosync_s=$w_nosync" \
         "tiles_ratio=$(echo "$w_sync $w_nosync" | awk '{ printf "%.3f", $1 / $2 }')"
     rm -rf sy sy.ply
+fi
+
+# ---------------------------------------------------------------- levels of detail
+if want lod; then
+    LP="planet --level $L2 --chunk-level 4 --terraces 32 $T --stats"
+    timed leaves "$S" $LP -o lleaves
+    timed lod "$S" $LP --lod -o llod
+    timed lod0 "$S" $LP --lod --skirt 0 -o llod0
+    json_bytes() { cat "$1/tileset.json" $(find "$1" -path '*/tilesets/*.json') | wc -c; }
+    echo "bench=lod level=$L2 chunk_level=4 format=glb leaves_s=$(secs leaves)" \
+        "lod_s=$(secs lod) lod_noskirt_s=$(secs lod0)" \
+        "ratio=$(echo "$(secs lod) $(secs leaves)" | awk '{ printf "%.3f", $1 / $2 }')" \
+        "ratio_noskirt=$(echo "$(secs lod0) $(secs leaves)" | awk '{ printf "%.3f", $1 / $2 }')" \
+        "target=1.4 leaves_chunks_s=$(stat time.chunks leaves.err)" \
+        "lod_chunks_s=$(stat time.chunks lod.err) range_s=$(stat time.range lod.err)" \
+        "tiles_leaves=$(stat chunks.made leaves.err) tiles_lod=$(stat chunks.made lod.err)" \
+        "bytes_leaves=$(bytes lleaves) bytes_lod=$(bytes llod)" \
+        "tileset_json_bytes=$(json_bytes llod) tileset_json_files=$(($(find llod -path '*/tilesets/*.json' | wc -l) + 1))" \
+        "peak_rss_leaves=$(rss leaves) peak_rss_lod=$(rss lod)" \
+        "triangles_leaves=$(stat triangles leaves.err) triangles_lod=$(stat triangles lod.err)"
+    rm -rf lleaves llod llod0
 fi
 
 # ---------------------------------------------------------------- level 13
