@@ -120,6 +120,16 @@ rm -f terrain/tiles/0/0_0.glb terrain/tiles/2/1_2.glb
     --quiet -o terrain 2>stats || bad "resume: $(cat stats)"
 check "--resume: the two missing tiles made again" 'grep -q "^chunks.made=2$" stats && diff -r sharded terrain >/dev/null'
 
+# MPI (a build with it): ranks share leaves and inner tiles, same bytes
+if "$STRATA" info | grep -q '^mpi: yes' && command -v mpirun >/dev/null 2>&1; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -n 3 \
+        "$STRATA" planet --level 6 --chunk-level 2 --terraces 12 --lod --threads 1 --no-sync \
+        --quiet -o ranks >mpi.out 2>&1 || bad "mpirun: $(tail -n 3 mpi.out)"
+    check "--lod under mpirun -n 3: the bytes of one process" 'diff -r ranks planet >/dev/null'
+else
+    echo "no MPI in this build: the MPI check is skipped"
+fi
+
 # a directory made without --lod is another world for --lod
 check "--lod on a directory of a world without it: refused" \
     '! "$STRATA" planet --level 6 --chunk-level 2 --terraces 12 --lod --skirt 0 --quiet -o plain 2>err && grep -q "another world" err'
