@@ -118,6 +118,7 @@ static void mark_sides(const strata_world *w, uint64_t id, const strata_result *
         const float *restrict x = r->x, *restrict y = r->y, *restrict z = r->z;
         uint8_t *restrict out = side;
         const uint32_t nv = r->nverts;
+#pragma omp simd
         for (uint32_t v = 0; v < nv; v++) {
             const float px = x[v] - cx, py = y[v] - cy, pz = z[v] - cz;
             const float lim = t2 * (px * px + py * py + pz * pz);

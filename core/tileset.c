@@ -225,7 +225,7 @@ static strata_status build(tree *t, uint64_t n)
     while (nl < n && t->recs[nl].id < d->nleaves)
         nl++;
     for (uint64_t i = nl; i < n; i++)
-        if (t->recs[i].id <= t->recs[i - 1].id || t->recs[i].id >= d->count)
+        if ((i > 0 && t->recs[i].id <= t->recs[i - 1].id) || t->recs[i].id >= d->count)
             return STRATA_ERR_INVALID_ARG;
     const uint64_t ninner = n - nl;
     n = nl;
