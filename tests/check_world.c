@@ -722,12 +722,16 @@ static void bump_fn(void *user, const float *x, const float *y, const float *z, 
     }
 }
 
+static strata_world *lod_world(strata_ctx *ctx, int i, int lod, int skirts,
+                               strata_heightmap **hm);
+
 /* The chunks near an edit are every chunk it changes: re-making them is
- * re-making the world. */
+ * re-making the world (loop 1: with --lod's coarser tiles and skirts). */
 START_TEST(test_edits)
 {
     strata_ctx *ctx = ctx_new(1);
-    strata_world *w = small_planet(ctx);
+    strata_heightmap *hm = NULL;
+    strata_world *w = _i ? lod_world(ctx, 0, 1, 1, &hm) : small_planet(ctx);
     const uint64_t n = strata_world_chunk_count(w);
     strata_result **before = malloc(n * sizeof *before), *r;
     for (uint64_t id = 0; id < n; id++) {
@@ -745,7 +749,7 @@ START_TEST(test_edits)
     for (uint64_t i = 0; i < count; i++)
         near[ids[i]] = 1;
     ck_assert_ok(strata_result_create(ctx, &r));
-    uint64_t changed = 0;
+    uint64_t changed = 0, changed_inner = 0;
     for (uint64_t id = 0; id < n; id++) {
         ck_assert_ok(strata_world_make_chunk(ctx, w, id, r));
         strata_result_view u, v;
@@ -759,8 +763,11 @@ START_TEST(test_edits)
         require(same || near[id], "chunk %llu changed but is not near the edit",
                 (unsigned long long)id);
         changed += !same;
+        changed_inner += !same && id >= strata_world_leaf_count(w);
     }
     ck_assert_uint_gt(changed, 0);
+    if (_i) /* every depth above the leaves holds the edit */
+        ck_assert_uint_ge(changed_inner, strata_world_leaf_depth(w));
     /* a ball holding the centre reaches every chunk */
     const float origin[3] = {0, 0, 0};
     ck_assert_ok(strata_world_chunks_near(w, origin, 0.5f, NULL, 0, &count));
@@ -774,6 +781,7 @@ START_TEST(test_edits)
     free(ids);
     free(near);
     strata_world_destroy(w);
+    strata_heightmap_destroy(hm);
     strata_ctx_destroy(ctx);
 }
 END_TEST
@@ -1191,7 +1199,7 @@ int main(void)
     tc = tcase_create("Parts");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_shards);
-    tcase_add_test(tc, test_edits);
+    tcase_add_loop_test(tc, test_edits, 0, 2);
     tcase_add_test(tc, test_bad_options);
     suite_add_tcase(s, tc);
     tc = tcase_create("Lod");
