@@ -1436,7 +1436,8 @@ typedef struct strata_tile_record {
 /* World directories: what `strata planet --chunk-level C -o DIR` writes.
  *
  *   DIR/world.json     the manifest: the world's fingerprint, kind, chunk
- *                      count, tile format and parameters
+ *                      count, tile format and parameters (with lod also
+ *                      "lod": leaves, skirts and the errors per depth)
  *   DIR/tiles/...      one file per chunk, at strata_chunk_info.path plus
  *                      ".glb" or ".ply", holding its record
  *                      (strata_tile_record: fingerprint, chunk id,

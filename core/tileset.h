@@ -4,7 +4,11 @@
  * the root and four children per node down to the chunks (depth C);
  * terrains a quadtree over tile columns and rows, the root at depth 0 and
  * the tiles at depth D (2^D >= tiles across).  Leaves hold the tiles
- * present; nodes without any present tile below are left out.  A subtree
+ * present; nodes without any present tile below are left out.  With lod,
+ * an inner node holds its own tile too (when present), its box holds that
+ * tile and its children, and geometricError is the world's bound of its
+ * depth (errors[k], 0 at the leaves); without, inner nodes have no
+ * content and an error large enough that viewers always refine.  A subtree
  * with more than STRATA_TILESET_SPLIT leaves is written to a file of its
  * own (tilesets/K/ID.json, an external tileset the parent points to), so
  * that no JSON file grows past a few MB. */
@@ -38,9 +42,9 @@ typedef struct strata_tileset_desc {
     const char *world_properties;
 } strata_tileset_desc;
 
-/* Write DIR/tileset.json (and DIR/tilesets/... for big trees) for the
- * tiles recs[0..n) (ascending ids, each present once), each file
- * atomically.  STRATA_ERR_IO (errno kept), STRATA_ERR_NOMEM,
+/* Write DIR/tileset.json (and DIR/tilesets/... for big trees, whose URIs
+ * are relative to them: "../../tiles/...") for the tiles recs[0..n)
+ * (ascending ids, each present once), each file atomically.  STRATA_ERR_IO (errno kept), STRATA_ERR_NOMEM,
  * STRATA_ERR_INVALID_ARG for records out of order. */
 STRATA_HIDDEN strata_status strata__tileset_write(strata_ctx *ctx, const char *dir,
                                                   const strata_tileset_desc *d,
