@@ -7,8 +7,8 @@
 # content), external tilesets included; then the Khronos glTF-Validator
 # on every tile when it is installed (0 errors, 0 warnings; see
 # tests/gltf-validate.sh for where it is looked up).  Also: --skirt 0
-# leaves byte-identical to a run without --lod, thread counts giving the
-# same bytes, `strata tileset` rewriting the same tileset, and --resume.
+# leaves byte-identical to a run without --lod, thread counts and the
+# scalar kernels giving the same bytes, `strata tileset` rewriting the same tileset, and --resume.
 # Run by `make check` with STRATA and SRCDIR set; exits 77 without
 # python3.  POSIX sh only.
 
@@ -103,7 +103,10 @@ OMP_NUM_THREADS=1 "$STRATA" planet --level 6 --chunk-level 2 --terraces 12 --lod
     -o one 2>err || bad "one thread: $(cat err)"
 OMP_NUM_THREADS=3 "$STRATA" planet --level 6 --chunk-level 2 --terraces 12 --lod --no-sync --quiet \
     -o three 2>err || bad "three threads: $(cat err)"
+STRATA_SIMD=scalar "$STRATA" planet --level 6 --chunk-level 2 --terraces 12 --lod --no-sync --quiet \
+    -o scalar 2>err || bad "scalar: $(cat err)"
 check "--lod: the same bytes for 1 and 3 threads" 'diff -r one three >/dev/null && diff -r one planet >/dev/null'
+check "--lod: the same bytes with STRATA_SIMD=scalar" 'diff -r scalar planet >/dev/null'
 cp planet/tileset.json before.json
 "$STRATA" tileset planet --quiet 2>err || bad "strata tileset: $(cat err)"
 check "strata tileset: the same tileset" 'cmp -s before.json planet/tileset.json'
