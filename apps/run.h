@@ -79,6 +79,8 @@ typedef struct job {
     const char *shard; /* "K/N" */
     long long chunk;   /* -1: all */
     bool resume, dry_run, partial;
+    bool lod;        /* --lod */
+    long long skirt; /* --skirt 0|1 */
 } job;
 
 /* The commands: exit status 0 (failures exit on their own). */

@@ -83,7 +83,7 @@ static const char *check_simd(const char *s)
 static void check_world_output(const job *j, bool world, const char *world_opt)
 {
     static const char *const world_only[] = {"tile-format", "shard", "chunk", "resume",
-                                             "dry-run", NULL};
+                                             "dry-run", "lod", NULL};
     const char *v;
     for (int i = 0; world_only[i]; i++)
         if (!world && (v = cli_given(world_only[i])))
@@ -437,6 +437,16 @@ static const cli_option options[] = {
     {.name = "resume", .kind = CLI_FLAG, .target = &g_job.resume,
      .help = "skip chunks whose tile is already complete (after a killed run)",
      .commands = MAKERS, .group = G_WORLD},
+    {.name = "lod", .kind = CLI_FLAG, .target = &g_job.lod,
+     .help = "levels of detail: every inner node of the chunk tree gets a tile too, its region "
+             "made coarser with as many triangles as a chunk and the same planes, in a tileset "
+             "that refines them (tiles/K/...)",
+     .commands = MAKERS, .group = G_WORLD},
+    {.name = "skirt", .kind = CLI_INT, .arg = "0|1", .target = &g_job.skirt, .min = 0, .max = 1,
+     .def = "1",
+     .help = "with --lod, a skirt on every tile, walls hanging from its border that hide the "
+             "cracks between tiles of different depths (0: none)",
+     .needs = "lod", .commands = MAKERS, .group = G_WORLD},
     {.name = "dry-run", .kind = CLI_FLAG, .target = &g_job.dry_run,
      .help = "print the chunks, triangles, bytes and peak memory a run would take (from one "
              "chunk made for real), write nothing",

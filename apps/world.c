@@ -151,6 +151,8 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
     }
     wo->walls = (strata_walls)o->walls;
     wo->normals = o->normals;
+    wo->lod = o->lod;
+    wo->skirts = o->skirt != 0;
 }
 
 /* The message of a failure to place the planes (or to create the world). */

@@ -63,6 +63,7 @@ typedef struct prim {
     uint64_t nindices;
     uint32_t terrace;
     unsigned char wall; /* a separate wall primitive: material wall_K */
+    unsigned char skirt; /* a world tile's skirt: material skirt */
     unsigned char u16;  /* indices stored as unsigned short */
     uint64_t offset;    /* byte offset in the index buffer view */
 } prim;
@@ -114,6 +115,15 @@ static strata_status plan_prims(const strata_result *r, const strata_allocator *
             if (q.nindices)
                 p->prims[n++] = q;
         }
+    }
+    if (r->skirt_count) { /* after every terrace's, in the index order */
+        prim q;
+        memset(&q, 0, sizeof q);
+        q.first[0] = r->skirt_first;
+        q.count[0] = r->skirt_count;
+        q.nindices = q.count[0];
+        q.wall = q.skirt = 1;
+        p->prims[n++] = q;
     }
     p->nprims = n;
     return STRATA_OK;
@@ -260,7 +270,11 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
             float rgb[3];
             strata_palette_color(pal, q->terrace, r->nterraces, q->wall, STRATA_COLOR_LINEAR,
                                  rgb);
-            strata__jtext_printf(j, "%s{\"name\":\"%s_%u\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
+            if (q->skirt)
+                strata__jtext_printf(j, "%s{\"name\":\"skirt\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
+                                     i ? "," : "");
+            else
+                strata__jtext_printf(j, "%s{\"name\":\"%s_%u\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
                       i ? "," : "", q->wall ? "wall" : "terrace", (unsigned)q->terrace);
             for (int c = 0; c < 3; c++) {
                 json_unit(j, rgb[c]);

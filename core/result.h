@@ -20,6 +20,9 @@ struct strata_result {
     strata_geometry geometry;
     float center[3];
     float radius;
+    /* World tiles with skirts (core/skirt.c): the skirt's triangles,
+     * after every terrace's, outside their ranges (count 0: none). */
+    uint64_t skirt_first, skirt_count;
     /* Room in the arrays, which strata_slice_into reuses: elements of x,
      * y, z; of nx, ny, nz (0 while they are NULL); of indices; of
      * terraces. */

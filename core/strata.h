@@ -1308,11 +1308,30 @@ typedef struct strata_world_options {
     /* Slicing */
     strata_walls walls;
     int normals;
+    /* Levels of detail (chunked planets and terrains): 0, only the chunks
+     * (the leaves of the chunk tree); 1, also one tile for every inner
+     * node of the chunk tree (planets: the level-k icosphere triangles,
+     * k < C, under the 20 base faces; terrains: the quadtree over the
+     * tiles), holding its region made at a coarser lattice level with a
+     * quarter of a leaf's triangles (half a leaf's side; the leaves' own
+     * when they cannot be halved), sliced with the same planes.  Their ids
+     * follow the leaves' (see strata_world_chunk_info); the leaves keep
+     * their ids and, without skirts, their bytes. */
+    int lod;
+    /* With lod: every tile (leaves too) gets a skirt, a strip of walls
+     * hanging from its border (planets: towards the centre) by
+     * strata_world_lod_error's skirt depth, facing outwards, so the
+     * cracks between tiles of different depths are hidden.  The tile's
+     * own vertices and triangles are unchanged; the skirt's vertices come
+     * after them and its triangles after the terraces' (a primitive
+     * "skirt" of its own in glTF, terrace -1 in PLY). */
+    int skirts;
 } strata_world_options;
 
 /* Defaults: PLANET, level 6, chunk level 2, radius 1; terrain: no
  * heightmap, cells 0 x 0, cell size 1, height scale 1, tiles of 256
- * cells; no noise, no curve; 16 terraces; walls UPPER, no normals. */
+ * cells; no noise, no curve; 16 terraces; walls UPPER, no normals; no
+ * lod, skirts on (when lod is). */
 STRATA_API void strata_world_defaults(strata_world_options *opt);
 
 /* Create a world (measuring its height range when the planes are asked
@@ -1327,6 +1346,7 @@ STRATA_API strata_status strata_world_create(strata_ctx *ctx,
                                              strata_world **out);
 STRATA_API void strata_world_destroy(strata_world *w);
 
+/* Chunks (tiles) to make: the leaves, and with lod the inner nodes' tiles. */
 STRATA_API uint64_t strata_world_chunk_count(const strata_world *w);
 
 /* The lowest and highest height of the own vertices of chunks
@@ -1365,13 +1385,50 @@ typedef struct strata_chunk_info {
      * TERRAIN: the tile's column and row and its cells [x0, x1) x [z0, z1). */
     uint32_t face, tx, tz, x0, x1, z0, z1;
     /* Its place in a world directory, without extension:
-     * "tiles/C/ID" (planets) or "tiles/TX_TZ" (terrains). */
+     * "tiles/K/ID" (planets) or "tiles/K/TX_TZ" (terrains), K its depth. */
     char path[48];
+    /* Its depth in the chunk tree: the leaves (the chunks) are at depth C
+     * (planets) or D (terrains: 2^D >= tiles across and down); with lod,
+     * the tiles of the inner nodes at depth k < C (D) follow the leaves'
+     * ids, depth by depth from the root down, each depth in the order of
+     * its nodes (planets: triangle `face` of the level-k icosphere;
+     * terrains: row tz, column tx of the depth-k grid of 2^(D-k) x
+     * 2^(D-k) tiles, the region cells [x0, x1) x [z0, z1)). */
+    uint32_t depth;
 } strata_chunk_info;
 
 /* STRATA_ERR_INVALID_ARG for an id >= strata_world_chunk_count. */
 STRATA_API strata_status strata_world_chunk_info(const strata_world *w, uint64_t id,
                                                  strata_chunk_info *out);
+
+/* Levels of detail: the number of leaves (the chunks without lod) and
+ * the depth of the leaves (C, or D for terrains). */
+STRATA_API uint64_t strata_world_leaf_count(const strata_world *w);
+STRATA_API uint32_t strata_world_leaf_depth(const strata_world *w);
+
+/* The geometric error of the tiles at depth k (0 <= k <= leaf depth) of a
+ * lod world, and the depth of their skirts; STRATA_ERR_INVALID_ARG for a
+ * world without lod or k out of range.  The error is a bound of the
+ * largest distance from a tile's surface to the leaves' surface over its
+ * region (0 at the leaves, strictly decreasing with depth), computed
+ * from the world's parameters, so that every process finds the same:
+ *   E_k = V_k + G (+ S_k + S_leaf on planets),
+ * G the largest gap between consecutive planes (terracing heights that
+ * differ by v gives planes that differ by at most v + G), V_k a bound of
+ * how far the tile's linearly interpolated heights lie from the leaves'
+ * (the base heights' slope times the diameter of the tile's triangles,
+ * plus, per noise octave, min(2 a_o, a_o f_o K d) at both lattice levels,
+ * a_o and f_o the octave's amplitude and frequency, K a bound of the
+ * noise's slope, d the triangles' diameter, times the height curve's
+ * steepest slope), S the sag of flat triangles below the sphere, and
+ * V_k + G at most the span of the planes (terraced heights lie between
+ * the lowest and the highest).  Each
+ * depth's error is raised to at least 1.0625 times the next one's (so it
+ * strictly decreases).  Height edits (strata_world_set_height_fn) are not
+ * in the bound.  *skirt = E_k + E_0: deep enough to hide the crack to a
+ * neighbour of any depth (planets: at most half the way to the centre). */
+STRATA_API strata_status strata_world_lod_error(const strata_world *w, uint32_t k, double *error,
+                                                double *skirt);
 
 /* Make chunk `id` into r, a result from strata_result_create or an
  * earlier call: r's buffers are reused when they are big enough (and
@@ -1419,7 +1476,8 @@ typedef struct strata_tile_record {
 /* World directories: what `strata planet --chunk-level C -o DIR` writes.
  *
  *   DIR/world.json     the manifest: the world's fingerprint, kind, chunk
- *                      count, tile format and parameters
+ *                      count, tile format and parameters (with lod also
+ *                      "lod": leaves, skirts and the errors per depth)
  *   DIR/tiles/...      one file per chunk, at strata_chunk_info.path plus
  *                      ".glb" or ".ply", holding its record
  *                      (strata_tile_record: fingerprint, chunk id,
