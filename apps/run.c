@@ -547,6 +547,7 @@ static int run(job *o)
     strata_write_options wo;
     strata_write_defaults(&wo);
     wo.palette = &pal;
+    wo.compress = o->compress;
     /* strata slice: the file in the input's frame, the preview y-up */
     if (o->kind == JOB_SLICE)
         check(strata_result_rotate_from_y_up(r, (strata_axis)o->up), "rotate");

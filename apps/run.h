@@ -60,6 +60,7 @@ typedef struct job {
     int walls; /* strata_walls */
     bool normals;
     bool optimize;       /* vertex-cache order of each range */
+    bool compress;       /* .glb buffers with EXT_meshopt_compression */
     const char *palette; /* a preset name or a file */
     const char *preview; /* FILE.png, NULL: none */
     int view;            /* strata_preview_view */

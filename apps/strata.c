@@ -79,6 +79,23 @@ static const char *check_simd(const char *s)
                : "unknown instruction set (auto, scalar, avx2, avx512 or neon)";
 }
 
+/* --compress: .glb files (or tiles) and a library with meshoptimizer. */
+static void check_compress(const job *j, bool world)
+{
+    if (!j->compress)
+        return;
+    if (!strata_optimize_supported())
+        usage_error("--compress: this strata was built without meshoptimizer, whose codecs "
+                    "EXT_meshopt_compression uses (configure --with-meshoptimizer; Debian: "
+                    "libmeshoptimizer-dev)");
+    if (world && j->tile_format == 1)
+        usage_error("--compress: needs glb tiles (--tile-format glb), not ply");
+    if (!world && !has_suffix(j->output, ".glb"))
+        usage_error("--compress: -o %s is not a .glb file (EXT_meshopt_compression is a glTF "
+                    "extension; other formats cannot be compressed)",
+                    j->output);
+}
+
 /* -o: a mesh file, or for a world a directory. */
 static void check_world_output(const job *j, bool world, const char *world_opt)
 {
@@ -93,6 +110,7 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
         const char *why = check_output(j->output);
         if (why)
             usage_error("-o %s: %s", j->output, why);
+        check_compress(j, false);
         return;
     }
     if (!cli_given("output"))
@@ -106,6 +124,12 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
                         mesh_only[i], world_opt);
     if (j->terraces == 0 && !j->levels.n)
         usage_error("--terraces 0: a world is always terraced (give N >= 1 or --levels)");
+    check_compress(j, true);
+}
+
+static void check_slice(job *j)
+{
+    check_compress(j, false);
 }
 
 static void check_planet(job *j)
@@ -188,6 +212,7 @@ static const cli_command commands[] = {
                  "facing down (inwards) on the whole has all its triangles reversed.\n",
         .operand = "input mesh",
         .operand_target = &g_job.input,
+        .check = check_slice,
         .run = run_slice,
     },
     [CMD_TILESET] = {
@@ -385,6 +410,11 @@ static const cli_option options[] = {
     {.name = "optimize", .kind = CLI_FLAG, .target = &g_job.optimize, .def_text = "off",
      .help = "reorder each terrace's triangles for the GPU vertex cache (meshoptimizer; same "
              "triangles; --stats shows the cache miss ratio before and after)",
+     .commands = WRITERS, .group = G_TERRACE},
+    {.name = "compress", .kind = CLI_FLAG, .target = &g_job.compress, .def_text = "off",
+     .help = "compress .glb buffers (and world tiles) with meshoptimizer's codecs under the "
+             "glTF extension EXT_meshopt_compression (lossless; three.js, Babylon.js and "
+             "glTF-Transform decode it)",
      .commands = WRITERS, .group = G_TERRACE},
     {.name = "palette", .kind = CLI_STRING, .arg = "NAME|FILE", .target = &g_job.palette,
      .check = check_palette, .def = "earth",

@@ -411,6 +411,8 @@ int run_world(job *o)
             "directory, or remove it",
             o->output);
     check_call(st, (call){.what = "world directory", .path = o->output, .write = true});
+    if (o->compress)
+        check(strata_world_dir_set_compress(dir, 1), "--compress");
 
     collected col = {calloc(nchunks, sizeof *col.recs), calloc(nchunks, 1)};
     if (!col.recs || !col.have)

@@ -730,9 +730,13 @@ typedef struct strata_write_options {
     const strata_palette *palette; /* material colours of OBJ (MTL) and
                                       glTF files; NULL: the "earth"
                                       preset.  PLY has no colours. */
+    int compress;                  /* GLB only: buffers compressed with
+                                      EXT_meshopt_compression (see "glTF"
+                                      below); needs meshoptimizer
+                                      (strata_optimize_supported) */
 } strata_write_options;
 
-/* Defaults: STRATA_FORMAT_AUTO, palette NULL. */
+/* Defaults: STRATA_FORMAT_AUTO, palette NULL, compress 0. */
 STRATA_API void strata_write_defaults(strata_write_options *opt);
 
 /* Write a result to path in the format opt says (opt NULL: defaults).
@@ -762,7 +766,9 @@ STRATA_API void strata_write_defaults(strata_write_options *opt);
  * temporary one.  Errors: STRATA_ERR_FORMAT for an unknown extension with
  * STRATA_FORMAT_AUTO, STRATA_ERR_INVALID_ARG for a NULL ctx, r or path,
  * an empty path, an unknown format or an index count that is not a
- * multiple of 3, STRATA_ERR_TOO_LARGE for a .glb over 4 GiB (checked
+ * multiple of 3 or compress with a format other than GLB,
+ * STRATA_ERR_UNSUPPORTED for compress in a library built without
+ * meshoptimizer, STRATA_ERR_TOO_LARGE for a .glb over 4 GiB (checked
  * before any file is created), STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED,
  * STRATA_ERR_IO when writing fails (errno is kept, whichever thread met
  * the error; an existing path that is not a regular file is refused before
@@ -959,6 +965,20 @@ STRATA_API void strata_palette_color(const strata_palette *p, uint32_t k,
  *  - asset.generator is "strata VERSION"; every chunk, buffer view and
  *    accessor is 4-byte aligned; nothing unused is written.
  * A result without triangles gives a scene with one empty node.
+ *
+ * Compressed (strata_write_options.compress), the same document declares
+ * EXT_meshopt_compression in extensionsUsed and extensionsRequired: the
+ * BIN chunk (buffer 0) holds one stream per buffer view (positions and
+ * normals in mode ATTRIBUTES, each primitive's indices, then a buffer
+ * view of their own, in mode INDICES), and the views lie in buffer 1, a
+ * fallback buffer without data ("fallback": true) sized for the
+ * uncompressed layout.  Decoded (meshopt_decodeVertexBuffer,
+ * meshopt_decodeIndexSequence) every view holds exactly the bytes of the
+ * uncompressed file: the same vertices, the same indices in the same
+ * order.  Encoding keeps the streams in memory until the file is written
+ * (about the uncompressed size again) and splits the work over the
+ * context's threads by stream; the bytes do not depend on them.  The
+ * 4 GiB limit applies to the uncompressed layout too.
  *
  * A .glb stores its total length as uint32, so it cannot exceed 4 GiB.
  * STRATA_ERR_TOO_LARGE from the writers means: the output exceeds the
@@ -1410,6 +1430,12 @@ STRATA_API strata_status strata_world_dir_create(strata_ctx *ctx, const strata_w
 STRATA_API strata_status strata_world_dir_open(strata_ctx *ctx, const char *path,
                                                strata_world_dir **out);
 STRATA_API void strata_world_dir_close(strata_world_dir *d);
+/* Tiles written from now on are compressed (on != 0: GLB with
+ * EXT_meshopt_compression, see "glTF") or not (the default).  Not
+ * recorded in world.json: a directory may hold both kinds, and a resumed
+ * run keeps the tiles already there.  STRATA_ERR_INVALID_ARG for a PLY
+ * directory, STRATA_ERR_UNSUPPORTED without meshoptimizer. */
+STRATA_API strata_status strata_world_dir_set_compress(strata_world_dir *d, int on);
 STRATA_API uint64_t strata_world_dir_chunk_count(const strata_world_dir *d);
 /* "tiles/.../ID.glb": the tile's path relative to DIR. */
 STRATA_API strata_status strata_world_dir_tile_path(const strata_world_dir *d, uint64_t id,

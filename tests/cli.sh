@@ -407,6 +407,23 @@ else
     bad "info has no meshoptimizer line"
 fi
 
+# ------------------------------------------------------------ --compress
+run info
+if grep -q "^meshoptimizer: yes\$" out; then
+    fails 2 "--compress: -o c.ply is not a .glb file" "--compress with .ply" terrain --cells 8 --compress -o c.ply
+    fails 2 "--compress: -o c.obj" "--compress with .obj" planet --level 2 --compress -o c.obj
+    fails 2 "--compress: needs glb tiles" "--compress with ply tiles" planet --level 3 --chunk-level 1 --tile-format ply --compress -o cw
+    check "refused --compress leaves no files" '[ ! -e c.ply ] && [ ! -e c.obj ] && [ ! -e cw ]'
+    succeeds "plain glb" terrain --cells 64 -o c0.glb
+    succeeds "--compress" terrain --cells 64 --compress -o c1.glb
+    check "--compress makes a smaller file" '[ "$(wc -c <c1.glb)" -lt "$(wc -c <c0.glb)" ]'
+    succeeds "--compress world" planet --level 4 --chunk-level 1 --compress -o cw
+    succeeds "tileset of a compressed world" tileset cw
+    check "compressed world tiles require the extension" 'grep -q extensionsRequired cw/tiles/1/0.glb'
+else
+    fails 2 "without meshoptimizer" "--compress without meshoptimizer" terrain --cells 8 --compress -o c.glb
+fi
+
 # ------------------------------------------------------------ Ctrl-C
 # Needs timeout(1) to deliver SIGINT to a foreground child; a run that
 # finishes before the signal proves nothing and is not counted.  The
