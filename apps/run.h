@@ -80,6 +80,7 @@ typedef struct job {
     const char *shard; /* "K/N" */
     long long chunk;   /* -1: all */
     bool resume, dry_run, partial;
+    long long port; /* strata view (apps/view.c) */
 } job;
 
 /* The commands: exit status 0 (failures exit on their own). */
@@ -88,6 +89,8 @@ int run_terrain(job *j);
 int run_slice(job *j);
 int run_info(job *j);
 int run_tileset(job *j);
+/* strata view DIR (apps/view.c): serves until killed. */
+int run_view(job *j);
 /* strata planet --chunk-level, strata terrain --tile-cells (apps/world.c). */
 int run_world(job *j);
 

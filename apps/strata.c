@@ -170,12 +170,13 @@ static void check_terrain(job *j)
 static job g_job; /* what the command line asks for */
 
 /* The commands, in the order of 'strata --help'. */
-enum { CMD_PLANET, CMD_TERRAIN, CMD_SLICE, CMD_TILESET, CMD_INFO };
+enum { CMD_PLANET, CMD_TERRAIN, CMD_SLICE, CMD_TILESET, CMD_VIEW, CMD_INFO };
 /* Their bits, for cli_option.commands. */
 #define PLANET (1u << CMD_PLANET)
 #define TERRAIN (1u << CMD_TERRAIN)
 #define SLICE (1u << CMD_SLICE)
 #define TILESET (1u << CMD_TILESET)
+#define VIEW (1u << CMD_VIEW)
 #define INFO (1u << CMD_INFO)
 #define MAKERS (PLANET | TERRAIN) /* the commands that make a mesh */
 #define WRITERS (PLANET | TERRAIN | SLICE)
@@ -226,6 +227,20 @@ static const cli_command commands[] = {
         .operand = "world directory",
         .operand_target = &g_job.input,
         .run = run_tileset,
+    },
+    [CMD_VIEW] = {
+        .name = "view",
+        .summary = "look at a world in a browser: serve it and the viewer on 127.0.0.1",
+        .usage = "DIR [OPTIONS]",
+        .about = "Serve DIR, a world directory with its tileset.json, and the viewer page (three.js\n"
+                 "and 3d-tiles-renderer) over HTTP on 127.0.0.1, and print the URL to open.\n"
+                 "Runs until Ctrl-C.  The page and its npm packages come from $STRATA_VIEWER\n"
+                 "(else the installed viewer) and $STRATA_NODE_MODULES (else\n"
+                 "$HOME/.cache/strata-npm/node_modules, where the viewer's install-deps.sh\n"
+                 "puts them).\n",
+        .operand = "world directory",
+        .operand_target = &g_job.input,
+        .run = run_view,
     },
     [CMD_INFO] = {
         .name = "info",
@@ -472,6 +487,9 @@ static const cli_option options[] = {
     {.name = "partial", .kind = CLI_FLAG, .target = &g_job.partial,
      .help = "write the tileset of the tiles present even when some are missing",
      .commands = TILESET, .group = G_WORLD},
+    {.name = "port", .kind = CLI_INT, .arg = "P", .target = &g_job.port, .min = 0,
+     .max = 65535, .def = "8765", .help = "the TCP port on 127.0.0.1; 0: any free one",
+     .commands = VIEW, .group = G_WORLD},
 
     /* common */
     {.name = "output", .alias = 'o', .kind = CLI_STRING, .arg = "FILE",
@@ -505,9 +523,9 @@ static const cli_option options[] = {
              "and its directory after)",
      .commands = WRITERS | TILESET, .group = G_COMMON},
     {.name = "quiet", .kind = CLI_FLAG, .target = &g_job.quiet,
-     .help = "print nothing on success", .commands = WRITERS | TILESET, .group = G_COMMON},
+     .help = "print nothing on success", .commands = WRITERS | TILESET | VIEW, .group = G_COMMON},
     {.name = "help", .alias = 'h', .kind = CLI_HELP, .help = "show this help",
-     .commands = WRITERS | TILESET | INFO, .group = G_COMMON},
+     .commands = WRITERS | TILESET | VIEW | INFO, .group = G_COMMON},
 };
 
 /* ------------------------------------------------------------ main */

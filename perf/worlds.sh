@@ -27,6 +27,12 @@
 #                     file and as a world of 5120 GLB tiles, each with and
 #                     without --no-sync (fsync of every file before its
 #                     rename and of its directory after), best of 3
+#   compress          a level-10 planet (32 terraces) as one .glb and as a
+#                     world of level-4 GLB tiles, plain, --compress and
+#                     --compress --optimize (when built with
+#                     meshoptimizer): bytes, size ratio and seconds (best
+#                     of 3, --no-sync), with the world's write seconds
+#                     summed over chunks
 #   level13           (--big) a level-13 planet with --chunk-level 5:
 #                     seconds, bytes, peak RSS
 # --quick uses levels 9/10 instead of 11/12.  Files go to DIR (default a
@@ -182,6 +188,38 @@ if want sync; then
         "tiles=5120 tiles_sync_s=$w_sync tiles_nosync_s=$w_nosync" \
         "tiles_ratio=$(echo "$w_sync $w_nosync" | awk '{ printf "%.3f", $1 / $2 }')"
     rm -rf sy sy.ply
+fi
+
+# ---------------------------------------------------------------- compress
+if want compress && "$S" info | grep -q '^meshoptimizer: yes'; then
+    # cbest NAME CMD...: the best of 3 runs' seconds (its --stats in NAME.err)
+    cbest() {
+        name=$1
+        shift
+        b=""
+        for _ in 1 2 3; do
+            rm -rf cz cz.glb
+            timed "$name" "$@" || return 1
+            t=$(secs "$name")
+            if [ -z "$b" ] || [ "$(echo "$t $b" | awk '{ print ($1 < $2) }')" = 1 ]; then b=$t; fi
+        done
+        echo "$b"
+    }
+    P10="planet --level 10 --terraces 32 $T --no-sync --quiet"
+    for mode in plain compress optimize; do
+        case $mode in
+        plain) X="" ;;
+        compress) X="--compress" ;;
+        optimize) X="--compress --optimize" ;;
+        esac
+        fs=$(cbest "f$mode" "$S" $P10 $X -o cz.glb)
+        fb=$(bytes cz.glb)
+        ws=$(cbest "w$mode" "$S" $P10 $X --chunk-level 4 --stats -o cz)
+        echo "bench=compress level=10 mode=$mode file_s=$fs file_bytes=$fb" \
+            "tiles=5120 tiles_s=$ws tiles_bytes=$(bytes cz/tiles)" \
+            "tiles_write_s=$(stat seconds.write "w$mode.err")"
+    done
+    rm -rf cz cz.glb
 fi
 
 # ---------------------------------------------------------------- level 13

@@ -407,6 +407,12 @@ else
     bad "info has no meshoptimizer line"
 fi
 
+# ------------------------------------------------------------ strata view
+# (tests/viewer.sh serves a world to a browser)
+fails 1 "tileset.json" "view of a directory without a tileset" view .
+fails 1 "cannot read world directory" "view of a missing directory" view no-such-dir
+fails 2 "--port" "view --port out of range" view . --port 70000
+
 # ------------------------------------------------------------ --compress
 run info
 if grep -q "^meshoptimizer: yes\$" out; then
@@ -467,7 +473,7 @@ rm -f bar.ply
 run help --options
 cp out options.txt
 cmds=$(awk '{ print $1 }' options.txt | sort -u | tr '\n' ' ')
-check "help --options lists the five commands ($cmds)" '[ "$rc" -eq 0 ] && [ "$cmds" = "info planet slice terrain tileset " ]'
+check "help --options lists the six commands ($cmds)" '[ "$rc" -eq 0 ] && [ "$cmds" = "info planet slice terrain tileset view " ]'
 check "help --options: COMMAND --OPTION lines" '[ -z "$(grep -Ev "^[a-z]+ --[a-z][a-z-]*\$" options.txt)" ]'
 for cmd in $cmds; do
     want=$(awk -v c="$cmd" '$1 == c { print $2 }' options.txt | sort)
