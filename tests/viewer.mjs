@@ -1,9 +1,9 @@
 // Drive headless Chromium through the DevTools protocol (CDP, over the
 // npm package "ws") to look at a world in strata's viewer.
 //
-//   node viewer.mjs WS_MODULE BROWSER_WS_URL PAGE_URL OUT_PREFIX ZOOM
+//   node viewer.mjs WS_MODULE BROWSER_WS_URL PAGE_URL OUT_PREFIX ZOOM [WxH]
 //
-// Opens PAGE_URL in a new tab, waits for window.strataReady, saves
+// Opens PAGE_URL in a new tab of WxH pixels (default 640x480), waits for window.strataReady, saves
 // OUT_PREFIX-far.png, calls strataZoom(ZOOM), waits again, saves
 // OUT_PREFIX-near.png, and prints key=value lines:
 //   far.tiles far.visible far.depth far.share   (share: the fraction of
@@ -14,7 +14,8 @@ import { writeFileSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 
-const [wsModule, browserUrl, pageUrl, prefix, zoomText] = process.argv.slice(2);
+const [wsModule, browserUrl, pageUrl, prefix, zoomText, size = '640x480'] = process.argv.slice(2);
+const [width, height] = size.split('x').map(Number);
 const { default: WebSocket } = await import(pathToFileURL(wsModule).href);
 const READY_MS = 120000;
 const BACKGROUND = [0x0b, 0x0e, 0x14]; // the page's clear colour
@@ -59,7 +60,7 @@ const cmd = (method, params) => send(method, params, sessionId);
 await cmd('Runtime.enable');
 await cmd('Log.enable');
 await cmd('Page.enable');
-await cmd('Emulation.setDeviceMetricsOverride', { width: 640, height: 480, deviceScaleFactor: 1, mobile: false });
+await cmd('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile: false });
 await cmd('Page.navigate', { url: pageUrl });
 
 async function evaluate(expr) {

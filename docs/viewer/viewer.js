@@ -88,6 +88,7 @@ tiles.addEventListener('load-root-tileset', () => {
     }
     place();
     framed = true;
+    dirty = true;
     controls.minDistance = radius * 1e-3;
     controls.maxDistance = radius * 50;
 });
@@ -100,6 +101,7 @@ window.strataZoom = (f) => {
     distance = camera.position.distanceTo(centre) / radius * f;
     place();
     stable = 0;
+    dirty = true;
     window.strataReady = false;
 };
 
@@ -110,9 +112,23 @@ window.addEventListener('resize', () => {
     tiles.setResolutionFromRenderer(camera, renderer);
 });
 
+// Drawing on demand: when the view or the loaded tiles changed, and while
+// tiles are still loading at most every LOADING_MS, so that software
+// rendering of hundreds of tiles does not starve the parsing of the rest.
+const LOADING_MS = 250;
+let dirty = true;
+let lastDraw = 0;
+const touch = () => { dirty = true; };
+controls.addEventListener('change', touch);
+tiles.addEventListener('load-model', touch);
+tiles.addEventListener('dispose-model', touch);
+tiles.addEventListener('tile-visibility-change', touch);
+tiles.addEventListener('needs-render', touch);
+window.addEventListener('resize', touch);
+
 const info = document.getElementById('info');
 let stable = 0;
-function frame() {
+function frame(now) {
     requestAnimationFrame(frame);
     controls.update();
     // near and far planes that follow the zoom: depth precision close up
@@ -122,19 +138,26 @@ function frame() {
     camera.updateProjectionMatrix();
     camera.updateMatrixWorld();
     tiles.update();
-    renderer.render(scene, camera);
 
     const s = tiles.stats;
+    const pending = s.queued + s.downloading + s.parsing;
+    if (dirty && (pending === 0 || now - lastDraw >= LOADING_MS)) {
+        renderer.render(scene, camera);
+        dirty = false;
+        lastDraw = now;
+    }
     let depth = -1;
     for (const t of tiles.visibleTiles)
         depth = Math.max(depth, t.internal ? t.internal.depth : -1);
     window.strataVisible = tiles.visibleTiles.size;
     window.strataDepth = depth;
-    const pending = s.queued + s.downloading + s.parsing;
-    stable = framed && pending === 0 && tiles.visibleTiles.size > 0 ? stable + 1 : 0;
+    // ready: drawn with nothing pending for STABLE_FRAMES frames
+    stable = framed && pending === 0 && !dirty && tiles.visibleTiles.size > 0 ? stable + 1 : 0;
     if (stable >= STABLE_FRAMES)
         window.strataReady = true;
-    info.textContent = `${window.strataVisible} tiles drawn, depth ${depth}` +
+    const text = `${window.strataVisible} tiles drawn, depth ${depth}` +
         (pending ? `, ${pending} loading` : '') + ' \u2014 drag to orbit, wheel to zoom';
+    if (info.textContent !== text)
+        info.textContent = text;
 }
-frame();
+requestAnimationFrame(frame);
