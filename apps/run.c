@@ -96,6 +96,11 @@ static void check_output(const char *path, const char *of, bool quiet)
         die(EXIT_RUNTIME, "cannot write '%s'%s: %s", path, of, strerror(err));
 }
 
+void check_writable(const char *path, bool quiet)
+{
+    check_output(path, "", quiet);
+}
+
 /* Every file the job writes: the mesh, an .obj's .mtl (the .obj suffix
  * replaced, as strata_result_write does), the preview. */
 static void check_outputs(const job *o)

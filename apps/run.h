@@ -89,6 +89,9 @@ int run_terrain(job *j);
 int run_slice(job *j);
 int run_info(job *j);
 int run_tileset(job *j);
+/* Refuse (exit 1, with the reason) a path the job could not write, before
+ * any work: a directory, a missing or read-only parent. */
+void check_writable(const char *path, bool quiet);
 /* strata view DIR (apps/view.c): serves until killed. */
 int run_view(job *j);
 /* strata planet --chunk-level, strata terrain --tile-cells (apps/world.c). */

@@ -116,12 +116,12 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
     if (!cli_given("output"))
         usage_error("%s %s needs -o DIR, the directory of the world's tiles", world_opt,
                     cli_given(world_opt + 2));
-    static const char *const mesh_only[] = {"preview", "view", "preview-size", NULL};
-    for (int i = 0; mesh_only[i]; i++)
-        if ((v = cli_given(mesh_only[i])))
-            usage_error("--%s: not available for worlds (%s); make the mesh without it, or "
-                        "look at the tiles with a 3D Tiles viewer",
-                        mesh_only[i], world_opt);
+    static const char *const partial[] = {"shard", "chunk", "resume", NULL};
+    for (int i = 0; j->preview && partial[i]; i++)
+        if ((v = cli_given(partial[i])))
+            usage_error("--preview %s: draws a whole world made in one run; not with --%s%s%s "
+                        "(look at the tiles with 'strata view DIR')",
+                        j->preview, partial[i], *v ? " " : "", v);
     if (j->terraces == 0 && !j->levels.n)
         usage_error("--terraces 0: a world is always terraced (give N >= 1 or --levels)");
     check_compress(j, true);

@@ -1084,6 +1084,50 @@ STRATA_API strata_status strata_preview_write_png(strata_ctx *ctx,
                                                   const strata_preview_options *opt,
                                                   const char *path);
 
+/* Canvases: one preview drawn from many results, such as a world's
+ * chunks, in bounded memory (8 bytes a pixel, plus 12 bytes a vertex of
+ * the result being drawn), with the renderer and colours above.  The
+ * camera is fitted up front to a frame instead of the drawn vertices:
+ * PLANET views to the sphere (center, radius), TOP and OBLIQUE views to
+ * the projection of the box [lo, hi].  Results may be drawn in any order
+ * and by any number of threads at once (each with its own ctx): the
+ * image depends only on the set of triangles drawn.  A frame that bounds
+ * a result as tightly as the result's own extent gives the image
+ * strata_preview_render makes of it, up to the rounding of the fit. */
+typedef struct strata_preview_frame {
+    float center[3], radius; /* PLANET */
+    float lo[3], hi[3];      /* TOP, OBLIQUE */
+} strata_preview_frame;
+
+typedef struct strata_preview_canvas strata_preview_canvas;
+
+/* A canvas for results of `geometry` (STRATA_VIEW_AUTO: PLANET for
+ * STRATA_RADIAL, else OBLIQUE); opt's palette must outlive it.  Errors:
+ * STRATA_ERR_INVALID_ARG (NULL ctx, frame or out, an unknown geometry or
+ * view, a size outside [16, 8192], PLANET for STRATA_FLAT),
+ * STRATA_ERR_NOMEM. */
+STRATA_API strata_status strata_preview_canvas_create(strata_ctx *ctx,
+                                                      const strata_preview_options *opt,
+                                                      strata_geometry geometry,
+                                                      const strata_preview_frame *frame,
+                                                      strata_preview_canvas **out);
+STRATA_API void strata_preview_canvas_destroy(strata_preview_canvas *c);
+/* Draw r (of the canvas's geometry, else STRATA_ERR_INVALID_ARG) with
+ * ctx's threads; STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED (the canvas then
+ * holds part of r).  No progress reports. */
+STRATA_API strata_status strata_preview_canvas_draw(strata_ctx *ctx, strata_preview_canvas *c,
+                                                    const strata_result *r);
+/* The image so far, as strata_preview_render writes it (size * size * 4
+ * bytes into rgba). */
+STRATA_API strata_status strata_preview_canvas_image(strata_ctx *ctx,
+                                                     const strata_preview_canvas *c,
+                                                     uint8_t *rgba);
+/* The image so far as a PNG file, as strata_preview_write_png writes it
+ * (same errors, STRATA_ERR_UNSUPPORTED without a PNG library). */
+STRATA_API strata_status strata_preview_canvas_write_png(strata_ctx *ctx,
+                                                         const strata_preview_canvas *c,
+                                                         const char *path);
+
 /* ------------------------------------------------------------------ */
 /* Mesh import                                                         */
 /* ------------------------------------------------------------------ */
@@ -1495,6 +1539,9 @@ typedef struct strata_world_run_options {
     void *next_user;
     void (*done)(void *user, const strata_tile_record *rec, int skipped);
     void *done_user;
+    /* NULL, or a canvas every chunk made is drawn into (chunks skipped by
+     * resume are not): a preview of the whole world in bounded memory. */
+    strata_preview_canvas *preview;
 } strata_world_run_options;
 
 typedef struct strata_world_run_stats {
@@ -1507,6 +1554,13 @@ typedef struct strata_world_run_stats {
 } strata_world_run_stats;
 
 STRATA_API void strata_world_run_defaults(strata_world_run_options *opt);
+/* The frame a preview canvas of the whole of w is fitted to (see
+ * "Canvases"): planets the sphere about the centre whose radius is the
+ * base radius plus the highest plane; terrains the grid's extent with
+ * heights from the lowest plane to the highest.  STRATA_ERR_INVALID_ARG
+ * for NULL arguments. */
+STRATA_API strata_status strata_world_preview_frame(const strata_world *w,
+                                                    strata_preview_frame *f);
 STRATA_API strata_status strata_world_run(strata_ctx *ctx, const strata_world *w,
                                           const strata_world_run_options *opt,
                                           strata_world_run_stats *stats);
