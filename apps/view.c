@@ -91,6 +91,22 @@ static void find_roots(const char *dir)
             "shards: strata tileset DIR)",
             dir);
 
+    /* 3D Tiles viewers load glTF content: a world of PLY tiles would only
+     * fill the browser's console with errors */
+    char manifest[PATH_MAX], text[4096];
+    snprintf(manifest, sizeof manifest, "%s/world.json", g_roots.world);
+    FILE *f = fopen(manifest, "r");
+    if (f) {
+        const size_t n = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[n] = '\0';
+        if (strstr(text, "\"tileFormat\":\"ply\""))
+            die(EXIT_RUNTIME,
+                "'%s' holds PLY tiles, which 3D Tiles viewers do not load: make the world "
+                "with --tile-format glb",
+                dir);
+    }
+
     const char *env = getenv("STRATA_VIEWER");
     const char *vdir = env && *env ? env : STRATA_PKGDATADIR "/viewer";
     g_roots.viewer = real_dir(vdir);

@@ -412,6 +412,8 @@ fi
 fails 1 "tileset.json" "view of a directory without a tileset" view .
 fails 1 "cannot read world directory" "view of a missing directory" view no-such-dir
 fails 2 "--port" "view --port out of range" view . --port 70000
+succeeds "a world of PLY tiles" planet --level 3 --chunk-level 1 --tile-format ply -o plyworld
+fails 1 "PLY tiles" "view of a world of PLY tiles" view plyworld
 
 # ------------------------------------------------------------ --compress
 run info
