@@ -14,9 +14,10 @@
  * node_modules.
  *
  * GET only (else 405), one request per connection (Connection: close), a
- * thread per connection.  A path is percent-decoded, must not hold "." or
- * ".." segments or NUL, and must resolve (symbolic links followed) inside
- * its root: else 403; only regular files are served (no listings). */
+ * thread per connection.  A path is percent-decoded and checked by
+ * apps/http.c (no "." or ".." segments, NUL or backslash) and must
+ * resolve (symbolic links followed) inside its root: else 403; only
+ * regular files are served (no listings). */
 #define _GNU_SOURCE /* realpath with NULL, MSG_NOSIGNAL */
 
 #ifdef HAVE_CONFIG_H
@@ -24,6 +25,7 @@
 #endif
 
 #include "fail.h"
+#include "http.h"
 #include "run.h"
 
 #include <arpa/inet.h>
@@ -142,44 +144,6 @@ static void find_roots(const char *dir)
             "the npm packages " NPM_PACKAGES " were not found (%s): install them with "
             "%s/install-deps.sh, or set STRATA_NODE_MODULES to a node_modules holding them",
             env && *env ? env : "$HOME/.cache/strata-npm/node_modules", g_roots.viewer);
-}
-
-static int hex(int c)
-{
-    return c >= '0' && c <= '9'   ? c - '0'
-           : c >= 'a' && c <= 'f' ? c - 'a' + 10
-           : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                  : -1;
-}
-
-/* The URL path (up to '?' or '#') percent-decoded into out; false for a
- * bad escape, a NUL, a "." or ".." segment or a path too long. */
-static bool decode_path(const char *url, char *out, size_t cap)
-{
-    size_t n = 0;
-    for (const char *s = url; *s && *s != '?' && *s != '#'; s++) {
-        int c = (unsigned char)*s;
-        if (c == '%') {
-            const int hi = hex(s[1]), lo = hi < 0 ? -1 : hex(s[2]);
-            if (lo < 0)
-                return false;
-            c = hi * 16 + lo;
-            s += 2;
-        }
-        if (c == 0 || c == '\\' || n + 1 >= cap)
-            return false;
-        out[n++] = (char)c;
-    }
-    out[n] = '\0';
-    if (out[0] != '/')
-        return false;
-    for (const char *seg = out; seg; seg = strchr(seg + 1, '/')) {
-        const char *p = seg + 1;
-        const size_t len = strcspn(p, "/");
-        if ((len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
-            return false;
-    }
-    return true;
 }
 
 /* The file a decoded path names, as a realpath inside its root (malloc'd),
@@ -313,26 +277,25 @@ static void *serve(void *arg)
             break;
     }
     req[n] = '\0';
-    char method[16], url[4096], version[16];
-    if (n == 0) {
-        /* closed or timed out before a request: nothing to answer */
-    } else if (sscanf(req, "%15s %4095s %15s", method, url, version) != 3 ||
-               strncmp(version, "HTTP/", 5) != 0) {
-        send_status(fd, 400, "Bad Request", NULL);
-    } else if (strcmp(method, "GET") != 0) {
-        send_status(fd, 405, "Method Not Allowed", "Allow: GET\r\n");
-    } else {
-        char path[PATH_MAX];
-        int status = 403;
-        char *file = decode_path(url, path, sizeof path) ? resolve(path, &status) : NULL;
+    char path[PATH_MAX];
+    const int status = n ? http_request_path(req, n, path, sizeof path) : 0;
+    if (status == 200) {
+        int why = 404;
+        char *file = resolve(path, &why);
         if (file)
             send_file(fd, file);
-        else if (status == 403)
+        else if (why == 403)
             send_status(fd, 403, "Forbidden", NULL);
         else
             send_status(fd, 404, "Not Found", NULL);
         free(file);
-    }
+    } else if (status == 400) {
+        send_status(fd, 400, "Bad Request", NULL);
+    } else if (status == 405) {
+        send_status(fd, 405, "Method Not Allowed", "Allow: GET\r\n");
+    } else if (status == 403) {
+        send_status(fd, 403, "Forbidden", NULL);
+    } /* 0: closed or timed out before a request, nothing to answer */
     close(fd);
     return NULL;
 }
