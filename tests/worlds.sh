@@ -267,6 +267,17 @@ if "$STRATA" info | grep -q '^png: yes'; then
     check "nothing made when the preview cannot be written" '[ ! -e wq ]'
 fi
 
+# ------------------------------------------------------------ compressed tiles
+if "$STRATA" info | grep -q '^meshoptimizer: yes'; then
+    run planet --level 6 --chunk-level 2 --terraces 12 --quiet --compress --threads 1 -o cz1
+    run planet --level 6 --chunk-level 2 --terraces 12 --quiet --compress --threads 3 -o cz3
+    same "compressed tiles independent of threads" cz1 cz3
+    run planet --level 6 --chunk-level 2 --terraces 12 --quiet -o cz0
+    check "compressed tiles are smaller" '[ "$(du -sb cz1/tiles | cut -f1)" -lt "$(du -sb cz0/tiles | cut -f1)" ]'
+    check "compressed world: the same tileset but for the tiles' sizes" \
+        '[ "$(sed "s/\"bytes\":[0-9]*//g" cz1/tileset.json | cksum)" = "$(sed "s/\"bytes\":[0-9]*//g" cz0/tileset.json | cksum)" ]'
+fi
+
 # ------------------------------------------------------------ bad input
 fails 2 "--chunk-level 7" "chunk level = level" planet --level 7 --chunk-level 7 -o x
 fails 2 "--shard 0/2" "shard 0" $P --shard 0/2 -o x
