@@ -83,6 +83,11 @@ static void check_output(const char *path, const char *of, bool quiet)
         die(EXIT_RUNTIME, "cannot write '%s'%s: %s", path, of, strerror(err));
 }
 
+void check_writable(const char *path, bool quiet)
+{
+    check_output(path, "", quiet);
+}
+
 /* Every file the job writes: the mesh, an .obj's .mtl (the .obj suffix
  * replaced, as strata_result_write does), the preview. */
 static void check_outputs(const job *o)
@@ -551,6 +556,7 @@ static int run(job *o)
     strata_write_options wo;
     strata_write_defaults(&wo);
     wo.palette = &pal;
+    wo.compress = o->compress;
     /* strata slice: the file in the input's frame, the preview y-up */
     if (o->kind == JOB_SLICE)
         check(strata_result_rotate_from_y_up(r, (strata_axis)o->up), "rotate");

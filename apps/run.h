@@ -60,6 +60,7 @@ typedef struct job {
     int walls; /* strata_walls */
     bool normals;
     bool optimize;       /* vertex-cache order of each range */
+    bool compress;       /* .glb buffers with EXT_meshopt_compression */
     const char *palette; /* a preset name or a file */
     const char *preview; /* FILE.png, NULL: none */
     int view;            /* strata_preview_view */
@@ -81,6 +82,7 @@ typedef struct job {
     bool resume, dry_run, partial;
     bool lod;        /* --lod */
     long long skirt; /* --skirt 0|1 */
+    long long port; /* strata view (apps/view.c) */
 } job;
 
 /* The commands: exit status 0 (failures exit on their own). */
@@ -89,6 +91,11 @@ int run_terrain(job *j);
 int run_slice(job *j);
 int run_info(job *j);
 int run_tileset(job *j);
+/* Refuse (exit 1, with the reason) a path the job could not write, before
+ * any work: a directory, a missing or read-only parent. */
+void check_writable(const char *path, bool quiet);
+/* strata view DIR (apps/view.c): serves until killed. */
+int run_view(job *j);
 /* strata planet --chunk-level, strata terrain --tile-cells (apps/world.c). */
 int run_world(job *j);
 

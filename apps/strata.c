@@ -79,6 +79,23 @@ static const char *check_simd(const char *s)
                : "unknown instruction set (auto, scalar, avx2, avx512 or neon)";
 }
 
+/* --compress: .glb files (or tiles) and a library with meshoptimizer. */
+static void check_compress(const job *j, bool world)
+{
+    if (!j->compress)
+        return;
+    if (!strata_optimize_supported())
+        usage_error("--compress: this strata was built without meshoptimizer, whose codecs "
+                    "EXT_meshopt_compression uses (configure --with-meshoptimizer; Debian: "
+                    "libmeshoptimizer-dev)");
+    if (world && j->tile_format == 1)
+        usage_error("--compress: needs glb tiles (--tile-format glb), not ply");
+    if (!world && !has_suffix(j->output, ".glb"))
+        usage_error("--compress: -o %s is not a .glb file (EXT_meshopt_compression is a glTF "
+                    "extension; other formats cannot be compressed)",
+                    j->output);
+}
+
 /* -o: a mesh file, or for a world a directory. */
 static void check_world_output(const job *j, bool world, const char *world_opt)
 {
@@ -93,19 +110,26 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
         const char *why = check_output(j->output);
         if (why)
             usage_error("-o %s: %s", j->output, why);
+        check_compress(j, false);
         return;
     }
     if (!cli_given("output"))
         usage_error("%s %s needs -o DIR, the directory of the world's tiles", world_opt,
                     cli_given(world_opt + 2));
-    static const char *const mesh_only[] = {"preview", "view", "preview-size", NULL};
-    for (int i = 0; mesh_only[i]; i++)
-        if ((v = cli_given(mesh_only[i])))
-            usage_error("--%s: not available for worlds (%s); make the mesh without it, or "
-                        "look at the tiles with a 3D Tiles viewer",
-                        mesh_only[i], world_opt);
+    static const char *const partial[] = {"shard", "chunk", "resume", NULL};
+    for (int i = 0; j->preview && partial[i]; i++)
+        if ((v = cli_given(partial[i])))
+            usage_error("--preview %s: draws a whole world made in one run; not with --%s%s%s "
+                        "(look at the tiles with 'strata view DIR')",
+                        j->preview, partial[i], *v ? " " : "", v);
     if (j->terraces == 0 && !j->levels.n)
         usage_error("--terraces 0: a world is always terraced (give N >= 1 or --levels)");
+    check_compress(j, true);
+}
+
+static void check_slice(job *j)
+{
+    check_compress(j, false);
 }
 
 static void check_planet(job *j)
@@ -146,12 +170,13 @@ static void check_terrain(job *j)
 static job g_job; /* what the command line asks for */
 
 /* The commands, in the order of 'strata --help'. */
-enum { CMD_PLANET, CMD_TERRAIN, CMD_SLICE, CMD_TILESET, CMD_INFO };
+enum { CMD_PLANET, CMD_TERRAIN, CMD_SLICE, CMD_TILESET, CMD_VIEW, CMD_INFO };
 /* Their bits, for cli_option.commands. */
 #define PLANET (1u << CMD_PLANET)
 #define TERRAIN (1u << CMD_TERRAIN)
 #define SLICE (1u << CMD_SLICE)
 #define TILESET (1u << CMD_TILESET)
+#define VIEW (1u << CMD_VIEW)
 #define INFO (1u << CMD_INFO)
 #define MAKERS (PLANET | TERRAIN) /* the commands that make a mesh */
 #define WRITERS (PLANET | TERRAIN | SLICE)
@@ -188,6 +213,7 @@ static const cli_command commands[] = {
                  "facing down (inwards) on the whole has all its triangles reversed.\n",
         .operand = "input mesh",
         .operand_target = &g_job.input,
+        .check = check_slice,
         .run = run_slice,
     },
     [CMD_TILESET] = {
@@ -201,6 +227,20 @@ static const cli_command commands[] = {
         .operand = "world directory",
         .operand_target = &g_job.input,
         .run = run_tileset,
+    },
+    [CMD_VIEW] = {
+        .name = "view",
+        .summary = "look at a world in a browser: serve it and the viewer on 127.0.0.1",
+        .usage = "DIR [OPTIONS]",
+        .about = "Serve DIR, a world directory with its tileset.json, and the viewer page (three.js\n"
+                 "and 3d-tiles-renderer) over HTTP on 127.0.0.1, and print the URL to open.\n"
+                 "Runs until Ctrl-C.  The page and its npm packages come from $STRATA_VIEWER\n"
+                 "(else the installed viewer) and $STRATA_NODE_MODULES (else\n"
+                 "$HOME/.cache/strata-npm/node_modules, where the viewer's install-deps.sh\n"
+                 "puts them).\n",
+        .operand = "world directory",
+        .operand_target = &g_job.input,
+        .run = run_view,
     },
     [CMD_INFO] = {
         .name = "info",
@@ -388,6 +428,11 @@ static const cli_option options[] = {
      .help = "reorder each terrace's triangles for the GPU vertex cache (meshoptimizer; same "
              "triangles; --stats shows the cache miss ratio before and after)",
      .commands = WRITERS, .group = G_TERRACE},
+    {.name = "compress", .kind = CLI_FLAG, .target = &g_job.compress, .def_text = "off",
+     .help = "compress .glb buffers (and world tiles) with meshoptimizer's codecs under the "
+             "glTF extension EXT_meshopt_compression (lossless; three.js, Babylon.js and "
+             "glTF-Transform decode it)",
+     .commands = WRITERS, .group = G_TERRACE},
     {.name = "palette", .kind = CLI_STRING, .arg = "NAME|FILE", .target = &g_job.palette,
      .check = check_palette, .def = "earth",
      .help = "terrace colours of .obj and .glb files: earth, desert, ice or mono, else a file "
@@ -454,6 +499,9 @@ static const cli_option options[] = {
     {.name = "partial", .kind = CLI_FLAG, .target = &g_job.partial,
      .help = "write the tileset of the tiles present even when some are missing",
      .commands = TILESET, .group = G_WORLD},
+    {.name = "port", .kind = CLI_INT, .arg = "P", .target = &g_job.port, .min = 0,
+     .max = 65535, .def = "8765", .help = "the TCP port on 127.0.0.1; 0: any free one",
+     .commands = VIEW, .group = G_WORLD},
 
     /* common */
     {.name = "output", .alias = 'o', .kind = CLI_STRING, .arg = "FILE",
@@ -487,9 +535,9 @@ static const cli_option options[] = {
              "and its directory after)",
      .commands = WRITERS | TILESET, .group = G_COMMON},
     {.name = "quiet", .kind = CLI_FLAG, .target = &g_job.quiet,
-     .help = "print nothing on success", .commands = WRITERS | TILESET, .group = G_COMMON},
+     .help = "print nothing on success", .commands = WRITERS | TILESET | VIEW, .group = G_COMMON},
     {.name = "help", .alias = 'h', .kind = CLI_HELP, .help = "show this help",
-     .commands = WRITERS | TILESET | INFO, .group = G_COMMON},
+     .commands = WRITERS | TILESET | VIEW | INFO, .group = G_COMMON},
 };
 
 /* ------------------------------------------------------------ main */

@@ -363,6 +363,11 @@ int run_world(job *o)
     world_setup(ctx, o, &wj);
     strata_palette pal;
     job_palette(o, &pal);
+    if (o->preview && procs_size() > 1)
+        usage_error("--preview %s: draws a world made by one process, not by %d MPI ranks",
+                    o->preview, procs_size());
+    if (o->preview && !o->dry_run)
+        check_writable(o->preview, o->quiet);
 
     /* which chunks: the shard's, one, or all */
     uint64_t shard_k = 0, shard_n = 1;
@@ -421,6 +426,8 @@ int run_world(job *o)
             "directory, or remove it",
             o->output);
     check_call(st, (call){.what = "world directory", .path = o->output, .write = true});
+    if (o->compress)
+        check(strata_world_dir_set_compress(dir, 1), "--compress");
 
     collected col = {calloc(nchunks, sizeof *col.recs), calloc(nchunks, 1)};
     if (!col.recs || !col.have)
@@ -444,6 +451,23 @@ int run_world(job *o)
     }
     ro.done = collect;
     ro.done_user = &col;
+    /* --preview: every chunk drawn into one image as it is made */
+    strata_preview_canvas *canvas = NULL;
+    strata_preview_options po;
+    strata_preview_defaults(&po);
+    po.view = (strata_preview_view)o->view;
+    po.size = (uint32_t)o->preview_size;
+    po.palette = &pal;
+    if (o->preview) {
+        strata_preview_frame frame;
+        check(strata_world_preview_frame(w, &frame), "preview");
+        check(strata_preview_canvas_create(ctx, &po,
+                                           wj.wo.kind == STRATA_WORLD_PLANET ? STRATA_RADIAL
+                                                                              : STRATA_FLAT,
+                                           &frame, &canvas),
+              "preview");
+        ro.preview = canvas;
+    }
     strata_world_run_stats rs;
     const double t1 = now();
     st = strata_world_run(ctx, w, &ro, &rs);
@@ -493,11 +517,24 @@ int run_world(job *o)
         free(all);
         t_tileset = now() - t2;
     }
+    double t_preview = 0;
+    if (canvas) {
+        const double t3 = now();
+        st = strata_preview_canvas_write_png(ctx, canvas, o->preview);
+        check_call(st, (call){.path = o->preview, .write = true,
+                              .why = st == STRATA_ERR_UNSUPPORTED
+                                         ? "this strata was built without a PNG library"
+                                         : NULL});
+        t_preview = now() - t3;
+        strata_preview_canvas_destroy(canvas);
+    }
     progress_clear();
     if (o->stats && lead) {
         FILE *e = stderr;
         fprintf(e, "time.range=%.6f\ntime.chunks=%.6f\ntime.tileset=%.6f\n", t_range, t_chunks,
                 t_tileset);
+        if (o->preview)
+            fprintf(e, "time.preview=%.6f\n", t_preview);
         fprintf(e, "threads=%d\nisa=%s\n", threads, strata_isa_name(strata_ctx_isa(ctx)));
         fprintf(e, "chunks.total=%llu\nchunks.asked=%llu\nchunks.made=%llu\nchunks.skipped=%llu\n",
                 (unsigned long long)nchunks, (unsigned long long)nids,
@@ -523,6 +560,9 @@ int run_world(job *o)
         if (!whole)
             fprintf(stderr, "strata: run 'strata tileset %s' once every shard is done\n",
                     o->output);
+        if (o->preview)
+            fprintf(stderr, "strata: wrote %s: %lldx%lld pixels\n", o->preview, o->preview_size,
+                    o->preview_size);
     }
     interrupt_watch(NULL);
     free(col.recs);

@@ -12,7 +12,15 @@
  *
  * Everything is planned first (primitives, index widths, offsets, the JSON
  * text), so the exact file size is known and a file over the format's
- * 4 GiB limit is refused before anything is created. */
+ * 4 GiB limit is refused before anything is created.
+ *
+ * Compressed (EXT_meshopt_compression, core/meshopt.c), the BIN chunk
+ * holds the encoded streams instead, each zero-padded to 4 bytes:
+ * positions, normals, then one stream per primitive's indices.  The
+ * buffer views keep the uncompressed layout above, in buffer 1, a
+ * fallback buffer without data (so the extension is required), except
+ * that each primitive's indices are a view of their own: a stream decodes
+ * into one whole view. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "alloc.h"
@@ -20,6 +28,7 @@
 #include "result.h"
 #include "output.h"
 #include "json.h"
+#include "meshopt.h"
 #include "write.h"
 
 #include <errno.h>
@@ -66,6 +75,8 @@ typedef struct prim {
     unsigned char skirt; /* a world tile's skirt: material skirt */
     unsigned char u16;  /* indices stored as unsigned short */
     uint64_t offset;    /* byte offset in the index buffer view */
+    unsigned char *enc; /* compressed: the encoded indices */
+    uint64_t enc_bytes, enc_offset; /* their length and offset in BIN */
 } prim;
 
 typedef struct plan {
@@ -73,14 +84,22 @@ typedef struct plan {
     size_t nprims;
     int normals;
     float min[3], max[3];
-    uint64_t pos_bytes, nrm_bytes, idx_bytes; /* bin = their sum */
+    uint64_t pos_bytes, nrm_bytes, idx_bytes; /* uncompressed bin = their sum */
     uint64_t bin_bytes;
+    int compress;
+    unsigned char *pos_enc, *nrm_enc; /* compressed: the encoded vertices, */
+    uint64_t pos_enc_bytes, nrm_enc_bytes; /* at BIN offsets 0 and pad4(pos) */
     strata_jtext json;
     uint64_t total; /* the file's size */
 } plan;
 
 static void plan_free(const strata_allocator *al, plan *p)
 {
+    for (size_t i = 0; p->prims && i < p->nprims; i++)
+        strata__free(al, p->prims[i].enc);
+    strata__free(al, p->pos_enc);
+    strata__free(al, p->nrm_enc);
+    p->pos_enc = p->nrm_enc = NULL;
     strata__free(al, p->prims);
     strata__free(al, p->json.s);
     p->prims = NULL;
@@ -237,6 +256,126 @@ static strata_status plan_layout(const strata_result *r, plan *p, int threads)
     return STRATA_OK;
 }
 
+/* Three floats per vertex as the file stores them, then encoded. */
+static strata_status encode_vec3(const strata_allocator *al, const float *x, const float *y,
+                                 const float *z, uint32_t n, unsigned char **out, uint64_t *size)
+{
+    unsigned char *raw = strata__alloc_array(al, n ? n : 1, 12);
+    if (!raw)
+        return STRATA_ERR_NOMEM;
+    const strata_span s = {.encode = strata__enc_vec3, .n = n, .rec = 12, .src = {x, y, z}};
+    strata__enc_vec3(&s, 0, n, raw);
+    const strata_status st = strata__meshopt_attributes(al, raw, n, 12, out, size);
+    strata__free(al, raw);
+    return st;
+}
+
+/* Compressed: the streams (positions, normals, each primitive's indices),
+ * encoded as independent items over the threads, and their places in the
+ * BIN chunk.  A failure reports the status of the first item that failed,
+ * whatever the threads. */
+static strata_status plan_compress(const strata_result *r, const strata_allocator *al, plan *p,
+                                   int threads)
+{
+    if (!p->nprims)
+        return STRATA_OK;
+    const int64_t nitems = 2 + (int64_t)p->nprims;
+    int64_t failed = nitems;
+    strata_status st = STRATA_OK;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
+    for (int64_t i = 0; i < nitems; i++) {
+        strata_status s = STRATA_OK;
+        if (i == 0)
+            s = encode_vec3(al, r->x, r->y, r->z, r->nverts, &p->pos_enc, &p->pos_enc_bytes);
+        else if (i == 1 && p->normals)
+            s = encode_vec3(al, r->nx, r->ny, r->nz, r->nverts, &p->nrm_enc, &p->nrm_enc_bytes);
+        else if (i >= 2) {
+            prim *q = &p->prims[i - 2];
+            s = strata__meshopt_indices(al, r->indices + q->first[0], q->count[0],
+                                        r->indices + q->first[1], q->count[1], r->nverts, &q->enc,
+                                        &q->enc_bytes);
+        }
+        if (s != STRATA_OK) {
+#pragma omp critical(strata_glb_compress)
+            if (i < failed) {
+                failed = i;
+                st = s;
+            }
+        }
+    }
+    if (st != STRATA_OK)
+        return st;
+    uint64_t off = pad4(p->pos_enc_bytes) + pad4(p->nrm_enc_bytes);
+    for (size_t i = 0; i < p->nprims; i++) {
+        p->prims[i].enc_offset = off;
+        off += pad4(p->prims[i].enc_bytes);
+    }
+    p->bin_bytes = off;
+    return STRATA_OK;
+}
+
+/* A buffer view's EXT_meshopt_compression object: the stream at `offset`
+ * in BIN (buffer 0), `count` elements of `stride` bytes. */
+static void json_meshopt(strata_jtext *j, uint64_t offset, uint64_t bytes, unsigned stride,
+                         uint64_t count, const char *mode)
+{
+    strata__jtext_printf(j, ",\"extensions\":{\"EXT_meshopt_compression\":{\"buffer\":0,"
+                            "\"byteOffset\":%llu,\"byteLength\":%llu,\"byteStride\":%u,"
+                            "\"mode\":\"%s\",\"count\":%llu}}",
+                         (unsigned long long)offset, (unsigned long long)bytes, stride, mode,
+                         (unsigned long long)count);
+}
+
+/* The buffer views and buffers of a compressed file (see the top). */
+static void json_compressed_views(strata_jtext *j, const strata_result *r, const plan *p)
+{
+    const uint64_t nv = r->nverts;
+    strata__jtext_printf(j, "\"bufferViews\":[{\"buffer\":1,\"byteOffset\":0,\"byteLength\":%llu,"
+                            "\"byteStride\":12,\"target\":%d",
+                         (unsigned long long)p->pos_bytes, GL_ARRAY_BUFFER);
+    json_meshopt(j, 0, p->pos_enc_bytes, 12, nv, "ATTRIBUTES");
+    strata__jtext_raw(j, "}");
+    if (p->normals) {
+        strata__jtext_printf(j, ",{\"buffer\":1,\"byteOffset\":%llu,\"byteLength\":%llu,"
+                                "\"byteStride\":12,\"target\":%d",
+                             (unsigned long long)p->pos_bytes, (unsigned long long)p->nrm_bytes,
+                             GL_ARRAY_BUFFER);
+        json_meshopt(j, pad4(p->pos_enc_bytes), p->nrm_enc_bytes, 12, nv, "ATTRIBUTES");
+        strata__jtext_raw(j, "}");
+    }
+    for (size_t i = 0; i < p->nprims && !j->nomem; i++) {
+        const prim *q = &p->prims[i];
+        const unsigned size = q->u16 ? 2 : 4;
+        strata__jtext_printf(j, ",{\"buffer\":1,\"byteOffset\":%llu,\"byteLength\":%llu,"
+                                "\"target\":%d",
+                             (unsigned long long)(p->pos_bytes + p->nrm_bytes + q->offset),
+                             (unsigned long long)(q->nindices * size), GL_ELEMENT_ARRAY_BUFFER);
+        json_meshopt(j, q->enc_offset, q->enc_bytes, size, q->nindices, "INDICES");
+        strata__jtext_raw(j, "}");
+    }
+    strata__jtext_printf(j, "],\"buffers\":[{\"byteLength\":%llu},{\"byteLength\":%llu,"
+                            "\"extensions\":{\"EXT_meshopt_compression\":{\"fallback\":true}}}]",
+                         (unsigned long long)p->bin_bytes,
+                         (unsigned long long)(p->pos_bytes + p->nrm_bytes + p->idx_bytes));
+}
+
+/* The buffer views and buffers of an uncompressed file. */
+static void json_views(strata_jtext *j, const plan *p)
+{
+    strata__jtext_printf(j, "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":%llu,"
+                 "\"byteStride\":12,\"target\":%d}",
+              (unsigned long long)p->pos_bytes, GL_ARRAY_BUFFER);
+    if (p->normals)
+        strata__jtext_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,"
+                     "\"byteStride\":12,\"target\":%d}",
+                  (unsigned long long)p->pos_bytes, (unsigned long long)p->nrm_bytes,
+                  GL_ARRAY_BUFFER);
+    strata__jtext_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,\"target\":%d}],",
+              (unsigned long long)(p->pos_bytes + p->nrm_bytes),
+              (unsigned long long)p->idx_bytes, GL_ELEMENT_ARRAY_BUFFER);
+    strata__jtext_printf(j, "\"buffers\":[{\"byteLength\":%llu}]", (unsigned long long)p->bin_bytes);
+}
+
 /* The JSON chunk; extras (a JSON object, or NULL) becomes the document's
  * extras.strata. */
 static strata_status plan_json(const strata_result *r, const strata_allocator *al,
@@ -246,6 +385,9 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
     strata__jtext_init(j, al);
 
     strata__jtext_printf(j, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"strata %s\"},", STRATA_VERSION);
+    if (p->compress && p->nprims)
+        strata__jtext_raw(j, "\"extensionsUsed\":[\"EXT_meshopt_compression\"],"
+                             "\"extensionsRequired\":[\"EXT_meshopt_compression\"],");
     strata__jtext_printf(j, "\"scene\":0,\"scenes\":[{\"nodes\":[0]}],");
     const char *name = r->geometry == STRATA_RADIAL ? "planet" : "terrain";
     if (!p->nprims) {
@@ -301,26 +443,19 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
                       GL_FLOAT, (unsigned long long)nv);
         for (size_t i = 0; i < p->nprims && !j->nomem; i++) {
             const prim *q = &p->prims[i];
+            /* compressed: a view per primitive, at its start */
             strata__jtext_printf(j, ",{\"bufferView\":%zu,\"byteOffset\":%llu,\"componentType\":%d,"
                          "\"count\":%llu,\"type\":\"SCALAR\"}",
-                      first_ix, (unsigned long long)q->offset,
+                      first_ix + (p->compress ? i : 0),
+                      (unsigned long long)(p->compress ? 0 : q->offset),
                       q->u16 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT,
                       (unsigned long long)q->nindices);
         }
         strata__jtext_printf(j, "],");
-
-        strata__jtext_printf(j, "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":%llu,"
-                     "\"byteStride\":12,\"target\":%d}",
-                  (unsigned long long)p->pos_bytes, GL_ARRAY_BUFFER);
-        if (p->normals)
-            strata__jtext_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,"
-                         "\"byteStride\":12,\"target\":%d}",
-                      (unsigned long long)p->pos_bytes, (unsigned long long)p->nrm_bytes,
-                      GL_ARRAY_BUFFER);
-        strata__jtext_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,\"target\":%d}],",
-                  (unsigned long long)(p->pos_bytes + p->nrm_bytes),
-                  (unsigned long long)p->idx_bytes, GL_ELEMENT_ARRAY_BUFFER);
-        strata__jtext_printf(j, "\"buffers\":[{\"byteLength\":%llu}]", (unsigned long long)p->bin_bytes);
+        if (p->compress)
+            json_compressed_views(j, r, p);
+        else
+            json_views(j, p);
     }
     if (extras) {
         strata__jtext_raw(j, ",\"extras\":{\"strata\":");
@@ -336,13 +471,17 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
 }
 
 static strata_status make_plan(strata_ctx *ctx, const strata_result *r,
-                               const strata_palette *pal, const char *extras, plan *p)
+                               const strata_palette *pal, const char *extras, int compress,
+                               plan *p)
 {
     memset(p, 0, sizeof *p);
     p->normals = r->nx != NULL;
+    p->compress = compress;
     strata_status st = plan_prims(r, &ctx->alloc, p);
     if (st == STRATA_OK)
         st = plan_layout(r, p, ctx->threads);
+    if (st == STRATA_OK && compress)
+        st = plan_compress(r, &ctx->alloc, p, ctx->threads);
     if (st == STRATA_OK)
         st = plan_json(r, &ctx->alloc, pal, extras, p);
     return st;
@@ -353,7 +492,7 @@ strata_status strata_result_glb_size(strata_ctx *ctx, const strata_result *r, ui
     if (!ctx || !r || !bytes || r->nindices % 3)
         return STRATA_ERR_INVALID_ARG;
     plan p;
-    strata_status st = make_plan(ctx, r, NULL, NULL, &p);
+    strata_status st = make_plan(ctx, r, NULL, NULL, 0, &p);
     if (st == STRATA_OK || st == STRATA_ERR_TOO_LARGE)
         *bytes = p.total;
     plan_free(&ctx->alloc, &p);
@@ -393,22 +532,42 @@ static strata_span vec3_span(const float *x, const float *y, const float *z, uin
     return (strata_span){.encode = strata__enc_vec3, .n = n, .rec = 12, .src = {x, y, z}};
 }
 
+/* The BIN chunk's spans of a compressed file into sp: n of them. */
+static size_t compressed_spans(const plan *p, strata_span *sp)
+{
+    static const unsigned char zeros[4];
+    size_t n = 0;
+    sp[n++] = bytes_span(p->pos_enc, p->pos_enc_bytes);
+    sp[n++] = bytes_span(zeros, pad4(p->pos_enc_bytes) - p->pos_enc_bytes);
+    if (p->normals) {
+        sp[n++] = bytes_span(p->nrm_enc, p->nrm_enc_bytes);
+        sp[n++] = bytes_span(zeros, pad4(p->nrm_enc_bytes) - p->nrm_enc_bytes);
+    }
+    for (size_t i = 0; i < p->nprims; i++) {
+        const prim *q = &p->prims[i];
+        sp[n++] = bytes_span(q->enc, q->enc_bytes);
+        sp[n++] = bytes_span(zeros, pad4(q->enc_bytes) - q->enc_bytes);
+    }
+    return n;
+}
+
 strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r, const char *path,
-                                const strata_palette *pal, const char *extras)
+                                const strata_palette *pal, const char *extras, int compress)
 {
     static const unsigned char zeros[4];
     const strata_allocator *al = &ctx->alloc;
     plan p;
-    strata_status st = make_plan(ctx, r, pal, extras, &p);
+    strata_status st = make_plan(ctx, r, pal, extras, compress, &p);
     if (st != STRATA_OK) {
         plan_free(al, &p);
         return st;
     }
     const int saved_errno = errno;
     strata_out f = STRATA_OUT_INIT(ctx);
-    /* header and JSON chunk, BIN chunk header, positions, normals, and
-     * per primitive its two index runs and padding */
-    strata_span *sp = strata__alloc_array(al, 6 + 3 * p.nprims, sizeof *sp);
+    /* header and JSON chunk, BIN chunk header, positions, normals (each
+     * with padding when compressed), and per primitive its two index runs
+     * and padding */
+    strata_span *sp = strata__alloc_array(al, 8 + 3 * p.nprims, sizeof *sp);
     if (!sp) {
         plan_free(al, &p);
         return STRATA_ERR_NOMEM;
@@ -424,7 +583,10 @@ strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r, const c
         sp[n++] = bytes_span(head, sizeof head);
         sp[n++] = bytes_span(p.json.s, p.json.len);
         sp[n++] = bytes_span("   ", jlen - p.json.len);
-        if (p.bin_bytes) {
+        if (p.bin_bytes && p.compress) {
+            sp[n++] = bytes_span(bin, sizeof bin);
+            n += compressed_spans(&p, sp + n);
+        } else if (p.bin_bytes) {
             sp[n++] = bytes_span(bin, sizeof bin);
             sp[n++] = vec3_span(r->x, r->y, r->z, r->nverts);
             if (p.normals)

@@ -118,10 +118,11 @@ static void span(float a, float b, float *centre, float *width)
     *width = w;
 }
 
-static strata_status setup_camera(strata_ctx *ctx, const strata_result *res,
-                                  strata_preview_view view, uint32_t size, camera *cam, bool *empty)
+/* The view's basis; *sphere: fitted to a sphere (PLANET) rather than to
+ * the projected extent. */
+static strata_status view_basis(strata_preview_view view, camera *cam, bool *sphere)
 {
-    bool sphere = false;
+    *sphere = false;
     switch (view) {
     case STRATA_VIEW_TOP: set_basis(cam, 0, 1, 0); break;
     case STRATA_VIEW_OBLIQUE:
@@ -129,26 +130,19 @@ static strata_status setup_camera(strata_ctx *ctx, const strata_result *res,
         break;
     case STRATA_VIEW_PLANET:
         set_basis(cam, 0.5f, 0.35f, 1.0f);
-        sphere = true;
+        *sphere = true;
         break;
     default: return STRATA_ERR_INVALID_ARG;
     }
-    extent e;
-    measure(ctx, res, cam, sphere, &e);
-    float w, h;
-    if (sphere) {
-        const float *c = res->center;
-        const float rad = sqrtf(e.d2);
-        w = h = 2 * rad;
-        if (!(w > 0) || !isfinite(w))
-            w = h = 1;
-        cam->cx = dot3(cam->r, c[0], c[1], c[2]);
-        cam->cy = dot3(cam->u, c[0], c[1], c[2]);
-    } else {
-        span(e.x0, e.x1, &cam->cx, &w);
-        span(e.y0, e.y1, &cam->cy, &h);
-    }
-    *empty = !e.any;
+    return STRATA_OK;
+}
+
+/* Fit the view-space rectangle of width w and height h centred on
+ * (cx, cy) to the image, and set the light. */
+static void fit(camera *cam, uint32_t size, float cx, float cy, float w, float h)
+{
+    cam->cx = cx;
+    cam->cy = cy;
     cam->half = 0.5f * (float)size;
     cam->scale = (float)size * (1 - 2 * MARGIN) / (w > h ? w : h);
     /* view-space light (-1, 1, 1.5), normalised, to world space */
@@ -156,6 +150,36 @@ static strata_status setup_camera(strata_ctx *ctx, const strata_result *res,
     const float lx = -l, ly = l, lz = 1.5f * l;
     for (int i = 0; i < 3; i++)
         cam->light[i] = lx * cam->r[i] + ly * cam->u[i] + lz * cam->v[i];
+}
+
+/* A sphere's width, a unit one when it is zero or not finite. */
+static float sphere_width(float radius)
+{
+    const float w = 2 * radius;
+    return w > 0 && isfinite(w) ? w : 1;
+}
+
+static strata_status setup_camera(strata_ctx *ctx, const strata_result *res,
+                                  strata_preview_view view, uint32_t size, camera *cam, bool *empty)
+{
+    bool sphere;
+    const strata_status st = view_basis(view, cam, &sphere);
+    if (st != STRATA_OK)
+        return st;
+    extent e;
+    measure(ctx, res, cam, sphere, &e);
+    float cx, cy, w, h;
+    if (sphere) {
+        const float *c = res->center;
+        w = h = sphere_width(sqrtf(e.d2));
+        cx = dot3(cam->r, c[0], c[1], c[2]);
+        cy = dot3(cam->u, c[0], c[1], c[2]);
+    } else {
+        span(e.x0, e.x1, &cx, &w);
+        span(e.y0, e.y1, &cy, &h);
+    }
+    *empty = !e.any;
+    fit(cam, size, cx, cy, w, h);
     return STRATA_OK;
 }
 
@@ -385,6 +409,82 @@ static strata_status check_args(const strata_result *r, const strata_preview_opt
     return STRATA_OK;
 }
 
+/* Draw r's triangles into fb (size x size keys) through cam, with ctx's
+ * threads; palette from o.  Working memory: 12 bytes a vertex. */
+static strata_status draw_result(strata_ctx *ctx, const strata_result *r, const camera *cam,
+                                 const strata_preview_options *o, _Atomic uint64_t *fb,
+                                 uint32_t size)
+{
+    size_t np = 0;
+    piece *pieces = make_pieces(r, o, &np);
+    if (!pieces)
+        return STRATA_ERR_NOMEM;
+    /* Every vertex projected once (a triangle then reads 12 bytes a corner
+     * instead of three scattered floats), in parallel, streaming. */
+    vert *sv = strata__alloc_array(&ctx->alloc, r->nverts ? r->nverts : 1, sizeof *sv);
+    if (!sv) {
+        strata__free(&r->alloc, pieces);
+        return STRATA_ERR_NOMEM;
+    }
+    const int64_t nv = (int64_t)r->nverts;
+#pragma omp parallel for num_threads(ctx->threads) schedule(static)
+    for (int64_t i = 0; i < nv; i++)
+        if (!project(cam, r->x[i], r->y[i], r->z[i], &sv[i]))
+            sv[i].x = INVALID;
+
+    const job jb = {r, cam, sv, fb, (int32_t)size, r->geometry == STRATA_RADIAL};
+    const int64_t n = (int64_t)np;
+#pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
+    for (int64_t i = 0; i < n; i++) {
+        if (strata__cancelled(ctx))
+            continue;
+        const piece *p = &pieces[i];
+        const uint32_t *ix = r->indices + p->first;
+        for (uint64_t t = 0; t < p->count; t += 3)
+            draw_triangle(&jb, ix[t], ix[t + 1], ix[t + 2], p->rgb);
+    }
+    strata__free(&r->alloc, pieces);
+    strata__free(&ctx->alloc, sv);
+    return strata__cancelled(ctx) ? STRATA_ERR_CANCELLED : STRATA_OK;
+}
+
+static _Atomic uint64_t *fb_new(strata_ctx *ctx, const strata_allocator *al, uint32_t size)
+{
+    const size_t npx = (size_t)size * size;
+    _Atomic uint64_t *fb = strata__alloc_array(al, npx, sizeof *fb);
+    if (!fb)
+        return NULL;
+    const int64_t nrows = (int64_t)size;
+#pragma omp parallel for num_threads(ctx->threads) schedule(static)
+    for (int64_t y = 0; y < nrows; y++)
+        for (size_t x = 0; x < size; x++)
+            atomic_init(&fb[(size_t)y * size + x], 0);
+    return fb;
+}
+
+/* The image of fb: each key's colour, background where none. */
+static void resolve(strata_ctx *ctx, _Atomic uint64_t *fb, uint32_t size,
+                    const uint8_t background[4], uint8_t *rgba)
+{
+    const int64_t nrows = (int64_t)size;
+#pragma omp parallel for num_threads(ctx->threads) schedule(static)
+    for (int64_t y = 0; y < nrows; y++) {
+        for (size_t x = 0; x < size; x++) {
+            const size_t i = (size_t)y * size + x;
+            const uint64_t key = atomic_load_explicit(&fb[i], memory_order_relaxed);
+            uint8_t *o = rgba + 4 * i;
+            if (key == 0) {
+                memcpy(o, background, 4);
+            } else {
+                o[0] = (uint8_t)key;
+                o[1] = (uint8_t)(key >> 8);
+                o[2] = (uint8_t)(key >> 16);
+                o[3] = 255;
+            }
+        }
+    }
+}
+
 strata_status strata_preview_render(strata_ctx *ctx, const strata_result *r,
                                     const strata_preview_options *opt, uint8_t *rgba)
 {
@@ -402,78 +502,156 @@ strata_status strata_preview_render(strata_ctx *ctx, const strata_result *r,
     if ((st = strata__progress(ctx, "preview", 0.0)) != STRATA_OK)
         return st;
 
-    const size_t size = opt->size, npx = size * size;
     camera cam;
     bool empty;
     if ((st = setup_camera(ctx, r, view, opt->size, &cam, &empty)) != STRATA_OK)
         return st;
-    _Atomic uint64_t *fb = strata__alloc_array(&ctx->alloc, npx, sizeof *fb);
+    _Atomic uint64_t *fb = fb_new(ctx, &ctx->alloc, opt->size);
     if (!fb)
         return STRATA_ERR_NOMEM;
-    size_t np = 0;
-    piece *pieces = empty ? NULL : make_pieces(r, opt, &np);
-    if (!empty && !pieces) {
+    if (!empty && (st = draw_result(ctx, r, &cam, opt, fb, opt->size)) != STRATA_OK) {
         strata__free(&ctx->alloc, (void *)fb);
-        return STRATA_ERR_NOMEM;
+        return st;
     }
-    const int64_t nrows = (int64_t)size;
-#pragma omp parallel for num_threads(ctx->threads) schedule(static)
-    for (int64_t y = 0; y < nrows; y++)
-        for (size_t x = 0; x < size; x++)
-            atomic_init(&fb[(size_t)y * size + x], 0);
-
-    /* Every vertex projected once (a triangle then reads 12 bytes a corner
-     * instead of three scattered floats), in parallel, streaming. */
-    vert *sv = empty ? NULL : strata__alloc_array(&ctx->alloc, r->nverts ? r->nverts : 1, sizeof *sv);
-    if (!empty && !sv) {
-        strata__free(&r->alloc, pieces);
-        strata__free(&ctx->alloc, (void *)fb);
-        return STRATA_ERR_NOMEM;
-    }
-    const int64_t nv = empty ? 0 : (int64_t)r->nverts;
-#pragma omp parallel for num_threads(ctx->threads) schedule(static)
-    for (int64_t i = 0; i < nv; i++)
-        if (!project(&cam, r->x[i], r->y[i], r->z[i], &sv[i]))
-            sv[i].x = INVALID;
-
-    const job jb = {r, &cam, sv, fb, (int32_t)size, r->geometry == STRATA_RADIAL};
-    const int64_t n = (int64_t)np;
-#pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
-    for (int64_t i = 0; i < n; i++) {
-        if (strata__cancelled(ctx))
-            continue;
-        const piece *p = &pieces[i];
-        const uint32_t *ix = r->indices + p->first;
-        for (uint64_t t = 0; t < p->count; t += 3)
-            draw_triangle(&jb, ix[t], ix[t + 1], ix[t + 2], p->rgb);
-    }
-    strata__free(&r->alloc, pieces);
-    strata__free(&ctx->alloc, sv);
-    if (strata__cancelled(ctx)) {
-        strata__free(&ctx->alloc, (void *)fb);
-        return STRATA_ERR_CANCELLED;
-    }
-
-#pragma omp parallel for num_threads(ctx->threads) schedule(static)
-    for (int64_t y = 0; y < nrows; y++) {
-        for (size_t x = 0; x < size; x++) {
-            const size_t i = (size_t)y * size + x;
-            const uint64_t key = atomic_load_explicit(&fb[i], memory_order_relaxed);
-            uint8_t *o = rgba + 4 * i;
-            if (key == 0) {
-                memcpy(o, opt->background, 4);
-            } else {
-                o[0] = (uint8_t)key;
-                o[1] = (uint8_t)(key >> 8);
-                o[2] = (uint8_t)(key >> 16);
-                o[3] = 255;
-            }
-        }
-    }
+    resolve(ctx, fb, opt->size, opt->background, rgba);
     strata__free(&ctx->alloc, (void *)fb);
     return strata__progress(ctx, "preview", 1.0);
 }
 
+/* ------------------------------------------------------------ canvases */
+
+struct strata_preview_canvas {
+    strata_allocator alloc;
+    strata_preview_options opt; /* view resolved */
+    strata_geometry geometry;
+    camera cam;
+    _Atomic uint64_t *fb;
+};
+
+strata_status strata_preview_canvas_create(strata_ctx *ctx, const strata_preview_options *opt,
+                                           strata_geometry geometry,
+                                           const strata_preview_frame *frame,
+                                           strata_preview_canvas **out)
+{
+    strata_preview_options def;
+    if (!opt) {
+        strata_preview_defaults(&def);
+        opt = &def;
+    }
+    if (!out)
+        return STRATA_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!ctx || !frame || (geometry != STRATA_FLAT && geometry != STRATA_RADIAL) ||
+        opt->size < STRATA_PREVIEW_MIN_SIZE || opt->size > STRATA_PREVIEW_MAX_SIZE)
+        return STRATA_ERR_INVALID_ARG;
+    strata_preview_view view = opt->view;
+    if (view == STRATA_VIEW_AUTO)
+        view = geometry == STRATA_RADIAL ? STRATA_VIEW_PLANET : STRATA_VIEW_OBLIQUE;
+    if (view == STRATA_VIEW_PLANET && geometry != STRATA_RADIAL)
+        return STRATA_ERR_INVALID_ARG;
+    camera cam;
+    bool sphere;
+    strata_status st = view_basis(view, &cam, &sphere);
+    if (st != STRATA_OK)
+        return st;
+    float cx, cy, w, h;
+    if (sphere) {
+        const float *c = frame->center;
+        w = h = sphere_width(frame->radius);
+        cx = dot3(cam.r, c[0], c[1], c[2]);
+        cy = dot3(cam.u, c[0], c[1], c[2]);
+    } else {
+        /* the projection of the box's eight corners */
+        float x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+        for (int k = 0; k < 8; k++) {
+            const float x = k & 1 ? frame->hi[0] : frame->lo[0];
+            const float y = k & 2 ? frame->hi[1] : frame->lo[1];
+            const float z = k & 4 ? frame->hi[2] : frame->lo[2];
+            const float sx = dot3(cam.r, x, y, z), sy = dot3(cam.u, x, y, z);
+            x0 = sx < x0 ? sx : x0;
+            x1 = sx > x1 ? sx : x1;
+            y0 = sy < y0 ? sy : y0;
+            y1 = sy > y1 ? sy : y1;
+        }
+        span(x0, x1, &cx, &w);
+        span(y0, y1, &cy, &h);
+    }
+    fit(&cam, opt->size, cx, cy, w, h);
+    strata_preview_canvas *c = strata__alloc(&ctx->alloc, sizeof *c);
+    if (!c)
+        return STRATA_ERR_NOMEM;
+    c->alloc = ctx->alloc;
+    c->opt = *opt;
+    c->opt.view = view;
+    c->geometry = geometry;
+    c->cam = cam;
+    if (!(c->fb = fb_new(ctx, &c->alloc, opt->size))) {
+        strata__free(&ctx->alloc, c);
+        return STRATA_ERR_NOMEM;
+    }
+    *out = c;
+    return STRATA_OK;
+}
+
+void strata_preview_canvas_destroy(strata_preview_canvas *c)
+{
+    if (!c)
+        return;
+    const strata_allocator al = c->alloc;
+    strata__free(&al, (void *)c->fb);
+    strata__free(&al, c);
+}
+
+strata_status strata_preview_canvas_draw(strata_ctx *ctx, strata_preview_canvas *c,
+                                         const strata_result *r)
+{
+    if (!ctx || !c || !r || r->geometry != c->geometry)
+        return STRATA_ERR_INVALID_ARG;
+    if (!r->nverts || !r->nindices)
+        return STRATA_OK;
+    return draw_result(ctx, r, &c->cam, &c->opt, c->fb, c->opt.size);
+}
+
+strata_status strata_preview_canvas_image(strata_ctx *ctx, const strata_preview_canvas *c,
+                                          uint8_t *rgba)
+{
+    if (!ctx || !c || !rgba)
+        return STRATA_ERR_INVALID_ARG;
+    resolve(ctx, c->fb, c->opt.size, c->opt.background, rgba);
+    return STRATA_OK;
+}
+
+#if HAVE_SPNG || HAVE_LIBPNG
+/* The RGBA image img (allocated from ctx, freed here) as a PNG file:
+ * RGB when the background is opaque. */
+static strata_status png_file(strata_ctx *ctx, uint8_t *img, uint32_t size,
+                              const uint8_t background[4], const char *path)
+{
+    const size_t npx = (size_t)size * size;
+    /* Opaque background: every pixel is opaque, drop the alpha channel. */
+    const int channels = background[3] == 255 ? 3 : 4;
+    if (channels == 3)
+        for (size_t i = 0; i < npx; i++)
+            memmove(img + 3 * i, img + 4 * i, 3);
+    strata_status st = STRATA_OK;
+    strata_out o = STRATA_OUT_INIT(ctx);
+    if (strata__out_open(&o, path, ctx) == 0) {
+        st = strata__png_write(&o, img, size, channels);
+        strata__out_finish(&o);
+        if (st == STRATA_OK)
+            strata__out_commit(&o, path);
+    }
+    strata__free(&ctx->alloc, img);
+    const int err = o.err;
+    strata__out_discard(&o); /* removes the temporary file unless renamed */
+    if (err) {
+        errno = err;
+        if (st == STRATA_OK)
+            st = err == ENOMEM ? STRATA_ERR_NOMEM : STRATA_ERR_IO;
+    }
+    return st;
+}
+#endif
 
 strata_status strata_preview_write_png(strata_ctx *ctx, const strata_result *r,
                                        const strata_preview_options *opt, const char *path)
@@ -490,37 +668,33 @@ strata_status strata_preview_write_png(strata_ctx *ctx, const strata_result *r,
     strata_status st = check_args(r, opt, &view);
     if (st != STRATA_OK)
         return st;
-    const size_t npx = (size_t)opt->size * opt->size;
-    uint8_t *img = strata__alloc_array(&ctx->alloc, npx, 4);
+    uint8_t *img = strata__alloc_array(&ctx->alloc, (size_t)opt->size * opt->size, 4);
     if (!img)
         return STRATA_ERR_NOMEM;
     if ((st = strata_preview_render(ctx, r, opt, img)) != STRATA_OK) {
         strata__free(&ctx->alloc, img);
         return st;
     }
-    /* Opaque background: every pixel is opaque, drop the alpha channel. */
-    const int channels = opt->background[3] == 255 ? 3 : 4;
-    if (channels == 3)
-        for (size_t i = 0; i < npx; i++)
-            memmove(img + 3 * i, img + 4 * i, 3);
-    strata_out o = STRATA_OUT_INIT(ctx);
-    if (strata__out_open(&o, path, ctx) == 0) {
-        st = strata__png_write(&o, img, opt->size, channels);
-        strata__out_finish(&o);
-        if (st == STRATA_OK)
-            strata__out_commit(&o, path);
-    }
-    strata__free(&ctx->alloc, img);
-    const int err = o.err;
-    strata__out_discard(&o); /* removes the temporary file unless renamed */
-    if (err) {
-        errno = err;
-        if (st == STRATA_OK)
-            st = err == ENOMEM ? STRATA_ERR_NOMEM : STRATA_ERR_IO;
-    }
-    return st;
+    return png_file(ctx, img, opt->size, opt->background, path);
 #else
     (void)ctx, (void)r, (void)opt, (void)path;
+    return STRATA_ERR_UNSUPPORTED;
+#endif
+}
+
+strata_status strata_preview_canvas_write_png(strata_ctx *ctx, const strata_preview_canvas *c,
+                                              const char *path)
+{
+#if HAVE_SPNG || HAVE_LIBPNG
+    if (!ctx || !c || !path || !*path)
+        return STRATA_ERR_INVALID_ARG;
+    uint8_t *img = strata__alloc_array(&ctx->alloc, (size_t)c->opt.size * c->opt.size, 4);
+    if (!img)
+        return STRATA_ERR_NOMEM;
+    resolve(ctx, c->fb, c->opt.size, c->opt.background, img);
+    return png_file(ctx, img, c->opt.size, c->opt.background, path);
+#else
+    (void)ctx, (void)c, (void)path;
     return STRATA_ERR_UNSUPPORTED;
 #endif
 }

@@ -770,9 +770,13 @@ typedef struct strata_write_options {
     const strata_palette *palette; /* material colours of OBJ (MTL) and
                                       glTF files; NULL: the "earth"
                                       preset.  PLY has no colours. */
+    int compress;                  /* GLB only: buffers compressed with
+                                      EXT_meshopt_compression (see "glTF"
+                                      below); needs meshoptimizer
+                                      (strata_optimize_supported) */
 } strata_write_options;
 
-/* Defaults: STRATA_FORMAT_AUTO, palette NULL. */
+/* Defaults: STRATA_FORMAT_AUTO, palette NULL, compress 0. */
 STRATA_API void strata_write_defaults(strata_write_options *opt);
 
 /* Write a result to path in the format opt says (opt NULL: defaults).
@@ -802,7 +806,9 @@ STRATA_API void strata_write_defaults(strata_write_options *opt);
  * temporary one.  Errors: STRATA_ERR_FORMAT for an unknown extension with
  * STRATA_FORMAT_AUTO, STRATA_ERR_INVALID_ARG for a NULL ctx, r or path,
  * an empty path, an unknown format or an index count that is not a
- * multiple of 3, STRATA_ERR_TOO_LARGE for a .glb over 4 GiB (checked
+ * multiple of 3 or compress with a format other than GLB,
+ * STRATA_ERR_UNSUPPORTED for compress in a library built without
+ * meshoptimizer, STRATA_ERR_TOO_LARGE for a .glb over 4 GiB (checked
  * before any file is created), STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED,
  * STRATA_ERR_IO when writing fails (errno is kept, whichever thread met
  * the error; an existing path that is not a regular file is refused before
@@ -1000,6 +1006,20 @@ STRATA_API void strata_palette_color(const strata_palette *p, uint32_t k,
  *    accessor is 4-byte aligned; nothing unused is written.
  * A result without triangles gives a scene with one empty node.
  *
+ * Compressed (strata_write_options.compress), the same document declares
+ * EXT_meshopt_compression in extensionsUsed and extensionsRequired: the
+ * BIN chunk (buffer 0) holds one stream per buffer view (positions and
+ * normals in mode ATTRIBUTES, each primitive's indices, then a buffer
+ * view of their own, in mode INDICES), and the views lie in buffer 1, a
+ * fallback buffer without data ("fallback": true) sized for the
+ * uncompressed layout.  Decoded (meshopt_decodeVertexBuffer,
+ * meshopt_decodeIndexSequence) every view holds exactly the bytes of the
+ * uncompressed file: the same vertices, the same indices in the same
+ * order.  Encoding keeps the streams in memory until the file is written
+ * (about the uncompressed size again) and splits the work over the
+ * context's threads by stream; the bytes do not depend on them.  The
+ * 4 GiB limit applies to the uncompressed layout too.
+ *
  * A .glb stores its total length as uint32, so it cannot exceed 4 GiB.
  * STRATA_ERR_TOO_LARGE from the writers means: the output exceeds the
  * format's 4 GiB limit; write PLY instead or use fewer triangles.  It is
@@ -1103,6 +1123,50 @@ STRATA_API strata_status strata_preview_write_png(strata_ctx *ctx,
                                                   const strata_result *r,
                                                   const strata_preview_options *opt,
                                                   const char *path);
+
+/* Canvases: one preview drawn from many results, such as a world's
+ * chunks, in bounded memory (8 bytes a pixel, plus 12 bytes a vertex of
+ * the result being drawn), with the renderer and colours above.  The
+ * camera is fitted up front to a frame instead of the drawn vertices:
+ * PLANET views to the sphere (center, radius), TOP and OBLIQUE views to
+ * the projection of the box [lo, hi].  Results may be drawn in any order
+ * and by any number of threads at once (each with its own ctx): the
+ * image depends only on the set of triangles drawn.  A frame that bounds
+ * a result as tightly as the result's own extent gives the image
+ * strata_preview_render makes of it, up to the rounding of the fit. */
+typedef struct strata_preview_frame {
+    float center[3], radius; /* PLANET */
+    float lo[3], hi[3];      /* TOP, OBLIQUE */
+} strata_preview_frame;
+
+typedef struct strata_preview_canvas strata_preview_canvas;
+
+/* A canvas for results of `geometry` (STRATA_VIEW_AUTO: PLANET for
+ * STRATA_RADIAL, else OBLIQUE); opt's palette must outlive it.  Errors:
+ * STRATA_ERR_INVALID_ARG (NULL ctx, frame or out, an unknown geometry or
+ * view, a size outside [16, 8192], PLANET for STRATA_FLAT),
+ * STRATA_ERR_NOMEM. */
+STRATA_API strata_status strata_preview_canvas_create(strata_ctx *ctx,
+                                                      const strata_preview_options *opt,
+                                                      strata_geometry geometry,
+                                                      const strata_preview_frame *frame,
+                                                      strata_preview_canvas **out);
+STRATA_API void strata_preview_canvas_destroy(strata_preview_canvas *c);
+/* Draw r (of the canvas's geometry, else STRATA_ERR_INVALID_ARG) with
+ * ctx's threads; STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED (the canvas then
+ * holds part of r).  No progress reports. */
+STRATA_API strata_status strata_preview_canvas_draw(strata_ctx *ctx, strata_preview_canvas *c,
+                                                    const strata_result *r);
+/* The image so far, as strata_preview_render writes it (size * size * 4
+ * bytes into rgba). */
+STRATA_API strata_status strata_preview_canvas_image(strata_ctx *ctx,
+                                                     const strata_preview_canvas *c,
+                                                     uint8_t *rgba);
+/* The image so far as a PNG file, as strata_preview_write_png writes it
+ * (same errors, STRATA_ERR_UNSUPPORTED without a PNG library). */
+STRATA_API strata_status strata_preview_canvas_write_png(strata_ctx *ctx,
+                                                         const strata_preview_canvas *c,
+                                                         const char *path);
 
 /* ------------------------------------------------------------------ */
 /* Mesh import                                                         */
@@ -1508,6 +1572,12 @@ STRATA_API strata_status strata_world_dir_create(strata_ctx *ctx, const strata_w
 STRATA_API strata_status strata_world_dir_open(strata_ctx *ctx, const char *path,
                                                strata_world_dir **out);
 STRATA_API void strata_world_dir_close(strata_world_dir *d);
+/* Tiles written from now on are compressed (on != 0: GLB with
+ * EXT_meshopt_compression, see "glTF") or not (the default).  Not
+ * recorded in world.json: a directory may hold both kinds, and a resumed
+ * run keeps the tiles already there.  STRATA_ERR_INVALID_ARG for a PLY
+ * directory, STRATA_ERR_UNSUPPORTED without meshoptimizer. */
+STRATA_API strata_status strata_world_dir_set_compress(strata_world_dir *d, int on);
 STRATA_API uint64_t strata_world_dir_chunk_count(const strata_world_dir *d);
 /* "tiles/.../ID.glb": the tile's path relative to DIR. */
 STRATA_API strata_status strata_world_dir_tile_path(const strata_world_dir *d, uint64_t id,
@@ -1567,6 +1637,9 @@ typedef struct strata_world_run_options {
     void *next_user;
     void (*done)(void *user, const strata_tile_record *rec, int skipped);
     void *done_user;
+    /* NULL, or a canvas every chunk made is drawn into (chunks skipped by
+     * resume are not): a preview of the whole world in bounded memory. */
+    strata_preview_canvas *preview;
 } strata_world_run_options;
 
 typedef struct strata_world_run_stats {
@@ -1579,6 +1652,13 @@ typedef struct strata_world_run_stats {
 } strata_world_run_stats;
 
 STRATA_API void strata_world_run_defaults(strata_world_run_options *opt);
+/* The frame a preview canvas of the whole of w is fitted to (see
+ * "Canvases"): planets the sphere about the centre whose radius is the
+ * base radius plus the highest plane; terrains the grid's extent with
+ * heights from the lowest plane to the highest.  STRATA_ERR_INVALID_ARG
+ * for NULL arguments. */
+STRATA_API strata_status strata_world_preview_frame(const strata_world *w,
+                                                    strata_preview_frame *f);
 STRATA_API strata_status strata_world_run(strata_ctx *ctx, const strata_world *w,
                                           const strata_world_run_options *opt,
                                           strata_world_run_stats *stats);

@@ -395,6 +395,8 @@ static strata_status run_one(run_state *rs, run_worker *wk, uint64_t id)
             return st;
     }
     strata_status st = make_chunk(wk->ctx, rs->w, id, wk->r, wk->t);
+    if (st == STRATA_OK && o->preview)
+        st = strata_preview_canvas_draw(wk->ctx, o->preview, wk->r);
     if (st != STRATA_OK)
         return st;
     const double t0 = now();

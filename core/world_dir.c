@@ -27,6 +27,7 @@ struct strata_world_dir {
     strata_allocator alloc;
     char *path;
     strata_format format;
+    int compress; /* GLB tiles with EXT_meshopt_compression */
     uint64_t fingerprint;
     uint64_t nchunks;
     strata_tileset_desc desc;
@@ -43,6 +44,16 @@ void strata_world_dir_close(strata_world_dir *d)
     strata__free(&al, d->classes);
     strata__free(&al, d->properties);
     strata__free(&al, d);
+}
+
+strata_status strata_world_dir_set_compress(strata_world_dir *d, int on)
+{
+    if (!d || (on && d->format != STRATA_FORMAT_GLB))
+        return STRATA_ERR_INVALID_ARG;
+    if (on && !strata_optimize_supported())
+        return STRATA_ERR_UNSUPPORTED;
+    d->compress = on != 0;
+    return STRATA_OK;
 }
 
 uint64_t strata_world_dir_chunk_count(const strata_world_dir *d)
@@ -610,6 +621,7 @@ strata_status strata_world_dir_write_tile(strata_ctx *ctx, strata_world_dir *d,
     strata_write_defaults(&wo);
     wo.format = d->format;
     wo.palette = pal;
+    wo.compress = d->compress;
     st = strata__write_tile(ctx, r, path, &wo, j.s);
     strata__jtext_free(&j);
     if (st != STRATA_OK)

@@ -7,6 +7,7 @@
 #include "alloc.h"
 #include "ctx.h"
 #include "result.h"
+#include "meshopt.h"
 #include "output.h"
 #include "write.h"
 
@@ -118,8 +119,12 @@ static strata_format checked_format(strata_ctx *ctx, const strata_result *r, con
     }
     if ((format != STRATA_FORMAT_PLY && format != STRATA_FORMAT_OBJ &&
          format != STRATA_FORMAT_GLB && format != STRATA_FORMAT_STL) ||
-        r->nindices % 3 != 0)
+        r->nindices % 3 != 0 || (opt->compress && format != STRATA_FORMAT_GLB))
         return STRATA_FORMAT_AUTO;
+    if (opt->compress && !strata__meshopt_supported()) {
+        *st = STRATA_ERR_UNSUPPORTED;
+        return STRATA_FORMAT_AUTO;
+    }
     *st = strata__progress(ctx, "write", 0.0); /* cancelled before any file exists */
     return *st == STRATA_OK ? format : STRATA_FORMAT_AUTO;
 }
@@ -136,7 +141,7 @@ strata_status strata_result_write(strata_ctx *ctx, const strata_result *r, const
     switch (checked_format(ctx, r, path, opt, &st)) {
     case STRATA_FORMAT_PLY: return strata__ply_write(ctx, r, path, NULL);
     case STRATA_FORMAT_OBJ: return strata__obj_write(ctx, r, path, opt->palette);
-    case STRATA_FORMAT_GLB: return strata__glb_write(ctx, r, path, opt->palette, NULL);
+    case STRATA_FORMAT_GLB: return strata__glb_write(ctx, r, path, opt->palette, NULL, opt->compress);
     case STRATA_FORMAT_STL: return strata__stl_write(ctx, r, path);
     default: return st;
     }
@@ -150,7 +155,8 @@ strata_status strata__write_tile(strata_ctx *ctx, const strata_result *r, const 
     strata_status st;
     switch (checked_format(ctx, r, path, opt, &st)) {
     case STRATA_FORMAT_PLY: return strata__ply_write(ctx, r, path, extras);
-    case STRATA_FORMAT_GLB: return strata__glb_write(ctx, r, path, opt->palette, extras);
+    case STRATA_FORMAT_GLB:
+        return strata__glb_write(ctx, r, path, opt->palette, extras, opt->compress);
     case STRATA_FORMAT_OBJ:
     case STRATA_FORMAT_STL: return STRATA_ERR_INVALID_ARG;
     default: return st;

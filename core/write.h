@@ -39,14 +39,15 @@ STRATA_HIDDEN strata_status strata__write_finish(strata_ctx *ctx, strata_out *o,
                                                  int saved_errno);
 
 /* The writers, called with checked arguments (r->nindices a multiple of
- * 3) after progress 0; extras as for strata__write_tile, or NULL. */
+ * 3) after progress 0; extras as for strata__write_tile, or NULL; compress
+ * as strata_write_options.compress (checked: meshoptimizer is there). */
 STRATA_HIDDEN strata_status strata__ply_write(strata_ctx *ctx, const strata_result *r,
                                               const char *path, const char *extras);
 STRATA_HIDDEN strata_status strata__obj_write(strata_ctx *ctx, const strata_result *r,
                                               const char *path, const strata_palette *pal);
 STRATA_HIDDEN strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r,
                                               const char *path, const strata_palette *pal,
-                                              const char *extras);
+                                              const char *extras, int compress);
 STRATA_HIDDEN strata_status strata__stl_write(strata_ctx *ctx, const strata_result *r,
                                               const char *path);
 

@@ -33,6 +33,11 @@
 #                     and their ratios against the 1.4 target, tiles,
 #                     bytes, tileset JSON bytes (tileset.json and
 #                     tilesets/), peak RSS
+#   compress          a level-10 planet (32 terraces) as one .glb and as a
+#                     world of level-4 GLB tiles, plain, --compress and
+#                     --compress --optimize (when built with
+#                     meshoptimizer): bytes, and wall and CPU seconds of
+#                     the run with the least CPU time of 3 (--no-sync)
 #   level13           (--big) a level-13 planet with --chunk-level 5:
 #                     seconds, bytes, peak RSS
 # --quick uses levels 9/10 instead of 11/12.  Files go to DIR (default a
@@ -230,6 +235,39 @@ if want lod; then
         "triangles_lod_noskirt=$(stat triangles lod0.err)"
     cd "$home" || exit 1
     [ -n "${shm:-}" ] && rm -rf "$shm"
+# ---------------------------------------------------------------- compress
+if want compress && "$S" info | grep -q '^meshoptimizer: yes'; then
+    # cbest NAME CMD...: "WALL CPU" of the run with the least CPU seconds
+    # (user + system) of 3: on a shared machine CPU time is the steadier
+    # figure of the work done
+    cbest() {
+        name=$1
+        shift
+        b=""
+        for _ in 1 2 3; do
+            rm -rf cz cz.glb
+            /usr/bin/time -f "%e %U %S" -o "$name.time" "$@" 2>"$name.err" >/dev/null ||
+                { echo "worlds.sh: failed: $* ($(tail -n 2 "$name.err"))" >&2; return 1; }
+            t=$(awk '{ printf "%.2f %.2f", $1, $2 + $3 }' "$name.time")
+            if [ -z "$b" ] || [ "$(echo "$t $b" | awk '{ print ($2 < $4) }')" = 1 ]; then b=$t; fi
+        done
+        echo "$b"
+    }
+    P10="planet --level 10 --terraces 32 $T --no-sync --quiet"
+    for mode in plain compress optimize; do
+        case $mode in
+        plain) X="" ;;
+        compress) X="--compress" ;;
+        optimize) X="--compress --optimize" ;;
+        esac
+        f=$(cbest "f$mode" "$S" $P10 $X -o cz.glb)
+        fb=$(bytes cz.glb)
+        w=$(cbest "w$mode" "$S" $P10 $X --chunk-level 4 -o cz)
+        echo "bench=compress level=10 mode=$mode file_s=${f% *} file_cpu_s=${f#* }" \
+            "file_bytes=$fb tiles=5120 tiles_s=${w% *} tiles_cpu_s=${w#* }" \
+            "tiles_bytes=$(bytes cz/tiles)"
+    done
+    rm -rf cz cz.glb
 fi
 
 # ---------------------------------------------------------------- level 13

@@ -4,6 +4,7 @@
  * MTL colours that use them. */
 #define _POSIX_C_SOURCE 200809L
 
+#include "config.h"
 #include "testutil.h"
 
 #include "result.h" /* struct strata_result: fake huge results */
@@ -18,6 +19,10 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifdef HAVE_MESHOPTIMIZER
+#include <meshoptimizer.h>
+#endif
 
 /* ------------------------------------------------------------ files */
 
@@ -997,6 +1002,189 @@ START_TEST(test_mtl_palette)
 }
 END_TEST
 
+/* ------------------------------------------------------------ compressed */
+
+/* Whether array a holds the string w. */
+static int has_string(const jval *a, const char *w)
+{
+    for (size_t i = 0; a && a->type == J_ARR && i < a->n; i++)
+        if (a->items[i].type == J_STR && !strcmp(a->items[i].str, w))
+            return 1;
+    return 0;
+}
+
+#ifdef HAVE_MESHOPTIMIZER
+/* The compressed file c against the plain one u of the same result: every
+ * buffer view decodes (with meshoptimizer's own decoders) to exactly the
+ * bytes u has at the view's place, the views cover all of u's BIN but its
+ * zero padding, and the accessors point at the same bytes. */
+static void check_compressed(const glb *u, const glb *c)
+{
+    const jval *ext = jget(&c->json, "extensionsRequired");
+    ck_assert(has_string(ext, "EXT_meshopt_compression"));
+    ck_assert(has_string(jget(&c->json, "extensionsUsed"), "EXT_meshopt_compression"));
+    ck_assert_ptr_null(jget(&u->json, "extensionsUsed"));
+    const jval *bufs = jget(&c->json, "buffers");
+    ck_assert_uint_eq(bufs->n, 2);
+    ck_assert_uint_eq((uint64_t)jnum(jat(bufs, 0), "byteLength"), c->bin_len);
+    const jval *fb = jat(bufs, 1);
+    ck_assert_ptr_null(jget(fb, "uri"));
+    ck_assert_uint_eq((uint64_t)jnum(fb, "byteLength"), u->bin_len);
+    const jval *fbx = jget(jget(fb, "extensions"), "EXT_meshopt_compression");
+    ck_assert(fbx && jget(fbx, "fallback") && jget(fbx, "fallback")->type == J_BOOL &&
+              jget(fbx, "fallback")->num == 1);
+
+    unsigned char *covered = calloc(u->bin_len, 1);
+    const jval *views = jget(&c->json, "bufferViews");
+    for (size_t i = 0; i < views->n; i++) {
+        const jval *v = jat(views, i);
+        const jval *x = jget(jget(v, "extensions"), "EXT_meshopt_compression");
+        require(x, "view %zu: no EXT_meshopt_compression", i);
+        require(jnum(v, "buffer") == 1 && jnum(x, "buffer") == 0, "view %zu: buffers", i);
+        const uint64_t off = (uint64_t)jnum(v, "byteOffset"), len = (uint64_t)jnum(v, "byteLength");
+        const uint64_t xoff = (uint64_t)jnum(x, "byteOffset"), xlen = (uint64_t)jnum(x, "byteLength");
+        const uint64_t stride = (uint64_t)jnum(x, "byteStride"), count = (uint64_t)jnum(x, "count");
+        const jval *vs = jget(v, "byteStride");
+        require(!vs || (uint64_t)vs->num == stride, "view %zu: strides differ", i);
+        require(len == stride * count && off + len <= u->bin_len, "view %zu: length", i);
+        require(xoff % 4 == 0 && xoff + xlen <= c->bin_len, "view %zu: stream outside BIN", i);
+        const char *mode = jget(x, "mode")->str;
+        unsigned char *dec = malloc(len ? len : 1);
+        int rc;
+        if (!strcmp(mode, "ATTRIBUTES")) {
+            require(stride == 12 && jnum(v, "target") == 34962, "view %zu: attributes", i);
+            require(c->bin[xoff] == 0xa0, "view %zu: attribute stream version", i);
+            rc = meshopt_decodeVertexBuffer(dec, count, stride, c->bin + xoff, xlen);
+        } else {
+            require(!strcmp(mode, "INDICES") && (stride == 2 || stride == 4) &&
+                        jnum(v, "target") == 34963 && !vs,
+                    "view %zu: indices", i);
+            require(c->bin[xoff] == 0xd1, "view %zu: index stream version", i);
+            rc = meshopt_decodeIndexSequence(dec, count, stride, c->bin + xoff, xlen);
+        }
+        require(rc == 0, "view %zu: meshoptimizer cannot decode it (%d)", i, rc);
+        require(memcmp(dec, u->bin + off, len) == 0,
+                "view %zu (%s): decoded bytes differ from the plain file's", i, mode);
+        for (uint64_t k = 0; k < len; k++) {
+            require(!covered[off + k], "view %zu overlaps another", i);
+            covered[off + k] = 1;
+        }
+        free(dec);
+    }
+    for (uint64_t k = 0; k < u->bin_len; k++)
+        require(covered[k] || u->bin[k] == 0, "byte %llu of the plain BIN is in no view",
+                (unsigned long long)k);
+    free(covered);
+
+    /* accessors: the same, at the same place of the decoded layout */
+    const jval *ua = jget(&u->json, "accessors"), *ca = jget(&c->json, "accessors");
+    const jval *uviews = jget(&u->json, "bufferViews");
+    ck_assert_uint_eq(ua->n, ca->n);
+    for (size_t i = 0; i < ua->n; i++) {
+        const jval *a = jat(ua, i), *b = jat(ca, i);
+        ck_assert(jnum(a, "count") == jnum(b, "count"));
+        ck_assert(jnum(a, "componentType") == jnum(b, "componentType"));
+        const jval *ao = jget(a, "byteOffset"), *bo = jget(b, "byteOffset");
+        const double pa = jnum(jat(uviews, (size_t)jnum(a, "bufferView")), "byteOffset") +
+                          (ao ? ao->num : 0);
+        const double pb = jnum(jat(views, (size_t)jnum(b, "bufferView")), "byteOffset") +
+                          (bo ? bo->num : 0);
+        require(pa == pb, "accessor %zu: at %.0f, not %.0f", i, pb, pa);
+    }
+    ck_assert_uint_lt(c->len, u->len);
+}
+#endif
+
+/* --compress: a planet with normals, a terrain with separate walls and
+ * u32 indices, an unsliced terrain; the same bytes for 1, 2 and 3
+ * threads. */
+START_TEST(test_glb_compress)
+{
+    if (!strata_optimize_supported())
+        return; /* test_glb_compress_errors checks the refusal */
+#ifdef HAVE_MESHOPTIMIZER
+    strata_ctx *ctx = ctx_new(1);
+    strata_mesh *m = NULL;
+    strata_result *r = NULL;
+    if (_i == 0)
+        r = planet(ctx, 5, 9, 1);
+    else if (_i == 1)
+        r = terrain(ctx, 256, 7, STRATA_WALLS_SEPARATE, 1);
+    else {
+        ck_assert_ok(strata_shape_grid(ctx, 40, 40, 1.0f, &m));
+        ck_assert_ok(strata_result_from_mesh(ctx, m, 0, &r));
+    }
+    char *d = tmpdir_new();
+    char *pu = join(d, "u.glb"), *pc = join(d, "c.glb");
+    ck_assert_ok(write_as(ctx, r, pu, STRATA_FORMAT_GLB));
+    strata_write_options wo;
+    strata_write_defaults(&wo);
+    wo.compress = 1;
+    unsigned char *first = NULL;
+    size_t first_len = 0;
+    for (int t = 1; t <= 3; t++) {
+        ck_assert_ok(strata_ctx_set_threads(ctx, t));
+        ck_assert_ok(strata_result_write(ctx, r, pc, &wo));
+        size_t len;
+        unsigned char *b = slurp(pc, &len);
+        if (!first) {
+            first = b;
+            first_len = len;
+            continue;
+        }
+        ck_assert_uint_eq(len, first_len);
+        ck_assert_msg(memcmp(b, first, len) == 0, "%d threads wrote other bytes", t);
+        free(b);
+    }
+    glb u, c;
+    glb_read(pu, &u);
+    glb_read(pc, &c);
+    if (_i == 1) /* u32 indices too */
+        ck_assert(contains((const char *)c.bytes, c.len, "\"componentType\":5125"));
+    check_compressed(&u, &c);
+    glb_free(&u);
+    glb_free(&c);
+    free(first);
+    free(pu);
+    free(pc);
+    tmpdir_remove(d);
+    strata_result_destroy(r);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+#endif
+}
+END_TEST
+
+/* compress with another format, or without meshoptimizer: refused before
+ * any file exists. */
+START_TEST(test_glb_compress_errors)
+{
+    strata_ctx *ctx = ctx_new(1);
+    strata_result *r = terrain(ctx, 8, 3, STRATA_WALLS_UPPER, 0);
+    char *d = tmpdir_new();
+    strata_write_options wo;
+    strata_write_defaults(&wo);
+    ck_assert_int_eq(wo.compress, 0);
+    wo.compress = 1;
+    static const char *const names[] = {"a.ply", "a.obj", "a.stl"};
+    for (int i = 0; i < 3; i++) {
+        char *p = join(d, names[i]);
+        ck_assert_int_eq(strata_result_write(ctx, r, p, &wo), STRATA_ERR_INVALID_ARG);
+        free(p);
+    }
+    char *p = join(d, "a.glb");
+    ck_assert_int_eq(strata_result_write(ctx, r, p, &wo),
+                     strata_optimize_supported() ? STRATA_OK : STRATA_ERR_UNSUPPORTED);
+    free(p);
+    int temps;
+    ck_assert_int_eq(dir_entries(d, &temps), strata_optimize_supported() ? 1 : 0);
+    ck_assert_int_eq(temps, 0);
+    tmpdir_remove(d);
+    strata_result_destroy(r);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 static Suite *gltf_suite(void)
 {
     Suite *s = suite_create("gltf");
@@ -1010,6 +1198,8 @@ static Suite *gltf_suite(void)
     tcase_add_test(core, test_glb_errors);
     tcase_add_loop_test(core, test_glb_threads, 0, 3);
     tcase_add_test(core, test_glb_extremes);
+    tcase_add_loop_test(core, test_glb_compress, 0, 3);
+    tcase_add_test(core, test_glb_compress_errors);
     suite_add_tcase(s, core);
 
     TCase *limits = tcase_create("Limits");

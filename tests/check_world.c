@@ -1177,6 +1177,158 @@ START_TEST(test_lod_skirts)
     strata_heightmap_destroy(h2);
     strata_ctx_destroy(ctx);
     strata_ctx_destroy(ctx3);
+/* Previews of worlds: every chunk drawn into one canvas, in reverse order
+ * on one thread or by a run on three threads, gives the image
+ * strata_preview_render makes of the whole surface when the frame is the
+ * surface's own extent (TOP: its box; PLANET: its largest distance from
+ * the centre), bit for bit; with the frame strata_world_preview_frame
+ * finds before any chunk is made, all but a few pixels (PLANET). */
+static uint8_t *canvas_of_chunks(strata_ctx *ctx, const strata_world *w,
+                                 const strata_preview_options *po, const strata_preview_frame *f)
+{
+    strata_preview_canvas *c;
+    ck_assert_ok(strata_preview_canvas_create(ctx, po, STRATA_RADIAL, f, &c));
+    strata_result *r;
+    ck_assert_ok(strata_result_create(ctx, &r));
+    for (uint64_t id = strata_world_chunk_count(w); id-- > 0;) {
+        ck_assert_ok(strata_world_make_chunk(ctx, w, id, r));
+        ck_assert_ok(strata_preview_canvas_draw(ctx, c, r));
+    }
+    uint8_t *img = malloc((size_t)po->size * po->size * 4);
+    ck_assert_ok(strata_preview_canvas_image(ctx, c, img));
+    strata_result_destroy(r);
+    strata_preview_canvas_destroy(c);
+    return img;
+}
+
+static double share_differing(const uint8_t *a, const uint8_t *b, uint32_t size)
+{
+    uint64_t d = 0;
+    for (size_t i = 0; i < (size_t)size * size; i++)
+        d += memcmp(a + 4 * i, b + 4 * i, 4) != 0;
+    return (double)d / ((double)size * size);
+}
+
+START_TEST(test_preview_canvas)
+{
+    static const strata_preview_view views[] = {STRATA_VIEW_TOP, STRATA_VIEW_PLANET};
+    const int L = 5;
+    strata_ctx *ctx = ctx_new(2);
+    strata_mesh *m;
+    ck_assert_ok(strata_shape_icosphere(ctx, L, 1.0f, &m));
+    ck_assert_ok(strata_displace_radial(ctx, m, planet_noise(), NULL));
+    float levels[12];
+    ck_assert_ok(strata_levels_uniform(m, 12, NULL, levels));
+    strata_slice_options so = slice_options(levels, 12, STRATA_WALLS_UPPER, 0, 0);
+    strata_result *whole;
+    ck_assert_ok(strata_slice(ctx, m, &so, &whole));
+    strata_world_options o;
+    strata_world_defaults(&o);
+    o.level = L;
+    o.chunk_level = 2;
+    o.noise = planet_noise();
+    o.terraces = 12;
+    strata_world *w;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    uint32_t nl;
+    ck_assert(!memcmp(strata_world_levels(w, &nl), levels, sizeof levels));
+
+    strata_preview_options po;
+    strata_preview_defaults(&po);
+    po.view = views[_i];
+    po.size = 256;
+    uint8_t *want = malloc((size_t)po.size * po.size * 4);
+    ck_assert_ok(strata_preview_render(ctx, whole, &po, want));
+
+    /* the surface's own frame, measured as the renderer measures it */
+    strata_result_view v;
+    strata_result_get_view(whole, &v);
+    strata_preview_frame f;
+    memset(&f, 0, sizeof f);
+    float d2 = 0;
+    for (int k = 0; k < 3; k++) {
+        f.lo[k] = INFINITY;
+        f.hi[k] = -INFINITY;
+        f.center[k] = v.center[k];
+    }
+    for (uint32_t i = 0; i < v.nverts; i++) {
+        const float p[3] = {v.x[i], v.y[i], v.z[i]};
+        for (int k = 0; k < 3; k++) {
+            f.lo[k] = p[k] < f.lo[k] ? p[k] : f.lo[k];
+            f.hi[k] = p[k] > f.hi[k] ? p[k] : f.hi[k];
+        }
+        const float dx = p[0] - v.center[0], dy = p[1] - v.center[1], dz = p[2] - v.center[2];
+        const float d = dx * dx + dy * dy + dz * dz;
+        d2 = d > d2 ? d : d2;
+    }
+    f.radius = sqrtf(d2);
+
+    uint8_t *serial = canvas_of_chunks(ctx, w, &po, &f);
+    ck_assert_msg(!memcmp(serial, want, (size_t)po.size * po.size * 4),
+                  "view %d: chunks drawn one by one: %.5f of the pixels differ", po.view,
+                  share_differing(serial, want, po.size));
+
+    /* drawn by a run's threads as the chunks are made */
+    strata_ctx *ctx3 = ctx_new(3);
+    strata_preview_canvas *c;
+    ck_assert_ok(strata_preview_canvas_create(ctx3, &po, STRATA_RADIAL, &f, &c));
+    char *tmp = tmpdir_new(), *dir = join(tmp, "w");
+    strata_world_dir *d;
+    ck_assert_ok(strata_world_dir_create(ctx3, w, dir, STRATA_FORMAT_GLB, &d));
+    const uint64_t n = strata_world_chunk_count(w);
+    uint64_t *ids = malloc(n * sizeof *ids);
+    for (uint64_t i = 0; i < n; i++)
+        ids[i] = i;
+    strata_world_run_options ro;
+    strata_world_run_defaults(&ro);
+    ro.dir = d;
+    ro.ids = ids;
+    ro.nids = n;
+    ro.preview = c;
+    strata_world_run_stats rs;
+    ck_assert_ok(strata_world_run(ctx3, w, &ro, &rs));
+    ck_assert_uint_eq(rs.made, n);
+    uint8_t *run = malloc((size_t)po.size * po.size * 4);
+    ck_assert_ok(strata_preview_canvas_image(ctx3, c, run));
+    ck_assert_msg(!memcmp(run, want, (size_t)po.size * po.size * 4),
+                  "view %d: chunks drawn by a run: %.5f of the pixels differ", po.view,
+                  share_differing(run, want, po.size));
+
+    /* the frame known before making anything */
+    strata_preview_frame fw;
+    ck_assert_ok(strata_world_preview_frame(w, &fw));
+    ck_assert_float_eq(fw.radius, 1.0f + levels[11]);
+    if (po.view == STRATA_VIEW_PLANET) {
+        uint8_t *early = canvas_of_chunks(ctx, w, &po, &fw);
+        const double share = share_differing(early, want, po.size);
+        ck_assert_msg(share < 0.005, "a-priori frame: %.5f of the pixels differ", share);
+        free(early);
+    }
+    /* a flat canvas does not take a planet's chunks */
+    strata_preview_options pt = po;
+    pt.view = STRATA_VIEW_TOP;
+    strata_preview_canvas *flat;
+    ck_assert_ok(strata_preview_canvas_create(ctx, &pt, STRATA_FLAT, &f, &flat));
+    ck_assert_int_eq(strata_preview_canvas_draw(ctx, flat, whole), STRATA_ERR_INVALID_ARG);
+    strata_preview_canvas_destroy(flat);
+    pt.view = STRATA_VIEW_PLANET;
+    ck_assert_int_eq(strata_preview_canvas_create(ctx, &pt, STRATA_FLAT, &f, &flat),
+                     STRATA_ERR_INVALID_ARG);
+    ck_assert_ptr_null(flat);
+
+    strata_preview_canvas_destroy(c);
+    strata_world_dir_close(d);
+    tmpdir_remove(tmp);
+    free(dir);
+    free(ids);
+    free(run);
+    free(serial);
+    free(want);
+    strata_ctx_destroy(ctx3);
+    strata_world_destroy(w);
+    strata_result_destroy(whole);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
 }
 END_TEST
 
@@ -1195,6 +1347,7 @@ int main(void)
     tcase_set_timeout(tc, 900);
     tcase_add_test(tc, test_chunk_independence);
     tcase_add_test(tc, test_directories);
+    tcase_add_loop_test(tc, test_preview_canvas, 0, 2);
     suite_add_tcase(s, tc);
     tc = tcase_create("Parts");
     tcase_set_timeout(tc, 600);

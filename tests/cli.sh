@@ -407,6 +407,31 @@ else
     bad "info has no meshoptimizer line"
 fi
 
+# ------------------------------------------------------------ strata view
+# (tests/viewer.sh serves a world to a browser)
+fails 1 "tileset.json" "view of a directory without a tileset" view .
+fails 1 "cannot read world directory" "view of a missing directory" view no-such-dir
+fails 2 "--port" "view --port out of range" view . --port 70000
+succeeds "a world of PLY tiles" planet --level 3 --chunk-level 1 --tile-format ply -o plyworld
+fails 1 "PLY tiles" "view of a world of PLY tiles" view plyworld
+
+# ------------------------------------------------------------ --compress
+run info
+if grep -q "^meshoptimizer: yes\$" out; then
+    fails 2 "--compress: -o c.ply is not a .glb file" "--compress with .ply" terrain --cells 8 --compress -o c.ply
+    fails 2 "--compress: -o c.obj" "--compress with .obj" planet --level 2 --compress -o c.obj
+    fails 2 "--compress: needs glb tiles" "--compress with ply tiles" planet --level 3 --chunk-level 1 --tile-format ply --compress -o cw
+    check "refused --compress leaves no files" '[ ! -e c.ply ] && [ ! -e c.obj ] && [ ! -e cw ]'
+    succeeds "plain glb" terrain --cells 64 -o c0.glb
+    succeeds "--compress" terrain --cells 64 --compress -o c1.glb
+    check "--compress makes a smaller file" '[ "$(wc -c <c1.glb)" -lt "$(wc -c <c0.glb)" ]'
+    succeeds "--compress world" planet --level 4 --chunk-level 1 --compress -o cw
+    succeeds "tileset of a compressed world" tileset cw
+    check "compressed world tiles require the extension" 'grep -q extensionsRequired cw/tiles/1/0.glb'
+else
+    fails 2 "without meshoptimizer" "--compress without meshoptimizer" terrain --cells 8 --compress -o c.glb
+fi
+
 # ------------------------------------------------------------ Ctrl-C
 # Needs timeout(1) to deliver SIGINT to a foreground child; a run that
 # finishes before the signal proves nothing and is not counted.  The
@@ -450,7 +475,7 @@ rm -f bar.ply
 run help --options
 cp out options.txt
 cmds=$(awk '{ print $1 }' options.txt | sort -u | tr '\n' ' ')
-check "help --options lists the five commands ($cmds)" '[ "$rc" -eq 0 ] && [ "$cmds" = "info planet slice terrain tileset " ]'
+check "help --options lists the six commands ($cmds)" '[ "$rc" -eq 0 ] && [ "$cmds" = "info planet slice terrain tileset view " ]'
 check "help --options: COMMAND --OPTION lines" '[ -z "$(grep -Ev "^[a-z]+ --[a-z][a-z-]*\$" options.txt)" ]'
 for cmd in $cmds; do
     want=$(awk -v c="$cmd" '$1 == c { print $2 }' options.txt | sort)

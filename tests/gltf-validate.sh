@@ -108,6 +108,30 @@ check "big grid: some unsigned int indices" '[ "$(count grid.glb "\"componentTyp
 glb unsliced terrain --cells 8 --terraces 0
 check "unsliced: one primitive" '[ "$(count unsliced.glb "\"mode\":4")" = 1 ]'
 
+# --compress (when the program has meshoptimizer): EXT_meshopt_compression
+# required, and clean.  The validator cannot decode the extension (it says
+# so as an info); tests/check_gltf decodes the streams.
+if "$STRATA" info | grep -q '^meshoptimizer: yes'; then
+    glb compressed terrain --cells 256 --terraces 6 --walls separate --normals --compress
+    check "compressed: the extension is required" \
+        '[ "$(count compressed.glb "\"extensionsRequired\":\[\"EXT_meshopt_compression\"\]")" = 1 ]'
+    if "$STRATA" planet --level 5 --chunk-level 1 --compress --quiet -o world 2>err; then
+        ok
+        if node "$SRCDIR/tests/gltf-validate.mjs" "$module" world/tiles/1/*.glb >report 2>&1; then
+            ok
+        else
+            bad "compressed world tiles: the validator reports errors or warnings"
+        fi
+        sed 's/^/  /' report | grep -v 'UNSUPPORTED_EXTENSION\|UNUSED_OBJECT' | head -n 30
+        check "compressed world tiles: the extension is required" \
+            '[ "$(count world/tiles/1/0.glb EXT_meshopt_compression)" -ge 2 ]'
+    else
+        bad "compressed world: strata planet --chunk-level 1 --compress: $(cat err)"
+    fi
+else
+    echo "no meshoptimizer in this strata: --compress not validated"
+fi
+
 # ------------------------------------------------------------ assimp
 # 'assimp info' prints the number of meshes (one per glTF primitive) and
 # faces; compare with the JSON and the program's own counts.

@@ -46,6 +46,10 @@ no_temps() { # DESC DIR
     if [ "$n" -eq 0 ]; then ok; else bad "$1: $n temporary files left"; fi
 }
 
+check() { # DESC EXPR: EXPR (evaluated) holds
+    if eval "$2"; then ok; else bad "$1"; fi
+}
+
 P="planet --level 7 --chunk-level 3 --terraces 20 --quiet"
 
 # ------------------------------------------------------------ the same bytes
@@ -243,6 +247,37 @@ run planet --level 8 --chunk-level 3 --dry-run -o dry
 run planet --level 8 --chunk-level 3 --dry-run --shard 2/5 -o dry
 grep -q '^chunks: 256 of 1280$' out && ok || bad "dry run of a shard: $(cat out)"
 
+# ------------------------------------------------------------ previews
+# A world's --preview is drawn chunk by chunk as they are made: a terrain's
+# top view (whose frame, the grid's box, is the surface's own) is the
+# in-memory terrain's picture byte for byte, for any thread count.
+if "$STRATA" info | grep -q '^png: yes'; then
+    T="terrain --cells 96 --terraces 8 --view top --preview-size 200 --quiet"
+    run $T --tile-cells 32 --threads 3 --preview wtop3.png -o wtop3
+    if [ "$rc" -eq 0 ]; then ok; else bad "terrain world --preview: exit $rc: $(cat err)"; fi
+    run $T --tile-cells 32 --threads 1 --preview wtop1.png -o wtop1
+    run $T --preview mtop.png -o mtop.ply
+    check "world preview independent of threads" 'cmp -s wtop1.png wtop3.png'
+    check "world preview (top) == the in-memory terrain's" 'cmp -s wtop1.png mtop.png'
+    run planet --level 5 --chunk-level 2 --preview wp.png --preview-size 64 --stats -o wp
+    check "planet world --preview: a 64 x 64 PNG and time.preview" \
+        '[ "$rc" -eq 0 ] && [ "$(od -An -tu1 -j16 -N8 wp.png | tr -s " " | sed "s/^ //;s/ \$//")" = "0 0 0 64 0 0 0 64" ] && grep -q "^time\.preview=" err'
+    mkdir dpng.png
+    fails 1 "dpng.png" "world preview into a directory" planet --level 5 --chunk-level 2 --preview dpng.png -o wq
+    check "nothing made when the preview cannot be written" '[ ! -e wq ]'
+fi
+
+# ------------------------------------------------------------ compressed tiles
+if "$STRATA" info | grep -q '^meshoptimizer: yes'; then
+    run planet --level 6 --chunk-level 2 --terraces 12 --quiet --compress --threads 1 -o cz1
+    run planet --level 6 --chunk-level 2 --terraces 12 --quiet --compress --threads 3 -o cz3
+    same "compressed tiles independent of threads" cz1 cz3
+    run planet --level 6 --chunk-level 2 --terraces 12 --quiet -o cz0
+    check "compressed tiles are smaller" '[ "$(du -sb cz1/tiles | cut -f1)" -lt "$(du -sb cz0/tiles | cut -f1)" ]'
+    check "compressed world: the same tileset but for the tiles' sizes" \
+        '[ "$(sed "s/\"bytes\":[0-9]*//g" cz1/tileset.json | cksum)" = "$(sed "s/\"bytes\":[0-9]*//g" cz0/tileset.json | cksum)" ]'
+fi
+
 # ------------------------------------------------------------ bad input
 fails 2 "--chunk-level 7" "chunk level = level" planet --level 7 --chunk-level 7 -o x
 fails 2 "--shard 0/2" "shard 0" $P --shard 0/2 -o x
@@ -252,7 +287,9 @@ fails 2 "--shard" "shard without a world" planet --shard 1/2 -o x.ply
 fails 2 "--resume" "resume without a world" terrain --resume -o x.ply
 fails 2 "needs -o DIR" "world without -o" planet --chunk-level 2
 fails 2 "--chunk 1280" "chunk out of range" $P --chunk 1280 -o x
-fails 2 "--preview" "preview of a world" $P --preview p.png -o x
+fails 2 "--preview p.png: draws a whole world" "preview of a shard" $P --preview p.png --shard 1/2 -o x
+fails 2 "not with --chunk" "preview of one chunk" $P --preview p.png --chunk 3 -o x
+fails 2 "not with --resume" "preview of a resumed run" $P --preview p.png --resume -o x
 fails 2 "--terraces 0" "unsliced world" planet --level 5 --chunk-level 2 --terraces 0 -o x
 fails 2 "polygons" "polygon world" terrain --shape polygon --tile-cells 4 -o x
 touch afile

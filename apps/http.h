@@ -1,0 +1,19 @@
+/* The request side of 'strata view' (apps/view.c): one HTTP request
+ * head, read from an untrusted client, checked and turned into a safe
+ * path.  Apart from the server so that a fuzz harness can drive it
+ * (tests/fuzz/fuzz_http.c). */
+#ifndef STRATA_APPS_HTTP_H
+#define STRATA_APPS_HTTP_H
+
+#include <stddef.h>
+
+/* The request head req[0..n) (NUL bytes included, not necessarily
+ * terminated): "METHOD URL HTTP/x.y" then headers.  Returns the status to
+ * answer: 200 with the URL's path in path[0..cap) (up to '?' or '#',
+ * percent-decoded, starting with '/', without NUL or backslash bytes and
+ * without "." or ".." segments), 400 for a malformed request line, 405
+ * for a method other than GET, 403 for a path refused (a bad escape, a
+ * forbidden byte or segment, longer than cap - 1). */
+int http_request_path(const char *req, size_t n, char *path, size_t cap);
+
+#endif

@@ -1,0 +1,29 @@
+/* strata view's request line (apps/http.c): whatever a client sends, the
+ * answer is one of 200, 400, 403, 405, and a path accepted is one the
+ * server may join to a root: it starts with '/', fits the buffer, and has
+ * no NUL, backslash, "." or ".." segment. */
+#include "fuzz.h"
+#include "../../apps/http.h"
+
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char path[256];
+    memset(path, 'x', sizeof path);
+    const int st = http_request_path((const char *)data, size, path, sizeof path);
+    FUZZ_REQUIRE(st == 200 || st == 400 || st == 403 || st == 405);
+    if (st != 200)
+        return 0;
+    const size_t n = strnlen(path, sizeof path);
+    FUZZ_REQUIRE(n < sizeof path && n >= 1 && path[0] == '/');
+    FUZZ_REQUIRE(!memchr(path, '\\', n));
+    for (const char *seg = path; seg; seg = strchr(seg + 1, '/')) {
+        const size_t len = strcspn(seg + 1, "/");
+        FUZZ_REQUIRE(!(len == 1 && seg[1] == '.'));
+        FUZZ_REQUIRE(!(len == 2 && seg[1] == '.' && seg[2] == '.'));
+    }
+    /* a GET request line was there */
+    FUZZ_REQUIRE(size >= 3 && !memcmp(data + strspn((const char *)data, " "), "GET", 3));
+    return 0;
+}

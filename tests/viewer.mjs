@@ -1,0 +1,150 @@
+// Drive headless Chromium through the DevTools protocol (CDP, over the
+// npm package "ws") to look at a world in strata's viewer.
+//
+//   node viewer.mjs WS_MODULE BROWSER_WS_URL PAGE_URL OUT_PREFIX ZOOM [WxH]
+//
+// Opens PAGE_URL in a new tab of WxH pixels (default 640x480), waits for window.strataReady, saves
+// OUT_PREFIX-far.png, calls strataZoom(ZOOM), waits again, saves
+// OUT_PREFIX-near.png, and prints key=value lines:
+//   far.tiles far.visible far.depth far.share   (share: the fraction of
+//   near.tiles ...                               pixels not background)
+//   errors=N   console errors and uncaught exceptions (each also printed)
+// Exits 1 on a timeout, 0 otherwise (the caller judges the figures).
+import { writeFileSync } from 'node:fs';
+import { inflateSync } from 'node:zlib';
+import { pathToFileURL } from 'node:url';
+
+const [wsModule, browserUrl, pageUrl, prefix, zoomText, size = '640x480'] = process.argv.slice(2);
+const [width, height] = size.split('x').map(Number);
+const { default: WebSocket } = await import(pathToFileURL(wsModule).href);
+const READY_MS = 120000;
+const BACKGROUND = [0x0b, 0x0e, 0x14]; // the page's clear colour
+
+const ws = new WebSocket(browserUrl, { perMessageDeflate: false });
+await new Promise((ok, fail) => { ws.once('open', ok); ws.once('error', fail); });
+let nextId = 1;
+const waiting = new Map();
+const listeners = [];
+ws.on('message', (data) => {
+    const m = JSON.parse(data);
+    if (m.id && waiting.has(m.id)) {
+        const { ok, fail } = waiting.get(m.id);
+        waiting.delete(m.id);
+        m.error ? fail(new Error(`${m.error.message} (${m.error.code})`)) : ok(m.result);
+    } else if (m.method) {
+        for (const l of listeners) l(m);
+    }
+});
+function send(method, params = {}, sessionId) {
+    const id = nextId++;
+    ws.send(JSON.stringify({ id, method, params, sessionId }));
+    return new Promise((ok, fail) => waiting.set(id, { ok, fail }));
+}
+
+let errors = 0;
+listeners.push((m) => {
+    let text = null;
+    if (m.method === 'Runtime.consoleAPICalled' && m.params.type === 'error')
+        text = m.params.args.map((a) => a.value ?? a.description ?? a.type).join(' ');
+    else if (m.method === 'Runtime.exceptionThrown')
+        text = m.params.exceptionDetails.exception?.description ?? m.params.exceptionDetails.text;
+    else if (m.method === 'Log.entryAdded' && m.params.entry.level === 'error')
+        text = `${m.params.entry.text} ${m.params.entry.url ?? ''}`;
+    if (text !== null && ++errors <= 10)
+        console.log(`console error: ${text}`);
+});
+
+const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
+const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
+const cmd = (method, params) => send(method, params, sessionId);
+await cmd('Runtime.enable');
+await cmd('Log.enable');
+await cmd('Page.enable');
+await cmd('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile: false });
+await cmd('Page.navigate', { url: pageUrl });
+
+async function evaluate(expr) {
+    const r = await cmd('Runtime.evaluate', { expression: expr, returnByValue: true });
+    if (r.exceptionDetails)
+        throw new Error(`${expr}: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
+    return r.result.value;
+}
+async function ready(what) {
+    const t0 = Date.now();
+    while (Date.now() - t0 < READY_MS) {
+        if (await evaluate('window.strataReady === true').catch(() => false))
+            return;
+        await new Promise((ok) => setTimeout(ok, 200));
+    }
+    console.log(`timeout: the page was not ready (${what}) after ${READY_MS / 1000} s: ` +
+                JSON.stringify(await evaluate('[window.strataTiles, window.strataVisible, window.strataDepth]').catch((e) => String(e))));
+    process.exit(1);
+}
+
+// The fraction of pixels of a PNG (8-bit RGB or RGBA, not interlaced)
+// further than 8 in any channel from the background.
+function share(png) {
+    let pos = 8, w = 0, h = 0, channels = 0;
+    const idat = [];
+    while (pos < png.length) {
+        const len = png.readUInt32BE(pos), type = png.toString('latin1', pos + 4, pos + 8);
+        const body = png.subarray(pos + 8, pos + 8 + len);
+        if (type === 'IHDR') {
+            w = body.readUInt32BE(0);
+            h = body.readUInt32BE(4);
+            if (body[8] !== 8 || (body[9] !== 2 && body[9] !== 6) || body[12] !== 0)
+                throw new Error(`screenshot: unexpected PNG format (depth ${body[8]}, colour ${body[9]})`);
+            channels = body[9] === 6 ? 4 : 3;
+        } else if (type === 'IDAT') {
+            idat.push(body);
+        }
+        pos += 12 + len;
+    }
+    const raw = inflateSync(Buffer.concat(idat));
+    const stride = w * channels;
+    const cur = Buffer.alloc(stride), prev = Buffer.alloc(stride);
+    let lit = 0;
+    for (let y = 0; y < h; y++) {
+        const f = raw[y * (stride + 1)], row = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+        for (let i = 0; i < stride; i++) {
+            const a = i >= channels ? cur[i - channels] : 0, b = prev[i];
+            const c = i >= channels ? prev[i - channels] : 0;
+            let p = 0;
+            if (f === 1) p = a;
+            else if (f === 2) p = b;
+            else if (f === 3) p = (a + b) >> 1;
+            else if (f === 4) {
+                const q = a + b - c, pa = Math.abs(q - a), pb = Math.abs(q - b), pc = Math.abs(q - c);
+                p = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+            }
+            cur[i] = (row[i] + p) & 255;
+        }
+        for (let x = 0; x < w; x++) {
+            const o = x * channels;
+            if (Math.abs(cur[o] - BACKGROUND[0]) > 8 || Math.abs(cur[o + 1] - BACKGROUND[1]) > 8 ||
+                Math.abs(cur[o + 2] - BACKGROUND[2]) > 8)
+                lit++;
+        }
+        cur.copy(prev);
+    }
+    return lit / (w * h);
+}
+
+async function shot(name) {
+    const { data } = await cmd('Page.captureScreenshot', { format: 'png' });
+    const png = Buffer.from(data, 'base64');
+    writeFileSync(`${prefix}-${name}.png`, png);
+    const v = await evaluate('[window.strataTiles, window.strataVisible, window.strataDepth]');
+    console.log(`${name}.tiles=${v[0]} ${name}.visible=${v[1]} ${name}.depth=${v[2]} ` +
+                `${name}.share=${share(png).toFixed(4)}`);
+}
+
+await ready('far');
+await shot('far');
+await evaluate(`window.strataZoom(${Number(zoomText)})`);
+await ready('near');
+await shot('near');
+console.log(`errors=${errors}`);
+await send('Target.closeTarget', { targetId });
+ws.close();
+process.exit(0);

@@ -1,0 +1,201 @@
+#!/bin/sh
+# strata's viewer in a real browser: 'strata view' serves a small world
+# (compressed tiles when the program has meshoptimizer, a level-of-detail
+# tree when it has --lod) and headless Chromium, with software WebGL
+# (SwiftShader), opens the page through the DevTools protocol
+# (tests/viewer.mjs).  Checks:
+#   - the server: content types, 403 for paths leaving its roots, 404, 405;
+#   - the page: ready (tiles loaded, nothing pending), no console error,
+#     a screenshot that is not blank (10-90% of the pixels are planet),
+#     zooming in fills more of the picture and, with --lod, draws deeper
+#     tiles; compressed and plain tiles give the same picture.
+# Screenshots are kept in tests/viewer-*.png of the build directory.
+#
+# Skipped (77) without node, the npm packages three, 3d-tiles-renderer and
+# ws (docs/viewer/install-deps.sh installs them, pinned, into
+# $HOME/.cache/strata-npm, or set STRATA_NODE_MODULES), or a Chromium that
+# starts (Debian: apt-get install chromium; or set STRATA_CHROMIUM).
+# Run by `make check` with STRATA and SRCDIR set.  POSIX sh.
+
+: "${STRATA:?STRATA must name the strata program}"
+: "${SRCDIR:=.}"
+case $STRATA in /*) ;; *) STRATA=$(pwd)/$STRATA ;; esac
+case $SRCDIR in /*) ;; *) SRCDIR=$(pwd)/$SRCDIR ;; esac
+builddir=$(pwd)
+unset STRATA_SIMD
+
+if ! command -v node >/dev/null 2>&1; then
+    echo "SKIP: node is not installed (apt-get install nodejs npm)"
+    exit 77
+fi
+modules=${STRATA_NODE_MODULES:-${HOME:-/nonexistent}/.cache/strata-npm/node_modules}
+for f in three/build/three.module.js 3d-tiles-renderer/build/index.js ws/wrapper.mjs; do
+    if [ ! -f "$modules/$f" ]; then
+        echo "SKIP: $modules/$f is missing; install the viewer's npm packages with"
+        echo "  $SRCDIR/docs/viewer/install-deps.sh"
+        exit 77
+    fi
+done
+chromium=${STRATA_CHROMIUM:-}
+if [ -z "$chromium" ]; then
+    for c in chromium chromium-browser google-chrome; do
+        if command -v $c >/dev/null 2>&1; then chromium=$c; break; fi
+    done
+fi
+if [ -z "$chromium" ]; then
+    echo "SKIP: Chromium is not installed (Debian: apt-get install chromium)"
+    exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-viewer.XXXXXX") || exit 99
+server= browser=
+cleanup() {
+    [ -n "$server" ] && kill "$server" 2>/dev/null
+    [ -n "$browser" ] && kill "$browser" 2>/dev/null
+    wait 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+cd "$tmp" || exit 99
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    echo "FAIL: $*"
+}
+check() {
+    if eval "$2"; then ok; else bad "$1"; fi
+}
+# field KEY FILE: the value of KEY= in the driver's output
+field() { tr ' ' '\n' <"$2" | sed -n "s/^$1=//p" | head -n 1; }
+# below A B: A < B (decimals)
+below() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+
+# ------------------------------------------------------------ worlds
+extra=
+if "$STRATA" planet --help | grep -q -- '--lod'; then extra=--lod; fi
+compress=
+if "$STRATA" info | grep -q '^meshoptimizer: yes'; then compress=--compress; fi
+W="planet --level 6 --chunk-level 2 --terraces 12 $extra --quiet"
+if ! "$STRATA" $W $compress -o world 2>err || ! "$STRATA" $W -o plain 2>err; then
+    echo "FAIL: cannot make the worlds: $(cat err)"
+    exit 1
+fi
+echo "world: $W $compress"
+
+# serve DIR: start 'strata view DIR --port 0'; sets server (its pid) and url
+serve() {
+    rm -f url
+    STRATA_VIEWER=$SRCDIR/docs/viewer STRATA_NODE_MODULES=$modules \
+        "$STRATA" view "$1" --port 0 --quiet >url 2>serve.err &
+    server=$!
+    for _ in $(seq 1 100); do
+        [ -s url ] && break
+        sleep 0.1
+    done
+    url=$(head -n 1 url)
+    case $url in
+    http://127.0.0.1:*/) return 0 ;;
+    *) echo "FAIL: strata view $1 printed no URL: $(cat serve.err)"; exit 1 ;;
+    esac
+}
+stop() { kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; server=; }
+
+# ------------------------------------------------------------ the server
+serve world
+port=${url#http://127.0.0.1:}
+port=${port%/}
+get() { node "$SRCDIR/tests/http-get.mjs" "$port" "$@"; }
+expect() { # DESC WANT PATH [METHOD]
+    desc=$1 want=$2
+    shift 2
+    got=$(get "$@")
+    case $got in
+    "$want"*) ok ;;
+    *) bad "$desc: GET $1 gave '$got', want '$want...'" ;;
+    esac
+}
+expect "the page" "200 text/html" /
+expect "the viewer module" "200 text/javascript" /_strata/viewer.js
+expect "three" "200 text/javascript" /_strata/three/build/three.module.js
+expect "3d-tiles-renderer" "200 text/javascript" /_strata/3d-tiles-renderer/build/index.js
+expect "the tileset" "200 application/json" /tileset.json
+expect "a tile" "200 model/gltf-binary" /tiles/2/0.glb
+expect "a query string" "200 application/json" '/tileset.json?x=1'
+expect "a missing file" "404" /tiles/2/none.glb
+expect "a directory" "404" /tiles
+expect "dot-dot" "403" /../../../etc/passwd
+expect "escaped dot-dot" "403" /%2e%2e/%2e%2e/etc/passwd
+expect "dot-dot under a module" "403" /_strata/three/../../../../../etc/passwd
+expect "a doubled slash stays in the directory" "404" //etc/passwd
+ln -s /etc world/outside
+expect "a link out of the directory" "403" /outside/passwd
+rm world/outside
+expect "POST" "405" /tileset.json POST
+expect "HEAD" "405" /tileset.json HEAD
+check "the tile served is the file" \
+    '[ "$(get /tiles/2/5.glb | cut -d" " -f3)" = "$(wc -c <world/tiles/2/5.glb | tr -d " ")" ]'
+
+# ------------------------------------------------------------ the browser
+"$chromium" --headless=new --no-sandbox --use-angle=swiftshader --enable-unsafe-swiftshader \
+    --remote-debugging-port=0 --user-data-dir="$tmp/profile" --no-first-run \
+    --no-default-browser-check --disable-extensions --mute-audio about:blank 2>chrome.err &
+browser=$!
+ws=
+for _ in $(seq 1 300); do
+    ws=$(sed -n 's/^DevTools listening on \(ws:.*\)$/\1/p' chrome.err | head -n 1)
+    [ -n "$ws" ] && break
+    kill -0 "$browser" 2>/dev/null || break
+    sleep 0.1
+done
+if [ -z "$ws" ]; then
+    echo "Chromium ($chromium) did not start:"
+    tail -n 5 chrome.err
+    echo "$pass passed, $fail failed (the server's checks; the page's skipped)"
+    [ "$fail" -eq 0 ] && exit 77
+    exit 1
+fi
+
+# look NAME: the page on the current server, zoomed in to 0.4 of the distance
+look() {
+    if node "$SRCDIR/tests/viewer.mjs" "$modules/ws/wrapper.mjs" "$ws" "$url" "$tmp/$1" 0.4 \
+        >"$1.out" 2>&1; then
+        ok
+    else
+        bad "$1: the page did not get ready: $(tail -n 5 "$1.out")"
+    fi
+    sed 's/^/  /' "$1.out"
+    cp "$1-far.png" "$builddir/tests/viewer-$1-far.png" 2>/dev/null
+    cp "$1-near.png" "$builddir/tests/viewer-$1-near.png" 2>/dev/null
+}
+
+look world
+stop
+o=world.out
+check "no console errors" '[ "$(field errors $o)" = 0 ]'
+check "tiles loaded" '[ "$(field far.tiles $o)" -gt 0 ] && [ "$(field far.visible $o)" -gt 0 ]'
+check "the picture is not blank (10-90% planet)" \
+    'below 0.10 "$(field far.share $o)" && below "$(field far.share $o)" 0.90'
+check "zoomed in: the planet fills more of the picture" \
+    'below "$(field far.share $o)" "$(field near.share $o)"'
+check "zoomed in: tiles still drawn" '[ "$(field near.visible $o)" -gt 0 ]'
+if [ -n "$extra" ]; then
+    check "zoomed in: deeper tiles (--lod)" '[ "$(field near.depth $o)" -gt "$(field far.depth $o)" ]'
+else
+    echo "no --lod in this strata: leaves-only tileset, tile depth not compared"
+fi
+
+if [ -n "$compress" ]; then
+    serve plain
+    look plain
+    stop
+    check "plain tiles: no console errors" '[ "$(field errors plain.out)" = 0 ]'
+    check "compressed and plain tiles draw the same picture" \
+        'cmp -s world-far.png plain-far.png && cmp -s world-near.png plain-near.png'
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
