@@ -1177,6 +1177,9 @@ START_TEST(test_lod_skirts)
     strata_heightmap_destroy(h2);
     strata_ctx_destroy(ctx);
     strata_ctx_destroy(ctx3);
+}
+END_TEST
+
 /* Previews of worlds: every chunk drawn into one canvas, in reverse order
  * on one thread or by a run on three threads, gives the image
  * strata_preview_render makes of the whole surface when the frame is the
