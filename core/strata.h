@@ -708,6 +708,82 @@ STRATA_API void strata_result_get_view(const strata_result *r,
                                        strata_result_view *v);
 
 /* ------------------------------------------------------------------ */
+/* Edge loops: contours                                                */
+/* ------------------------------------------------------------------ */
+
+/* The top edges of a slice's walls, linked per plane into polylines
+ * (DESIGN.md, "Edge loops"): closed loops, and on a surface with a border
+ * (a terrain) open polylines from border to border.  Their points are the
+ * slicer's top copies of its cut points, the same floats as the wall
+ * tops, so a loop follows the mesh exactly.  Orientation: uphill on the
+ * right seen from above (planets: from outside), so a loop around a hill
+ * runs clockwise and one around a basin counter-clockwise.  A vertex
+ * lying exactly on a plane counts as infinitesimally above it, as in the
+ * slicer: two contours passing such a vertex touch there but never cross
+ * or merge, and a peak or ridge lying exactly in a plane makes no loop
+ * (its walls are dropped too).  Plane 0 has no loops: everything below it
+ * belongs to terrace 0, nothing is cut there.
+ *
+ * Order: planes ascending; within a plane the open polylines first, then
+ * the closed loops, each in the order of its first wall in the result,
+ * starting there.  All of it follows from the result's bytes, so the
+ * loops are the same for any thread count and instruction set. */
+typedef struct strata_loops strata_loops;
+
+typedef struct strata_loop {
+    uint32_t plane;  /* k: at height L[k] */
+    uint32_t closed; /* 1: a closed loop (its first point is not repeated);
+                        0: open, both ends on the border */
+    uint64_t first;  /* its first point in the point arrays */
+    uint32_t count;  /* its points */
+    double length;   /* sum of its segments' lengths (closed: with the
+                        closing one), in double from the float points */
+    double area;     /* closed loops: signed area, positive counter-
+                        clockwise (around lower ground).  FLAT: seen from
+                        above, north = -z; RADIAL: the vector area's
+                        component along the mean direction of its points
+                        from the centre.  Open polylines: 0 */
+} strata_loop;
+
+typedef struct strata_loops_view {
+    uint32_t nplanes;
+    const float *levels;          /* nplanes: L[k] */
+    const uint64_t *plane_first;  /* nplanes + 1: plane k's polylines are
+                                     loops[plane_first[k] .. plane_first[k+1]) */
+    uint64_t nloops;
+    const strata_loop *loops;     /* nloops */
+    uint64_t npoints;
+    const float *x, *y, *z;       /* npoints: positions */
+    const uint32_t *vertex;       /* npoints: the result vertex each point is
+                                     (a wall's top corner) */
+    strata_geometry geometry;
+    float center[3];
+    float radius;
+} strata_loops_view;
+
+/* The loops of a sliced result (made without normals: with them each wall
+ * has vertices of its own and the links are gone; else
+ * STRATA_ERR_INVALID_ARG).  Memory: the loops (40 bytes a polyline, 16 a
+ * point) and 5 bytes a result vertex plus 1 a wall quad while linking.
+ * Progress stage "loops".  Errors: STRATA_ERR_INVALID_ARG,
+ * STRATA_ERR_NOMEM, STRATA_ERR_OVERFLOW (2^32-1 or more walls, or a
+ * polyline of 2^32 points), STRATA_ERR_BAD_MESH (walls that do not link
+ * into polylines: an input edge shared by three or more triangles),
+ * STRATA_ERR_CANCELLED.  Free with strata_loops_destroy. */
+STRATA_API strata_status strata_loops_from_result(strata_ctx *ctx,
+                                                  const strata_result *r,
+                                                  strata_loops **out);
+/* The loops of m cut by levels (as strata_slice takes them): m is sliced
+ * (walls separate, no normals) and the result freed once the loops are
+ * made, so the peak memory is the slice's.  Errors as strata_slice and
+ * strata_loops_from_result. */
+STRATA_API strata_status strata_loops_from_mesh(strata_ctx *ctx, const strata_mesh *m,
+                                                const float *levels, uint32_t nlevels,
+                                                strata_loops **out);
+STRATA_API void strata_loops_get_view(const strata_loops *l, strata_loops_view *v);
+STRATA_API void strata_loops_destroy(strata_loops *l);
+
+/* ------------------------------------------------------------------ */
 /* Writing results                                                     */
 /* ------------------------------------------------------------------ */
 
