@@ -79,6 +79,10 @@ typedef struct job {
     const char *shard; /* "K/N" */
     long long chunk;   /* -1: all */
     bool resume, dry_run, partial;
+    /* contours (apps/contours.c), and --loops of the mesh commands */
+    double interval, base, svg_scale;
+    bool polygons;
+    const char *loops; /* --loops FILE, NULL: none */
 } job;
 
 /* The commands: exit status 0 (failures exit on their own). */
@@ -87,6 +91,15 @@ int run_terrain(job *j);
 int run_slice(job *j);
 int run_info(job *j);
 int run_tileset(job *j);
+/* strata contours (apps/contours.c). */
+int run_contours(job *j);
+/* --loops FILE of planet, terrain and slice: the loops of the slice just
+ * made (m sliced by levels into r), written as the file's name says
+ * (apps/contours.c). */
+void job_write_loops(strata_ctx *ctx, const job *o, const strata_mesh *m, const strata_result *r,
+                     const float *levels, uint32_t nlevels);
+/* Fail before the work if --loops cannot be written there. */
+void job_check_loops(const job *o);
 /* strata planet --chunk-level, strata terrain --tile-cells (apps/world.c). */
 int run_world(job *j);
 

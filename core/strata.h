@@ -783,6 +783,71 @@ STRATA_API strata_status strata_loops_from_mesh(strata_ctx *ctx, const strata_me
 STRATA_API void strata_loops_get_view(const strata_loops *l, strata_loops_view *v);
 STRATA_API void strata_loops_destroy(strata_loops *l);
 
+/* Writing loops: strata_loops_write.
+ *  - GeoJSON (.geojson or .json; RFC 7946): a FeatureCollection, one
+ *    LineString feature per polyline with property "elev" (its plane's
+ *    height; a closed loop repeats its first position at the end, as
+ *    RFC 7946 rings do), in the loops' order.  No loops: an empty
+ *    FeatureCollection.  With `polygons`: one Polygon or MultiPolygon
+ *    feature per non-empty band, "elev_min" and "elev_max" its plane
+ *    heights (the lowest band from height_min, the top band up to
+ *    height_max): band k is L[k] <= h < L[k+1] with band 0 reaching down
+ *    and the top band up without bound.  Exterior rings counter-
+ *    clockwise, holes clockwise, each hole in the smallest exterior
+ *    around it; rings touching themselves at a vertex lying exactly on a
+ *    plane are split there so every ring is simple.  The bands tile the
+ *    domain: open polylines are closed along its border.
+ *  - SVG (.svg): one group (layer) per plane k >= 1, id "level-H", the
+ *    region at or above L[k] as one filled path (even-odd rule: its
+ *    holes cut out), sized in millimetres: svg_scale mm per map unit,
+ *    north up.  What a laser cutter takes for layered models.
+ *  - OBJ (.obj): "v x y z" per point in the mesh's frame, one "l" record
+ *    per polyline (a closed one ends on its first point again), "g
+ *    plane_K" per plane.
+ * Map coordinates (GeoJSON, SVG): FLAT X = origin[0] + scale x,
+ * Y = origin[1] - scale z (north = -z, as a heightmap's rows run);
+ * RADIAL (GeoJSON lines only): longitude atan2(-z, x) and latitude
+ * atan2(y, sqrt(x^2 + z^2)) in degrees about the centre (the north pole
+ * at +y, longitude 0 towards +x, east counter-clockwise seen from above
+ * the north pole); lines are not split at the antimeridian.  Every number
+ * is the float the point has in that frame, written as the shortest
+ * decimal that reads back as that float.
+ * Polygons and SVG need a FLAT surface covering the rectangle domain
+ * (x0, z0, x1, z1) whose open polylines end on its border, and the
+ * height at its corner (x0, z0), which says whether a band no polyline
+ * reaches covers the border.
+ * The file is written to a temporary name and renamed when complete: an
+ * error leaves no file.  Progress stage "write".  Errors:
+ * STRATA_ERR_INVALID_ARG (an unknown extension with format AUTO, a RADIAL
+ * surface or missing domain for polygons or SVG, open polylines that do
+ * not end on the domain's border), STRATA_ERR_IO (errno set),
+ * STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED. */
+typedef enum strata_loops_format {
+    STRATA_LOOPS_AUTO = 0, /* from the file name */
+    STRATA_LOOPS_GEOJSON = 1,
+    STRATA_LOOPS_SVG = 2,
+    STRATA_LOOPS_OBJ = 3
+} strata_loops_format;
+
+typedef struct strata_loops_write_options {
+    strata_loops_format format;
+    int polygons;          /* GeoJSON: band polygons instead of lines */
+    double origin[2];      /* map frame: see above */
+    double scale;          /* > 0 */
+    int has_domain;        /* polygons, SVG: domain and corner_height set */
+    float domain[4];       /* x0, z0, x1, z1 (x0 < x1, z0 < z1) */
+    float corner_height;   /* the surface's height at (x0, z0) */
+    float height_min, height_max; /* polygons: elev_min of band 0,
+                                     elev_max of the top band */
+    double svg_scale;      /* SVG: millimetres per map unit, > 0 */
+} strata_loops_write_options;
+
+/* Defaults: AUTO, lines, origin 0, scale 1, no domain, svg_scale 1. */
+STRATA_API void strata_loops_write_defaults(strata_loops_write_options *opt);
+STRATA_API strata_status strata_loops_write(strata_ctx *ctx, const strata_loops *l,
+                                            const char *path,
+                                            const strata_loops_write_options *opt);
+
 /* ------------------------------------------------------------------ */
 /* Writing results                                                     */
 /* ------------------------------------------------------------------ */

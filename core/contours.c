@@ -1,0 +1,827 @@
+/* Writing edge loops (strata_loops_write): GeoJSON lines or band
+ * polygons (RFC 7946), SVG layers, OBJ polylines.
+ *
+ * Band polygons.  Band k is L[k] <= h < L[k+1] (band 0 reaches down to
+ * the lowest point, the top band up to the highest).  Plane k's loops
+ * have band k on their right, plane k+1's on their left: plane k's
+ * loops reversed and plane k+1's as they are have the band on their left,
+ * which is how exterior rings wind counter-clockwise and holes clockwise.
+ * Open polylines are closed along the domain's border, walked
+ * counter-clockwise from each one's end to the next one's start (the
+ * band lies ahead along the border there).  A band that no open
+ * polyline reaches has the whole border or none of it, as the corner
+ * height says.  Rings that touch themselves at a vertex lying exactly on
+ * a plane (a saddle on the plane: the slicer's loops pass it once per
+ * wedge) are split there, so every ring is simple; each hole goes to the
+ * smallest exterior around it.  The SVG layer of plane k is the region
+ * at or above it: plane k's loops reversed, closed the same way.
+ *
+ * Numbers are written as the shortest decimal that reads back as the
+ * same float (put_float). */
+#include "alloc.h"
+#include "ctx.h"
+#include "loops.h"
+#include "output.h"
+#include "write.h"
+#include "../simd/slice.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+/* ------------------------------------------------------------ numbers */
+
+static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* d * 10^e, correctly rounded when |e| <= 22 (10^|e| is exact). */
+static inline double scale10(double d, int e)
+{
+    return e >= 0 ? d * pow10_exact[e] : d / pow10_exact[-e];
+}
+
+/* The shortest decimal that reads back (correctly rounded to float) as
+ * f, at most 9 significant digits, plain notation for exponents -7..9,
+ * else d.ddde[-]x.  A non-finite f cannot occur (heights and positions
+ * are finite) and is written as 0.  Returns the end; at most 16 bytes. */
+static char *put_float(char *p, float f)
+{
+    if (!(f != 0.0f) || !isfinite(f)) {
+        *p++ = '0';
+        return p;
+    }
+    if (f < 0.0f) {
+        *p++ = '-';
+        f = -f;
+    }
+    const double d = f;
+    int e = (int)floor(log10(d)); /* 10^e <= d < 10^(e+1), fixed below */
+    if (e - 8 < -22 || e > 22) {
+        p += sprintf(p, "%.9g", d); /* outside the exact powers: rare */
+        return p;
+    }
+    if (d < scale10(1.0, e))
+        e--;
+    else if (d >= scale10(1.0, e + 1))
+        e++;
+    uint64_t m = 0;
+    int digits = 9;
+    for (int n = 1; n <= 9; n++) {
+        const int s = n - 1 - e; /* m = round(d * 10^s), n digits */
+        if (s > 22 || s < -22)
+            continue;
+        const double v = nearbyint(scale10(d, s));
+        if ((float)scale10(v, -s) == f || n == 9) {
+            m = (uint64_t)v;
+            digits = n;
+            break;
+        }
+    }
+    if (m >= (uint64_t)pow10_exact[digits]) { /* rounded up to 10^n */
+        m /= 10;
+        e++;
+    }
+    while (digits > 1 && m % 10 == 0) {
+        m /= 10;
+        digits--;
+    }
+    char dig[10];
+    for (int i = digits - 1; i >= 0; i--) {
+        dig[i] = (char)('0' + m % 10);
+        m /= 10;
+    }
+    if (e < -7 || e > 9) {
+        *p++ = dig[0];
+        if (digits > 1) {
+            *p++ = '.';
+            memcpy(p, dig + 1, (size_t)digits - 1);
+            p += digits - 1;
+        }
+        p += sprintf(p, "e%d", e);
+    } else if (e < 0) {
+        *p++ = '0';
+        *p++ = '.';
+        for (int i = 0; i < -e - 1; i++)
+            *p++ = '0';
+        memcpy(p, dig, (size_t)digits);
+        p += digits;
+    } else {
+        for (int i = 0; i <= e; i++)
+            *p++ = i < digits ? dig[i] : '0';
+        if (digits > e + 1) {
+            *p++ = '.';
+            memcpy(p, dig + e + 1, (size_t)(digits - e - 1));
+            p += digits - e - 1;
+        }
+    }
+    return p;
+}
+
+/* ------------------------------------------------------------ frames */
+
+typedef struct {
+    const strata_loops *l;
+    const strata_loops_write_options *o;
+} frame;
+
+/* The map coordinates of point p: FLAT X = origin_x + scale x, Y =
+ * origin_y - scale z (north is -z); RADIAL longitude, latitude in
+ * degrees.  Rounded to float: what the file holds. */
+static inline void map_point(const frame *fr, uint64_t p, float *X, float *Y)
+{
+    const strata_loops *l = fr->l;
+    if (l->geometry == STRATA_FLAT) {
+        *X = (float)(fr->o->origin[0] + fr->o->scale * l->x[p]);
+        *Y = (float)(fr->o->origin[1] - fr->o->scale * l->z[p]);
+        return;
+    }
+    const double dx = (double)l->x[p] - l->center[0], dy = (double)l->y[p] - l->center[1],
+                 dz = (double)l->z[p] - l->center[2];
+    *X = (float)(atan2(-dz, dx) * (180.0 / M_PI));
+    *Y = (float)(atan2(dy, sqrt(dx * dx + dz * dz)) * (180.0 / M_PI));
+}
+
+/* ------------------------------------------------------------ rings */
+
+/* A ring under construction or finished: map coordinates, and per point
+ * the loop vertex it is (NONE for the border's corners). */
+typedef struct {
+    float *X, *Y;
+    uint32_t *v;
+    size_t n, cap;
+    int nomem;
+    const strata_allocator *al;
+} pts;
+
+/* Append a point; unless `keep`, not one equal to the last (a corner
+ * where a polyline ends).  0 without memory. */
+static int pts_push_(pts *a, float X, float Y, uint32_t v, int keep)
+{
+    if (!keep && a->n && a->X[a->n - 1] == X && a->Y[a->n - 1] == Y)
+        return 1;
+    if (a->n == a->cap) {
+        const size_t cap = a->cap ? 2 * a->cap : 1024;
+        float *X2 = strata__alloc_array(a->al, cap, sizeof(float));
+        float *Y2 = strata__alloc_array(a->al, cap, sizeof(float));
+        uint32_t *v2 = strata__alloc_array(a->al, cap, sizeof(uint32_t));
+        if (!X2 || !Y2 || !v2) {
+            strata__free(a->al, X2);
+            strata__free(a->al, Y2);
+            strata__free(a->al, v2);
+            a->nomem = 1;
+            return 0;
+        }
+        if (a->n) {
+            memcpy(X2, a->X, a->n * sizeof(float));
+            memcpy(Y2, a->Y, a->n * sizeof(float));
+            memcpy(v2, a->v, a->n * sizeof(uint32_t));
+        }
+        strata__free(a->al, a->X);
+        strata__free(a->al, a->Y);
+        strata__free(a->al, a->v);
+        a->X = X2;
+        a->Y = Y2;
+        a->v = v2;
+        a->cap = cap;
+    }
+    a->X[a->n] = X;
+    a->Y[a->n] = Y;
+    a->v[a->n] = v;
+    a->n++;
+    return 1;
+}
+
+static int pts_push(pts *a, float X, float Y, uint32_t v) { return pts_push_(a, X, Y, v, 0); }
+
+static void pts_free(pts *a)
+{
+    strata__free(a->al, a->X);
+    strata__free(a->al, a->Y);
+    strata__free(a->al, a->v);
+    memset(a, 0, sizeof *a);
+}
+
+/* A finished ring: points [first, first + n) of the region's store. */
+typedef struct {
+    size_t first, n;
+    double area; /* signed, counter-clockwise positive */
+    float box[4]; /* Xmin, Ymin, Xmax, Ymax */
+    uint32_t owner; /* holes: the exterior holding it */
+} ring;
+
+/* One region (a band, or the ground at or above a plane): its pieces,
+ * its rings. */
+typedef struct {
+    const frame *fr;
+    const strata_allocator *al;
+    pts store;   /* finished rings' points, back to back */
+    pts cur;     /* the ring being walked */
+    ring *rings;
+    size_t nrings, cap;
+    /* open pieces: loop index, reversed, border positions */
+    struct piece {
+        uint64_t loop;
+        int rev;
+        double ts, te;
+        int used;
+    } *open;
+    size_t nopen;
+    /* vertex stamps for splitting rings at repeated vertices */
+    uint64_t *stamp; /* per loop vertex id: (generation << 32) | position */
+    uint32_t nstamp, gen;
+    int nomem, bad;
+    double W, D; /* the domain's sides in map units */
+    float X0, Y0, X1, Y1;
+} region;
+
+/* Position along the border counter-clockwise from (X0, Y0), or -1 for a
+ * point not on it. */
+static double border_pos(const region *g, float X, float Y)
+{
+    if (Y == g->Y0 && X < g->X1)
+        return (double)X - g->X0;
+    if (X == g->X1 && Y < g->Y1)
+        return g->W + ((double)Y - g->Y0);
+    if (Y == g->Y1 && X > g->X0)
+        return g->W + g->D + ((double)g->X1 - X);
+    if (X == g->X0)
+        return 2 * g->W + g->D + ((double)g->Y1 - Y);
+    return -1.0;
+}
+
+/* Corner i (0..3) counter-clockwise from (X0, Y0), and its position. */
+static void corner(const region *g, int i, float *X, float *Y, double *t)
+{
+    static const double f[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+    *X = f[i][0] ? g->X1 : g->X0;
+    *Y = f[i][1] ? g->Y1 : g->Y0;
+    const double pos[4] = {0, g->W, g->W + g->D, 2 * g->W + g->D};
+    *t = pos[i];
+}
+
+static int ring_add(region *g, const ring *r)
+{
+    if (g->nrings == g->cap) {
+        const size_t cap = g->cap ? 2 * g->cap : 64;
+        ring *n = strata__alloc_array(g->al, cap, sizeof *n);
+        if (!n) {
+            g->nomem = 1;
+            return 0;
+        }
+        if (g->nrings)
+            memcpy(n, g->rings, g->nrings * sizeof *n);
+        strata__free(g->al, g->rings);
+        g->rings = n;
+        g->cap = cap;
+    }
+    g->rings[g->nrings++] = *r;
+    return 1;
+}
+
+/* Move points [from, from + n) of cur into a finished ring (if it has an
+ * area). */
+static void emit_ring(region *g, size_t from, size_t n)
+{
+    if (n < 3)
+        return;
+    ring r = {g->store.n, 0, 0.0, {INFINITY, INFINITY, -INFINITY, -INFINITY}, NONE};
+    const pts *c = &g->cur;
+    double a = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const size_t p = from + i, q = from + (i + 1) % n;
+        a += (double)c->X[p] * c->Y[q] - (double)c->X[q] * c->Y[p];
+        r.box[0] = fminf(r.box[0], c->X[p]);
+        r.box[1] = fminf(r.box[1], c->Y[p]);
+        r.box[2] = fmaxf(r.box[2], c->X[p]);
+        r.box[3] = fmaxf(r.box[3], c->Y[p]);
+    }
+    if (a == 0.0)
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (!pts_push_(&g->store, c->X[from + i], c->Y[from + i], c->v[from + i], 1))
+            g->nomem = 1;
+    r.n = g->store.n - r.first;
+    r.area = 0.5 * a;
+    ring_add(g, &r);
+}
+
+/* The ring walked into cur is complete: split it at repeated vertices
+ * (a stack: when a vertex comes back, the points since its first visit
+ * are a ring of their own) and emit the pieces. */
+static void close_ring(region *g)
+{
+    pts *c = &g->cur;
+    while (c->n > 1 && c->X[c->n - 1] == c->X[0] && c->Y[c->n - 1] == c->Y[0])
+        c->n--;
+    g->gen++;
+    size_t top = 0; /* the stack is c's prefix [0, top) */
+    for (size_t i = 0; i < c->n; i++) {
+        const uint32_t v = c->v[i];
+        if (v != NONE && v < g->nstamp && (uint32_t)(g->stamp[v] >> 32) == g->gen) {
+            const size_t at = (size_t)(g->stamp[v] & 0xffffffffu);
+            if (at < top && c->v[at] == v) {
+                emit_ring(g, at, top - at);
+                top = at; /* v itself is pushed again below */
+            }
+        }
+        c->X[top] = c->X[i];
+        c->Y[top] = c->Y[i];
+        c->v[top] = v;
+        if (v != NONE && v < g->nstamp)
+            g->stamp[v] = (uint64_t)g->gen << 32 | top;
+        top++;
+    }
+    emit_ring(g, 0, top);
+    c->n = 0;
+}
+
+/* Append loop li's points to cur (reversed if rev). */
+static void walk_loop(region *g, uint64_t li, int rev)
+{
+    const strata_loops *l = g->fr->l;
+    const strata_loop *lp = &l->loops[li];
+    for (uint32_t i = 0; i < lp->count; i++) {
+        const uint64_t p = lp->first + (rev ? lp->count - 1 - i : i);
+        float X, Y;
+        map_point(g->fr, p, &X, &Y);
+        if (!pts_push(&g->cur, X, Y, l->vertex[p]))
+            g->nomem = 1;
+    }
+}
+
+static int cmp_piece(const void *pa, const void *pb)
+{
+    const struct piece *a = pa, *b = pb;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    return a->loop < b->loop ? -1 : a->loop > b->loop;
+}
+
+/* Collect the pieces of plane k (reversed or not); closed loops become
+ * rings at once. */
+static void add_plane(region *g, uint32_t k, int rev)
+{
+    const strata_loops *l = g->fr->l;
+    for (uint64_t li = l->plane_first[k]; li < l->plane_first[k + 1] && !g->nomem; li++) {
+        const strata_loop *lp = &l->loops[li];
+        if (lp->closed) {
+            walk_loop(g, li, rev);
+            close_ring(g);
+            continue;
+        }
+        float X, Y;
+        const uint64_t a = lp->first, b = lp->first + lp->count - 1;
+        map_point(g->fr, rev ? b : a, &X, &Y);
+        const double ts = border_pos(g, X, Y);
+        map_point(g->fr, rev ? a : b, &X, &Y);
+        const double te = border_pos(g, X, Y);
+        if (ts < 0 || te < 0) {
+            g->bad = 1; /* an end off the rectangle: not the domain */
+            return;
+        }
+        g->open[g->nopen++] = (struct piece){li, rev, ts, te, 0};
+    }
+}
+
+/* Chain the open pieces along the border into rings; with none, the
+ * whole border is a ring when `inside`. */
+static void close_open(region *g, int inside)
+{
+    if (g->nopen == 0) {
+        if (inside) {
+            for (int i = 0; i < 4; i++) {
+                float X, Y;
+                double t;
+                corner(g, i, &X, &Y, &t);
+                pts_push(&g->cur, X, Y, NONE);
+            }
+            close_ring(g);
+        }
+        return;
+    }
+    qsort(g->open, g->nopen, sizeof *g->open, cmp_piece);
+    const double P = 2 * (g->W + g->D);
+    for (size_t s = 0; s < g->nopen && !g->nomem; s++) {
+        if (g->open[s].used)
+            continue;
+        size_t cur = s;
+        do {
+            struct piece *pc = &g->open[cur];
+            pc->used = 1;
+            walk_loop(g, pc->loop, pc->rev);
+            /* the next start at or after the end, counter-clockwise */
+            size_t lo = 0, hi = g->nopen;
+            while (lo < hi) {
+                const size_t mid = lo + (hi - lo) / 2;
+                if (g->open[mid].ts < pc->te)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            const size_t next = lo == g->nopen ? 0 : lo;
+            const double t0 = pc->te, t1 = g->open[next].ts;
+            /* corners strictly between, in order */
+            const double span = t1 >= t0 ? t1 - t0 : t1 + P - t0;
+            double best[4];
+            int order[4], nc = 0;
+            for (int i = 0; i < 4; i++) {
+                float X, Y;
+                double t;
+                corner(g, i, &X, &Y, &t);
+                double d = t - t0;
+                if (d < 0)
+                    d += P;
+                if (d > 0 && d < span) {
+                    int j = nc++;
+                    while (j > 0 && best[j - 1] > d) {
+                        best[j] = best[j - 1];
+                        order[j] = order[j - 1];
+                        j--;
+                    }
+                    best[j] = d;
+                    order[j] = i;
+                }
+            }
+            for (int i = 0; i < nc; i++) {
+                float X, Y;
+                double t;
+                corner(g, order[i], &X, &Y, &t);
+                pts_push(&g->cur, X, Y, NONE);
+            }
+            cur = next;
+        } while (!g->open[cur].used && !g->nomem);
+        if (cur != s)
+            g->bad = 1; /* the chain closed on another piece: not a border */
+        close_ring(g);
+    }
+}
+
+/* Is (X, Y) inside ring r (even-odd)? */
+static int ring_contains(const region *g, const ring *r, double X, double Y)
+{
+    const float *x = g->store.X + r->first, *y = g->store.Y + r->first;
+    int in = 0;
+    for (size_t i = 0, j = r->n - 1; i < r->n; j = i++) {
+        if ((y[i] > Y) != (y[j] > Y)) {
+            const double xc = x[i] + (Y - y[i]) * ((double)x[j] - x[i]) / ((double)y[j] - y[i]);
+            if (X < xc)
+                in = !in;
+        }
+    }
+    return in;
+}
+
+/* Each hole's exterior: the smallest one around the midpoint of its
+ * first side. */
+static void assign_holes(region *g)
+{
+    for (size_t h = 0; h < g->nrings; h++) {
+        ring *r = &g->rings[h];
+        if (r->area > 0)
+            continue;
+        const float *x = g->store.X + r->first, *y = g->store.Y + r->first;
+        const double X = 0.5 * ((double)x[0] + x[1]), Y = 0.5 * ((double)y[0] + y[1]);
+        double best = INFINITY;
+        for (size_t e = 0; e < g->nrings; e++) {
+            const ring *o = &g->rings[e];
+            if (o->area <= 0 || o->area >= best || X < o->box[0] || X > o->box[2] ||
+                Y < o->box[1] || Y > o->box[3])
+                continue;
+            if (ring_contains(g, o, X, Y)) {
+                best = o->area;
+                r->owner = (uint32_t)e;
+            }
+        }
+        if (r->owner == NONE)
+            g->bad = 1;
+    }
+}
+
+static void region_reset(region *g)
+{
+    g->store.n = 0;
+    g->cur.n = 0;
+    g->nrings = 0;
+    g->nopen = 0;
+}
+
+/* ------------------------------------------------------------ output */
+
+typedef struct {
+    strata_out *o;
+    const frame *fr;
+} writer;
+
+static void put_str(strata_out *o, const char *s) { strata__out_str(o, s); }
+
+/* ",[X,Y]" for a ring point (no comma first). */
+static void put_xy(strata_out *o, int comma, float X, float Y)
+{
+    char *p0 = (char *)strata__out_room(o, 48), *p = p0;
+    if (comma)
+        *p++ = ',';
+    *p++ = '[';
+    p = put_float(p, X);
+    *p++ = ',';
+    p = put_float(p, Y);
+    *p++ = ']';
+    o->len += (size_t)(p - p0);
+}
+
+static void put_num(strata_out *o, float v)
+{
+    char buf[32];
+    *put_float(buf, v) = '\0';
+    put_str(o, buf);
+}
+
+/* A ring as a GeoJSON position list, closed (first point repeated),
+ * reversed if rev. */
+static void put_ring(strata_out *o, const region *g, const ring *r, int rev)
+{
+    put_str(o, "[");
+    for (size_t i = 0; i <= r->n; i++) {
+        const size_t j = rev ? (r->n - i % r->n) % r->n : i % r->n;
+        put_xy(o, i > 0, g->store.X[r->first + j], g->store.Y[r->first + j]);
+    }
+    put_str(o, "]");
+}
+
+/* The band-k feature (nothing for an empty band). */
+static void put_band(strata_out *o, region *g, uint32_t k, int *first_feature)
+{
+    const strata_loops *l = g->fr->l;
+    const strata_loops_write_options *opt = g->fr->o;
+    size_t next = 0;
+    for (size_t e = 0; e < g->nrings; e++)
+        next += g->rings[e].area > 0;
+    if (next == 0)
+        return;
+    const float lo = k == 0 ? opt->height_min : l->levels[k];
+    const float hi = k + 1 == l->nplanes ? opt->height_max : l->levels[k + 1];
+    put_str(o, *first_feature ? "\n" : ",\n");
+    *first_feature = 0;
+    put_str(o, "{\"type\":\"Feature\",\"properties\":{\"elev_min\":");
+    put_num(o, lo);
+    put_str(o, ",\"elev_max\":");
+    put_num(o, hi);
+    put_str(o, next == 1 ? "},\"geometry\":{\"type\":\"Polygon\",\"coordinates\":"
+                         : "},\"geometry\":{\"type\":\"MultiPolygon\",\"coordinates\":[");
+    int firstp = 1;
+    for (size_t e = 0; e < g->nrings && strata__out_ok(o); e++) {
+        const ring *r = &g->rings[e];
+        if (r->area <= 0)
+            continue;
+        put_str(o, firstp ? "[" : ",[");
+        firstp = 0;
+        put_ring(o, g, r, 0);
+        for (size_t h = 0; h < g->nrings; h++)
+            if (g->rings[h].area < 0 && g->rings[h].owner == e) {
+                put_str(o, ",");
+                put_ring(o, g, &g->rings[h], 0);
+            }
+        put_str(o, "]");
+    }
+    put_str(o, next == 1 ? "}}" : "]}}");
+}
+
+static void write_polygons(strata_out *o, region *g, uint32_t corner_band)
+{
+    const strata_loops *l = g->fr->l;
+    put_str(o, "{\"type\":\"FeatureCollection\",\"features\":[");
+    int first = 1;
+    for (uint32_t k = 0; k < l->nplanes && strata__out_ok(o) && !g->nomem && !g->bad; k++) {
+        region_reset(g);
+        if (k > 0)
+            add_plane(g, k, 1);
+        if (k + 1 < l->nplanes)
+            add_plane(g, k + 1, 0);
+        close_open(g, corner_band == k);
+        assign_holes(g);
+        if (!g->nomem && !g->bad)
+            put_band(o, g, k, &first);
+        strata__out_progress(o, k + 1, l->nplanes);
+    }
+    put_str(o, "\n]}\n");
+}
+
+static void write_lines(strata_out *o, const frame *fr)
+{
+    const strata_loops *l = fr->l;
+    put_str(o, "{\"type\":\"FeatureCollection\",\"features\":[");
+    for (uint64_t li = 0; li < l->nloops && strata__out_ok(o); li++) {
+        const strata_loop *lp = &l->loops[li];
+        put_str(o, li ? ",\n{\"type\":\"Feature\",\"properties\":{\"elev\":"
+                      : "\n{\"type\":\"Feature\",\"properties\":{\"elev\":");
+        put_num(o, l->levels[lp->plane]);
+        put_str(o, "},\"geometry\":{\"type\":\"LineString\",\"coordinates\":[");
+        const uint32_t n = lp->count + (lp->closed ? 1 : 0);
+        for (uint32_t i = 0; i < n; i++) {
+            float X, Y;
+            map_point(fr, lp->first + (i == lp->count ? 0 : i), &X, &Y);
+            put_xy(o, i > 0, X, Y);
+        }
+        put_str(o, "]}}");
+        if (li % 4096 == 0)
+            strata__out_progress(o, li, l->nloops);
+    }
+    put_str(o, "\n]}\n");
+}
+
+static void write_svg(strata_out *o, region *g, uint32_t corner_band)
+{
+    const strata_loops *l = g->fr->l;
+    const double s = g->fr->o->svg_scale;
+    const double wmm = g->W * s, hmm = g->D * s;
+    char buf[256];
+    snprintf(buf, sizeof buf,
+             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.6fmm\" height=\"%.6fmm\" "
+             "viewBox=\"0 0 %.6f %.6f\">\n",
+             wmm, hmm, wmm, hmm);
+    put_str(o, buf);
+    for (uint32_t k = 1; k < l->nplanes && strata__out_ok(o) && !g->nomem && !g->bad; k++) {
+        region_reset(g);
+        add_plane(g, k, 1);
+        close_open(g, corner_band >= k);
+        if (g->nomem || g->bad)
+            break;
+        const int grey = 255 - (int)(200.0 * k / (l->nplanes > 1 ? l->nplanes - 1 : 1));
+        put_str(o, "<g id=\"level-");
+        put_num(o, l->levels[k]);
+        snprintf(buf, sizeof buf, "\" data-elev=\"");
+        put_str(o, buf);
+        put_num(o, l->levels[k]);
+        snprintf(buf, sizeof buf,
+                 "\">\n<path fill=\"#%02x%02x%02x\" fill-rule=\"evenodd\" stroke=\"#000\" "
+                 "stroke-width=\"0.1\" d=\"",
+                 grey, grey, grey);
+        put_str(o, buf);
+        for (size_t e = 0; e < g->nrings; e++) {
+            const ring *r = &g->rings[e];
+            for (size_t i = 0; i < r->n; i++) {
+                char *p0 = (char *)strata__out_room(o, 48), *p = p0;
+                *p++ = i ? 'L' : 'M';
+                p = put_float(p, (float)(((double)g->store.X[r->first + i] - g->X0) * s));
+                *p++ = ' ';
+                p = put_float(p, (float)(((double)g->Y1 - g->store.Y[r->first + i]) * s));
+                o->len += (size_t)(p - p0);
+            }
+            put_str(o, "Z");
+        }
+        put_str(o, "\"/>\n</g>\n");
+        strata__out_progress(o, k, l->nplanes);
+    }
+    put_str(o, "</svg>\n");
+}
+
+/* OBJ: every point as "v x y z", each polyline as an "l" record (a
+ * closed one ends on its first point again), one group per plane. */
+static void write_obj(strata_out *o, const strata_loops *l)
+{
+    put_str(o, "# edge loops by strata " STRATA_VERSION "\n");
+    for (uint64_t p = 0; p < l->npoints && strata__out_ok(o); p++) {
+        char *p0 = (char *)strata__out_room(o, 64), *q = p0;
+        *q++ = 'v';
+        *q++ = ' ';
+        q = put_float(q, l->x[p]);
+        *q++ = ' ';
+        q = put_float(q, l->y[p]);
+        *q++ = ' ';
+        q = put_float(q, l->z[p]);
+        *q++ = '\n';
+        o->len += (size_t)(q - p0);
+    }
+    for (uint32_t k = 0; k < l->nplanes && strata__out_ok(o); k++) {
+        if (l->plane_first[k] == l->plane_first[k + 1])
+            continue;
+        char buf[64];
+        snprintf(buf, sizeof buf, "g plane_%u\n", k);
+        put_str(o, buf);
+        for (uint64_t li = l->plane_first[k]; li < l->plane_first[k + 1]; li++) {
+            const strata_loop *lp = &l->loops[li];
+            put_str(o, "l");
+            for (uint32_t i = 0; i <= lp->count; i++) {
+                if (i == lp->count && !lp->closed)
+                    break;
+                const uint64_t id = lp->first + (i == lp->count ? 0 : i) + 1;
+                char *p0 = (char *)strata__out_room(o, 24);
+                o->len += (size_t)snprintf(p0, 24, " %llu", (unsigned long long)id);
+            }
+            put_str(o, "\n");
+        }
+    }
+}
+
+/* ------------------------------------------------------------ entry */
+
+void strata_loops_write_defaults(strata_loops_write_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->format = STRATA_LOOPS_AUTO;
+    opt->scale = 1.0;
+    opt->svg_scale = 1.0;
+}
+
+static strata_loops_format format_of(const char *path, strata_loops_format f)
+{
+    if (f != STRATA_LOOPS_AUTO)
+        return f;
+    if (strata__has_suffix(path, ".geojson") || strata__has_suffix(path, ".json"))
+        return STRATA_LOOPS_GEOJSON;
+    if (strata__has_suffix(path, ".svg"))
+        return STRATA_LOOPS_SVG;
+    if (strata__has_suffix(path, ".obj"))
+        return STRATA_LOOPS_OBJ;
+    return STRATA_LOOPS_AUTO;
+}
+
+strata_status strata_loops_write(strata_ctx *ctx, const strata_loops *l, const char *path,
+                                 const strata_loops_write_options *opt)
+{
+    strata_loops_write_options def;
+    if (!opt) {
+        strata_loops_write_defaults(&def);
+        opt = &def;
+    }
+    if (!ctx || !l || !path)
+        return STRATA_ERR_INVALID_ARG;
+    const strata_loops_format f = format_of(path, opt->format);
+    const int regions = f == STRATA_LOOPS_SVG || (f == STRATA_LOOPS_GEOJSON && opt->polygons);
+    if (f == STRATA_LOOPS_AUTO || f > STRATA_LOOPS_OBJ || !(opt->scale > 0) ||
+        !isfinite(opt->scale) || !isfinite(opt->origin[0]) || !isfinite(opt->origin[1]))
+        return STRATA_ERR_INVALID_ARG;
+    if (regions && (l->geometry != STRATA_FLAT || !opt->has_domain ||
+                    !(opt->domain[2] > opt->domain[0]) || !(opt->domain[3] > opt->domain[1]) ||
+                    !isfinite(opt->corner_height) || !(opt->svg_scale > 0) ||
+                    !isfinite(opt->svg_scale)))
+        return STRATA_ERR_INVALID_ARG;
+    const int saved_errno = errno;
+    strata_status st = strata__progress(ctx, "write", 0.0);
+    if (st != STRATA_OK)
+        return st;
+    const frame fr = {l, opt};
+    region g = {0};
+    g.fr = &fr;
+    g.al = &ctx->alloc;
+    g.store.al = g.cur.al = &ctx->alloc;
+    if (regions) {
+        g.X0 = (float)(opt->origin[0] + opt->scale * opt->domain[0]);
+        g.X1 = (float)(opt->origin[0] + opt->scale * opt->domain[2]);
+        g.Y0 = (float)(opt->origin[1] - opt->scale * opt->domain[3]);
+        g.Y1 = (float)(opt->origin[1] - opt->scale * opt->domain[1]);
+        g.W = (double)g.X1 - g.X0;
+        g.D = (double)g.Y1 - g.Y0;
+        uint64_t maxopen = 0;
+        for (uint32_t k = 0; k < l->nplanes; k++)
+            maxopen += l->plane_first[k + 1] - l->plane_first[k];
+        uint32_t nv = 0;
+        for (uint64_t p = 0; p < l->npoints; p++)
+            nv = l->vertex[p] >= nv ? l->vertex[p] + 1 : nv;
+        g.nstamp = nv;
+        g.open = strata__alloc_array(g.al, maxopen ? maxopen : 1, sizeof *g.open);
+        g.stamp = strata__alloc_array(g.al, nv ? nv : 1, sizeof(uint64_t));
+        if (!g.open || !g.stamp) {
+            strata__free(g.al, g.open);
+            strata__free(g.al, g.stamp);
+            return STRATA_ERR_NOMEM;
+        }
+        memset(g.stamp, 0, (size_t)(nv ? nv : 1) * sizeof(uint64_t));
+    }
+    const uint32_t corner_band = strata__level_of(l->levels, l->nplanes, opt->corner_height);
+    strata_out o = STRATA_OUT_INIT(ctx);
+    if (strata__out_open(&o, path, ctx) == 0) {
+        switch (f) {
+        case STRATA_LOOPS_GEOJSON:
+            if (opt->polygons)
+                write_polygons(&o, &g, corner_band);
+            else
+                write_lines(&o, &fr);
+            break;
+        case STRATA_LOOPS_SVG: write_svg(&o, &g, corner_band); break;
+        default: write_obj(&o, l); break;
+        }
+        if (g.nomem && !o.err)
+            o.err = ENOMEM;
+        strata__out_finish(&o);
+    }
+    const int bad = g.bad;
+    pts_free(&g.store);
+    pts_free(&g.cur);
+    strata__free(g.al, g.rings);
+    strata__free(g.al, g.open);
+    strata__free(g.al, g.stamp);
+    if (bad) { /* polylines that do not close along the rectangle */
+        o.cancelled = 0;
+        strata__out_discard(&o);
+        errno = saved_errno;
+        return STRATA_ERR_INVALID_ARG;
+    }
+    const char *const paths[1] = {path};
+    return strata__write_finish(ctx, &o, paths, 1, saved_errno);
+}
