@@ -226,11 +226,13 @@ typedef struct {
     /* open pieces: loop index, reversed, border positions */
     struct piece {
         uint64_t loop;
+        uint32_t a, n; /* its points a.. a+n-1 of the loop, modulo */
         int rev;
-        double ts, te;
+        double ts, te; /* border positions of its start and end */
+        double as, ae; /* and their border_angle: the order at one point */
         int used;
     } *open;
-    size_t nopen;
+    size_t nopen, capopen;
     /* vertex stamps for splitting rings at repeated vertices */
     uint64_t *stamp; /* per loop vertex id: (generation << 32) | position */
     uint32_t nstamp, gen;
@@ -240,18 +242,40 @@ typedef struct {
 } region;
 
 /* Position along the border counter-clockwise from (X0, Y0), or -1 for a
- * point not on it. */
-static double border_pos(const region *g, float X, float Y)
+ * point not on it; *side gets the side (0 south, 1 east, 2 north, 3
+ * west). */
+static double border_pos(const region *g, float X, float Y, int *side)
 {
-    if (Y == g->Y0 && X < g->X1)
+    if (Y == g->Y0 && X < g->X1) {
+        *side = 0;
         return (double)X - g->X0;
-    if (X == g->X1 && Y < g->Y1)
+    }
+    if (X == g->X1 && Y < g->Y1) {
+        *side = 1;
         return g->W + ((double)Y - g->Y0);
-    if (Y == g->Y1 && X > g->X0)
+    }
+    if (Y == g->Y1 && X > g->X0) {
+        *side = 2;
         return g->W + g->D + ((double)g->X1 - X);
+    }
+    *side = 3;
     if (X == g->X0)
         return 2 * g->W + g->D + ((double)g->Y1 - Y);
     return -1.0;
+}
+
+/* Where, infinitesimally, a polyline leaving border point (X, Y) on side
+ * towards (Xn, Yn) meets the border: polylines through one vertex lying
+ * exactly on its plane (one per wedge of lower neighbours) meet it in
+ * the order of their directions, from backwards along the border through
+ * the inside to forwards.  An angle in [0, pi]. */
+static double border_angle(int side, float X, float Y, float Xn, float Yn)
+{
+    static const double tangent[4][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
+    const double dx = (double)Xn - X, dy = (double)Yn - Y;
+    const double along = dx * tangent[side][0] + dy * tangent[side][1];
+    const double inward = -dx * tangent[side][1] + dy * tangent[side][0]; /* left of the tangent */
+    return atan2(inward, -along);
 }
 
 /* Corner i (0..3) counter-clockwise from (X0, Y0), and its position. */
@@ -340,13 +364,15 @@ static void close_ring(region *g)
     c->n = 0;
 }
 
-/* Append loop li's points to cur (reversed if rev). */
-static void walk_loop(region *g, uint64_t li, int rev)
+/* Append points [a, a + n) of loop li (indices modulo its count) to cur,
+ * in reverse if rev. */
+static void walk_loop(region *g, uint64_t li, uint32_t a, uint32_t n, int rev)
 {
     const strata_loops *l = g->fr->l;
     const strata_loop *lp = &l->loops[li];
-    for (uint32_t i = 0; i < lp->count; i++) {
-        const uint64_t p = lp->first + (rev ? lp->count - 1 - i : i);
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t j = a + (rev ? n - 1 - i : i);
+        const uint64_t p = lp->first + j % lp->count;
         float X, Y;
         map_point(g->fr, p, &X, &Y);
         if (!pts_push(&g->cur, X, Y, l->vertex[p]))
@@ -359,32 +385,103 @@ static int cmp_piece(const void *pa, const void *pb)
     const struct piece *a = pa, *b = pb;
     if (a->ts != b->ts)
         return a->ts < b->ts ? -1 : 1;
-    return a->loop < b->loop ? -1 : a->loop > b->loop;
+    if (a->as != b->as)
+        return a->as < b->as ? -1 : 1;
+    if (a->loop != b->loop)
+        return a->loop < b->loop ? -1 : 1;
+    return a->a < b->a ? -1 : a->a > b->a;
 }
 
-/* Collect the pieces of plane k (reversed or not); closed loops become
- * rings at once. */
+/* Points [a, a + n) of loop li as an open piece (ends on the border). */
+static void add_piece(region *g, uint64_t li, uint32_t a, uint32_t n, int rev)
+{
+    const strata_loop *lp = &g->fr->l->loops[li];
+    /* its first two and last two points as walked */
+    uint64_t p[4];
+    const uint32_t idx[4] = {a, a + 1, a + n - 2, a + n - 1};
+    for (int i = 0; i < 4; i++)
+        p[i] = lp->first + idx[rev ? 3 - i : i] % lp->count;
+    float X[4], Y[4];
+    for (int i = 0; i < 4; i++)
+        map_point(g->fr, p[i], &X[i], &Y[i]);
+    int ss, se;
+    const double ts = border_pos(g, X[0], Y[0], &ss), te = border_pos(g, X[3], Y[3], &se);
+    if (ts < 0 || te < 0) {
+        g->bad = 1; /* an end off the rectangle: not the domain */
+        return;
+    }
+    const double as = border_angle(ss, X[0], Y[0], X[1], Y[1]);
+    const double ae = border_angle(se, X[3], Y[3], X[2], Y[2]);
+    if (g->nopen == g->capopen) {
+        const size_t cap = g->capopen ? 2 * g->capopen : 256;
+        struct piece *np = strata__alloc_array(g->al, cap, sizeof *np);
+        if (!np) {
+            g->nomem = 1;
+            return;
+        }
+        if (g->nopen)
+            memcpy(np, g->open, g->nopen * sizeof *np);
+        strata__free(g->al, g->open);
+        g->open = np;
+        g->capopen = cap;
+    }
+    g->open[g->nopen++] = (struct piece){li, a, n, rev, ts, te, as, ae, 0};
+}
+
+/* Does the segment from point p to q lie on the border's lines? */
+static int on_border_line(const region *g, uint64_t p, uint64_t q)
+{
+    float Xp, Yp, Xq, Yq;
+    map_point(g->fr, p, &Xp, &Yp);
+    map_point(g->fr, q, &Xq, &Yq);
+    return (Xp == Xq && (Xp == g->X0 || Xp == g->X1)) ||
+           (Yp == Yq && (Yp == g->Y0 || Yp == g->Y1));
+}
+
+/* Is loop point p on the border? */
+static int on_border(const region *g, uint64_t p)
+{
+    float X, Y;
+    int side;
+    map_point(g->fr, p, &X, &Y);
+    return border_pos(g, X, Y, &side) >= 0;
+}
+
+/* Collect the pieces of plane k (reversed or not).  Closed loops off the
+ * border become rings at once.  Polylines are cut at every point they
+ * have on the border (a contour passing a vertex of the border that lies
+ * exactly on its plane), and where they run along the border: the border
+ * walk puts such a stretch back where the region lies inside it, and
+ * drops it where only a sliver of no area was there.  Cut so, every
+ * piece touches the border at its ends only and the rings are simple. */
 static void add_plane(region *g, uint32_t k, int rev)
 {
     const strata_loops *l = g->fr->l;
     for (uint64_t li = l->plane_first[k]; li < l->plane_first[k + 1] && !g->nomem; li++) {
         const strata_loop *lp = &l->loops[li];
+        const uint32_t c = lp->count, nseg = lp->closed ? c : c - 1;
+        uint32_t s0 = 0;
         if (lp->closed) {
-            walk_loop(g, li, rev);
-            close_ring(g);
-            continue;
+            while (s0 < c && !on_border(g, lp->first + s0))
+                s0++;
+            if (s0 == c) {
+                walk_loop(g, li, 0, c, rev);
+                close_ring(g);
+                continue;
+            }
         }
-        float X, Y;
-        const uint64_t a = lp->first, b = lp->first + lp->count - 1;
-        map_point(g->fr, rev ? b : a, &X, &Y);
-        const double ts = border_pos(g, X, Y);
-        map_point(g->fr, rev ? a : b, &X, &Y);
-        const double te = border_pos(g, X, Y);
-        if (ts < 0 || te < 0) {
-            g->bad = 1; /* an end off the rectangle: not the domain */
-            return;
+        uint32_t run = s0; /* the current piece's first point */
+        for (uint32_t j = 0; j < nseg; j++) {
+            const uint32_t s = s0 + j, e = s + 1;
+            if (on_border_line(g, lp->first + s % c, lp->first + e % c)) {
+                if (s > run)
+                    add_piece(g, li, run, s - run + 1, rev);
+                run = e;
+            } else if (j + 1 == nseg || on_border(g, lp->first + e % c)) {
+                add_piece(g, li, run, e - run + 1, rev);
+                run = e;
+            }
         }
-        g->open[g->nopen++] = (struct piece){li, rev, ts, te, 0};
     }
 }
 
@@ -413,20 +510,22 @@ static void close_open(region *g, int inside)
         do {
             struct piece *pc = &g->open[cur];
             pc->used = 1;
-            walk_loop(g, pc->loop, pc->rev);
-            /* the next start at or after the end, counter-clockwise */
+            walk_loop(g, pc->loop, pc->a, pc->n, pc->rev);
+            /* the next start after the end, counter-clockwise */
             size_t lo = 0, hi = g->nopen;
             while (lo < hi) {
                 const size_t mid = lo + (hi - lo) / 2;
-                if (g->open[mid].ts < pc->te)
+                const struct piece *m = &g->open[mid];
+                if (m->ts < pc->te || (m->ts == pc->te && m->as <= pc->ae))
                     lo = mid + 1;
                 else
                     hi = mid;
             }
             const size_t next = lo == g->nopen ? 0 : lo;
             const double t0 = pc->te, t1 = g->open[next].ts;
+            const int ahead = t1 > t0 || (t1 == t0 && g->open[next].as > pc->ae);
             /* corners strictly between, in order */
-            const double span = t1 >= t0 ? t1 - t0 : t1 + P - t0;
+            const double span = ahead ? t1 - t0 : t1 + P - t0;
             double best[4];
             int order[4], nc = 0;
             for (int i = 0; i < 4; i++) {
@@ -777,20 +876,13 @@ strata_status strata_loops_write(strata_ctx *ctx, const strata_loops *l, const c
         g.Y1 = (float)(opt->origin[1] - opt->scale * opt->domain[1]);
         g.W = (double)g.X1 - g.X0;
         g.D = (double)g.Y1 - g.Y0;
-        uint64_t maxopen = 0;
-        for (uint32_t k = 0; k < l->nplanes; k++)
-            maxopen += l->plane_first[k + 1] - l->plane_first[k];
         uint32_t nv = 0;
         for (uint64_t p = 0; p < l->npoints; p++)
             nv = l->vertex[p] >= nv ? l->vertex[p] + 1 : nv;
         g.nstamp = nv;
-        g.open = strata__alloc_array(g.al, maxopen ? maxopen : 1, sizeof *g.open);
         g.stamp = strata__alloc_array(g.al, nv ? nv : 1, sizeof(uint64_t));
-        if (!g.open || !g.stamp) {
-            strata__free(g.al, g.open);
-            strata__free(g.al, g.stamp);
+        if (!g.stamp)
             return STRATA_ERR_NOMEM;
-        }
         memset(g.stamp, 0, (size_t)(nv ? nv : 1) * sizeof(uint64_t));
     }
     const uint32_t corner_band = strata__level_of(l->levels, l->nplanes, opt->corner_height);
