@@ -221,6 +221,9 @@ typedef struct {
     const strata_allocator *al;
     pts store;   /* finished rings' points, back to back */
     pts cur;     /* the ring being walked */
+    pts pend;    /* walked rings waiting for resolve(), back to back */
+    uint32_t *pend_first; /* their first points */
+    size_t npend, cappend;
     ring *rings;
     size_t nrings, cap;
     /* open pieces: loop index, reversed, border positions */
@@ -233,6 +236,8 @@ typedef struct {
         int used;
     } *open;
     size_t nopen, capopen;
+    struct border_point_ *bp; /* corners and contacts, by position */
+    size_t nbp, capbp;
     /* vertex stamps for splitting rings at repeated vertices */
     uint64_t *stamp; /* per loop vertex id: (generation << 32) | position */
     uint32_t nstamp, gen;
@@ -307,6 +312,24 @@ static int ring_add(region *g, const ring *r)
     return 1;
 }
 
+/* Append x to a growing uint32 array. */
+static int u32_push(region *g, uint32_t **a, size_t *n, size_t *cap, uint32_t x)
+{
+    if (*n == *cap) {
+        const size_t c = *cap ? 2 * *cap : 64;
+        uint32_t *b = strata__alloc_array(g->al, c, sizeof *b);
+        if (!b)
+            return 0;
+        if (*n)
+            memcpy(b, *a, *n * sizeof *b);
+        strata__free(g->al, *a);
+        *a = b;
+        *cap = c;
+    }
+    (*a)[(*n)++] = x;
+    return 1;
+}
+
 /* Move points [from, from + n) of cur into a finished ring (if it has an
  * area). */
 static void emit_ring(region *g, size_t from, size_t n)
@@ -334,14 +357,15 @@ static void emit_ring(region *g, size_t from, size_t n)
     ring_add(g, &r);
 }
 
-/* The ring walked into cur is complete: split it at repeated vertices
- * (a stack: when a vertex comes back, the points since its first visit
- * are a ring of their own) and emit the pieces. */
-static void close_ring(region *g)
+/* The ring in cur is complete: split it at repeated vertices (a stack:
+ * when a vertex comes back, the points since its first visit are a ring
+ * of their own) and emit the pieces.  After resolve's pairing such a
+ * ring bounds one connected face touching itself at the vertex: its
+ * pieces are an exterior and holes touching it at one point, which is
+ * valid. */
+static void split_emit(region *g)
 {
     pts *c = &g->cur;
-    while (c->n > 1 && c->X[c->n - 1] == c->X[0] && c->Y[c->n - 1] == c->Y[0])
-        c->n--;
     g->gen++;
     size_t top = 0; /* the stack is c's prefix [0, top) */
     for (size_t i = 0; i < c->n; i++) {
@@ -362,6 +386,142 @@ static void close_ring(region *g)
     }
     emit_ring(g, 0, top);
     c->n = 0;
+}
+
+/* The ring walked into cur is complete: move it to the pending rings. */
+static void close_ring(region *g)
+{
+    pts *c = &g->cur;
+    while (c->n > 1 && c->X[c->n - 1] == c->X[0] && c->Y[c->n - 1] == c->Y[0])
+        c->n--;
+    if (c->n >= 2) {
+        const size_t first = g->pend.n;
+        for (size_t i = 0; i < c->n; i++)
+            if (!pts_push_(&g->pend, c->X[i], c->Y[i], c->v[i], 1))
+                g->nomem = 1;
+        if (!g->nomem && !u32_push(g, &g->pend_first, &g->npend, &g->cappend, (uint32_t)first))
+            g->nomem = 1;
+    }
+    c->n = 0;
+}
+
+/* Clockwise angle from direction a to direction b, in [0, 2 pi): 0 when
+ * b goes straight back where a came from (a sector of no area: two
+ * sides running along each other, a sliver the join removes). */
+static double cw_angle(double ax, double ay, double bx, double by)
+{
+    double t = atan2(bx * ay - by * ax, bx * ax + by * ay); /* ccw from b to a */
+    if (t < 0)
+        t += 2 * M_PI;
+    return t;
+}
+
+/* The pending rings as the boundary of the region: at a vertex that
+ * rings pass more than once (a vertex lying exactly on a plane where
+ * contours touch, or touch the border), each incoming side is joined to
+ * the outgoing side bounding the same sector of the region (the first
+ * clockwise from where it came), so the faces of the region that only
+ * touch there come apart.  Then every cycle is split and emitted. */
+static void resolve(region *g)
+{
+    const size_t n = g->pend.n;
+    if (g->nomem || n == 0)
+        return;
+    uint32_t *next = strata__alloc_array(g->al, n, sizeof(uint32_t));
+    uint32_t *prev = strata__alloc_array(g->al, n, sizeof(uint32_t));
+    uint32_t *link = strata__alloc_array(g->al, n, sizeof(uint32_t));
+    uint32_t *heads = strata__alloc_array(g->al, n, sizeof(uint32_t));
+    if (!next || !prev || !link || !heads) {
+        g->nomem = 1;
+        goto out;
+    }
+    for (size_t r = 0; r < g->npend; r++) {
+        const size_t a = g->pend_first[r], b = r + 1 < g->npend ? g->pend_first[r + 1] : n;
+        for (size_t i = a; i < b; i++) {
+            next[i] = (uint32_t)(i + 1 < b ? i + 1 : a);
+            prev[i] = (uint32_t)(i > a ? i - 1 : b - 1);
+        }
+    }
+    /* visits of each vertex, chained through link[] from the last */
+    size_t nheads = 0;
+    g->gen++;
+    const float *X = g->pend.X, *Y = g->pend.Y;
+    const uint32_t *v = g->pend.v;
+    for (size_t i = 0; i < n; i++) {
+        link[i] = NONE;
+        if (v[i] == NONE || v[i] >= g->nstamp)
+            continue;
+        if ((uint32_t)(g->stamp[v[i]] >> 32) == g->gen) {
+            const uint32_t last = (uint32_t)(g->stamp[v[i]] & 0xffffffffu);
+            if (link[last] == NONE && (last == 0 || 1)) {
+                /* the second visit: a new group, found from its head */
+            }
+            link[i] = last;
+            if (link[last] == NONE)
+                heads[nheads++] = v[i];
+        }
+        g->stamp[v[i]] = (uint64_t)g->gen << 32 | i;
+    }
+    for (size_t h = 0; h < nheads; h++) {
+        uint32_t vis[16], nv = 0;
+        for (uint32_t i = (uint32_t)(g->stamp[heads[h]] & 0xffffffffu); i != NONE && nv < 16;
+             i = link[i])
+            vis[nv++] = i;
+        if (nv < 2 || nv == 16)
+            continue;
+        /* incoming sides end at vis[j] (from prev), outgoing start there */
+        uint32_t out_of[16];
+        int ok = 1;
+        uint32_t taken = 0;
+        for (uint32_t j = 0; j < nv && ok; j++) {
+            const uint32_t p = vis[j];
+            const double ax = (double)X[prev[p]] - X[p], ay = (double)Y[prev[p]] - Y[p];
+            double best = INFINITY;
+            uint32_t bj = NONE;
+            for (uint32_t m = 0; m < nv; m++) {
+                const uint32_t q = vis[m];
+                const double bx = (double)X[next[q]] - X[q], by = (double)Y[next[q]] - Y[q];
+                const double t = cw_angle(ax, ay, bx, by);
+                if (t < best) {
+                    best = t;
+                    bj = m;
+                }
+            }
+            if (bj == NONE || (taken >> bj & 1u))
+                ok = 0; /* ties: keep the rings as they are */
+            else
+                taken |= 1u << bj;
+            out_of[j] = bj;
+        }
+        if (!ok)
+            continue;
+        /* the side into vis[j] now continues from vis[out_of[j]] */
+        uint32_t from[16];
+        for (uint32_t j = 0; j < nv; j++)
+            from[j] = prev[vis[j]];
+        for (uint32_t j = 0; j < nv; j++) {
+            const uint32_t q = vis[out_of[j]];
+            next[from[j]] = q;
+            prev[q] = from[j];
+        }
+    }
+    /* every cycle, split and emitted */
+    memset(link, 0, n * sizeof(uint32_t)); /* now: seen */
+    for (size_t i = 0; i < n && !g->nomem; i++) {
+        if (link[i])
+            continue;
+        for (uint32_t j = (uint32_t)i; !link[j]; j = next[j]) {
+            link[j] = 1;
+            if (!pts_push_(&g->cur, X[j], Y[j], v[j], 1))
+                g->nomem = 1;
+        }
+        split_emit(g);
+    }
+out:
+    strata__free(g->al, next);
+    strata__free(g->al, prev);
+    strata__free(g->al, link);
+    strata__free(g->al, heads);
 }
 
 /* Append points [a, a + n) of loop li (indices modulo its count) to cur,
@@ -428,60 +588,94 @@ static void add_piece(region *g, uint64_t li, uint32_t a, uint32_t n, int rev)
     g->open[g->nopen++] = (struct piece){li, a, n, rev, ts, te, as, ae, 0};
 }
 
-/* Does the segment from point p to q lie on the border's lines? */
-static int on_border_line(const region *g, uint64_t p, uint64_t q)
-{
-    float Xp, Yp, Xq, Yq;
-    map_point(g->fr, p, &Xp, &Yp);
-    map_point(g->fr, q, &Xq, &Yq);
-    return (Xp == Xq && (Xp == g->X0 || Xp == g->X1)) ||
-           (Yp == Yq && (Yp == g->Y0 || Yp == g->Y1));
-}
-
-/* Is loop point p on the border? */
-static int on_border(const region *g, uint64_t p)
-{
+/* A point the border walk passes: a corner (v NONE) or a point of a
+ * contour touching the border (a vertex of the border lying exactly on
+ * its plane, which the contour passes infinitesimally inside). */
+typedef struct border_point_ {
+    double t;
     float X, Y;
-    int side;
-    map_point(g->fr, p, &X, &Y);
-    return border_pos(g, X, Y, &side) >= 0;
+    uint32_t v;
+} border_point;
+
+static int cmp_border_point(const void *pa, const void *pb)
+{
+    const border_point *a = pa, *b = pb;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    return a->v < b->v ? -1 : a->v > b->v; /* corners (NONE) last */
 }
 
-/* Collect the pieces of plane k (reversed or not).  Closed loops off the
- * border become rings at once.  Polylines are cut at every point they
- * have on the border (a contour passing a vertex of the border that lies
- * exactly on its plane), and where they run along the border: the border
- * walk puts such a stretch back where the region lies inside it, and
- * drops it where only a sliver of no area was there.  Cut so, every
- * piece touches the border at its ends only and the rings are simple. */
+static void add_border_point(region *g, double t, float X, float Y, uint32_t v)
+{
+    if (g->nbp == g->capbp) {
+        const size_t cap = g->capbp ? 2 * g->capbp : 64;
+        border_point *n = strata__alloc_array(g->al, cap, sizeof *n);
+        if (!n) {
+            g->nomem = 1;
+            return;
+        }
+        if (g->nbp)
+            memcpy(n, g->bp, g->nbp * sizeof *n);
+        strata__free(g->al, g->bp);
+        g->bp = n;
+        g->capbp = cap;
+    }
+    g->bp[g->nbp++] = (border_point){t, X, Y, v};
+}
+
+/* Collect the pieces of plane k (reversed or not): closed loops become
+ * rings at once, open polylines pieces to chain along the border.  The
+ * points where a polyline touches the border between its ends become
+ * points of the border walk: a ring that comes back to such a point is
+ * split there (close_ring), so a contour running infinitesimally inside
+ * the border leaves no ring touching itself, and a stretch of contour
+ * along the border with the region outside it (a sliver of no area) goes
+ * away. */
 static void add_plane(region *g, uint32_t k, int rev)
 {
     const strata_loops *l = g->fr->l;
     for (uint64_t li = l->plane_first[k]; li < l->plane_first[k + 1] && !g->nomem; li++) {
         const strata_loop *lp = &l->loops[li];
-        const uint32_t c = lp->count, nseg = lp->closed ? c : c - 1;
-        uint32_t s0 = 0;
+        const uint32_t c = lp->count;
+        for (uint32_t i = lp->closed ? 0 : 1; i + (lp->closed ? 0 : 1) < c; i++) {
+            float X, Y;
+            int side;
+            map_point(g->fr, lp->first + i, &X, &Y);
+            const double t = border_pos(g, X, Y, &side);
+            if (t >= 0)
+                add_border_point(g, t, X, Y, l->vertex[lp->first + i]);
+        }
         if (lp->closed) {
-            while (s0 < c && !on_border(g, lp->first + s0))
-                s0++;
-            if (s0 == c) {
-                walk_loop(g, li, 0, c, rev);
-                close_ring(g);
-                continue;
-            }
+            walk_loop(g, li, 0, c, rev);
+            close_ring(g);
+        } else {
+            add_piece(g, li, 0, c, rev);
         }
-        uint32_t run = s0; /* the current piece's first point */
-        for (uint32_t j = 0; j < nseg; j++) {
-            const uint32_t s = s0 + j, e = s + 1;
-            if (on_border_line(g, lp->first + s % c, lp->first + e % c)) {
-                if (s > run)
-                    add_piece(g, li, run, s - run + 1, rev);
-                run = e;
-            } else if (j + 1 == nseg || on_border(g, lp->first + e % c)) {
-                add_piece(g, li, run, e - run + 1, rev);
-                run = e;
-            }
-        }
+    }
+}
+
+/* The border points strictly after t0 and less than span ahead,
+ * counter-clockwise, appended to the ring (bp sorted). */
+static void walk_border(region *g, double t0, double span)
+{
+    const double P = 2 * (g->W + g->D);
+    size_t lo = 0, hi = g->nbp;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (g->bp[mid].t <= t0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = 0; i < g->nbp; i++) {
+        const border_point *b = &g->bp[(lo + i) % g->nbp];
+        double d = b->t - t0;
+        if (d < 0)
+            d += P;
+        if (!(d > 0 && d < span))
+            break;
+        if (!pts_push(&g->cur, b->X, b->Y, b->v))
+            g->nomem = 1;
     }
 }
 
@@ -489,14 +683,17 @@ static void add_plane(region *g, uint32_t k, int rev)
  * whole border is a ring when `inside`. */
 static void close_open(region *g, int inside)
 {
+    for (int i = 0; i < 4; i++) {
+        float X, Y;
+        double t;
+        corner(g, i, &X, &Y, &t);
+        add_border_point(g, t, X, Y, NONE);
+    }
+    qsort(g->bp, g->nbp, sizeof *g->bp, cmp_border_point);
     if (g->nopen == 0) {
         if (inside) {
-            for (int i = 0; i < 4; i++) {
-                float X, Y;
-                double t;
-                corner(g, i, &X, &Y, &t);
-                pts_push(&g->cur, X, Y, NONE);
-            }
+            for (size_t i = 0; i < g->nbp; i++)
+                pts_push(&g->cur, g->bp[i].X, g->bp[i].Y, g->bp[i].v);
             close_ring(g);
         }
         return;
@@ -524,34 +721,7 @@ static void close_open(region *g, int inside)
             const size_t next = lo == g->nopen ? 0 : lo;
             const double t0 = pc->te, t1 = g->open[next].ts;
             const int ahead = t1 > t0 || (t1 == t0 && g->open[next].as > pc->ae);
-            /* corners strictly between, in order */
-            const double span = ahead ? t1 - t0 : t1 + P - t0;
-            double best[4];
-            int order[4], nc = 0;
-            for (int i = 0; i < 4; i++) {
-                float X, Y;
-                double t;
-                corner(g, i, &X, &Y, &t);
-                double d = t - t0;
-                if (d < 0)
-                    d += P;
-                if (d > 0 && d < span) {
-                    int j = nc++;
-                    while (j > 0 && best[j - 1] > d) {
-                        best[j] = best[j - 1];
-                        order[j] = order[j - 1];
-                        j--;
-                    }
-                    best[j] = d;
-                    order[j] = i;
-                }
-            }
-            for (int i = 0; i < nc; i++) {
-                float X, Y;
-                double t;
-                corner(g, order[i], &X, &Y, &t);
-                pts_push(&g->cur, X, Y, NONE);
-            }
+            walk_border(g, t0, ahead ? t1 - t0 : t1 + P - t0);
             cur = next;
         } while (!g->open[cur].used && !g->nomem);
         if (cur != s)
@@ -607,6 +777,9 @@ static void region_reset(region *g)
     g->cur.n = 0;
     g->nrings = 0;
     g->nopen = 0;
+    g->nbp = 0;
+    g->pend.n = 0;
+    g->npend = 0;
 }
 
 /* ------------------------------------------------------------ output */
@@ -701,6 +874,7 @@ static void write_polygons(strata_out *o, region *g, uint32_t corner_band)
         if (k + 1 < l->nplanes)
             add_plane(g, k + 1, 0);
         close_open(g, corner_band == k);
+        resolve(g);
         assign_holes(g);
         if (!g->nomem && !g->bad)
             put_band(o, g, k, &first);
@@ -748,6 +922,7 @@ static void write_svg(strata_out *o, region *g, uint32_t corner_band)
         region_reset(g);
         add_plane(g, k, 1);
         close_open(g, corner_band >= k);
+        resolve(g);
         if (g->nomem || g->bad)
             break;
         const int grey = 255 - (int)(200.0 * k / (l->nplanes > 1 ? l->nplanes - 1 : 1));
@@ -868,7 +1043,7 @@ strata_status strata_loops_write(strata_ctx *ctx, const strata_loops *l, const c
     region g = {0};
     g.fr = &fr;
     g.al = &ctx->alloc;
-    g.store.al = g.cur.al = &ctx->alloc;
+    g.store.al = g.cur.al = g.pend.al = &ctx->alloc;
     if (regions) {
         g.X0 = (float)(opt->origin[0] + opt->scale * opt->domain[0]);
         g.X1 = (float)(opt->origin[0] + opt->scale * opt->domain[2]);
@@ -905,8 +1080,11 @@ strata_status strata_loops_write(strata_ctx *ctx, const strata_loops *l, const c
     const int bad = g.bad;
     pts_free(&g.store);
     pts_free(&g.cur);
+    pts_free(&g.pend);
+    strata__free(g.al, g.pend_first);
     strata__free(g.al, g.rings);
     strata__free(g.al, g.open);
+    strata__free(g.al, g.bp);
     strata__free(g.al, g.stamp);
     if (bad) { /* polylines that do not close along the rectangle */
         o.cancelled = 0;
