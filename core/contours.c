@@ -540,16 +540,23 @@ static void walk_loop(region *g, uint64_t li, uint32_t a, uint32_t n, int rev)
     }
 }
 
-static int cmp_piece(const void *pa, const void *pb)
+/* An end or a start of a piece on the border. */
+struct event {
+    double t, angle;
+    int start;
+    uint32_t piece;
+};
+
+static int cmp_event(const void *pa, const void *pb)
 {
-    const struct piece *a = pa, *b = pb;
-    if (a->ts != b->ts)
-        return a->ts < b->ts ? -1 : 1;
-    if (a->as != b->as)
-        return a->as < b->as ? -1 : 1;
-    if (a->loop != b->loop)
-        return a->loop < b->loop ? -1 : 1;
-    return a->a < b->a ? -1 : a->a > b->a;
+    const struct event *a = pa, *b = pb;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    if (a->angle != b->angle)
+        return a->angle < b->angle ? -1 : 1;
+    if (a->start != b->start)
+        return a->start - b->start;
+    return a->piece < b->piece ? -1 : a->piece > b->piece;
 }
 
 /* Points [a, a + n) of loop li as an open piece (ends on the border). */
@@ -698,7 +705,41 @@ static void close_open(region *g, int inside)
         }
         return;
     }
-    qsort(g->open, g->nopen, sizeof *g->open, cmp_piece);
+    /* The pieces' ends and starts along the border, by position, then by
+     * direction (polylines through one vertex on its plane), an end
+     * before a start.  Walking counter-clockwise they alternate end,
+     * start; each end is joined to the first free start after it (first
+     * come, first served, so ties broken the other way still give every
+     * start one end).  resolve() then joins the sides at such a vertex by
+     * sectors. */
+    const size_t N = 2 * g->nopen;
+    struct event *ev = strata__alloc_array(g->al, N, sizeof *ev);
+    uint32_t *queue = strata__alloc_array(g->al, g->nopen, sizeof(uint32_t));
+    uint32_t *to = strata__alloc_array(g->al, g->nopen, sizeof(uint32_t));
+    uint32_t *at = strata__alloc_array(g->al, N, sizeof(uint32_t));
+    if (!ev || !queue || !to || !at) {
+        g->nomem = 1;
+        goto out;
+    }
+    for (size_t i = 0; i < g->nopen; i++) {
+        ev[2 * i] = (struct event){g->open[i].te, g->open[i].ae, 0, (uint32_t)i};
+        ev[2 * i + 1] = (struct event){g->open[i].ts, g->open[i].as, 1, (uint32_t)i};
+        to[i] = NONE;
+    }
+    qsort(ev, N, sizeof *ev, cmp_event);
+    for (size_t i = 0; i < N; i++)
+        at[i] = NONE;
+    size_t qh = 0, qt = 0;
+    for (size_t k = 0; k < 2 * N; k++) {
+        const struct event *e = &ev[k % N];
+        if (e->start == 0 && k < N) {
+            queue[qt++] = (uint32_t)k; /* an end waiting, by event index */
+        } else if (e->start && at[k % N] == NONE && qh < qt) {
+            const uint32_t ei = queue[qh++];
+            to[ev[ei].piece] = (uint32_t)(k % N);
+            at[k % N] = ei;
+        }
+    }
     const double P = 2 * (g->W + g->D);
     for (size_t s = 0; s < g->nopen && !g->nomem; s++) {
         if (g->open[s].used)
@@ -708,26 +749,24 @@ static void close_open(region *g, int inside)
             struct piece *pc = &g->open[cur];
             pc->used = 1;
             walk_loop(g, pc->loop, pc->a, pc->n, pc->rev);
-            /* the next start after the end, counter-clockwise */
-            size_t lo = 0, hi = g->nopen;
-            while (lo < hi) {
-                const size_t mid = lo + (hi - lo) / 2;
-                const struct piece *m = &g->open[mid];
-                if (m->ts < pc->te || (m->ts == pc->te && m->as <= pc->ae))
-                    lo = mid + 1;
-                else
-                    hi = mid;
+            const uint32_t j = to[cur];
+            if (j == NONE) {
+                g->bad = 1;
+                break;
             }
-            const size_t next = lo == g->nopen ? 0 : lo;
-            const double t0 = pc->te, t1 = g->open[next].ts;
-            const int ahead = t1 > t0 || (t1 == t0 && g->open[next].as > pc->ae);
+            const uint32_t i = at[j]; /* the end's event */
+            const double t0 = ev[i].t, t1 = ev[j].t;
+            const int ahead = t1 > t0 || (t1 == t0 && j > i);
             walk_border(g, t0, ahead ? t1 - t0 : t1 + P - t0);
-            cur = next;
+            cur = ev[j].piece;
         } while (!g->open[cur].used && !g->nomem);
-        if (cur != s)
-            g->bad = 1; /* the chain closed on another piece: not a border */
         close_ring(g);
     }
+out:
+    strata__free(g->al, ev);
+    strata__free(g->al, queue);
+    strata__free(g->al, to);
+    strata__free(g->al, at);
 }
 
 /* Is (X, Y) inside ring r (even-odd)? */
