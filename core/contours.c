@@ -405,9 +405,7 @@ static void close_ring(region *g)
     c->n = 0;
 }
 
-/* Clockwise angle from direction a to direction b, in [0, 2 pi): 0 when
- * b goes straight back where a came from (a sector of no area: two
- * sides running along each other, a sliver the join removes). */
+/* Clockwise angle from direction a to direction b, in [0, 2 pi). */
 static double cw_angle(double ax, double ay, double bx, double by)
 {
     double t = atan2(bx * ay - by * ax, bx * ax + by * ay); /* ccw from b to a */
@@ -469,17 +467,38 @@ static void resolve(region *g)
             vis[nv++] = i;
         if (nv < 2 || nv == 16)
             continue;
-        /* incoming sides end at vis[j] (from prev), outgoing start there */
+        /* incoming sides end at vis[j] (from prev), outgoing start there.
+         * A side coming in from a point and one going straight back to it
+         * are a slit (the region on both sides of a segment lying in the
+         * plane): joined to each other they leave a cycle of no area and
+         * the region whole.  The others: the first outgoing side
+         * clockwise from where the incoming one came. */
         uint32_t out_of[16];
         int ok = 1;
         uint32_t taken = 0;
+        for (uint32_t j = 0; j < nv; j++) {
+            out_of[j] = NONE;
+            const uint32_t p = vis[j];
+            for (uint32_t m = 0; m < nv; m++) {
+                const uint32_t q = vis[m];
+                if (!(taken >> m & 1u) && X[next[q]] == X[prev[p]] && Y[next[q]] == Y[prev[p]]) {
+                    out_of[j] = m;
+                    taken |= 1u << m;
+                    break;
+                }
+            }
+        }
         for (uint32_t j = 0; j < nv && ok; j++) {
+            if (out_of[j] != NONE)
+                continue;
             const uint32_t p = vis[j];
             const double ax = (double)X[prev[p]] - X[p], ay = (double)Y[prev[p]] - Y[p];
             double best = INFINITY;
             uint32_t bj = NONE;
             for (uint32_t m = 0; m < nv; m++) {
                 const uint32_t q = vis[m];
+                if (taken >> m & 1u)
+                    continue;
                 const double bx = (double)X[next[q]] - X[q], by = (double)Y[next[q]] - Y[q];
                 const double t = cw_angle(ax, ay, bx, by);
                 if (t < best) {
@@ -487,8 +506,8 @@ static void resolve(region *g)
                     bj = m;
                 }
             }
-            if (bj == NONE || (taken >> bj & 1u))
-                ok = 0; /* ties: keep the rings as they are */
+            if (bj == NONE)
+                ok = 0;
             else
                 taken |= 1u << bj;
             out_of[j] = bj;
