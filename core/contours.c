@@ -61,9 +61,12 @@ static char *put_float(char *p, float f)
     }
     const double d = f;
     int e = (int)floor(log10(d)); /* 10^e <= d < 10^(e+1), fixed below */
-    if (e - 8 < -22 || e > 22) {
-        p += sprintf(p, "%.9g", d); /* outside the exact powers: rare */
-        return p;
+    if (e - 8 < -22 || e > 22) { /* outside the exact powers: rare */
+        for (int n = 1; n <= 9; n++) {
+            const int len = sprintf(p, "%.*g", n, d);
+            if (strtof(p, NULL) == f || n == 9)
+                return p + len;
+        }
     }
     if (d < scale10(1.0, e))
         e--;
