@@ -31,6 +31,7 @@
 #include "loops.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NONE UINT32_MAX
@@ -93,8 +94,8 @@ static inline uint32_t key_out(const uint32_t *q) { return q[0]; }
  * positive counter-clockwise; RADIAL: the vector area along the points'
  * mean direction from the centre, positive counter-clockwise seen from
  * outside. */
-static void measure(strata_loops *l, uint64_t p0, uint32_t n, int closed, double *len,
-                    double *area)
+void strata__loops_measure(strata_loops *l, uint64_t p0, uint32_t n, int closed, double *len,
+                           double *area)
 {
     const float *x = l->x + p0, *y = l->y + p0, *z = l->z + p0;
     double s = 0.0, ax = 0.0, ay = 0.0, az = 0.0, mx = 0.0, my = 0.0, mz = 0.0;
@@ -124,6 +125,136 @@ static void measure(strata_loops *l, uint64_t p0, uint32_t n, int closed, double
         const double mn = sqrt(mx * mx + my * my + mz * mz);
         *area = mn > 0.0 ? 0.5 * (ax * mx + ay * my + az * mz) / mn : 0.0;
     }
+}
+
+/* ------------------------------------------------------------ order */
+
+/* Points compared as (z, x): an order that depends only on positions. */
+static inline int cmp_point(const strata_loops *l, uint64_t a, uint64_t b)
+{
+    if (l->z[a] != l->z[b])
+        return l->z[a] < l->z[b] ? -1 : 1;
+    if (l->x[a] != l->x[b])
+        return l->x[a] < l->x[b] ? -1 : 1;
+    if (l->y[a] != l->y[b])
+        return l->y[a] < l->y[b] ? -1 : 1;
+    return 0;
+}
+
+/* Compare the rotations of a closed loop starting at i and at j. */
+static int cmp_rotation(const strata_loops *l, const strata_loop *lp, uint32_t i, uint32_t j)
+{
+    for (uint32_t s = 0; s < lp->count; s++) {
+        const int c = cmp_point(l, lp->first + (i + s) % lp->count, lp->first + (j + s) % lp->count);
+        if (c)
+            return c;
+    }
+    return 0;
+}
+
+typedef struct {
+    const strata_loops *l;
+    uint64_t i;
+} loop_ref;
+
+static int cmp_loop(const void *pa, const void *pb)
+{
+    const loop_ref *ra = pa, *rb = pb;
+    const strata_loops *l = ra->l;
+    const strata_loop *a = &l->loops[ra->i], *b = &l->loops[rb->i];
+    if (a->plane != b->plane)
+        return a->plane < b->plane ? -1 : 1;
+    if (a->closed != b->closed)
+        return a->closed < b->closed ? -1 : 1;
+    const uint32_t n = a->count < b->count ? a->count : b->count;
+    for (uint32_t s = 0; s < n; s++) {
+        const int c = cmp_point(l, a->first + s, b->first + s);
+        if (c)
+            return c;
+    }
+    return a->count < b->count ? -1 : a->count > b->count;
+}
+
+/* The order every builder ends with, so that the loops depend only on
+ * the surface and the planes, not on how they were found: each closed
+ * loop starts at its smallest point (z, then x; of two visits of one
+ * point, the one whose rotation is smaller), and within a plane the open
+ * polylines come first, then the closed loops, each kind by its points
+ * in order.  Lengths and areas are measured after. */
+strata_status strata__loops_canonical(strata_loops *l)
+{
+    const strata_allocator *al = &l->alloc;
+    const uint64_t nl = l->nloops, np = l->npoints;
+    loop_ref *ref = strata__alloc_array(al, nl ? nl : 1, sizeof *ref);
+    strata_loop *loops = strata__alloc_array(al, nl ? nl : 1, sizeof *loops);
+    float *x = strata__alloc_array(al, np ? np : 1, sizeof(float));
+    float *y = strata__alloc_array(al, np ? np : 1, sizeof(float));
+    float *z = strata__alloc_array(al, np ? np : 1, sizeof(float));
+    uint32_t *v = strata__alloc_array(al, np ? np : 1, sizeof(uint32_t));
+    if (!ref || !loops || !x || !y || !z || !v) {
+        strata__free(al, ref);
+        strata__free(al, loops);
+        strata__free(al, x);
+        strata__free(al, y);
+        strata__free(al, z);
+        strata__free(al, v);
+        return STRATA_ERR_NOMEM;
+    }
+    /* rotate closed loops into x, y, z, v; then sort and copy back */
+    for (uint64_t i = 0; i < nl; i++) {
+        const strata_loop *lp = &l->loops[i];
+        uint32_t best = 0;
+        for (uint32_t j = 1; lp->closed && j < lp->count; j++) {
+            const int c = cmp_point(l, lp->first + j, lp->first + best);
+            if (c < 0 || (c == 0 && cmp_rotation(l, lp, j, best) < 0))
+                best = j;
+        }
+        for (uint32_t j = 0; j < lp->count; j++) {
+            const uint64_t from = lp->first + (best + j) % lp->count, to = lp->first + j;
+            x[to] = l->x[from];
+            y[to] = l->y[from];
+            z[to] = l->z[from];
+            v[to] = l->vertex[from];
+        }
+        ref[i] = (loop_ref){l, i};
+    }
+    memcpy(l->x, x, np * sizeof(float));
+    memcpy(l->y, y, np * sizeof(float));
+    memcpy(l->z, z, np * sizeof(float));
+    memcpy(l->vertex, v, np * sizeof(uint32_t));
+    qsort(ref, nl, sizeof *ref, cmp_loop);
+    uint64_t at = 0;
+    for (uint64_t i = 0; i < nl; i++) {
+        const strata_loop *lp = &l->loops[ref[i].i];
+        memcpy(x + at, l->x + lp->first, lp->count * sizeof(float));
+        memcpy(y + at, l->y + lp->first, lp->count * sizeof(float));
+        memcpy(z + at, l->z + lp->first, lp->count * sizeof(float));
+        memcpy(v + at, l->vertex + lp->first, lp->count * sizeof(uint32_t));
+        loops[i] = *lp;
+        loops[i].first = at;
+        at += lp->count;
+    }
+    strata__free(al, l->loops);
+    strata__free(al, l->x);
+    strata__free(al, l->y);
+    strata__free(al, l->z);
+    strata__free(al, l->vertex);
+    strata__free(al, ref);
+    l->loops = loops;
+    l->x = x;
+    l->y = y;
+    l->z = z;
+    l->vertex = v;
+    for (uint32_t k = 0; k <= l->nplanes; k++)
+        l->plane_first[k] = 0;
+    for (uint64_t i = 0; i < nl; i++) {
+        strata_loop *lp = &l->loops[i];
+        l->plane_first[lp->plane + 1]++;
+        strata__loops_measure(l, lp->first, lp->count, lp->closed, &lp->length, &lp->area);
+    }
+    for (uint32_t k = 0; k < l->nplanes; k++)
+        l->plane_first[k + 1] += l->plane_first[k];
+    return STRATA_OK;
 }
 
 /* Scratch of the linking. */
@@ -158,7 +289,7 @@ static strata_status trace_plane(const strata_result *r, strata_loops *l, link_t
                     l->x[*np] = r->x[v];
                     l->y[*np] = r->y[v];
                     l->z[*np] = r->z[v];
-                    l->vertex[*np] = v;
+                    l->vertex[*np] = v < r->roof_verts ? v : NONE;
                 }
                 (*np)++;
                 n++;
@@ -173,7 +304,7 @@ static strata_status trace_plane(const strata_result *r, strata_loops *l, link_t
                     l->x[*np] = r->x[v];
                     l->y[*np] = r->y[v];
                     l->z[*np] = r->z[v];
-                    l->vertex[*np] = v;
+                    l->vertex[*np] = v < r->roof_verts ? v : NONE;
                 }
                 (*np)++;
                 n++;
@@ -186,7 +317,6 @@ static strata_status trace_plane(const strata_result *r, strata_loops *l, link_t
                 lp->closed = closed;
                 lp->first = pstart;
                 lp->count = (uint32_t)n;
-                measure(l, pstart, (uint32_t)n, closed, &lp->length, &lp->area);
             }
             (*nl)++;
         }
@@ -288,6 +418,8 @@ strata_status strata_loops_from_result(strata_ctx *ctx, const strata_result *r,
         l->plane_first[0] = 0;
         st = build(ctx, r, l, &t, npieces);
     }
+    if (st == STRATA_OK)
+        st = strata__loops_canonical(l);
     strata__free(al, t.start);
     strata__free(al, t.ends);
     strata__free(al, t.seen);

@@ -22,4 +22,11 @@ struct strata_loops {
     float radius;
 };
 
+/* Length and signed area of points [p0, p0 + n) of l (closed: back to
+ * the first), as strata_loop documents them. */
+STRATA_HIDDEN void strata__loops_measure(strata_loops *l, uint64_t p0, uint32_t n, int closed,
+                                         double *len, double *area);
+/* Put l in its canonical order (core/loops.c): every builder ends so. */
+STRATA_HIDDEN strata_status strata__loops_canonical(strata_loops *l);
+
 #endif

@@ -120,6 +120,11 @@ static int cross(const double *a, const double *b, const double *c, const double
     return 0;
 }
 
+static int cmp_f4(const void *pa, const void *pb)
+{
+    return memcmp(pa, pb, 4 * sizeof(float));
+}
+
 /* Every property of the file's header on the loops of a sliced grid;
  * returns the number of polylines. */
 static uint64_t check_grid_loops(const float *h, const strata_result *r, const strata_loops *l)
@@ -160,10 +165,11 @@ static uint64_t check_grid_loops(const float *h, const strata_result *r, const s
             nseg += nseg_l;
             for (uint32_t i = 0; i < lp->count; i++) {
                 const uint64_t p = lp->first + i;
-                /* a wall's top corner, bits and all */
-                require(lv.x[p] == rv.x[lv.vertex[p]] && lv.y[p] == rv.y[lv.vertex[p]] &&
-                            lv.z[p] == rv.z[lv.vertex[p]],
-                        "point %llu is not vertex %u", (unsigned long long)p, lv.vertex[p]);
+                /* a vertex lying on the plane, or none */
+                require(lv.vertex[p] == UINT32_MAX ||
+                            (lv.vertex[p] < rv.nverts && lv.x[p] == rv.x[lv.vertex[p]] &&
+                             lv.z[p] == rv.z[lv.vertex[p]] && lv.y[p] == rv.y[lv.vertex[p]]),
+                        "point %llu: vertex %u", (unsigned long long)p, lv.vertex[p]);
                 require(lv.y[p] == L, "point %llu at %.9g, plane %.9g", (unsigned long long)p,
                         lv.y[p], L);
             }
@@ -203,6 +209,34 @@ static uint64_t check_grid_loops(const float *h, const strata_result *r, const s
         }
         require(fabs(sum - walls) <= 1e-9 * (1 + walls), "plane %u: loops %.17g, wall tops %.17g",
                 k, sum, walls);
+        /* every segment is a wall's top edge, bits and all, and back */
+        {
+            const uint64_t nq = k > 0 ? t->wall_count / 6 : 0;
+            float(*wq)[4] = malloc(sizeof *wq * (nq ? nq : 1));
+            float(*ls)[4] = malloc(sizeof *ls * (nq ? nq : 1));
+            for (uint64_t q = 0; q < nq; q++) {
+                const uint32_t *ix = rv.indices + t->wall_first + 6 * q;
+                const float w4[4] = {rv.x[ix[2]], rv.z[ix[2]], rv.x[ix[5]], rv.z[ix[5]]};
+                memcpy(wq[q], w4, sizeof w4);
+            }
+            uint64_t ns = 0;
+            for (uint64_t li = lv.plane_first[k]; li < lv.plane_first[k + 1]; li++) {
+                const strata_loop *lp = &lv.loops[li];
+                for (uint32_t i = 0; i < (lp->closed ? lp->count : lp->count - 1); i++) {
+                    const uint64_t p = lp->first + i, q = lp->first + (i + 1) % lp->count;
+                    require(ns < nq, "plane %u: more segments than walls", k);
+                    const float s4[4] = {lv.x[p], lv.z[p], lv.x[q], lv.z[q]};
+                    memcpy(ls[ns++], s4, sizeof s4);
+                }
+            }
+            require(ns == nq, "plane %u: %llu segments, %llu walls", k, (unsigned long long)ns,
+                    (unsigned long long)nq);
+            qsort(wq, nq, sizeof *wq, cmp_f4);
+            qsort(ls, ns, sizeof *ls, cmp_f4);
+            require(!memcmp(wq, ls, nq * sizeof *wq), "plane %u: segments are not the wall tops", k);
+            free(wq);
+            free(ls);
+        }
         /* simple: no two segments of the plane cross (all pairs: small) */
         double (*seg)[4] = malloc(sizeof *seg * (nseg ? nseg : 1));
         uint64_t s = 0;
