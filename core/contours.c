@@ -1114,7 +1114,8 @@ strata_status strata_loops_write(strata_ctx *ctx, const strata_loops *l, const c
         g.D = (double)g.Y1 - g.Y0;
         uint32_t nv = 0;
         for (uint64_t p = 0; p < l->npoints; p++)
-            nv = l->vertex[p] >= nv ? l->vertex[p] + 1 : nv;
+            if (l->vertex[p] != NONE && l->vertex[p] >= nv)
+                nv = l->vertex[p] + 1;
         g.nstamp = nv;
         g.stamp = strata__alloc_array(g.al, nv ? nv : 1, sizeof(uint64_t));
         if (!g.stamp)
