@@ -20,8 +20,7 @@
 /* The contour levels the options ask for over heights [hmin, hmax], with
  * a floor plane below them all first (the slicer cuts nothing at its
  * lowest plane): *n planes, malloc'ed. */
-static float *contour_levels(strata_ctx *ctx, const job *o, const strata_mesh *m, float hmin,
-                             float hmax, uint32_t *n)
+static float *contour_levels(const job *o, float hmin, float hmax, uint32_t *n)
 {
     float *L = NULL;
     if (o->levels.n || !isnan(o->interval)) {
@@ -57,11 +56,10 @@ static float *contour_levels(strata_ctx *ctx, const job *o, const strata_mesh *m
     *n = (uint32_t)o->terraces;
     if (!(L = malloc(*n * sizeof *L)))
         die(EXIT_RUNTIME, "out of memory");
-    const strata_status st = strata_levels_uniform(m, *n, NULL, L);
+    const strata_status st = strata_levels_range(hmin, hmax, *n, NULL, L);
     char why[96];
     snprintf(why, sizeof why, "%u terraces are too many for the height range", *n);
     check_call(st, (call){.what = "--terraces", .why = st == STRATA_ERR_BAD_LEVELS ? why : NULL});
-    (void)ctx;
     return L;
 }
 
@@ -81,38 +79,44 @@ int run_contours(job *o)
     const strata_status lst = strata_heightmap_load(ctx, o->input, &hm);
     check_call(lst, (call){.what = "heightmap", .path = o->input});
     const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
-    strata_mesh *m;
-    const strata_status mst =
-        strata_mesh_from_heightmap(ctx, hm, (float)o->cell_size, (float)o->height_scale, &m);
-    strata_heightmap_destroy(hm);
-    check_call(mst, (call){.what = "heightmap", .path = o->input,
-                           .why = mst == STRATA_ERR_NOT_FINITE
-                                      ? "a sample times --height-scale is not a finite float"
-                                      : NULL});
     check_interrupt();
     t[1] = now();
-    float hmin, hmax;
-    check(strata_mesh_height_range(m, &hmin, &hmax), "heights");
+    /* heights as strata_mesh_from_heightmap makes them: sample x scale */
+    float lo, hi;
+    check(strata_heightmap_range(hm, &lo, &hi), "heights");
+    const float scale = (float)o->height_scale;
+    float hmin = scale >= 0 ? lo * scale : hi * scale, hmax = scale >= 0 ? hi * scale : lo * scale;
+    float corner;
+    check(strata_heightmap_read(hm, 0, 0, 1, 1, &corner), "heights");
+    corner *= scale;
+    if (!isfinite(hmin) || !isfinite(hmax))
+        die(EXIT_RUNTIME, "heightmap '%s': a sample times --height-scale is not a finite float",
+            o->input);
     uint32_t n;
-    float *L = contour_levels(ctx, o, m, hmin, hmax, &n);
+    float *L = contour_levels(o, hmin, hmax, &n);
     strata_loops *l;
-    check(strata_loops_from_mesh(ctx, m, L, n, &l), "contours");
+    const strata_status cst =
+        strata_loops_from_heightmap(ctx, hm, (float)o->cell_size, scale, L, n, &l);
+    check_call(cst, (call){.what = "contours",
+                           .why = cst == STRATA_ERR_NOT_FINITE
+                                      ? "a sample times --height-scale is not a finite float"
+                                      : NULL});
+    strata_heightmap_destroy(hm);
     check_interrupt();
     t[2] = now();
 
-    strata_mesh_view mv;
-    strata_mesh_get_view(m, &mv);
     strata_loops_write_options wo;
     strata_loops_write_defaults(&wo);
     wo.polygons = o->polygons;
     wo.origin[0] = 0.5 * (double)(w - 1) * o->cell_size; /* X = column x cell */
     wo.origin[1] = 0.5 * (double)(h - 1) * o->cell_size; /* Y = (h-1-row) x cell */
     wo.has_domain = 1;
-    wo.domain[0] = mv.x[0];
-    wo.domain[1] = mv.z[0];
-    wo.domain[2] = mv.x[w - 1];
-    wo.domain[3] = mv.z[(size_t)(h - 1) * w];
-    wo.corner_height = mv.h[0];
+    /* the grid's corners, as strata_shape_grid places them */
+    wo.domain[0] = (float)(-0.5 * (double)(w - 1) * (float)o->cell_size);
+    wo.domain[1] = (float)(-0.5 * (double)(h - 1) * (float)o->cell_size);
+    wo.domain[2] = (float)(0.5 * (double)(w - 1) * (float)o->cell_size);
+    wo.domain[3] = (float)(0.5 * (double)(h - 1) * (float)o->cell_size);
+    wo.corner_height = corner;
     wo.height_min = hmin;
     wo.height_max = hmax;
     wo.svg_scale = o->svg_scale;
@@ -148,7 +152,6 @@ int run_contours(job *o)
     interrupt_watch(NULL);
     free(L);
     strata_loops_destroy(l);
-    strata_mesh_destroy(m);
     strata_ctx_destroy(ctx);
     return EXIT_SUCCESS;
 }

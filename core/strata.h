@@ -780,6 +780,20 @@ STRATA_API strata_status strata_loops_from_result(strata_ctx *ctx,
 STRATA_API strata_status strata_loops_from_mesh(strata_ctx *ctx, const strata_mesh *m,
                                                 const float *levels, uint32_t nlevels,
                                                 strata_loops **out);
+/* The loops strata_loops_from_mesh gives for the mesh
+ * strata_mesh_from_heightmap(hm, cell_size, height_scale) would make,
+ * straight from the samples: no mesh, no slice.  The same points, bits
+ * and all, the same order.  Memory: 4 bytes a sample for heights and 3
+ * for bands, and about 20 bytes a crossing of an edge by a plane; about
+ * 30 times faster than slicing on a 4096 x 4096 heightmap.  Progress
+ * stage "loops".  Errors as strata_mesh_from_heightmap and
+ * strata_loops_from_mesh (STRATA_ERR_BAD_LEVELS, STRATA_ERR_NOT_FINITE,
+ * STRATA_ERR_OVERFLOW beyond 2^32-1 crossings). */
+STRATA_API strata_status strata_loops_from_heightmap(strata_ctx *ctx,
+                                                     const strata_heightmap *hm,
+                                                     float cell_size, float height_scale,
+                                                     const float *levels, uint32_t nlevels,
+                                                     strata_loops **out);
 STRATA_API void strata_loops_get_view(const strata_loops *l, strata_loops_view *v);
 STRATA_API void strata_loops_destroy(strata_loops *l);
 

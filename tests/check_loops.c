@@ -453,6 +453,90 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* A PFM in memory of w x h samples, rows top first (PFM stores them
+ * bottom first). */
+static strata_heightmap *pfm(strata_ctx *ctx, uint32_t w, uint32_t h, const float *v)
+{
+    char head[64];
+    const int n = snprintf(head, sizeof head, "Pf\n%u %u\n-1.0\n", w, h);
+    const size_t len = (size_t)n + 4u * w * h;
+    unsigned char *buf = malloc(len);
+    memcpy(buf, head, (size_t)n);
+    for (uint32_t j = 0; j < h; j++)
+        memcpy(buf + n + 4u * w * (h - 1 - j), v + (size_t)j * w, 4u * w);
+    strata_heightmap *hm;
+    ck_assert_ok(strata_heightmap_decode(ctx, buf, len, &hm));
+    free(buf);
+    return hm;
+}
+
+static void same_loops(const strata_loops *a, const strata_loops *b, const char *what)
+{
+    strata_loops_view u, v;
+    strata_loops_get_view(a, &u);
+    strata_loops_get_view(b, &v);
+    require(u.nplanes == v.nplanes && u.nloops == v.nloops && u.npoints == v.npoints,
+            "%s: %llu vs %llu polylines, %llu vs %llu points", what,
+            (unsigned long long)u.nloops, (unsigned long long)v.nloops,
+            (unsigned long long)u.npoints, (unsigned long long)v.npoints);
+    require(!memcmp(u.plane_first, v.plane_first, (u.nplanes + 1) * sizeof(uint64_t)) &&
+                !memcmp(u.loops, v.loops, u.nloops * sizeof *u.loops) &&
+                !memcmp(u.x, v.x, u.npoints * 4) && !memcmp(u.y, v.y, u.npoints * 4) &&
+                !memcmp(u.z, v.z, u.npoints * 4) && !memcmp(u.vertex, v.vertex, u.npoints * 4),
+            "%s: other loops", what);
+}
+
+/* strata_loops_from_heightmap = strata_loops_from_mesh of the mesh
+ * strata_mesh_from_heightmap makes, byte for byte, on the heights above,
+ * on random integers (vertices on planes, saddles, fins, plateaus) and
+ * with 1 to 3 threads. */
+START_TEST(test_from_heightmap)
+{
+    strata_ctx *ctx;
+    ck_assert_ok(strata_ctx_create(NULL, &ctx));
+    uint64_t rng = 0x9e3779b97f4a7c15ull * (uint64_t)(_i + 1);
+    for (int round = 0; round < 12; round++) {
+        const uint32_t w = round < 3 ? N + 1 : 5 + (uint32_t)(rng >> 59) % 23u;
+        const uint32_t h = round < 3 ? N + 1 : 4 + (uint32_t)(rng >> 40) % 19u;
+        float *v = malloc(sizeof(float) * w * h);
+        if (round < 3) {
+            heights(round, v);
+        } else {
+            const uint32_t top = 1 + round % 4;
+            for (uint32_t i = 0; i < w * h; i++) {
+                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                v[i] = (float)((rng >> 33) % (top + 1));
+            }
+        }
+        strata_heightmap *hm = pfm(ctx, w, h, v);
+        const float Lr[] = {-0.5f, 0.0f, 1.0f, 2.0f, 3.0f, 3.5f, 4.0f};
+        const float *L = round == 0 ? levels_float : round < 3 ? levels_int : Lr;
+        const uint32_t n = round == 0   ? sizeof levels_float / sizeof *levels_float
+                           : round < 3 ? sizeof levels_int / sizeof *levels_int
+                                       : sizeof Lr / sizeof *Lr;
+        const float cell = round % 2 ? 1.0f : 0.3f, scale = round % 3 ? 1.0f : 2.5f;
+        strata_mesh *m;
+        ck_assert_ok(strata_mesh_from_heightmap(ctx, hm, cell, scale, &m));
+        ck_assert_ok(strata_ctx_set_threads(ctx, 1));
+        strata_loops *ref, *l;
+        ck_assert_ok(strata_loops_from_mesh(ctx, m, L, n, &ref));
+        for (int t = 1; t <= 3; t++) {
+            ck_assert_ok(strata_ctx_set_threads(ctx, t));
+            ck_assert_ok(strata_loops_from_heightmap(ctx, hm, cell, scale, L, n, &l));
+            char what[64];
+            snprintf(what, sizeof what, "round %d, %ux%u, %d threads", round, w, h, t);
+            same_loops(ref, l, what);
+            strata_loops_destroy(l);
+        }
+        strata_loops_destroy(ref);
+        strata_mesh_destroy(m);
+        strata_heightmap_destroy(hm);
+        free(v);
+    }
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 static Suite *loops_suite(void)
 {
     Suite *s = suite_create("loops");
@@ -463,6 +547,7 @@ static Suite *loops_suite(void)
     tcase_add_test(tc, test_hill_orientation);
     tcase_add_test(tc, test_planet_loops);
     tcase_add_test(tc, test_errors);
+    tcase_add_loop_test(tc, test_from_heightmap, 0, 4);
     suite_add_tcase(s, tc);
     return s;
 }
