@@ -46,7 +46,7 @@ static inline double scale10(double d, int e)
 }
 
 /* The shortest decimal that reads back (correctly rounded to float) as
- * f, at most 9 significant digits, plain notation for exponents -7..9,
+ * f, at most 9 significant digits, plain notation for exponents -4..9,
  * else d.ddde[-]x.  A non-finite f cannot occur (heights and positions
  * are finite) and is written as 0.  Returns the end; at most 16 bytes. */
 static char *put_float(char *p, float f)
@@ -60,31 +60,32 @@ static char *put_float(char *p, float f)
         f = -f;
     }
     const double d = f;
-    int e = (int)floor(log10(d)); /* 10^e <= d < 10^(e+1), fixed below */
-    if (e - 8 < -22 || e > 22) { /* outside the exact powers: rare */
+    int be;
+    frexp(d, &be); /* d = m 2^be, m in [0.5, 1) */
+    int e = (int)floor((be - 1) * 0.30102999566398120); /* 10^e <= d < 10^(e+1), fixed below */
+    if (e < -13 || e > 20) { /* outside the exact powers of ten: rare */
         for (int n = 1; n <= 9; n++) {
             const int len = sprintf(p, "%.*g", n, d);
             if (strtof(p, NULL) == f || n == 9)
                 return p + len;
         }
     }
-    if (d < scale10(1.0, e))
+    while (d < scale10(1.0, e))
         e--;
-    else if (d >= scale10(1.0, e + 1))
+    while (d >= scale10(1.0, e + 1))
         e++;
-    uint64_t m = 0;
-    int digits = 9;
-    for (int n = 1; n <= 9; n++) {
-        const int s = n - 1 - e; /* m = round(d * 10^s), n digits */
-        if (s > 22 || s < -22)
-            continue;
-        const double v = nearbyint(scale10(d, s));
-        if ((float)scale10(v, -s) == f || n == 9) {
-            m = (uint64_t)v;
-            digits = n;
-            break;
-        }
+    /* n digits suffice for n >= some n0 (an n-digit decimal has n + 1
+     * digits too): search n0 in 1..9 (9 always do) */
+    int lo = 1, hi = 9;
+    while (lo < hi) {
+        const int n = (lo + hi) / 2, s = n - 1 - e;
+        if ((float)scale10(nearbyint(scale10(d, s)), -s) == f)
+            hi = n;
+        else
+            lo = n + 1;
     }
+    int digits = hi;
+    uint64_t m = (uint64_t)nearbyint(scale10(d, digits - 1 - e));
     if (m >= (uint64_t)pow10_exact[digits]) { /* rounded up to 10^n */
         m /= 10;
         e++;
@@ -98,7 +99,7 @@ static char *put_float(char *p, float f)
         dig[i] = (char)('0' + m % 10);
         m /= 10;
     }
-    if (e < -7 || e > 9) {
+    if (e < -4 || e > 9) {
         *p++ = dig[0];
         if (digits > 1) {
             *p++ = '.';
