@@ -20,11 +20,12 @@
  * polylines are the slicer's once repeated points are dropped.  A closed
  * walk of fewer than three points is a fin, whose walls the slicer drops.
  *
- *   1 heights    samples x scale, as strata_mesh_from_heightmap
- *   2 classify   bands and vertices on planes (the slicer's kernel)
+ *   1 heights    samples x scale, as strata_mesh_from_heightmap (no copy)
+ *   2 classify   bands and vertices on planes (the slicer's kernel, a row
+ *                of heights at a time)
  *   3 count      crossings per row of edges, a prefix sum
  *   4 cut        per row of cells (threads): crossings placed, next[] set
- *   5 trace      polylines (count, then fill), canonical order */
+ *   5 trace      polylines, canonical order */
 #include "alloc.h"
 #include "ctx.h"
 #include "heightmap.h"
@@ -44,7 +45,9 @@
 
 typedef struct {
     uint32_t w, h, nx, nz;
-    const float *hv; /* heights, w*h */
+    const float *data; /* samples, w*h: a height is data[v] * scale, the
+                          float product strata_mesh_from_heightmap makes */
+    float scale;
     const float *xs, *zs;
     const uint16_t *band;
     const uint8_t *on;
@@ -88,7 +91,7 @@ static void place_edge(const grid_job *g, uint32_t a, uint32_t b, uint32_t base)
     }
     const uint32_t ip = p % g->w, jp = p / g->w, iq = q % g->w, jq = q / g->w;
     const float xp = g->xs[ip], zp = g->zs[jp], xq = g->xs[iq], zq = g->zs[jq];
-    const float hp = g->hv[p], dh = g->hv[q] - g->hv[p];
+    const float hp = g->data[p] * g->scale, dh = g->data[q] * g->scale - hp;
     const float dx = xq - xp, dz = zq - zp;
     uint32_t id = base;
     for (uint32_t k = g->band[p] + 1u; k <= g->band[q]; k++, id++) {
@@ -202,45 +205,41 @@ static uint32_t walk(const grid_job *g, uint8_t *seen, uint32_t c, int closed, s
     return n;
 }
 
-/* Phase 5: every polyline, counted (fill 0) or written. */
-static strata_status trace(const grid_job *g, uint64_t C, uint8_t *seen, strata_loops *l,
-                           int fill)
+/* Phase 5: every polyline, open ones first, into l (points: at most one
+ * a crossing, room for C + 3 given; polylines: grown). */
+static strata_status trace(const grid_job *g, uint64_t C, uint8_t *seen, strata_loops *l)
 {
+    const strata_allocator *al = &l->alloc;
     memset(seen, 0, C ? C : 1);
-    uint64_t nl = 0, np = 0;
+    uint64_t nl = 0, np = 0, cap = 0;
     for (int closed = 0; closed < 2; closed++) {
         for (uint64_t c = 0; c < C; c++) {
             if (seen[c] || g->next[c] == NONE || (!closed && g->hasprev[c]))
                 continue;
-            const uint32_t n = walk(g, seen, (uint32_t)c, closed, l, np, fill);
+            const uint32_t n = walk(g, seen, (uint32_t)c, closed, l, np, 1);
             if (n < (closed ? 3u : 2u))
                 continue; /* a fin, or a peak exactly on a plane */
-            if (fill) {
-                strata_loop *lp = &l->loops[nl];
-                memset(lp, 0, sizeof *lp);
-                lp->plane = g->cplane[c];
-                lp->closed = (uint32_t)closed;
-                lp->first = np;
-                lp->count = n;
+            if (nl == cap) {
+                cap = cap ? 2 * cap : 1024;
+                strata_loop *nlp = strata__alloc_array(al, cap, sizeof *nlp);
+                if (!nlp)
+                    return STRATA_ERR_NOMEM;
+                if (nl)
+                    memcpy(nlp, l->loops, nl * sizeof *nlp);
+                strata__free(al, l->loops);
+                l->loops = nlp;
             }
-            nl++;
+            strata_loop *lp = &l->loops[nl++];
+            memset(lp, 0, sizeof *lp);
+            lp->plane = g->cplane[c];
+            lp->closed = (uint32_t)closed;
+            lp->first = np;
+            lp->count = n;
             np += n;
         }
     }
-    if (!fill) {
-        const strata_allocator *al = &l->alloc;
-        l->nloops = nl;
-        l->npoints = np;
-        l->loops = strata__alloc_array(al, nl ? nl : 1, sizeof(strata_loop));
-        /* + 3: a walk writes its points before it is known to be a fin
-         * (q, w, q), which is then dropped */
-        l->x = strata__alloc_array(al, np + 3, sizeof(float));
-        l->y = strata__alloc_array(al, np + 3, sizeof(float));
-        l->z = strata__alloc_array(al, np + 3, sizeof(float));
-        l->vertex = strata__alloc_array(al, np + 3, sizeof(uint32_t));
-        if (!l->loops || !l->x || !l->y || !l->z || !l->vertex)
-            return STRATA_ERR_NOMEM;
-    }
+    l->nloops = nl;
+    l->npoints = np;
     return STRATA_OK;
 }
 
@@ -265,43 +264,58 @@ static strata_status run(strata_ctx *ctx, const strata_heightmap *hm, float cell
     const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
     const uint64_t V = (uint64_t)w * h;
     grid_job g = {.w = w, .h = h, .nx = w - 1, .nz = h - 1, .L = L};
-    /* 1 heights */
-    float *hv = bag_alloc(b, V, sizeof(float));
+    /* 1 heights: the samples (read into memory if hm keeps them in its
+     * file), scaled where used */
+    const float *data = strata_heightmap_data(hm);
     float *xs = bag_alloc(b, w, sizeof(float)), *zs = bag_alloc(b, h, sizeof(float));
     uint16_t *band = bag_alloc(b, V + 1, sizeof(uint16_t));
     uint8_t *on = bag_alloc(b, V, 1);
-    if (!hv || !xs || !zs || !band || !on)
+    float *rows = bag_alloc(b, (size_t)ctx->threads * w, sizeof(float));
+    if (!xs || !zs || !band || !on || !rows)
         return STRATA_ERR_NOMEM;
-    strata_status st = strata_heightmap_read(hm, 0, 0, w, h, hv);
-    if (st != STRATA_OK)
-        return st;
-    int nonfinite = 0;
-#pragma omp parallel for num_threads(ctx->threads) schedule(static) reduction(| : nonfinite)
-    for (int64_t i = 0; i < (int64_t)V; i++) {
-        hv[i] *= scale;
-        nonfinite |= !isfinite(hv[i]);
+    strata_status st;
+    if (!data) {
+        float *buf = bag_alloc(b, V, sizeof(float));
+        if (!buf)
+            return STRATA_ERR_NOMEM;
+        if ((st = strata_heightmap_read(hm, 0, 0, w, h, buf)) != STRATA_OK)
+            return st;
+        data = buf;
     }
-    if (nonfinite)
-        return STRATA_ERR_NOT_FINITE;
     for (uint32_t i = 0; i < w; i++)
         xs[i] = strata__grid_coord(i, g.nx, cell);
     for (uint32_t j = 0; j < h; j++)
         zs[j] = strata__grid_coord(j, g.nz, cell);
-    g.hv = hv;
+    g.data = data;
+    g.scale = scale;
     g.xs = xs;
     g.zs = zs;
-    if ((st = strata__progress(ctx, "loops", 0.1)) != STRATA_OK)
-        return st;
-    /* 2 classify */
+    /* 2 classify, a row of heights at a time */
     band[V] = 0;
-#pragma omp parallel for num_threads(ctx->threads) schedule(static)
-    for (int64_t r = 0; r < (int64_t)h; r++) {
-        uint64_t cnt[2] = {0, 0};
-        ctx->simd.classify(L, nL, hv + (size_t)r * w, w, band + (size_t)r * w,
-                           on + (size_t)r * w, cnt);
+    int nonfinite = 0;
+#pragma omp parallel num_threads(ctx->threads) reduction(| : nonfinite)
+    {
+#ifdef _OPENMP
+        float *row = rows + (size_t)omp_get_thread_num() * w;
+#else
+        float *row = rows;
+#endif
+#pragma omp for schedule(static)
+        for (int64_t r = 0; r < (int64_t)h; r++) {
+            const float *src = data + (size_t)r * w;
+            for (uint32_t i = 0; i < w; i++)
+                row[i] = src[i] * scale;
+            uint64_t cnt[2] = {0, 0};
+            ctx->simd.classify(L, nL, row, w, band + (size_t)r * w, on + (size_t)r * w, cnt);
+            nonfinite |= cnt[1] != 0;
+        }
     }
+    if (nonfinite)
+        return STRATA_ERR_NOT_FINITE;
     g.band = band;
     g.on = on;
+    if ((st = strata__progress(ctx, "loops", 0.2)) != STRATA_OK)
+        return st;
     /* 3 count */
     const uint32_t G = 3 * g.nz + 1;
     uint64_t *goff = bag_alloc(b, (size_t)G + 1, sizeof(uint64_t));
@@ -364,7 +378,13 @@ static strata_status run(strata_ctx *ctx, const strata_heightmap *hm, float cell
     uint8_t *seen = bag_alloc(b, C, 1);
     if (!seen)
         return STRATA_ERR_NOMEM;
-    if ((st = trace(&g, C, seen, l, 0)) != STRATA_OK || (st = trace(&g, C, seen, l, 1)) != STRATA_OK)
+    l->x = strata__alloc_array(&l->alloc, C + 3, sizeof(float));
+    l->y = strata__alloc_array(&l->alloc, C + 3, sizeof(float));
+    l->z = strata__alloc_array(&l->alloc, C + 3, sizeof(float));
+    l->vertex = strata__alloc_array(&l->alloc, C + 3, sizeof(uint32_t));
+    if (!l->x || !l->y || !l->z || !l->vertex)
+        return STRATA_ERR_NOMEM;
+    if ((st = trace(&g, C, seen, l)) != STRATA_OK)
         return st;
     return strata__loops_canonical(l);
 }
