@@ -180,27 +180,27 @@ static int cmp_loop(const void *pa, const void *pb)
  * loop starts at its smallest point (z, then x; of two visits of one
  * point, the one whose rotation is smaller), and within a plane the open
  * polylines come first, then the closed loops, each kind by its points
- * in order.  Lengths and areas are measured after. */
+ * in order.  Points stay where they are (rotated within their loop):
+ * only the table of polylines is sorted.  Lengths and areas are measured
+ * after. */
 strata_status strata__loops_canonical(strata_loops *l)
 {
     const strata_allocator *al = &l->alloc;
-    const uint64_t nl = l->nloops, np = l->npoints;
+    const uint64_t nl = l->nloops;
+    uint32_t longest = 0;
+    for (uint64_t i = 0; i < nl; i++)
+        longest = l->loops[i].count > longest ? l->loops[i].count : longest;
     loop_ref *ref = strata__alloc_array(al, nl ? nl : 1, sizeof *ref);
     strata_loop *loops = strata__alloc_array(al, nl ? nl : 1, sizeof *loops);
-    float *x = strata__alloc_array(al, np ? np : 1, sizeof(float));
-    float *y = strata__alloc_array(al, np ? np : 1, sizeof(float));
-    float *z = strata__alloc_array(al, np ? np : 1, sizeof(float));
-    uint32_t *v = strata__alloc_array(al, np ? np : 1, sizeof(uint32_t));
-    if (!ref || !loops || !x || !y || !z || !v) {
+    float *tmp = strata__alloc_array(al, longest ? longest : 1, 3 * sizeof(float) + 4);
+    if (!ref || !loops || !tmp) {
         strata__free(al, ref);
         strata__free(al, loops);
-        strata__free(al, x);
-        strata__free(al, y);
-        strata__free(al, z);
-        strata__free(al, v);
+        strata__free(al, tmp);
         return STRATA_ERR_NOMEM;
     }
-    /* rotate closed loops into x, y, z, v; then sort and copy back */
+    float *tx = tmp, *ty = tmp + longest, *tz = tmp + 2 * (size_t)longest;
+    uint32_t *tv = (uint32_t *)(tmp + 3 * (size_t)longest);
     for (uint64_t i = 0; i < nl; i++) {
         const strata_loop *lp = &l->loops[i];
         uint32_t best = 0;
@@ -209,42 +209,28 @@ strata_status strata__loops_canonical(strata_loops *l)
             if (c < 0 || (c == 0 && cmp_rotation(l, lp, j, best) < 0))
                 best = j;
         }
-        for (uint32_t j = 0; j < lp->count; j++) {
-            const uint64_t from = lp->first + (best + j) % lp->count, to = lp->first + j;
-            x[to] = l->x[from];
-            y[to] = l->y[from];
-            z[to] = l->z[from];
-            v[to] = l->vertex[from];
+        if (best) {
+            for (uint32_t j = 0; j < lp->count; j++) {
+                const uint64_t from = lp->first + (best + j) % lp->count;
+                tx[j] = l->x[from];
+                ty[j] = l->y[from];
+                tz[j] = l->z[from];
+                tv[j] = l->vertex[from];
+            }
+            memcpy(l->x + lp->first, tx, lp->count * sizeof(float));
+            memcpy(l->y + lp->first, ty, lp->count * sizeof(float));
+            memcpy(l->z + lp->first, tz, lp->count * sizeof(float));
+            memcpy(l->vertex + lp->first, tv, lp->count * sizeof(uint32_t));
         }
         ref[i] = (loop_ref){l, i};
     }
-    memcpy(l->x, x, np * sizeof(float));
-    memcpy(l->y, y, np * sizeof(float));
-    memcpy(l->z, z, np * sizeof(float));
-    memcpy(l->vertex, v, np * sizeof(uint32_t));
     qsort(ref, nl, sizeof *ref, cmp_loop);
-    uint64_t at = 0;
-    for (uint64_t i = 0; i < nl; i++) {
-        const strata_loop *lp = &l->loops[ref[i].i];
-        memcpy(x + at, l->x + lp->first, lp->count * sizeof(float));
-        memcpy(y + at, l->y + lp->first, lp->count * sizeof(float));
-        memcpy(z + at, l->z + lp->first, lp->count * sizeof(float));
-        memcpy(v + at, l->vertex + lp->first, lp->count * sizeof(uint32_t));
-        loops[i] = *lp;
-        loops[i].first = at;
-        at += lp->count;
-    }
+    for (uint64_t i = 0; i < nl; i++)
+        loops[i] = l->loops[ref[i].i];
     strata__free(al, l->loops);
-    strata__free(al, l->x);
-    strata__free(al, l->y);
-    strata__free(al, l->z);
-    strata__free(al, l->vertex);
     strata__free(al, ref);
+    strata__free(al, tmp);
     l->loops = loops;
-    l->x = x;
-    l->y = y;
-    l->z = z;
-    l->vertex = v;
     for (uint32_t k = 0; k <= l->nplanes; k++)
         l->plane_first[k] = 0;
     for (uint64_t i = 0; i < nl; i++) {

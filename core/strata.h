@@ -734,7 +734,9 @@ typedef struct strata_loop {
     uint32_t plane;  /* k: at height L[k] */
     uint32_t closed; /* 1: a closed loop (its first point is not repeated);
                         0: open, both ends on the border */
-    uint64_t first;  /* its first point in the point arrays */
+    uint64_t first;  /* its first point in the point arrays (its points
+                        are consecutive; polylines need not be stored in
+                        their order) */
     uint32_t count;  /* its points */
     double length;   /* sum of its segments' lengths (closed: with the
                         closing one), in double from the float points */

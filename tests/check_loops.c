@@ -155,7 +155,6 @@ static uint64_t check_grid_loops(const float *h, const strata_result *r, const s
         for (uint64_t li = lv.plane_first[k]; li < lv.plane_first[k + 1]; li++) {
             const strata_loop *lp = &lv.loops[li];
             require_eq(lp->plane, k);
-            require_eq(lp->first, npoints);
             npoints += lp->count;
             require(lp->count >= (lp->closed ? 3u : 2u), "loop %llu: %u points",
                     (unsigned long long)li, lp->count);
@@ -479,11 +478,19 @@ static void same_loops(const strata_loops *a, const strata_loops *b, const char 
             "%s: %llu vs %llu polylines, %llu vs %llu points", what,
             (unsigned long long)u.nloops, (unsigned long long)v.nloops,
             (unsigned long long)u.npoints, (unsigned long long)v.npoints);
-    require(!memcmp(u.plane_first, v.plane_first, (u.nplanes + 1) * sizeof(uint64_t)) &&
-                !memcmp(u.loops, v.loops, u.nloops * sizeof *u.loops) &&
-                !memcmp(u.x, v.x, u.npoints * 4) && !memcmp(u.y, v.y, u.npoints * 4) &&
-                !memcmp(u.z, v.z, u.npoints * 4) && !memcmp(u.vertex, v.vertex, u.npoints * 4),
-            "%s: other loops", what);
+    require(!memcmp(u.plane_first, v.plane_first, (u.nplanes + 1) * sizeof(uint64_t)),
+            "%s: other planes", what);
+    for (uint64_t i = 0; i < u.nloops; i++) {
+        const strata_loop *p = &u.loops[i], *q = &v.loops[i];
+        require(p->plane == q->plane && p->closed == q->closed && p->count == q->count &&
+                    p->length == q->length && p->area == q->area,
+                "%s: polyline %llu differs", what, (unsigned long long)i);
+        require(!memcmp(u.x + p->first, v.x + q->first, 4u * p->count) &&
+                    !memcmp(u.y + p->first, v.y + q->first, 4u * p->count) &&
+                    !memcmp(u.z + p->first, v.z + q->first, 4u * p->count) &&
+                    !memcmp(u.vertex + p->first, v.vertex + q->first, 4u * p->count),
+                "%s: polyline %llu has other points", what, (unsigned long long)i);
+    }
 }
 
 /* strata_loops_from_heightmap = strata_loops_from_mesh of the mesh
