@@ -945,27 +945,116 @@ static void write_polygons(strata_out *o, region *g, uint32_t corner_band)
     put_str(o, "\n]}\n");
 }
 
+/* GeoJSON lines are formatted in parallel: the polylines, cut into
+ * pieces of at most LINE_PIECE points, go in batches of about
+ * LINE_BATCH points; every piece is formatted by some thread into its
+ * own stretch of the batch's buffer, and the stretches are written in
+ * order, so the bytes never depend on the thread count. */
+#define LINE_PIECE 8192u
+#define LINE_BATCH (256u * 1024u)
+/* Bytes of one position at most: ",[" + 2 numbers of 16 + "," + "]". */
+#define LINE_POINT_MAX 40u
+/* The feature's head and tail at most. */
+#define LINE_HEAD_MAX 160u
+
+typedef struct {
+    uint64_t loop;
+    uint32_t from, to; /* positions [from, to) of the feature's list */
+    uint64_t at;       /* its stretch of the batch buffer */
+    uint64_t len;      /* bytes formatted */
+} line_piece;
+
+static char *put_xy_raw(char *p, int comma, float X, float Y)
+{
+    if (comma)
+        *p++ = ',';
+    *p++ = '[';
+    p = put_float(p, X);
+    *p++ = ',';
+    p = put_float(p, Y);
+    *p++ = ']';
+    return p;
+}
+
+static void format_piece(const frame *fr, line_piece *pc, char *buf)
+{
+    const strata_loops *l = fr->l;
+    const strata_loop *lp = &l->loops[pc->loop];
+    char *p = buf + pc->at, *p0 = p;
+    if (pc->from == 0) {
+        static const char head[] = "{\"type\":\"Feature\",\"properties\":{\"elev\":";
+        static const char mid[] = "},\"geometry\":{\"type\":\"LineString\",\"coordinates\":[";
+        if (pc->loop)
+            *p++ = ',';
+        *p++ = '\n';
+        memcpy(p, head, sizeof head - 1);
+        p += sizeof head - 1;
+        p = put_float(p, l->levels[lp->plane]);
+        memcpy(p, mid, sizeof mid - 1);
+        p += sizeof mid - 1;
+    }
+    for (uint32_t i = pc->from; i < pc->to; i++) {
+        float X, Y;
+        map_point(fr, lp->first + (i == lp->count ? 0 : i), &X, &Y);
+        p = put_xy_raw(p, i > 0, X, Y);
+    }
+    if (pc->to == lp->count + (lp->closed ? 1u : 0u)) {
+        memcpy(p, "]}}", 3);
+        p += 3;
+    }
+    pc->len = (uint64_t)(p - p0);
+}
+
 static void write_lines(strata_out *o, const frame *fr)
 {
     const strata_loops *l = fr->l;
+    strata_ctx *ctx = o->ctx;
+    const strata_allocator *al = o->al;
+    const size_t maxp = 4096; /* pieces a batch */
+    line_piece *pcs = strata__alloc_array(al, maxp, sizeof *pcs);
+    char *buf = strata__alloc(al, (size_t)LINE_BATCH * LINE_POINT_MAX +
+                                      (size_t)maxp * LINE_HEAD_MAX + LINE_POINT_MAX);
+    if (!pcs || !buf) {
+        strata__free(al, pcs);
+        strata__free(al, buf);
+        if (!o->err)
+            o->err = ENOMEM;
+        return;
+    }
     put_str(o, "{\"type\":\"FeatureCollection\",\"features\":[");
-    for (uint64_t li = 0; li < l->nloops && strata__out_ok(o); li++) {
-        const strata_loop *lp = &l->loops[li];
-        put_str(o, li ? ",\n{\"type\":\"Feature\",\"properties\":{\"elev\":"
-                      : "\n{\"type\":\"Feature\",\"properties\":{\"elev\":");
-        put_num(o, l->levels[lp->plane]);
-        put_str(o, "},\"geometry\":{\"type\":\"LineString\",\"coordinates\":[");
-        const uint32_t n = lp->count + (lp->closed ? 1 : 0);
-        for (uint32_t i = 0; i < n; i++) {
-            float X, Y;
-            map_point(fr, lp->first + (i == lp->count ? 0 : i), &X, &Y);
-            put_xy(o, i > 0, X, Y);
+    uint64_t li = 0;
+    uint32_t from = 0;
+    while (li < l->nloops && strata__out_ok(o)) {
+        /* a batch of pieces */
+        size_t np = 0;
+        uint64_t points = 0, at = 0;
+        while (li < l->nloops && points < LINE_BATCH && np < maxp) {
+            const strata_loop *lp = &l->loops[li];
+            const uint32_t n = lp->count + (lp->closed ? 1u : 0u);
+            uint32_t to = n - from > LINE_PIECE ? from + LINE_PIECE : n;
+            if (to - from > LINE_BATCH - points && points > 0)
+                break;
+            pcs[np] = (line_piece){li, from, to, at, 0};
+            at += (uint64_t)(to - from) * LINE_POINT_MAX + LINE_HEAD_MAX;
+            points += to - from;
+            np++;
+            from = to;
+            if (to == n) {
+                li++;
+                from = 0;
+            }
         }
-        put_str(o, "]}}");
-        if (li % 4096 == 0)
-            strata__out_progress(o, li, l->nloops);
+        const int64_t nn = (int64_t)np;
+#pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
+        for (int64_t i = 0; i < nn; i++)
+            format_piece(fr, &pcs[i], buf);
+        for (size_t i = 0; i < np && strata__out_ok(o); i++)
+            strata__out_bytes(o, buf + pcs[i].at, pcs[i].len);
+        strata__out_progress(o, li, l->nloops);
     }
     put_str(o, "\n]}\n");
+    strata__free(al, pcs);
+    strata__free(al, buf);
 }
 
 static void write_svg(strata_out *o, region *g, uint32_t corner_band)
