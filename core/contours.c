@@ -1060,6 +1060,60 @@ static void write_lines(strata_out *o, const frame *fr)
     strata__free(al, buf);
 }
 
+/* Planets: longitude and latitude, every line that crosses the
+ * antimeridian cut there into the parts of a MultiLineString (RFC 7946,
+ * 3.1.9), the cut point at longitude 180 and -180 with the latitude
+ * interpolated linearly in degrees.  Written on the calling thread:
+ * planets' loops are few. */
+static void write_lines_lonlat(strata_out *o, const frame *fr)
+{
+    const strata_loops *l = fr->l;
+    put_str(o, "{\"type\":\"FeatureCollection\",\"features\":[");
+    for (uint64_t li = 0; li < l->nloops && strata__out_ok(o); li++) {
+        const strata_loop *lp = &l->loops[li];
+        const uint32_t n = lp->count + (lp->closed ? 1 : 0);
+        int cuts = 0;
+        float pX = 0, pY = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            float X, Y;
+            map_point(fr, lp->first + (i == lp->count ? 0 : i), &X, &Y);
+            cuts += i > 0 && fabsf(X - pX) > 180.0f;
+            pX = X;
+            pY = Y;
+        }
+        (void)pY;
+        put_str(o, li ? ",\n{\"type\":\"Feature\",\"properties\":{\"elev\":"
+                      : "\n{\"type\":\"Feature\",\"properties\":{\"elev\":");
+        put_num(o, l->levels[lp->plane]);
+        put_str(o, cuts ? "},\"geometry\":{\"type\":\"MultiLineString\",\"coordinates\":[["
+                        : "},\"geometry\":{\"type\":\"LineString\",\"coordinates\":[");
+        int first = 1;
+        for (uint32_t i = 0; i < n; i++) {
+            float X, Y;
+            map_point(fr, lp->first + (i == lp->count ? 0 : i), &X, &Y);
+            if (i > 0 && fabsf(X - pX) > 180.0f) {
+                /* from pX to X the short way passes +-180 */
+                const double side = pX > 0 ? 180.0 : -180.0;
+                const double span = 360.0 - fabs((double)X - pX);
+                const double f = span > 0 ? (180.0 - fabs((double)pX)) / span : 0.5;
+                const float Yc = (float)(pY + f * ((double)Y - pY));
+                put_xy(o, 1, (float)side, Yc);
+                put_str(o, "],[");
+                put_xy(o, 0, (float)-side, Yc);
+                first = 0;
+            }
+            put_xy(o, !first || i > 0, X, Y);
+            first = 0;
+            pX = X;
+            pY = Y;
+        }
+        put_str(o, cuts ? "]]}}" : "]}}");
+        if (li % 4096 == 0)
+            strata__out_progress(o, li, l->nloops);
+    }
+    put_str(o, "\n]}\n");
+}
+
 static void write_svg(strata_out *o, region *g, uint32_t corner_band)
 {
     const strata_loops *l = g->fr->l;
@@ -1222,6 +1276,8 @@ strata_status strata_loops_write(strata_ctx *ctx, const strata_loops *l, const c
         case STRATA_LOOPS_GEOJSON:
             if (opt->polygons)
                 write_polygons(&o, &g, corner_band);
+            else if (l->geometry != STRATA_FLAT)
+                write_lines_lonlat(&o, &fr);
             else
                 write_lines(&o, &fr);
             break;

@@ -826,7 +826,9 @@ STRATA_API void strata_loops_destroy(strata_loops *l);
  * RADIAL (GeoJSON lines only): longitude atan2(-z, x) and latitude
  * atan2(y, sqrt(x^2 + z^2)) in degrees about the centre (the north pole
  * at +y, longitude 0 towards +x, east counter-clockwise seen from above
- * the north pole); lines are not split at the antimeridian.  Every number
+ * the north pole); a line crossing the antimeridian is cut there into the
+ * parts of a MultiLineString (RFC 7946, 3.1.9), the latitude of the cut
+ * interpolated linearly in degrees.  Every number
  * is the float the point has in that frame, written as the shortest
  * decimal that reads back as that float.
  * Polygons and SVG need a FLAT surface covering the rectangle domain
