@@ -250,6 +250,16 @@ typedef struct {
     const strata_allocator *al;
 } bag;
 
+/* Free p early (it stays in the bag, as NULL). */
+static void bag_free(bag *b, void *p)
+{
+    for (int i = 0; i < b->n; i++)
+        if (b->p[i] == p) {
+            strata__free(b->al, p);
+            b->p[i] = NULL;
+        }
+}
+
 static void *bag_alloc(bag *b, size_t n, size_t size)
 {
     void *p = strata__alloc_array(b->al, n ? n : 1, size);
@@ -374,6 +384,14 @@ static strata_status run(strata_ctx *ctx, const strata_heightmap *hm, float cell
     }
     if ((st = strata__progress(ctx, "loops", 0.7)) != STRATA_OK)
         return st;
+    /* the bands, the scratch and the rows are done with: the loops' points
+     * take their place */
+    bag_free(b, band);
+    bag_free(b, on);
+    bag_free(b, scratch);
+    bag_free(b, rows);
+    g.band = NULL;
+    g.on = NULL;
     /* 5 trace */
     uint8_t *seen = bag_alloc(b, C, 1);
     if (!seen)
