@@ -45,9 +45,6 @@ static inline double scale10(double d, int e)
     return e >= 0 ? d * pow10_exact[e] : d / pow10_exact[-e];
 }
 
-/* x >= 0 below 2^62 rounded to an integer, halves up. */
-static inline double round_half_up(double x) { return (double)(int64_t)(x + 0.5); }
-
 /* The shortest decimal that reads back (correctly rounded to float) as
  * f, at most 9 significant digits, plain notation for exponents -4..9,
  * else d.ddde[-]x.  A non-finite f cannot occur (heights and positions
@@ -82,13 +79,13 @@ static char *put_float(char *p, float f)
     int lo = 1, hi = 9;
     while (lo < hi) {
         const int n = (lo + hi) / 2, s = n - 1 - e;
-        if ((float)scale10(round_half_up(scale10(d, s)), -s) == f)
+        if ((float)scale10(nearbyint(scale10(d, s)), -s) == f)
             hi = n;
         else
             lo = n + 1;
     }
     int digits = hi;
-    uint64_t m = (uint64_t)round_half_up(scale10(d, digits - 1 - e));
+    uint64_t m = (uint64_t)nearbyint(scale10(d, digits - 1 - e));
     if (m >= (uint64_t)pow10_exact[digits]) { /* rounded up to 10^n */
         m /= 10;
         e++;

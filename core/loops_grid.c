@@ -43,6 +43,17 @@
 
 #define NONE UINT32_MAX
 
+/* A crossing of an edge by a plane: all a walk reads of it in one place
+ * (one cache line touched a point). */
+struct crossing {
+    float x, z;      /* its point */
+    uint32_t next;   /* the crossing the contour goes on to, NONE: none */
+    uint32_t vert;   /* the vertex it is (lying on its plane), or NONE */
+    uint16_t plane;
+    uint8_t hasprev; /* some crossing leads to it */
+    uint8_t seen;    /* walked */
+};
+
 typedef struct {
     uint32_t w, h, nx, nz;
     const float *data; /* samples, w*h: a height is data[v] * scale, the
@@ -53,10 +64,7 @@ typedef struct {
     const uint8_t *on;
     const float *L;
     uint64_t *goff; /* per group of edges (3 per row of cells + 1): first id */
-    float *cx, *cz;
-    uint32_t *cvert, *next;
-    uint16_t *cplane;
-    uint8_t *hasprev;
+    struct crossing *c; /* per crossing */
 } grid_job;
 
 /* Edge groups: H_j (the nx edges along x of vertex row j) = 3j, V_j (the
@@ -95,17 +103,18 @@ static void place_edge(const grid_job *g, uint32_t a, uint32_t b, uint32_t base)
     const float dx = xq - xp, dz = zq - zp;
     uint32_t id = base;
     for (uint32_t k = g->band[p] + 1u; k <= g->band[q]; k++, id++) {
-        g->cplane[id] = (uint16_t)k;
+        struct crossing *c = &g->c[id];
+        c->plane = (uint16_t)k;
         if (k == g->band[q] && g->on[q]) { /* the vertex itself */
-            g->cx[id] = xq;
-            g->cz[id] = zq;
-            g->cvert[id] = q;
+            c->x = xq;
+            c->z = zq;
+            c->vert = q;
             continue;
         }
         const float t = (g->L[k] - hp) / dh;
-        g->cx[id] = xp + t * dx;
-        g->cz[id] = zp + t * dz;
-        g->cvert[id] = NONE;
+        c->x = xp + t * dx;
+        c->z = zp + t * dz;
+        c->vert = NONE;
     }
 }
 
@@ -136,8 +145,8 @@ static inline void link_triangle(const grid_job *g, const uint32_t v[3], const u
             else
                 cj = id;
         }
-        g->next[ci] = cj;
-        g->hasprev[cj] = 1;
+        g->c[ci].next = cj;
+        g->c[cj].hasprev = 1;
     }
 }
 
@@ -176,30 +185,28 @@ static void cut_row(const grid_job *g, uint32_t j, uint32_t *scratch)
 /* Phase 5: walk from crossing c (open: until a crossing leads nowhere;
  * closed: back to c), dropping repeated points; with fill, append them
  * to l.  Returns the points kept. */
-static uint32_t walk(const grid_job *g, uint8_t *seen, uint32_t c, int closed, strata_loops *l,
-                     uint64_t at, int fill)
+static uint32_t walk(const grid_job *g, uint32_t c0, int closed, strata_loops *l, uint64_t at)
 {
-    uint32_t n = 0, s = c;
+    uint32_t n = 0, s = c0;
     float lx = 0, lz = 0, fx = 0, fz = 0;
     do {
-        seen[s] = 1;
-        if (n == 0 || g->cx[s] != lx || g->cz[s] != lz) {
-            lx = g->cx[s];
-            lz = g->cz[s];
+        struct crossing *c = &g->c[s];
+        c->seen = 1;
+        if (n == 0 || c->x != lx || c->z != lz) {
+            lx = c->x;
+            lz = c->z;
             if (n == 0) {
                 fx = lx;
                 fz = lz;
             }
-            if (fill) {
-                l->x[at + n] = lx;
-                l->y[at + n] = g->L[g->cplane[s]];
-                l->z[at + n] = lz;
-                l->vertex[at + n] = g->cvert[s];
-            }
+            l->x[at + n] = lx;
+            l->y[at + n] = g->L[c->plane];
+            l->z[at + n] = lz;
+            l->vertex[at + n] = c->vert;
             n++;
         }
-        s = g->next[s];
-    } while (s != NONE && s != c && !seen[s]);
+        s = c->next;
+    } while (s != NONE && s != c0 && !g->c[s].seen);
     if (closed && n > 1 && lx == fx && lz == fz)
         n--; /* back at the first point through a wedge */
     return n;
@@ -207,16 +214,16 @@ static uint32_t walk(const grid_job *g, uint8_t *seen, uint32_t c, int closed, s
 
 /* Phase 5: every polyline, open ones first, into l (points: at most one
  * a crossing, room for C + 3 given; polylines: grown). */
-static strata_status trace(const grid_job *g, uint64_t C, uint8_t *seen, strata_loops *l)
+static strata_status trace(const grid_job *g, uint64_t C, strata_loops *l)
 {
     const strata_allocator *al = &l->alloc;
-    memset(seen, 0, C ? C : 1);
     uint64_t nl = 0, np = 0, cap = 0;
     for (int closed = 0; closed < 2; closed++) {
         for (uint64_t c = 0; c < C; c++) {
-            if (seen[c] || g->next[c] == NONE || (!closed && g->hasprev[c]))
+            const struct crossing *cc = &g->c[c];
+            if (cc->seen || cc->next == NONE || (!closed && cc->hasprev))
                 continue;
-            const uint32_t n = walk(g, seen, (uint32_t)c, closed, l, np, 1);
+            const uint32_t n = walk(g, (uint32_t)c, closed, l, np);
             if (n < (closed ? 3u : 2u))
                 continue; /* a fin, or a peak exactly on a plane */
             if (nl == cap) {
@@ -231,7 +238,7 @@ static strata_status trace(const grid_job *g, uint64_t C, uint8_t *seen, strata_
             }
             strata_loop *lp = &l->loops[nl++];
             memset(lp, 0, sizeof *lp);
-            lp->plane = g->cplane[c];
+            lp->plane = g->c[c].plane;
             lp->closed = (uint32_t)closed;
             lp->first = np;
             lp->count = n;
@@ -360,17 +367,17 @@ static strata_status run(strata_ctx *ctx, const strata_heightmap *hm, float cell
     if ((st = strata__progress(ctx, "loops", 0.3)) != STRATA_OK)
         return st;
     /* 4 cut */
-    g.cx = bag_alloc(b, C, sizeof(float));
-    g.cz = bag_alloc(b, C, sizeof(float));
-    g.cvert = bag_alloc(b, C, sizeof(uint32_t));
-    g.next = bag_alloc(b, C, sizeof(uint32_t));
-    g.cplane = bag_alloc(b, C, sizeof(uint16_t));
-    g.hasprev = bag_alloc(b, C, 1);
+    g.c = bag_alloc(b, C, sizeof(struct crossing));
     uint32_t *scratch = bag_alloc(b, (size_t)ctx->threads * 4 * w, sizeof(uint32_t));
-    if (!g.cx || !g.cz || !g.cvert || !g.next || !g.cplane || !g.hasprev || !scratch)
+    if (!g.c || !scratch)
         return STRATA_ERR_NOMEM;
-    memset(g.next, 0xff, (size_t)C * sizeof(uint32_t));
-    memset(g.hasprev, 0, (size_t)C);
+    /* next NONE, hasprev and seen 0, in parallel (first touch) */
+#pragma omp parallel for num_threads(ctx->threads) schedule(static)
+    for (int64_t i = 0; i < (int64_t)C; i++) {
+        g.c[i].next = NONE;
+        g.c[i].hasprev = 0;
+        g.c[i].seen = 0;
+    }
 #pragma omp parallel num_threads(ctx->threads)
     {
 #ifdef _OPENMP
@@ -393,16 +400,13 @@ static strata_status run(strata_ctx *ctx, const strata_heightmap *hm, float cell
     g.band = NULL;
     g.on = NULL;
     /* 5 trace */
-    uint8_t *seen = bag_alloc(b, C, 1);
-    if (!seen)
-        return STRATA_ERR_NOMEM;
     l->x = strata__alloc_array(&l->alloc, C + 3, sizeof(float));
     l->y = strata__alloc_array(&l->alloc, C + 3, sizeof(float));
     l->z = strata__alloc_array(&l->alloc, C + 3, sizeof(float));
     l->vertex = strata__alloc_array(&l->alloc, C + 3, sizeof(uint32_t));
     if (!l->x || !l->y || !l->z || !l->vertex)
         return STRATA_ERR_NOMEM;
-    if ((st = trace(&g, C, seen, l)) != STRATA_OK)
+    if ((st = trace(&g, C, l)) != STRATA_OK)
         return st;
     return strata__loops_canonical(l);
 }
