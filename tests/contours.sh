@@ -212,6 +212,26 @@ gs=r.findall(\"{http://www.w3.org/2000/svg}g\")
 assert len(gs)==12, len(gs)
 for g in gs: assert g.find(\"{http://www.w3.org/2000/svg}path\").get(\"d\").startswith(\"M\")
 "'
+# Each layer is the ground at or above its level: its even-odd region has
+# the area of the bands above that level (polygons of the same levels).
+succeeds "polygons for the svg" contours dem.pfm -o m.geojson --interval 20 --polygons
+check "svg layers: the area of the bands above each level" '"$PY" -c "
+import json, re, xml.etree.ElementTree as E
+from shapely.geometry import Polygon, shape
+r=E.parse(\"m.svg\").getroot()
+bands=[(f[\"properties\"][\"elev_min\"], shape(f[\"geometry\"]).area) for f in json.load(open(\"m.geojson\"))[\"features\"]]
+for g in r.findall(\"{http://www.w3.org/2000/svg}g\"):
+    lev=float(g.get(\"data-elev\"))
+    d=g.find(\"{http://www.w3.org/2000/svg}path\").get(\"d\")
+    region=None
+    for ring in re.findall(\"M([^Z]*)Z\", d):
+        pts=[tuple(map(float,p.split())) for p in re.split(\"[ML]\", \"M\"+ring) if p.strip()]
+        q=Polygon(pts)
+        assert q.is_valid
+        region=q if region is None else region.symmetric_difference(q)
+    want=sum(a for e,a in bands if e>=lev)*0.25
+    assert abs(region.area-want)<=1e-6*89*69*0.25, (lev, region.area, want)
+"'
 
 # ------------------------------------------------------------ empty levels
 succeeds "levels above every height" contours dem.pfm -o e.geojson --levels 1000,2000
