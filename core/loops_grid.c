@@ -25,7 +25,7 @@
  *                of heights at a time)
  *   3 count      crossings per row of edges, a prefix sum
  *   4 cut        per row of cells (threads): crossings placed, next[] set
- *   5 trace      polylines, canonical order */
+ *   5 trace      polylines, a plane a thread, canonical order */
 #include "alloc.h"
 #include "ctx.h"
 #include "heightmap.h"
@@ -212,47 +212,9 @@ static uint32_t walk(const grid_job *g, uint32_t c0, int closed, strata_loops *l
     return n;
 }
 
-/* Phase 5: every polyline, open ones first, into l (points: at most one
- * a crossing, room for C + 3 given; polylines: grown). */
-static strata_status trace(const grid_job *g, uint64_t C, strata_loops *l)
-{
-    const strata_allocator *al = &l->alloc;
-    uint64_t nl = 0, np = 0, cap = 0;
-    for (int closed = 0; closed < 2; closed++) {
-        for (uint64_t c = 0; c < C; c++) {
-            const struct crossing *cc = &g->c[c];
-            if (cc->seen || cc->next == NONE || (!closed && cc->hasprev))
-                continue;
-            const uint32_t n = walk(g, (uint32_t)c, closed, l, np);
-            if (n < (closed ? 3u : 2u))
-                continue; /* a fin, or a peak exactly on a plane */
-            if (nl == cap) {
-                cap = cap ? 2 * cap : 1024;
-                strata_loop *nlp = strata__alloc_array(al, cap, sizeof *nlp);
-                if (!nlp)
-                    return STRATA_ERR_NOMEM;
-                if (nl)
-                    memcpy(nlp, l->loops, nl * sizeof *nlp);
-                strata__free(al, l->loops);
-                l->loops = nlp;
-            }
-            strata_loop *lp = &l->loops[nl++];
-            memset(lp, 0, sizeof *lp);
-            lp->plane = g->c[c].plane;
-            lp->closed = (uint32_t)closed;
-            lp->first = np;
-            lp->count = n;
-            np += n;
-        }
-    }
-    l->nloops = nl;
-    l->npoints = np;
-    return STRATA_OK;
-}
-
 /* Scratch of one call, freed at once. */
 typedef struct {
-    void *p[16];
+    void *p[24];
     int n;
     const strata_allocator *al;
 } bag;
@@ -273,6 +235,121 @@ static void *bag_alloc(bag *b, size_t n, size_t size)
     if (p)
         b->p[b->n++] = p;
     return p;
+}
+
+/* Phase 5 on plane k: its crossings ids[0..n) (ascending), its polylines
+ * walked (open ones first, each from its first crossing in id order) into
+ * the points from `at` on (a walk writes at most one point a crossing of
+ * the plane, so the plane's n slots suffice) and into *out (grown).
+ * Returns NOMEM or OK. */
+typedef struct {
+    strata_loop *loops;
+    uint64_t nl, cap, np;
+    int nomem;
+} plane_lines;
+
+static void trace_plane(const grid_job *g, const uint32_t *ids, uint64_t n, uint32_t k,
+                        strata_loops *l, uint64_t at, plane_lines *out)
+{
+    const strata_allocator *al = &l->alloc;
+    for (int closed = 0; closed < 2; closed++) {
+        for (uint64_t i = 0; i < n; i++) {
+            const uint32_t c = ids[i];
+            const struct crossing *cc = &g->c[c];
+            if (cc->seen || cc->next == NONE || (!closed && cc->hasprev))
+                continue;
+            const uint32_t cnt = walk(g, c, closed, l, at + out->np);
+            if (cnt < (closed ? 3u : 2u))
+                continue; /* a fin, or a peak exactly on a plane */
+            if (out->nl == out->cap) {
+                const uint64_t cap = out->cap ? 2 * out->cap : 64;
+                strata_loop *nlp = strata__alloc_array(al, cap, sizeof *nlp);
+                if (!nlp) {
+                    out->nomem = 1;
+                    return;
+                }
+                if (out->nl)
+                    memcpy(nlp, out->loops, out->nl * sizeof *nlp);
+                strata__free(al, out->loops);
+                out->loops = nlp;
+                out->cap = cap;
+            }
+            strata_loop *lp = &out->loops[out->nl++];
+            memset(lp, 0, sizeof *lp);
+            lp->plane = k;
+            lp->closed = (uint32_t)closed;
+            lp->first = at + out->np;
+            lp->count = cnt;
+            out->np += cnt;
+        }
+    }
+}
+
+/* Phase 5: the crossings sorted by plane (a counting sort, ids ascending
+ * within a plane), the planes walked in parallel (a walk never leaves its
+ * plane) each into its own stretch of the points, then the stretches
+ * closed up in plane order: the same points and polylines whatever the
+ * thread count.  Points: room for C given. */
+static strata_status trace(strata_ctx *ctx, const grid_job *g, uint64_t C, uint32_t nL, bag *b,
+                           strata_loops *l)
+{
+    const strata_allocator *al = &l->alloc;
+    uint64_t *off = bag_alloc(b, (size_t)nL + 1, sizeof(uint64_t));
+    uint32_t *ids = bag_alloc(b, C, sizeof(uint32_t));
+    plane_lines *pl = bag_alloc(b, nL, sizeof(plane_lines));
+    if (!off || !ids || !pl)
+        return STRATA_ERR_NOMEM;
+    memset(off, 0, ((size_t)nL + 1) * sizeof(uint64_t));
+    memset(pl, 0, (size_t)nL * sizeof(plane_lines));
+    for (uint64_t c = 0; c < C; c++)
+        off[g->c[c].plane + 1]++;
+    for (uint32_t k = 0; k < nL; k++)
+        off[k + 1] += off[k];
+    {
+        uint64_t *at = bag_alloc(b, nL, sizeof(uint64_t));
+        if (!at)
+            return STRATA_ERR_NOMEM;
+        memcpy(at, off, (size_t)nL * sizeof(uint64_t));
+        for (uint64_t c = 0; c < C; c++)
+            ids[at[g->c[c].plane]++] = (uint32_t)c;
+        bag_free(b, at);
+    }
+    const int64_t nk = nL;
+#pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
+    for (int64_t k = 0; k < nk; k++)
+        trace_plane(g, ids + off[k], off[k + 1] - off[k], (uint32_t)k, l, off[k], &pl[k]);
+    uint64_t nl = 0, np = 0;
+    int nomem = 0;
+    for (uint32_t k = 0; k < nL; k++) {
+        nl += pl[k].nl;
+        nomem |= pl[k].nomem;
+    }
+    l->loops = nomem ? NULL : strata__alloc_array(al, nl ? nl : 1, sizeof(strata_loop));
+    if (l->loops) {
+        nl = 0;
+        for (uint32_t k = 0; k < nL; k++) {
+            /* close up: plane k's points move down to np */
+            const uint64_t shift = off[k] - np;
+            if (shift && pl[k].np) {
+                memmove(l->x + np, l->x + off[k], pl[k].np * sizeof(float));
+                memmove(l->y + np, l->y + off[k], pl[k].np * sizeof(float));
+                memmove(l->z + np, l->z + off[k], pl[k].np * sizeof(float));
+                memmove(l->vertex + np, l->vertex + off[k], pl[k].np * sizeof(uint32_t));
+            }
+            for (uint64_t i = 0; i < pl[k].nl; i++) {
+                l->loops[nl] = pl[k].loops[i];
+                l->loops[nl++].first -= shift;
+            }
+            np += pl[k].np;
+        }
+    }
+    for (uint32_t k = 0; k < nL; k++)
+        strata__free(al, pl[k].loops);
+    if (!l->loops)
+        return STRATA_ERR_NOMEM;
+    l->nloops = nl;
+    l->npoints = np;
+    return STRATA_OK;
 }
 
 static strata_status run(strata_ctx *ctx, const strata_heightmap *hm, float cell, float scale,
@@ -400,13 +477,13 @@ static strata_status run(strata_ctx *ctx, const strata_heightmap *hm, float cell
     g.band = NULL;
     g.on = NULL;
     /* 5 trace */
-    l->x = strata__alloc_array(&l->alloc, C + 3, sizeof(float));
-    l->y = strata__alloc_array(&l->alloc, C + 3, sizeof(float));
-    l->z = strata__alloc_array(&l->alloc, C + 3, sizeof(float));
-    l->vertex = strata__alloc_array(&l->alloc, C + 3, sizeof(uint32_t));
+    l->x = strata__alloc_array(&l->alloc, C ? C : 1, sizeof(float));
+    l->y = strata__alloc_array(&l->alloc, C ? C : 1, sizeof(float));
+    l->z = strata__alloc_array(&l->alloc, C ? C : 1, sizeof(float));
+    l->vertex = strata__alloc_array(&l->alloc, C ? C : 1, sizeof(uint32_t));
     if (!l->x || !l->y || !l->z || !l->vertex)
         return STRATA_ERR_NOMEM;
-    if ((st = trace(&g, C, l)) != STRATA_OK)
+    if ((st = trace(ctx, &g, C, nL, b, l)) != STRATA_OK)
         return st;
     return strata__loops_canonical(l);
 }
