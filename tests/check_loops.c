@@ -496,7 +496,7 @@ static void same_loops(const strata_loops *a, const strata_loops *b, const char 
 /* strata_loops_from_heightmap = strata_loops_from_mesh of the mesh
  * strata_mesh_from_heightmap makes, byte for byte, on the heights above,
  * on random integers (vertices on planes, saddles, fins, plateaus) and
- * with 1 to 3 threads. */
+ * with 1 to 3 threads and the scalar kernels. */
 START_TEST(test_from_heightmap)
 {
     strata_ctx *ctx;
@@ -527,14 +527,19 @@ START_TEST(test_from_heightmap)
         ck_assert_ok(strata_ctx_set_threads(ctx, 1));
         strata_loops *ref, *l;
         ck_assert_ok(strata_loops_from_mesh(ctx, m, L, n, &ref));
-        for (int t = 1; t <= 3; t++) {
-            ck_assert_ok(strata_ctx_set_threads(ctx, t));
+        for (int t = 1; t <= 4; t++) {
+            /* 1 to 3 threads, then the scalar kernels */
+            ck_assert_ok(strata_ctx_set_threads(ctx, t < 4 ? t : 2));
+            ck_assert_ok(strata_ctx_set_isa(ctx, t < 4 ? STRATA_ISA_AUTO : STRATA_ISA_SCALAR));
             ck_assert_ok(strata_loops_from_heightmap(ctx, hm, cell, scale, L, n, &l));
             char what[64];
-            snprintf(what, sizeof what, "round %d, %ux%u, %d threads", round, w, h, t);
+            snprintf(what, sizeof what, "round %d, %ux%u, %s", round, w, h,
+                     t < 4 ? (t == 1 ? "1 thread" : t == 2 ? "2 threads" : "3 threads")
+                           : "scalar");
             same_loops(ref, l, what);
             strata_loops_destroy(l);
         }
+        ck_assert_ok(strata_ctx_set_isa(ctx, STRATA_ISA_AUTO));
         strata_loops_destroy(ref);
         strata_mesh_destroy(m);
         strata_heightmap_destroy(hm);
