@@ -763,9 +763,10 @@ typedef struct strata_loops_view {
     float radius;
 } strata_loops_view;
 
-/* The loops of a sliced result (made without normals: with them each wall
- * has vertices of its own and the links are gone; else
- * STRATA_ERR_INVALID_ARG).  Memory: the loops (40 bytes a polyline, 16 a
+/* The loops of a result as strata_slice made it, without normals (with
+ * them each wall has vertices of its own and the links are gone:
+ * STRATA_ERR_INVALID_ARG) and not reordered by strata_result_optimize
+ * (which may split a wall's two triangles).  Memory: the loops (40 bytes a polyline, 16 a
  * point) and 5 bytes a result vertex plus 1 a wall quad while linking.
  * Progress stage "loops".  Errors: STRATA_ERR_INVALID_ARG,
  * STRATA_ERR_NOMEM, STRATA_ERR_OVERFLOW (2^32-1 or more walls, or a
