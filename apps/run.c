@@ -105,6 +105,8 @@ static void check_outputs(const job *o)
     }
     if (o->preview)
         check_output(o->preview, "", o->quiet);
+    if (o->loops)
+        check_output(o->loops, "", o->quiet);
 }
 
 /* The problem with a palette file, for its message. */
@@ -471,6 +473,9 @@ static int run(job *o)
     if (o->kind == JOB_PLANET || (o->kind == JOB_TERRAIN && !o->heightmap && !o->template_path))
         job_noise(o, o->kind == JOB_PLANET ? o->radius : o->size, &f); /* usage errors first */
     const char *path = o->output;
+    if (o->loops && o->terraces == 0 && !o->levels.n)
+        usage_error("--loops %s needs terraces (--terraces 0 makes no walls)", o->loops);
+    job_check_loops(o);
     check_outputs(o);
     if (o->optimize && !strata_optimize_supported())
         die(EXIT_RUNTIME, "--optimize: this strata was built without meshoptimizer");
@@ -534,6 +539,7 @@ static int run(job *o)
         so.areas = o->stats;
         check_mem(o, strata_slice(ctx, m, &so, &r), "slice");
         strata_ctx_arena_stats(ctx, &arena);
+        job_write_loops(ctx, o, m, r, levels, nlevels); /* before --optimize reorders walls */
     } else {
         check(strata_result_from_mesh(ctx, m, o->normals, &r), "mesh");
     }

@@ -83,6 +83,10 @@ typedef struct job {
     bool lod;        /* --lod */
     long long skirt; /* --skirt 0|1 */
     long long port; /* strata view (apps/view.c) */
+    /* contours (apps/contours.c), and --loops of the mesh commands */
+    double interval, base, svg_scale;
+    bool polygons;
+    const char *loops; /* --loops FILE, NULL: none */
 } job;
 
 /* The commands: exit status 0 (failures exit on their own). */
@@ -96,6 +100,15 @@ int run_tileset(job *j);
 void check_writable(const char *path, bool quiet);
 /* strata view DIR (apps/view.c): serves until killed. */
 int run_view(job *j);
+/* strata contours (apps/contours.c). */
+int run_contours(job *j);
+/* --loops FILE of planet, terrain and slice: the loops of the slice just
+ * made (m sliced by levels into r), written as the file's name says
+ * (apps/contours.c). */
+void job_write_loops(strata_ctx *ctx, const job *o, const strata_mesh *m, const strata_result *r,
+                     const float *levels, uint32_t nlevels);
+/* Fail before the work if --loops cannot be written there. */
+void job_check_loops(const job *o);
 /* strata planet --chunk-level, strata terrain --tile-cells (apps/world.c). */
 int run_world(job *j);
 

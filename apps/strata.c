@@ -122,6 +122,9 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
             usage_error("--preview %s: draws a whole world made in one run; not with --%s%s%s "
                         "(look at the tiles with 'strata view DIR')",
                         j->preview, partial[i], *v ? " " : "", v);
+    if ((v = cli_given("loops")))
+        usage_error("--loops %s: not available for worlds (%s); make the mesh without it",
+                    v, world_opt);
     if (j->terraces == 0 && !j->levels.n)
         usage_error("--terraces 0: a world is always terraced (give N >= 1 or --levels)");
     check_compress(j, true);
@@ -165,12 +168,36 @@ static void check_terrain(job *j)
     check_world_output(j, world, "--tile-cells");
 }
 
+/* strata contours: one way of choosing levels; the output's kind. */
+static void check_contours(job *j)
+{
+    const char *v;
+    if ((v = cli_given("base")) && !cli_given("interval"))
+        usage_error("--base %s needs --interval", v);
+    if (!has_suffix(j->output, ".geojson") && !has_suffix(j->output, ".json") &&
+        !has_suffix(j->output, ".svg"))
+        usage_error("-o %s: unknown output format (the name must end in .geojson, .json or .svg)",
+                    j->output);
+    if (j->polygons && has_suffix(j->output, ".svg"))
+        usage_error("--polygons: GeoJSON only (an .svg file always holds regions)");
+    if ((v = cli_given("svg-scale")) && !has_suffix(j->output, ".svg"))
+        usage_error("--svg-scale %s needs an .svg output", v);
+}
+
+/* --loops FILE: .geojson/.json (terrains and planets) or .obj. */
+static const char *check_loops(const char *s)
+{
+    return has_suffix(s, ".geojson") || has_suffix(s, ".json") || has_suffix(s, ".obj")
+               ? NULL
+               : "unknown loops format (the name must end in .geojson, .json or .obj)";
+}
+
 /* ------------------------------------------------------------ commands */
 
 static job g_job; /* what the command line asks for */
 
 /* The commands, in the order of 'strata --help'. */
-enum { CMD_PLANET, CMD_TERRAIN, CMD_SLICE, CMD_TILESET, CMD_VIEW, CMD_INFO };
+enum { CMD_PLANET, CMD_TERRAIN, CMD_SLICE, CMD_TILESET, CMD_VIEW, CMD_INFO, CMD_CONTOURS };
 /* Their bits, for cli_option.commands. */
 #define PLANET (1u << CMD_PLANET)
 #define TERRAIN (1u << CMD_TERRAIN)
@@ -178,6 +205,7 @@ enum { CMD_PLANET, CMD_TERRAIN, CMD_SLICE, CMD_TILESET, CMD_VIEW, CMD_INFO };
 #define TILESET (1u << CMD_TILESET)
 #define VIEW (1u << CMD_VIEW)
 #define INFO (1u << CMD_INFO)
+#define CONTOURS (1u << CMD_CONTOURS)
 #define MAKERS (PLANET | TERRAIN) /* the commands that make a mesh */
 #define WRITERS (PLANET | TERRAIN | SLICE)
 
@@ -250,15 +278,32 @@ static const cli_command commands[] = {
                  "placement on cores and the machine topology as 'key: value' lines.\n",
         .run = run_info,
     },
+    [CMD_CONTOURS] = {
+        .name = "contours",
+        .summary = "contour lines or band polygons of a heightmap (GeoJSON, SVG)",
+        .usage = "INPUT -o OUTPUT [OPTIONS]",
+        .about = "Trace the contours of a PGM, PFM or PNG heightmap, exactly where 'strata\n"
+                 "terrain --heightmap' puts its wall tops: GeoJSON LineStrings with an \"elev\"\n"
+                 "property, or with --polygons one Polygon/MultiPolygon per band between levels\n"
+                 "(\"elev_min\", \"elev_max\"), or SVG (.svg): one layer per level, the ground at\n"
+                 "or above it, in millimetres for a laser cutter.  Coordinates: X = column x\n"
+                 "cell size, Y = (height - 1 - row) x cell size (north up), in the raster's units.\n",
+        .operand = "input heightmap",
+        .operand_target = &g_job.input,
+        .check = check_contours,
+        .run = run_contours,
+    },
 };
 
 /* ------------------------------------------------------------ options */
 
 /* Sections of --help, in this order. */
-enum { G_PLANET, G_TERRAIN, G_INPUT, G_NOISE, G_TERRACE, G_PREVIEW, G_WORLD, G_COMMON };
+enum { G_PLANET, G_TERRAIN, G_INPUT, G_NOISE, G_TERRACE, G_PREVIEW, G_WORLD, G_COMMON,
+       G_CONTOURS };
 static const char *const groups[] = {
     "Planet options", "Terrain options", "Input options", "Noise options",
-    "Terrace options", "Preview options", "World options", "Common options", NULL,
+    "Terrace options", "Preview options", "World options", "Common options",
+    "Contour options", NULL,
 };
 
 /* --shard K/N, 1 <= K <= N. */
@@ -503,7 +548,46 @@ static const cli_option options[] = {
      .max = 65535, .def = "8765", .help = "the TCP port on 127.0.0.1; 0: any free one",
      .commands = VIEW, .group = G_WORLD},
 
+    /* contours */
+    {.name = "interval", .kind = CLI_REAL, .arg = "I", .target = &g_job.interval, .min = 0,
+     .max = 1e30, .flags = CLI_ABOVE_MIN,
+     .help = "a contour every I height units: B + k I for every k within the heights",
+     .conflicts = "levels", .commands = CONTOURS, .group = G_CONTOURS},
+    {.name = "base", .kind = CLI_REAL, .arg = "B", .target = &g_job.base, .min = -1e30,
+     .max = 1e30, .def = "0", .help = "with --interval: the level the others are counted from",
+     .commands = CONTOURS, .group = G_CONTOURS},
+    {.name = "levels", .kind = CLI_LEVELS, .arg = "A,B,...", .target = &g_job.levels,
+     .max = STRATA_MAX_LEVELS - 1, .help = "explicit ascending contour levels",
+     .commands = CONTOURS, .group = G_CONTOURS},
+    {.name = "terraces", .kind = CLI_INT, .arg = "N", .target = &g_job.terraces, .min = 1,
+     .max = STRATA_MAX_LEVELS, .def = "12",
+     .help = "the planes of 'strata terrain --terraces N': N - 1 levels evenly spaced above "
+             "the lowest point (used when neither --interval nor --levels is given)",
+     .conflicts = "levels", .commands = CONTOURS, .group = G_CONTOURS},
+    {.name = "polygons", .kind = CLI_FLAG, .target = &g_job.polygons,
+     .help = "GeoJSON band polygons (like gdal_contour -p) instead of lines",
+     .commands = CONTOURS, .group = G_CONTOURS},
+    {.name = "cell-size", .kind = CLI_REAL, .arg = "X", .target = &g_job.cell_size,
+     .min = LENGTH_MIN, .max = LENGTH_MAX, .def = "1", .help = "pixel spacing",
+     .commands = CONTOURS, .group = G_CONTOURS},
+    {.name = "height-scale", .kind = CLI_REAL, .arg = "Y", .target = &g_job.height_scale,
+     .min = -1e9, .max = 1e9, .def = "1",
+     .help = "sample scale: heights are samples x Y (PGM and PNG samples are in [0,1])",
+     .commands = CONTOURS, .group = G_CONTOURS},
+    {.name = "svg-scale", .kind = CLI_REAL, .arg = "S", .target = &g_job.svg_scale, .min = 0,
+     .max = 1e9, .flags = CLI_ABOVE_MIN, .def = "1",
+     .help = "SVG millimetres per map unit (cell size units)", .commands = CONTOURS,
+     .group = G_CONTOURS},
+    {.name = "loops", .kind = CLI_STRING, .arg = "FILE", .target = &g_job.loops,
+     .check = check_loops,
+     .help = "also write the slice's contour loops: .geojson (terrains: X, Y as strata "
+             "contours; planets: longitude, latitude) or .obj polylines",
+     .commands = WRITERS, .group = G_TERRACE},
+
     /* common */
+    {.name = "output", .alias = 'o', .kind = CLI_STRING, .arg = "FILE",
+     .target = &g_job.output, .flags = CLI_REQUIRED,
+     .help = ".geojson or .json (GeoJSON), or .svg", .commands = CONTOURS, .group = G_COMMON},
     {.name = "output", .alias = 'o', .kind = CLI_STRING, .arg = "FILE",
      .target = &g_job.output, .def = "planet.ply",
      .help = ".ply (binary), .obj (+ .mtl), .glb (binary glTF) or .stl (binary) file; a "
@@ -519,25 +603,26 @@ static const cli_option options[] = {
      .help = ".ply (binary), .obj (+ .mtl), .glb (binary glTF) or .stl (binary) file",
      .commands = SLICE, .group = G_COMMON},
     {.name = "threads", .kind = CLI_INT, .arg = "N", .target = &g_job.threads, .min = 0,
-     .max = 4096, .def = "0", .help = "worker threads, 0 = one per core", .commands = WRITERS,
+     .max = 4096, .def = "0", .help = "worker threads, 0 = one per core", .commands = WRITERS | CONTOURS,
      .group = G_COMMON},
     {.name = "simd", .kind = CLI_STRING, .arg = "ISA", .target = &g_job.simd,
      .check = check_simd,
      .def_text = "auto: the best this CPU has; the output is the same for all; overrides "
                  "STRATA_SIMD; 'strata info' lists them",
-     .help = "auto, scalar, avx2, avx512 or neon", .commands = WRITERS, .group = G_COMMON},
+     .help = "auto, scalar, avx2, avx512 or neon", .commands = WRITERS | CONTOURS, .group = G_COMMON},
     {.name = "stats", .kind = CLI_FLAG, .target = &g_job.stats,
      .help = "timings and per-terrace figures as key=value lines on stderr",
-     .commands = WRITERS, .group = G_COMMON},
+     .commands = WRITERS | CONTOURS, .group = G_COMMON},
     {.name = "no-sync", .kind = CLI_FLAG, .target = &g_job.no_sync,
      .help = "rename outputs into place without fsync: faster for scratch files, but a power "
              "loss may leave them empty (by default each file is synced before its rename "
              "and its directory after)",
-     .commands = WRITERS | TILESET, .group = G_COMMON},
+     .commands = WRITERS | TILESET | CONTOURS, .group = G_COMMON},
     {.name = "quiet", .kind = CLI_FLAG, .target = &g_job.quiet,
-     .help = "print nothing on success", .commands = WRITERS | TILESET | VIEW, .group = G_COMMON},
+     .help = "print nothing on success", .commands = WRITERS | TILESET | VIEW | CONTOURS,
+     .group = G_COMMON},
     {.name = "help", .alias = 'h', .kind = CLI_HELP, .help = "show this help",
-     .commands = WRITERS | TILESET | VIEW | INFO, .group = G_COMMON},
+     .commands = WRITERS | TILESET | VIEW | INFO | CONTOURS, .group = G_COMMON},
 };
 
 /* ------------------------------------------------------------ main */

@@ -645,6 +645,7 @@ static strata_status lay_out(slice_job *job, const slicer *s, chunk_tables *ct,
     if (st != STRATA_OK)
         return st;
     r->walls = job->walls;
+    r->roof_verts = job->own_verts;
     r->geometry = m->geometry;
     memcpy(r->center, m->center, sizeof r->center);
     r->radius = m->radius;

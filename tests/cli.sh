@@ -475,7 +475,7 @@ rm -f bar.ply
 run help --options
 cp out options.txt
 cmds=$(awk '{ print $1 }' options.txt | sort -u | tr '\n' ' ')
-check "help --options lists the six commands ($cmds)" '[ "$rc" -eq 0 ] && [ "$cmds" = "info planet slice terrain tileset view " ]'
+check "help --options lists the seven commands ($cmds)" '[ "$rc" -eq 0 ] && [ "$cmds" = "contours info planet slice terrain tileset view " ]'
 check "help --options: COMMAND --OPTION lines" '[ -z "$(grep -Ev "^[a-z]+ --[a-z][a-z-]*\$" options.txt)" ]'
 for cmd in $cmds; do
     want=$(awk -v c="$cmd" '$1 == c { print $2 }' options.txt | sort)
