@@ -22,6 +22,7 @@
  * away from the tile, towards a lower neighbour's gap.  Everything is in
  * the order of r's triangles: the same bytes for any thread count. */
 #include "world.h"
+#include "mesh.h"
 
 #include <math.h>
 #include <string.h>
@@ -33,6 +34,7 @@ void strata__skirt_scratch_free(strata_skirt_scratch *s)
     strata__free(s->al, s->side);
     strata__free(s->al, s->slots);
     strata__free(s->al, s->cand);
+    strata__free(s->al, s->pos);
     const strata_allocator *al = s->al;
     memset(s, 0, sizeof *s);
     s->al = al;
@@ -192,11 +194,14 @@ static void lower(strata_result *r, uint32_t u, uint32_t o, double depth)
         r->y[o] = (float)(r->center[1] + p[1] * f);
         r->z[o] = (float)(r->center[2] + p[2] * f);
     }
-    if (r->nx) {
-        r->nx[o] = r->nx[u];
-        r->ny[o] = r->ny[u];
-        r->nz[o] = r->nz[u];
-    }
+}
+
+/* Vertex u copied into vertex o. */
+static void copy(strata_result *r, uint32_t u, uint32_t o)
+{
+    r->x[o] = r->x[u];
+    r->y[o] = r->y[u];
+    r->z[o] = r->z[u];
 }
 
 strata_status strata__skirt_add(const strata_world *w, uint64_t id, strata_result *r,
@@ -235,6 +240,46 @@ strata_status strata__skirt_add(const strata_world *w, uint64_t id, strata_resul
         if (sd & sa)
             s->cand[ncand++] = (uint64_t)d << 32 | a;
     }
+    /* With normals the walls have vertices of their own, at the roofs'
+     * positions: edges are then told apart by position (each candidate's
+     * ends replaced by the first vertex at their position). */
+    if (r->nx && ncand) {
+        size_t psize = 16;
+        while (psize < 4 * ncand + 16)
+            psize *= 2;
+        if (s->pos_cap < psize || !s->pos) {
+            strata__free(s->al, s->pos);
+            s->pos_cap = 0;
+            if (!(s->pos = strata__alloc_array(s->al, psize, 4 * sizeof(uint32_t))))
+                return STRATA_ERR_NOMEM;
+            s->pos_cap = psize;
+        }
+        uint32_t *pos = s->pos;
+        const size_t pmask = psize - 1;
+        for (size_t i = 0; i < psize; i++)
+            pos[4 * i + 3] = UINT32_MAX;
+        for (uint64_t i = 0; i < ncand; i++) {
+            uint32_t end[2] = {(uint32_t)(s->cand[i] >> 32), (uint32_t)s->cand[i]};
+            for (int e = 0; e < 2; e++) {
+                uint32_t b[3];
+                memcpy(&b[0], &r->x[end[e]], 4);
+                memcpy(&b[1], &r->y[end[e]], 4);
+                memcpy(&b[2], &r->z[end[e]], 4);
+                const uint64_t h = ((uint64_t)b[0] * 0x9E3779B97F4A7C15ull) ^
+                                   ((uint64_t)b[1] * 0xC2B2AE3D27D4EB4Full) ^
+                                   ((uint64_t)b[2] * 0x165667B19E3779F9ull);
+                size_t at = (size_t)(h >> 17) & pmask;
+                while (pos[4 * at + 3] != UINT32_MAX && memcmp(&pos[4 * at], b, sizeof b))
+                    at = (at + 1) & pmask;
+                if (pos[4 * at + 3] == UINT32_MAX) {
+                    memcpy(&pos[4 * at], b, sizeof b);
+                    pos[4 * at + 3] = end[e];
+                }
+                end[e] = pos[4 * at + 3];
+            }
+            s->cand[i] = (uint64_t)end[0] << 32 | end[1];
+        }
+    }
     size_t size = 16;
     while (size < 2 * ncand + 16)
         size *= 2;
@@ -257,17 +302,33 @@ strata_status strata__skirt_add(const strata_world *w, uint64_t id, strata_resul
     uint64_t quads = 0;
     for (uint64_t i = 0; i < ncand; i++) {
         const uint32_t u = (uint32_t)(s->cand[i] >> 32), v = (uint32_t)s->cand[i];
-        if (*slot_of(slots, mask, edge_key(u, v)) == 1 && !vertical(r, u, v))
+        if (u != v && *slot_of(slots, mask, edge_key(u, v)) == 1 && !vertical(r, u, v))
             s->cand[quads++] = s->cand[i];
     }
-    const strata_status st = keep_room(r, (uint64_t)nv + 2 * quads, ni + 6 * quads);
+    /* With normals, as the walls: four vertices of its own per quad, with
+     * the quad's normal (the border vertices keep theirs). */
+    const uint32_t per = r->nx ? 4 : 2;
+    const strata_status st = keep_room(r, (uint64_t)nv + per * quads, ni + 6 * quads);
     if (st != STRATA_OK)
         return st;
     for (uint64_t q = 0; q < quads; q++) {
-        const uint32_t u = (uint32_t)(s->cand[q] >> 32), v = (uint32_t)s->cand[q];
-        const uint32_t lu = nv + (uint32_t)(2 * q), lv = lu + 1;
+        uint32_t u = (uint32_t)(s->cand[q] >> 32), v = (uint32_t)s->cand[q];
+        const uint32_t base = nv + (uint32_t)(per * q), lu = base, lv = base + 1;
         lower(r, u, lu, depth);
         lower(r, v, lv, depth);
+        if (r->nx) {
+            copy(r, u, base + 2);
+            copy(r, v, base + 3);
+            u = base + 2;
+            v = base + 3;
+            double n[3];
+            strata__tri_normal(r->x, r->y, r->z, v, u, lu, n);
+            for (uint32_t c = base; c < base + 4; c++) {
+                r->nx[c] = (float)n[0];
+                r->ny[c] = (float)n[1];
+                r->nz[c] = (float)n[2];
+            }
+        }
         uint32_t *o = r->indices + ni + 6 * q;
         o[0] = v;
         o[1] = u;
@@ -276,7 +337,7 @@ strata_status strata__skirt_add(const strata_world *w, uint64_t id, strata_resul
         o[4] = lu;
         o[5] = lv;
     }
-    r->nverts = nv + (uint32_t)(2 * quads);
+    r->nverts = nv + (uint32_t)(per * quads);
     r->nindices = ni + 6 * quads;
     r->skirt_first = ni;
     r->skirt_count = 6 * quads;

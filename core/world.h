@@ -75,6 +75,8 @@ typedef struct strata_skirt_scratch {
     size_t slot_cap;
     uint64_t *cand; /* candidate edges u << 32 | v, then the border ones */
     size_t cand_cap;
+    uint32_t *pos; /* with normals: position bits -> first vertex there */
+    size_t pos_cap;
 } strata_skirt_scratch;
 STRATA_HIDDEN void strata__skirt_scratch_free(strata_skirt_scratch *s);
 

@@ -13,7 +13,11 @@ Checks, over tileset.json and every external tileset it references:
   - every child's box lies inside its parent's box, and every vertex of a
     tile's content (read from the .glb, glTF y-up turned into the
     tileset's z-up) inside its tile's box;
-  - with --lod: every tile with children has content of its own.
+  - with --lod: every tile with children has content of its own;
+  - every skirt triangle (glTF material "skirt") faces away from its
+    tile (terrains: across, planets: from the tile's middle).
+Tiles compressed with EXT_meshopt_compression (--compress) are checked
+for everything but their vertices and skirts (counted as "compressed").
 With --list FILE, the paths of the .glb contents are written to FILE (for
 the glTF validator).  Prints a summary line; exits 1 on any failure.
 """
@@ -67,7 +71,7 @@ class Box:
         return True
 
 
-def glb_positions(path):
+def glb_read(path):
     with open(path, "rb") as f:
         data = f.read()
     magic, version, length = struct.unpack_from("<III", data, 0)
@@ -78,16 +82,43 @@ def glb_positions(path):
     off = 20 + jlen
     blen, btype = struct.unpack_from("<II", data, off)
     bin_ = data[off + 8:off + 8 + blen]
+    if "EXT_meshopt_compression" in doc.get("extensionsUsed", []):
+        return None, None  # --compress: the buffers are not read here
     prims = doc["meshes"][0]["primitives"] if doc.get("meshes") else []
     if not prims:
-        return []
-    acc = doc["accessors"][prims[0]["attributes"]["POSITION"]]
-    view = doc["bufferViews"][acc["bufferView"]]
-    start = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
-    n = acc["count"]
-    xs = struct.unpack_from("<%df" % (3 * n), bin_, start)
+        return [], []
+
+    def array(i, comps):
+        acc = doc["accessors"][i]
+        view = doc["bufferViews"][acc["bufferView"]]
+        start = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
+        fmt = {5126: "f", 5123: "H", 5125: "I"}[acc["componentType"]]
+        return struct.unpack_from("<%d%s" % (comps * acc["count"], fmt), bin_, start)
+
+    xs = array(prims[0]["attributes"]["POSITION"], 3)
     # glTF's (x, y, z) is the tileset's (x, -z, y)
-    return [(xs[3 * i], -xs[3 * i + 2], xs[3 * i + 1]) for i in range(n)]
+    pts = [(xs[3 * i], -xs[3 * i + 2], xs[3 * i + 1]) for i in range(len(xs) // 3)]
+    skirt = []
+    for p in prims:
+        if doc["materials"][p["material"]].get("name") == "skirt":
+            skirt.extend(array(p["indices"], 1))
+    return pts, skirt
+
+
+def skirt_outward(pts, skirt, planet):
+    """How many skirt triangles face towards the tile's middle."""
+    c = [sum(p[k] for p in pts) / len(pts) for k in range(3)]
+    wrong = 0
+    for t in range(0, len(skirt), 3):
+        a, b, d = (pts[i] for i in skirt[t:t + 3])
+        u = [b[k] - a[k] for k in range(3)]
+        v = [d[k] - a[k] for k in range(3)]
+        n = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]]
+        m = [(a[k] + b[k] + d[k]) / 3 - c[k] for k in range(3)]
+        if not planet:
+            m[2] = 0.0  # across, in the tileset's z-up frame
+        wrong += sum(n[k] * m[k] for k in range(3)) <= 0
+    return wrong
 
 
 def main():
@@ -98,7 +129,13 @@ def main():
     top = args[0]
     lod = "--lod" in args
     listfile = args[args.index("--list") + 1] if "--list" in args else None
-    stats = {"files": 0, "tiles": 0, "contents": 0, "vertices": 0, "depth": 0}
+    stats = {"files": 0, "tiles": 0, "contents": 0, "vertices": 0, "depth": 0, "skirt": 0,
+             "compressed": 0}
+    try:
+        with open(os.path.join(top, "world.json")) as f:
+            planet = json.load(f).get("kind") == "planet"
+    except (OSError, ValueError):
+        planet = False
     glbs = []
 
     def walk_file(rel, parent_error, parent_box):
@@ -163,11 +200,18 @@ def main():
                 glbs.append(os.path.join(top, rel))
                 if rel.endswith(".glb"):
                     try:
-                        pts = glb_positions(os.path.join(top, rel))
+                        pts, skirt = glb_read(os.path.join(top, rel))
                     except (OSError, ValueError, KeyError, struct.error) as e:
                         fail("%s: %s" % (rel, e))
-                        pts = []
+                        pts, skirt = [], []
+                    if pts is None:
+                        stats["compressed"] += 1
+                        pts, skirt = [], []
                     stats["vertices"] += len(pts)
+                    stats["skirt"] += len(skirt) // 3
+                    if skirt and skirt_outward(pts, skirt, planet):
+                        fail("%s: %d skirt triangles face the tile" %
+                             (rel, skirt_outward(pts, skirt, planet)))
                     for p in pts:
                         if not box.contains(p):
                             fail("%s: vertex %r outside its tile's box" % (rel, p))
@@ -182,9 +226,10 @@ def main():
     if listfile:
         with open(listfile, "w") as f:
             f.write("\n".join(glbs) + "\n")
-    print("tileset-walk %s: files=%d tiles=%d contents=%d vertices=%d depth=%d failures=%d" %
+    print("tileset-walk %s: files=%d tiles=%d contents=%d vertices=%d skirt_triangles=%d "
+          "depth=%d compressed=%d (vertices not read) failures=%d" %
           (top, stats["files"], stats["tiles"], stats["contents"], stats["vertices"],
-           stats["depth"], len(failures)))
+           stats["skirt"], stats["depth"], stats["compressed"], len(failures)))
     return 1 if failures else 0
 
 
