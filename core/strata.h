@@ -1633,24 +1633,27 @@ STRATA_API uint32_t strata_world_leaf_depth(const strata_world *w);
 
 /* The geometric error of the tiles at depth k (0 <= k <= leaf depth) of a
  * lod world, and the depth of their skirts; STRATA_ERR_INVALID_ARG for a
- * world without lod or k out of range.  The error is a bound of the
+ * world without lod or k out of range.  The error estimates the
  * largest distance from a tile's surface to the leaves' surface over its
  * region (0 at the leaves, strictly decreasing with depth), computed
  * from the world's parameters, so that every process finds the same:
  *   E_k = V_k + G (+ S_k + S_leaf on planets),
  * G the largest gap between consecutive planes (terracing heights that
- * differ by v gives planes that differ by at most v + G), V_k a bound of
- * how far the tile's linearly interpolated heights lie from the leaves'
- * (the base heights' slope times the diameter of the tile's triangles,
- * plus, per noise octave, min(2 a_o, a_o f_o K d) at both lattice levels,
- * a_o and f_o the octave's amplitude and frequency, K a bound of the
- * noise's slope, d the triangles' diameter, times the height curve's
- * steepest slope), S the sag of flat triangles below the sphere, and
- * V_k + G at most the span of the planes (terraced heights lie between
- * the lowest and the highest).  Each
+ * differ by v gives planes that differ by at most v + G), V_k how far the
+ * tile's linearly interpolated heights lie from the leaves' (the base
+ * heights' slope times the diameter of the tile's triangles, plus the
+ * noise's deviation from its linear interpolation over that diameter and
+ * over the leaves' one: measured at the midpoints of 4096 segments of
+ * that length spread over the world, times 1.5, at most the noise's whole
+ * swing, times the height curve's steepest slope), S the sag of flat
+ * triangles below the sphere, and V_k + G at most the span of the planes
+ * (terraced heights lie between the lowest and the highest).  The noise
+ * part is an estimate, not a bound: the strict bound (the noise's
+ * steepest slope times the diameter) is 5 to 15 times larger than what
+ * the noise does, and a viewer would refine every tile at once.  Each
  * depth's error is raised to at least 1.0625 times the next one's (so it
  * strictly decreases).  Height edits (strata_world_set_height_fn) are not
- * in the bound.  *skirt = E_k + E_0: deep enough to hide the crack to a
+ * in the estimate.  *skirt = E_k + E_0: deep enough to hide the crack to a
  * neighbour of any depth (planets: at most half the way to the centre). */
 STRATA_API strata_status strata_world_lod_error(const strata_world *w, uint32_t k, double *error,
                                                 double *skirt);

@@ -28,23 +28,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Slope bounds of one noise octave of frequency 1 and amplitude 1 (its
- * largest gradient norm).  Perlin: the trilinear (bilinear) blend of the
- * corner terms g.d with quintic fade weights: per axis at most
- * max|fade'| (1.875) times the largest difference of two corner terms
- * (2 |g| |d|max) plus |g_axis| <= 1, times sqrt(dims) for the norm, times
- * the output scale (1 / 1.03635381 in 3D, 1 / 0.70710678 in 2D): 17.03 and
- * 12.61.  Simplex: a corner term t^4 (g.d), t = 0.5 - |d|^2, has gradient
- * norm at most |g| (4 t^3 - 7 t^4) <= 0.0787 |g|; 4 corners of |g| =
- * sqrt2 (3D) or 3 of |g| = 1 (2D), times the scale (1 / 0.01300716,
- * 1 / 0.01008020): 34.23 and 23.42.  Rounded up. */
-static double noise_slope(strata_noise_kind kind, int dims)
-{
-    if (kind == STRATA_NOISE_PERLIN)
-        return dims == 3 ? 18.0 : 13.0;
-    return dims == 3 ? 35.0 : 24.0;
-}
-
 /* The height curve's steepest slope, bounded by 3 times the steepest of
  * 4096 chords (a Fritsch-Carlson cubic's tangents are at most 3 times its
  * secants; a polyline's steepest chord is its steepest piece). */
@@ -63,23 +46,68 @@ static double curve_slope(const strata_curve *c)
 }
 
 /* How far the noise interpolated linearly over triangles of diameter d
- * can lie from the noise itself: per octave at most its whole swing or
- * its slope times d. */
-static double noise_dev(const strata_world *w, double d, int dims)
+ * lies from the noise itself, measured: over NSEG segments of length d
+ * spread evenly over the domain (planets: a Fibonacci set of directions
+ * on the sphere of radius R, each segment turned by the golden angle from
+ * the last; terrains: a 2D low-discrepancy set over the extent), the
+ * largest gap between the noise at a segment's midpoint and the mean of
+ * its ends, times MARGIN for the points between samples and inside
+ * triangles; at most the noise's whole swing (2 x the sum of the
+ * octaves' amplitudes); times the height curve's steepest slope.
+ * A strict bound (the noise's steepest slope, about 35 per unit of
+ * frequency for simplex, times d, per octave) came out 5 to 10 times
+ * larger than anything the noise does, so a viewer refined every tile at
+ * once; this is an estimate, the same in every process (scalar noise at
+ * fixed points). */
+#define NSEG 4096
+#define MARGIN 1.5
+
+static double noise_dev(const strata_world *w, double d, int dims, double extent)
 {
     if (!w->has_noise)
         return 0.0;
     strata_fbm_plan p;
     if (strata__fbm_plan_make(&w->fbm, &p) != STRATA_OK)
         return 0.0;
-    const double k = noise_slope(w->fbm.kind, dims);
-    double sum = 0;
-    for (int o = 0; o < p.octaves; o++) {
-        const double a = fabs((double)p.amp[o]), f = fabs((double)p.freq[o]);
-        const double swing = 2 * a, slope = a * f * k * d;
-        sum += slope < swing ? slope : swing;
+    double swing = 0;
+    for (int o = 0; o < p.octaves; o++)
+        swing += 2 * fabs((double)p.amp[o]);
+    const double golden = 3.14159265358979323846 * (3.0 - sqrt(5.0));
+    double most = 0;
+    for (int i = 0; i < NSEG; i++) {
+        double c[3], u[3]; /* midpoint and unit direction of the segment */
+        if (dims == 3) {
+            const double y = 1.0 - 2.0 * (i + 0.5) / NSEG, r = sqrt(1.0 - y * y);
+            const double phi = golden * i;
+            c[0] = r * cos(phi), c[1] = y, c[2] = r * sin(phi);
+            /* tangent frame: east and north of c, turned by a */
+            const double e[3] = {-sin(phi), 0.0, cos(phi)};
+            const double nth[3] = {c[1] * e[2] - c[2] * e[1], c[2] * e[0] - c[0] * e[2],
+                                   c[0] * e[1] - c[1] * e[0]};
+            const double a = golden * 7.0 * i;
+            for (int k = 0; k < 3; k++) {
+                c[k] *= extent;
+                u[k] = cos(a) * e[k] + sin(a) * nth[k];
+            }
+        } else {
+            c[0] = extent * fmod(0.5 + i * 0.7548776662466927, 1.0);
+            c[1] = extent * fmod(0.5 + i * 0.5698402909980532, 1.0);
+            c[2] = 0;
+            const double a = golden * 7.0 * i;
+            u[0] = cos(a), u[1] = sin(a), u[2] = 0;
+        }
+        float v[3];
+        for (int s = 0; s < 3; s++) { /* ends, then midpoint */
+            const double t = s == 2 ? 0.0 : (s ? 0.5 : -0.5) * d;
+            const float x = (float)(c[0] + t * u[0]), y = (float)(c[1] + t * u[1]),
+                        z = (float)(c[2] + t * u[2]);
+            v[s] = dims == 3 ? strata_fbm3(&w->fbm, x, y, z) : strata_fbm2(&w->fbm, x, y);
+        }
+        const double dev = fabs((double)v[2] - 0.5 * ((double)v[0] + v[1]));
+        most = dev > most ? dev : most;
     }
-    return curve_slope(w->curve) * sum;
+    most *= MARGIN;
+    return curve_slope(w->curve) * (most < swing ? most : swing);
 }
 
 /* The largest difference of two neighbouring samples (along x or y) of a
@@ -174,12 +202,12 @@ static strata_status lod_errors(strata_ctx *ctx, strata_world *w)
             return st;
         const double R = w->planet.radius;
         const double top = R + (w->levels[w->nlevels - 1] > 0 ? w->levels[w->nlevels - 1] : 0);
-        const double fine_dev = noise_dev(w, 1.05 * R * theta[L], 3);
+        const double fine_dev = noise_dev(w, 1.05 * R * theta[L], 3, R);
         const double fine_sag = top * (1 - cos(theta[L]));
         for (uint32_t k = 0; k < leaf; k++) {
             const double t = theta[L - C + (int)k - w->lod_coarsen];
             sag[k] = top * (1 - cos(t)) + fine_sag;
-            w->lod_error[k] = noise_dev(w, 1.05 * R * t, 3) + fine_dev + gap + sag[k];
+            w->lod_error[k] = noise_dev(w, 1.05 * R * t, 3, R) + fine_dev + gap + sag[k];
         }
         extent = R;
     } else {
@@ -194,12 +222,12 @@ static strata_status lod_errors(strata_ctx *ctx, strata_world *w)
                    ((double)tl->cell * (tl->src.patch ? tl->src.patch : 1));
         }
         const double cell = tl->cell, fine = sqrt(2.0) * cell;
-        const double fine_dev = noise_dev(w, fine, 2);
+        extent = cell * (tl->src.nx > tl->src.nz ? tl->src.nx : tl->src.nz);
+        const double fine_dev = noise_dev(w, fine, 2, extent);
         for (uint32_t k = 0; k < leaf; k++) {
             const double d = fine * ldexp(1.0, (int)(leaf - k) + w->lod_coarsen);
-            w->lod_error[k] = base * d + noise_dev(w, d, 2) + fine_dev + gap;
+            w->lod_error[k] = base * d + noise_dev(w, d, 2, extent) + fine_dev + gap;
         }
-        extent = cell * (tl->src.nx > tl->src.nz ? tl->src.nx : tl->src.nz);
     }
     /* terraced heights lie between the lowest and highest plane */
     const double span = (double)w->levels[w->nlevels - 1] - w->levels[0];
