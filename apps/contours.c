@@ -182,6 +182,8 @@ void job_write_loops(strata_ctx *ctx, const job *o, const strata_mesh *m, const 
                                      : NULL});
     strata_loops_write_options wo;
     strata_loops_write_defaults(&wo);
+    if (o->kind == JOB_SLICE)
+        wo.up = o->up; /* OBJ: in the input's frame, as the mesh written */
     if (o->kind == JOB_TERRAIN && o->heightmap) {
         /* as strata contours: X = column x cell, Y = (h-1-row) x cell */
         strata_mesh_view mv;

@@ -21,6 +21,7 @@
 #include "alloc.h"
 #include "ctx.h"
 #include "loops.h"
+#include "mesh.h"
 #include "output.h"
 #include "write.h"
 #include "../simd/slice.h"
@@ -1161,18 +1162,20 @@ static void write_svg(strata_out *o, region *g, uint32_t corner_band)
 
 /* OBJ: every point as "v x y z", each polyline as an "l" record (a
  * closed one ends on its first point again), one group per plane. */
-static void write_obj(strata_out *o, const strata_loops *l)
+static void write_obj(strata_out *o, const strata_loops *l, strata_axis up)
 {
     put_str(o, "# edge loops by strata " STRATA_VERSION "\n");
     for (uint64_t p = 0; p < l->npoints && strata__out_ok(o); p++) {
         char *p0 = (char *)strata__out_room(o, 64), *q = p0;
+        float x = l->x[p], y = l->y[p], z = l->z[p];
+        strata__from_y_up(&x, &y, &z, up);
         *q++ = 'v';
         *q++ = ' ';
-        q = put_float(q, l->x[p]);
+        q = put_float(q, x);
         *q++ = ' ';
-        q = put_float(q, l->y[p]);
+        q = put_float(q, y);
         *q++ = ' ';
-        q = put_float(q, l->z[p]);
+        q = put_float(q, z);
         *q++ = '\n';
         o->len += (size_t)(q - p0);
     }
@@ -1205,6 +1208,7 @@ void strata_loops_write_defaults(strata_loops_write_options *opt)
     opt->format = STRATA_LOOPS_AUTO;
     opt->scale = 1.0;
     opt->svg_scale = 1.0;
+    opt->up = STRATA_AXIS_Y;
 }
 
 static strata_loops_format format_of(const char *path, strata_loops_format f)
@@ -1233,6 +1237,7 @@ strata_status strata_loops_write(strata_ctx *ctx, const strata_loops *l, const c
     const strata_loops_format f = format_of(path, opt->format);
     const int regions = f == STRATA_LOOPS_SVG || (f == STRATA_LOOPS_GEOJSON && opt->polygons);
     if (f == STRATA_LOOPS_AUTO || f > STRATA_LOOPS_OBJ || !(opt->scale > 0) ||
+        (opt->up != STRATA_AXIS_X && opt->up != STRATA_AXIS_Y && opt->up != STRATA_AXIS_Z) ||
         !isfinite(opt->scale) || !isfinite(opt->origin[0]) || !isfinite(opt->origin[1]))
         return STRATA_ERR_INVALID_ARG;
     if (regions && (l->geometry != STRATA_FLAT || !opt->has_domain ||
@@ -1279,7 +1284,7 @@ strata_status strata_loops_write(strata_ctx *ctx, const strata_loops *l, const c
                 write_lines(&o, &fr);
             break;
         case STRATA_LOOPS_SVG: write_svg(&o, &g, corner_band); break;
-        default: write_obj(&o, l); break;
+        default: write_obj(&o, l, (strata_axis)opt->up); break;
         }
         if (g.nomem && !o.err)
             o.err = ENOMEM;

@@ -900,9 +900,15 @@ typedef struct strata_loops_write_options {
     float height_min, height_max; /* polygons: elev_min of band 0,
                                      elev_max of the top band */
     double svg_scale;      /* SVG: millimetres per map unit, > 0 */
+    int up;                /* OBJ: a strata_axis (declared below, with
+                              imports): the points are turned from the y-up
+                              frame into that one, as
+                              strata_result_rotate_from_y_up turns a result
+                              (STRATA_AXIS_Y: as they are) */
 } strata_loops_write_options;
 
-/* Defaults: AUTO, lines, origin 0, scale 1, no domain, svg_scale 1. */
+/* Defaults: AUTO, lines, origin 0, scale 1, no domain, svg_scale 1, up
+ * STRATA_AXIS_Y. */
 STRATA_API void strata_loops_write_defaults(strata_loops_write_options *opt);
 STRATA_API strata_status strata_loops_write(strata_ctx *ctx, const strata_loops *l,
                                             const char *path,

@@ -187,6 +187,25 @@ for s in open(\"t9.obj\"):
 assert l>0
 "'
 
+# strata slice --up z: the OBJ loops in the input's frame.
+succeeds "terrain to OBJ" terrain --cells 16 --terraces 0 -o in.obj --quiet
+"$PY" -c "
+out=[]
+for l in open('in.obj'):
+    if l.startswith('v '):
+        x,y,z=map(float,l.split()[1:4]); out.append('v %r %r %r\\n'%(x,-z,y))
+    else: out.append(l)
+open('inz.obj','w').writelines(out)
+"
+succeeds "slice --up z --loops" slice inz.obj --up z -o outz.obj --terraces 5 --loops lz.obj --quiet
+succeeds "slice --loops" slice in.obj -o outy.obj --terraces 5 --loops ly.obj --quiet
+check "slice --up z: loops turned into the input's frame" '"$PY" -c "
+vz=[tuple(map(float,l.split()[1:])) for l in open(\"lz.obj\") if l.startswith(\"v \")]
+vy=[tuple(map(float,l.split()[1:])) for l in open(\"ly.obj\") if l.startswith(\"v \")]
+assert len(vz)==len(vy)>0
+assert all(a==(b[0],0.0-b[2],b[1]) for a,b in zip(vz,vy))
+"'
+
 # ------------------------------------------------------------ polygons
 for iv in 3 10 25; do
     succeeds "polygons --interval $iv" contours dem.pfm -o p.geojson --interval "$iv" --polygons
