@@ -95,8 +95,32 @@ int run_contours(job *o)
     uint32_t n;
     float *L = contour_levels(o, hmin, hmax, &n);
     strata_loops *l;
-    const strata_status cst =
-        strata_loops_from_heightmap(ctx, hm, (float)o->cell_size, scale, L, n, &l);
+    /* Nodata samples (GDAL rasters): no contour passes through a cell
+     * with a nodata corner.  Lines come from the grid mesh without those
+     * triangles (strata_mesh_from_heightmap), ending where the holes
+     * begin; areas (band polygons, SVG layers) need heights everywhere. */
+    strata_heightmap_info info;
+    strata_heightmap_get_info(hm, &info);
+    const size_t olen = strlen(o->output);
+    const bool svg = olen >= 4 && !strcasecmp(o->output + olen - 4, ".svg");
+    const bool areas = o->polygons || svg;
+    if (info.nodata && areas)
+        die(EXIT_RUNTIME,
+            "heightmap '%s': %llu nodata samples; %s need a height at every sample (contour "
+            "lines, without %s, stop at the holes)",
+            o->input, (unsigned long long)info.nodata,
+            o->polygons ? "band polygons" : "SVG layers", o->polygons ? "--polygons" : ".svg");
+    strata_status cst;
+    if (info.nodata) {
+        strata_mesh *m;
+        cst = strata_mesh_from_heightmap(ctx, hm, (float)o->cell_size, scale, &m);
+        if (cst == STRATA_OK) {
+            cst = strata_loops_from_mesh(ctx, m, L, n, &l);
+            strata_mesh_destroy(m);
+        }
+    } else {
+        cst = strata_loops_from_heightmap(ctx, hm, (float)o->cell_size, scale, L, n, &l);
+    }
     check_call(cst, (call){.what = "contours",
                            .why = cst == STRATA_ERR_NOT_FINITE
                                       ? "a sample times --height-scale is not a finite float"

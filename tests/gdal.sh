@@ -113,6 +113,27 @@ fails 1 "nodata" "a world from a raster with holes" $T --heightmap holes.tif --t
 fails 1 "nodata" "a template with holes" $T --template holes.tif -o t.ply
 [ ! -e t.ply ] && ok || bad "the refused template left a file"
 
+# contour lines stop at the holes: every point lies on an edge of a grid
+# triangle without a nodata corner, so at least cell / sqrt 2 from every
+# nodata sample (with heights there, lines pass right through them); band
+# polygons and SVG layers need every height
+if "$STRATA" contours holes.tif -o holes.geojson --interval 2 --base 1 --quiet; then
+    near=$(python3 -c '
+import json, sys
+cell, w, h = 30.0, 24, 18
+holes = [(i * cell, (h - 1 - j) * cell) for i in range(4, 7) for j in range(3, 5)]
+d = min(((x - a) ** 2 + (y - b) ** 2) ** 0.5
+        for f in json.load(open(sys.argv[1]))["features"]
+        for x, y in f["geometry"]["coordinates"] for a, b in holes)
+print("%.3f" % (d / cell))' holes.geojson)
+    awk -v d="$near" 'BEGIN { exit !(d >= 0.7) }' && ok || bad "a contour within $near cells of nodata"
+else
+    bad "contours of a raster with nodata"
+fi
+fails 1 "nodata" "band polygons of a raster with holes" contours holes.tif --polygons --interval 2 -o p.geojson
+fails 1 "nodata" "SVG layers of a raster with holes" contours holes.tif --interval 2 -o p.svg
+[ ! -e p.geojson ] && [ ! -e p.svg ] && ok || bad "a refused contour job left a file"
+
 # -------------------------------------------------------- bad rasters
 head -c 600 utm.tif >cut.tif
 fails 1 "cut.tif" "a GeoTIFF cut short" $T --heightmap cut.tif -o cut.ply
