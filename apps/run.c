@@ -456,6 +456,37 @@ static void print_stats(const used *u, const strata_mesh *m, const strata_result
     }
 }
 
+/* --solid: the base DEPTH below the lowest terrace (by default
+ * SOLID_DEPTH x the longest horizontal side of the result). */
+static void solidify(strata_ctx *ctx, const job *o, strata_result *r, strata_solid_stats *sst)
+{
+    double depth = o->solid_depth;
+    if (isnan(depth)) {
+        strata_result_view v;
+        strata_result_get_view(r, &v);
+        float lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+        for (uint32_t i = 0; i < v.nverts; i++) {
+            lo[0] = fminf(lo[0], v.x[i]);
+            hi[0] = fmaxf(hi[0], v.x[i]);
+            lo[1] = fminf(lo[1], v.z[i]);
+            hi[1] = fmaxf(hi[1], v.z[i]);
+        }
+        depth = SOLID_DEPTH * fmax((double)hi[0] - lo[0], (double)hi[1] - lo[1]);
+    }
+    char why[160];
+    snprintf(why, sizeof why,
+             "the base %g below the lowest terrace is lost in float precision (give a larger "
+             "DEPTH)",
+             depth);
+    const strata_status st = strata_result_solidify(ctx, r, (float)depth, sst);
+    check_call(st, (call){.what = "--solid",
+                          .why = st == STRATA_ERR_INVALID_ARG ? why
+                                 : st == STRATA_ERR_BAD_MESH
+                                     ? "the terrain's border is not one simple loop around a "
+                                       "star-shaped footprint"
+                                     : NULL});
+}
+
 static int run(job *o)
 {
     strata_fbm f;
@@ -531,6 +562,18 @@ static int run(job *o)
     check_interrupt();
     t[4] = now();
 
+    strata_solid_stats sst = {0, 0, 0, 0};
+    if (o->solid)
+        solidify(ctx, o, r, &sst);
+    double print_factor = 1;
+    if (!isnan(o->print_size)) {
+        strata_status pst = strata_result_fit_size(r, o->print_size, &print_factor);
+        check_call(pst, (call){.what = "--print-size",
+                               .why = pst == STRATA_ERR_OVERFLOW
+                                          ? "the model would not fit float coordinates"
+                                          : NULL});
+    }
+
     /* --optimize is timed on its own (time.optimize), outside time.total
      * like the preview: moving the earlier stamps by its duration keeps
      * every other figure as it was. */
@@ -582,6 +625,14 @@ static int run(job *o)
         print_stats(&u, m, r, &arena, t, path);
         if (o->preview)
             fprintf(stderr, "time.preview=%.6f\n", t_preview);
+        if (o->solid)
+            fprintf(stderr,
+                    "solid.base=%.9g\nsolid.border_points=%u\nsolid.triangles=%llu\n"
+                    "solid.vertices_merged=%u\n",
+                    (double)sst.base, sst.border_points,
+                    (unsigned long long)sst.triangles_added, sst.vertices_merged);
+        if (!isnan(o->print_size))
+            fprintf(stderr, "print.factor=%.9g\n", print_factor);
         if (o->optimize)
             fprintf(stderr,
                     "time.optimize=%.6f\noptimize.cache_size=%u\n"

@@ -98,7 +98,8 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
     if (!cli_given("output"))
         usage_error("%s %s needs -o DIR, the directory of the world's tiles", world_opt,
                     cli_given(world_opt + 2));
-    static const char *const mesh_only[] = {"preview", "view", "preview-size", NULL};
+    static const char *const mesh_only[] = {"preview", "view", "preview-size", "print-size",
+                                            NULL};
     for (int i = 0; mesh_only[i]; i++)
         if ((v = cli_given(mesh_only[i])))
             usage_error("--%s: not available for worlds (%s); make the mesh without it, or "
@@ -111,6 +112,11 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
 static void check_planet(job *j)
 {
     const bool world = j->chunk_level >= 0;
+    const char *v;
+    if ((v = cli_given("solid")))
+        usage_error("--solid%s%s: planets are closed surfaces already; it applies to terrains "
+                    "(strata terrain: grid, polygon or heightmap)",
+                    *v ? "=" : "", v);
     if (world && j->chunk_level >= j->level)
         usage_error("--chunk-level %lld: must be below --level %lld (each chunk holds 4^(L-C) "
                     "triangles)",
@@ -130,6 +136,12 @@ static void check_terrain(job *j)
     if (j->template_path && (v = cli_given("shape")))
         usage_error("--template and --shape %s cannot be used together", v);
     const bool world = j->tile_cells >= 0;
+    if (j->solid && world)
+        usage_error("--solid: not available for worlds (--tile-cells %lld); make one mesh",
+                    j->tile_cells);
+    if (j->solid && j->normals)
+        usage_error("--solid and --normals cannot be used together (a solid shares its "
+                    "vertices; STL has facet normals of its own)");
     if (world && j->shape == SHAPE_POLYGON)
         usage_error("--tile-cells %lld: worlds are grids (--shape grid, --heightmap or "
                     "--template), not polygons",
@@ -315,6 +327,14 @@ static const cli_option options[] = {
      .mark = &g_job.noise_given, .min = 0, .max = 1e9,
      .def_text = XSTR(TERRAIN_AMPLITUDE) " x size", .help = "noise amplitude",
      .commands = TERRAIN, .group = G_TERRAIN},
+    {.name = "solid", .kind = CLI_REAL, .arg = "DEPTH", .target = &g_job.solid_depth,
+     .mark = &g_job.solid, .min = 0, .max = LENGTH_MAX,
+     .flags = CLI_ABOVE_MIN | CLI_OPTIONAL_VALUE,
+     .def_text = XSTR(SOLID_DEPTH) " x the longest horizontal side",
+     .help = "close the terrain into a solid for 3D printing: outer walls from the border "
+             "down to a flat base DEPTH below the lowest terrace, and the base (planets are "
+             "closed already)",
+     .commands = TERRAIN | PLANET, .group = G_TERRAIN},
 
     /* slice */
     {.name = "up", .kind = CLI_CHOICE, .arg = "AXIS", .target = &g_job.up, .choices = axes,
@@ -458,6 +478,11 @@ static const cli_option options[] = {
      .target = &g_job.output, .check = check_output, .flags = CLI_REQUIRED,
      .help = ".ply (binary), .obj (+ .mtl), .glb (binary glTF) or .stl (binary) file",
      .commands = SLICE, .group = G_COMMON},
+    {.name = "print-size", .kind = CLI_REAL, .arg = "MM", .target = &g_job.print_size,
+     .min = 0, .max = LENGTH_MAX, .flags = CLI_ABOVE_MIN, .def_text = "the model's own units",
+     .help = "scale the model so that its longest side is MM (STL has no units; printers read "
+             "millimetres)",
+     .commands = WRITERS, .group = G_COMMON},
     {.name = "threads", .kind = CLI_INT, .arg = "N", .target = &g_job.threads, .min = 0,
      .max = 4096, .def = "0", .help = "worker threads, 0 = one per core", .commands = WRITERS,
      .group = G_COMMON},

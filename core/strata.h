@@ -1200,6 +1200,61 @@ STRATA_API strata_status strata_result_rotate_to_y_up(strata_result *r,
                                                       strata_axis up);
 
 /* ------------------------------------------------------------------ */
+/* Solids for 3D printing                                              */
+/* ------------------------------------------------------------------ */
+
+/* What strata_result_solidify did. */
+typedef struct strata_solid_stats {
+    float base;                /* height of the base plane */
+    uint32_t border_points;    /* points of the footprint's border: base
+                                  vertices added (plus one, the centroid) */
+    uint32_t vertices_merged;  /* border spikes zipped (see below) */
+    uint64_t triangles_added;  /* side walls and base */
+} strata_solid_stats;
+
+/* Close a FLAT result (a terrain: grid, polygon, heightmap, sliced or
+ * not) into a solid, in place: outer walls from the domain border
+ * straight down to a flat base `depth` below the lowest vertex (for a
+ * sliced result, the plane of terrace 0), and the base.  The result is
+ * then a closed 2-manifold by vertex id, every edge used by exactly two
+ * triangles in opposite directions, all facing outwards (the base down),
+ * with the volume of the terrain above the base; no triangle has zero
+ * area.  The new triangles are appended to terrace 0's walls (ranges
+ * after it move; with strata_slice_options.areas, terrace 0's wall_area
+ * grows by their area).  Each horizontal border edge gets a rectangle
+ * below it, split between the two vertical lines at its ends (which also
+ * close the terrace walls ending on the border); the base is a fan from
+ * the centroid of the border's footprint, so the footprint must be
+ * star-shaped from it (convex shapes are).  A vertex lying exactly on its
+ * plane whose two wedges of lower neighbours both reach the border walks
+ * the border up and down again over two bottom copies at one position:
+ * the second copy is merged into the first (ids after it shift down by
+ * one; vertices_merged counts them).  Adds about one vertex and three
+ * triangles a border point; working memory 17 bytes a vertex plus 16
+ * bytes an edge between border vertices.  stats may be NULL.
+ * Errors: STRATA_ERR_INVALID_ARG (NULL ctx or r, depth not a positive
+ * finite number or lost below the lowest height's precision, a RADIAL
+ * result: planets are closed already, a result with normals, an empty
+ * one), STRATA_ERR_BAD_MESH (the border is not one loop, a vertex where
+ * the border crosses itself, an edge used by more than two triangles or
+ * twice the same way, a footprint not star-shaped from its centroid;
+ * r unchanged), STRATA_ERR_OVERFLOW, STRATA_ERR_NOMEM (r unchanged, its
+ * arrays possibly grown), STRATA_ERR_CANCELLED (at the start). */
+STRATA_API strata_status strata_result_solidify(strata_ctx *ctx, strata_result *r,
+                                               float depth, strata_solid_stats *stats);
+
+/* Scale r about the origin so that the longest side of its bounding box
+ * is `size` (STL has no units; printers read millimetres): positions,
+ * the centre and radius, terrace levels, and areas (by the factor
+ * squared) are multiplied by factor = size / longest side, each float
+ * once, so roofs stay exactly at their levels.  Normals are unchanged.
+ * *factor (may be NULL) gets the factor.  STRATA_ERR_INVALID_ARG for a
+ * NULL r, a size that is not positive and finite, an empty result or
+ * one of zero extent; STRATA_ERR_OVERFLOW when a coordinate would not
+ * be a finite float. */
+STRATA_API strata_status strata_result_fit_size(strata_result *r, double size, double *factor);
+
+/* ------------------------------------------------------------------ */
 /* Worlds                                                              */
 /* ------------------------------------------------------------------ */
 
