@@ -562,7 +562,7 @@ static int run(job *o)
     check_interrupt();
     t[4] = now();
 
-    strata_solid_stats sst = {0, 0, 0, 0};
+    strata_solid_stats sst = {0, 0, 0, 0, 0};
     if (o->solid)
         solidify(ctx, o, r, &sst);
     double print_factor = 1;
@@ -628,9 +628,10 @@ static int run(job *o)
         if (o->solid)
             fprintf(stderr,
                     "solid.base=%.9g\nsolid.border_points=%u\nsolid.triangles=%llu\n"
-                    "solid.vertices_merged=%u\n",
+                    "solid.vertices_merged=%u\nsolid.fins_removed=%llu\n",
                     (double)sst.base, sst.border_points,
-                    (unsigned long long)sst.triangles_added, sst.vertices_merged);
+                    (unsigned long long)sst.triangles_added, sst.vertices_merged,
+                    (unsigned long long)sst.fins_removed);
         if (!isnan(o->print_size))
             fprintf(stderr, "print.factor=%.9g\n", print_factor);
         if (o->optimize)

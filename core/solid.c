@@ -36,12 +36,28 @@ static uint64_t mix(uint32_t v)
     return z ^ (z >> 31);
 }
 
+/* The vertex v stands for after the merges so far (remap NULL: none). */
+static uint32_t root(const uint32_t *remap, uint32_t v)
+{
+    if (remap)
+        while (remap[v] != v)
+            v = remap[v];
+    return v;
+}
+
+/* Corner k of the triangle at index i, merges applied. */
+static uint32_t corner(const strata_result *r, const uint32_t *remap, uint64_t i, int k)
+{
+    return root(remap, r->indices[i + (uint64_t)k % 3]);
+}
+
 /* Border vertices: around an inner vertex each neighbour is the end of
  * one edge out of it and the start of one edge into it, so the sums of
  * their hashes agree; at a border vertex they differ (an equal sum there
  * has probability 2^-64 and would leave the loop open: BAD_MESH, never a
  * wrong solid).  flag[v] = 1 for a border vertex. */
-static strata_status border_vertices(const strata_result *r, uint8_t *flag)
+static strata_status border_vertices(const strata_result *r, const uint8_t *gone,
+                                     const uint32_t *remap, uint8_t *flag)
 {
     const strata_allocator *al = &r->alloc;
     uint64_t *out = strata__alloc_array(al, r->nverts, sizeof *out);
@@ -54,8 +70,8 @@ static strata_status border_vertices(const strata_result *r, uint8_t *flag)
     memset(out, 0, (size_t)r->nverts * sizeof *out);
     memset(in, 0, (size_t)r->nverts * sizeof *in);
     for (uint64_t i = 0; i < r->nindices; i += 3)
-        for (int k = 0; k < 3; k++) {
-            const uint32_t a = r->indices[i + (uint64_t)k], b = r->indices[i + (uint64_t)(k + 1) % 3];
+        for (int k = 0; !(gone && gone[i / 3]) && k < 3; k++) {
+            const uint32_t a = corner(r, remap, i, k), b = corner(r, remap, i, k + 1);
             out[a] += mix(b);
             in[b] += mix(a);
         }
@@ -69,6 +85,7 @@ static strata_status border_vertices(const strata_result *r, uint8_t *flag)
 typedef struct dedge {
     uint64_t key; /* min << 32 | max */
     uint32_t a, b;
+    uint64_t tri; /* the triangle using it */
 } dedge;
 
 static int cmp_dedge(const void *p, const void *q)
@@ -85,17 +102,18 @@ static int cmp_from(const void *p, const void *q)
     return x->a < y->a ? -1 : x->a > y->a;
 }
 
-/* The directed edges a -> b of the triangles whose reverse no triangle
- * uses, sorted by a, in *out (count *n).  An edge used more than twice,
- * or twice the same way, is BAD_MESH. */
-static strata_status border_edges(const strata_result *r, const uint8_t *flag, dedge **out,
+/* The directed edges a -> b of the triangles (but those gone) whose
+ * reverse no triangle uses, sorted by a, in *out (count *n).  An edge
+ * used more than twice, or twice the same way, is BAD_MESH. */
+static strata_status border_edges(const strata_result *r, const uint8_t *gone,
+                                  const uint32_t *remap, const uint8_t *flag, dedge **out,
                                   uint32_t *n)
 {
     const strata_allocator *al = &r->alloc;
     uint64_t cand = 0;
     for (uint64_t i = 0; i < r->nindices; i += 3)
-        for (int k = 0; k < 3; k++)
-            cand += flag[r->indices[i + (uint64_t)k]] && flag[r->indices[i + (uint64_t)(k + 1) % 3]];
+        for (int k = 0; !(gone && gone[i / 3]) && k < 3; k++)
+            cand += flag[corner(r, remap, i, k)] && flag[corner(r, remap, i, k + 1)];
     if (cand > UINT32_MAX)
         return STRATA_ERR_OVERFLOW;
     dedge *e = strata__alloc_array(al, cand ? (size_t)cand : 1, sizeof *e);
@@ -103,10 +121,10 @@ static strata_status border_edges(const strata_result *r, const uint8_t *flag, d
         return STRATA_ERR_NOMEM;
     uint32_t m = 0;
     for (uint64_t i = 0; i < r->nindices; i += 3)
-        for (int k = 0; k < 3; k++) {
-            const uint32_t a = r->indices[i + (uint64_t)k], b = r->indices[i + (uint64_t)(k + 1) % 3];
+        for (int k = 0; !(gone && gone[i / 3]) && k < 3; k++) {
+            const uint32_t a = corner(r, remap, i, k), b = corner(r, remap, i, k + 1);
             if (flag[a] && flag[b])
-                e[m++] = (dedge){a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a, a, b};
+                e[m++] = (dedge){a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a, a, b, i / 3};
         }
     qsort(e, m, sizeof *e, cmp_dedge);
     uint32_t kept = 0;
@@ -126,6 +144,250 @@ static strata_status border_edges(const strata_result *r, const uint8_t *flag, d
     *out = e;
     *n = kept;
     return STRATA_OK;
+}
+
+/* Mark triangle t gone (the map made on first use). */
+static strata_status mark_gone(const strata_result *r, uint8_t **gone, uint64_t t, uint64_t *found)
+{
+    if (!*gone) {
+        const uint64_t ntri = r->nindices / 3;
+        if (!(*gone = strata__alloc_array(&r->alloc, (size_t)ntri, 1)))
+            return STRATA_ERR_NOMEM;
+        memset(*gone, 0, (size_t)ntri);
+    }
+    if (!(*gone)[t]) {
+        (*gone)[t] = 1;
+        (*found)++;
+    }
+    return STRATA_OK;
+}
+
+static int upright(const strata_result *r, uint64_t t)
+{
+    const uint32_t *v = r->indices + 3 * t;
+    double n[3];
+    strata__tri_cross(r->x, r->y, r->z, v[0], v[1], v[2], n);
+    return n[1] == 0;
+}
+
+static int same_point(const strata_result *r, uint32_t a, uint32_t b)
+{
+    return r->x[a] == r->x[b] && r->z[a] == r->z[b];
+}
+
+/* Border fins: a plane through a border edge of the input whose inner
+ * triangle lies below it stands a wall on the border, facing inwards,
+ * with nothing behind it: the side of the solid would lie on it, back to
+ * back.  Such walls (upright triangles with a border edge that is not
+ * upright) are marked gone; the other half of such a wall quad then has
+ * its diagonal on the border and goes in the next round.  *found: the
+ * triangles marked. */
+static strata_status border_fins(const strata_result *r, const dedge *e, uint32_t ne,
+                                 uint8_t **gone, uint64_t *found)
+{
+    *found = 0;
+    strata_status s = STRATA_OK;
+    for (uint32_t i = 0; i < ne && s == STRATA_OK; i++)
+        if (!same_point(r, e[i].a, e[i].b) && upright(r, e[i].tri))
+            s = mark_gone(r, gone, e[i].tri, found);
+    return s;
+}
+
+/* The corner of triangle t that is neither a nor b. */
+static uint32_t third(const strata_result *r, const uint32_t *remap, uint64_t t, uint32_t a,
+                      uint32_t b)
+{
+    for (int k = 0; k < 3; k++) {
+        const uint32_t v = corner(r, remap, 3 * t, k);
+        if (v != a && v != b)
+            return v;
+    }
+    return a;
+}
+
+/* A border edge by the positions of its ends, for finding the edges
+ * that lie on each other. */
+typedef struct gedge {
+    float lo[3], hi[3]; /* the ends, lexicographically ordered */
+    uint32_t i;         /* index into the border edges */
+} gedge;
+
+static int cmp_pos(const float *p, const float *q)
+{
+    for (int k = 0; k < 3; k++)
+        if (p[k] != q[k])
+            return p[k] < q[k] ? -1 : 1;
+    return 0;
+}
+
+static int cmp_gedge(const void *p, const void *q)
+{
+    const gedge *x = p, *y = q;
+    int c = cmp_pos(x->lo, y->lo);
+    if (!c)
+        c = cmp_pos(x->hi, y->hi);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Zip the border where it lies on itself: two border edges on the same
+ * segment, walked both ways.  Up a wall side and down again (a vertex on
+ * its plane whose two wedges of lower neighbours both reach the border:
+ * two bottom copies at one point), or along the two sides of a slit (a
+ * ridge lying in a plane, once its walls are gone): the ends of the
+ * second are merged into those of the first (remap), so the two become
+ * one inner edge.  When the two walls of such a spike stand on the same
+ * line (a ridge in the plane, walls back to back, enclosing nothing),
+ * both are marked gone instead, and the slit left below them is zipped
+ * in a later round.  A vertex is changed once a round.  *merged, *found:
+ * what was done.  g: room for ne. */
+static strata_status zip(const strata_result *r, const dedge *e, uint32_t ne, gedge *g,
+                         uint32_t *remap, uint8_t *touched, uint8_t **gone, uint32_t *merged,
+                         uint64_t *found)
+{
+    for (uint32_t i = 0; i < ne; i++) {
+        const float pa[3] = {r->x[e[i].a], r->y[e[i].a], r->z[e[i].a]};
+        const float pb[3] = {r->x[e[i].b], r->y[e[i].b], r->z[e[i].b]};
+        const int swap = cmp_pos(pa, pb) > 0;
+        memcpy(g[i].lo, swap ? pb : pa, sizeof pa);
+        memcpy(g[i].hi, swap ? pa : pb, sizeof pa);
+        g[i].i = i;
+        touched[e[i].a] = touched[e[i].b] = 0;
+    }
+    qsort(g, ne, sizeof *g, cmp_gedge);
+    strata_status s = STRATA_OK;
+    for (uint32_t k = 0; k + 1 < ne && s == STRATA_OK; k++) {
+        if (cmp_pos(g[k].lo, g[k + 1].lo) || cmp_pos(g[k].hi, g[k + 1].hi))
+            continue;
+        const dedge *x = &e[g[k].i], *y = &e[g[k + 1].i];
+        if (cmp_pos((float[3]){r->x[x->a], r->y[x->a], r->z[x->a]},
+                    (float[3]){r->x[y->b], r->y[y->b], r->z[y->b]}))
+            return STRATA_ERR_BAD_MESH; /* two border edges one way: overlapping sheets */
+        if (touched[x->a] || touched[x->b] || touched[y->a] || touched[y->b])
+            continue;
+        touched[x->a] = touched[x->b] = touched[y->a] = touched[y->b] = 1;
+        k++;
+        if (same_point(r, x->a, x->b)) { /* a spike: walls back to back? */
+            const uint32_t p = third(r, remap, x->tri, x->a, x->b);
+            const uint32_t q = third(r, remap, y->tri, y->a, y->b);
+            if (same_point(r, p, q) && p != x->a && q != y->a) {
+                s = mark_gone(r, gone, x->tri, found);
+                if (s == STRATA_OK)
+                    s = mark_gone(r, gone, y->tri, found);
+                continue;
+            }
+        }
+        if (y->b != x->a) {
+            remap[y->b] = x->a;
+            (*merged)++;
+        }
+        if (y->a != x->b) {
+            remap[y->a] = x->b;
+            (*merged)++;
+        }
+    }
+    return s;
+}
+
+/* After a round of merges: triangles around the vertices zipped
+ * (touched) that now use an edge in the same direction as another were
+ * walls back to back along the zipped slit, over bottom copies that have
+ * just become one (a fin, which the slicer drops when it sees it whole):
+ * the upright ones among them are marked gone (the other halves of their
+ * quads follow as border fins).  An edge used twice the same way by
+ * roofs is BAD_MESH. */
+static strata_status dedupe(const strata_result *r, const uint32_t *remap,
+                            const uint8_t *touched, uint8_t **gone, uint64_t *found)
+{
+    const strata_allocator *al = &r->alloc;
+    uint64_t n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        dedge *d = NULL;
+        if (pass && !(d = strata__alloc_array(al, n ? (size_t)n : 1, sizeof *d)))
+            return STRATA_ERR_NOMEM;
+        uint64_t w = 0;
+        for (uint64_t i = 0; i < r->nindices; i += 3) {
+            if (*gone && (*gone)[i / 3])
+                continue;
+            const uint32_t v[3] = {corner(r, remap, i, 0), corner(r, remap, i, 1),
+                                   corner(r, remap, i, 2)};
+            if (!touched[v[0]] && !touched[v[1]] && !touched[v[2]])
+                continue;
+            for (int k = 0; k < 3; k++, w++)
+                if (pass)
+                    d[w] = (dedge){(uint64_t)v[k] << 32 | v[(k + 1) % 3], v[k], v[(k + 1) % 3],
+                                   i / 3};
+        }
+        if (!pass) {
+            n = w;
+            continue;
+        }
+        qsort(d, n, sizeof *d, cmp_dedge);
+        strata_status s = STRATA_OK;
+        for (uint64_t i = 0; i + 1 < n && s == STRATA_OK; i++) {
+            if (d[i].key != d[i + 1].key)
+                continue;
+            int walls = 0;
+            for (uint64_t j = i; j < i + 2 && s == STRATA_OK; j++)
+                if (upright(r, d[j].tri)) {
+                    walls++;
+                    s = mark_gone(r, gone, d[j].tri, found);
+                }
+            if (s == STRATA_OK && !walls)
+                s = STRATA_ERR_BAD_MESH;
+        }
+        strata__free(al, d);
+        return s;
+    }
+    return STRATA_OK;
+}
+
+typedef struct range_ref {
+    uint64_t *first, *count;
+    double *area;
+    uint64_t rank; /* place in the layout */
+} range_ref;
+
+static int cmp_range(const void *p, const void *q)
+{
+    const range_ref *x = p, *y = q;
+    if (*x->first != *y->first)
+        return *x->first < *y->first ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* Remove the triangles marked gone from r's index array, keeping the
+ * order; each range keeps its place and loses its gone triangles (and
+ * their area, when areas were filled).  refs: room for 2 nterraces. */
+static void drop_gone(strata_result *r, const uint8_t *gone, range_ref *refs)
+{
+    const uint32_t n = r->nterraces;
+    for (uint32_t k = 0; k < n; k++) {
+        strata_terrace *t = &r->terraces[k];
+        const int sep = r->walls == STRATA_WALLS_SEPARATE;
+        refs[2 * k] = (range_ref){&t->roof_first, &t->roof_count, &t->roof_area,
+                                  sep ? k : 2 * (uint64_t)k};
+        refs[2 * k + 1] = (range_ref){&t->wall_first, &t->wall_count, &t->wall_area,
+                                      sep ? (uint64_t)n + k : 2 * (uint64_t)k + 1};
+    }
+    qsort(refs, 2 * (size_t)n, sizeof *refs, cmp_range);
+    uint64_t w = 0;
+    for (uint32_t i = 0; i < 2 * n; i++) {
+        const uint64_t first = *refs[i].first, end = first + *refs[i].count;
+        *refs[i].first = w;
+        for (uint64_t j = first; j < end; j += 3) {
+            if (!gone[j / 3]) {
+                memmove(r->indices + w, r->indices + j, 3 * sizeof *r->indices);
+                w += 3;
+            } else if (*refs[i].area > 0) {
+                double c[3];
+                strata__tri_cross(r->x, r->y, r->z, r->indices[j], r->indices[j + 1],
+                                  r->indices[j + 2], c);
+                *refs[i].area -= 0.5 * sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+            }
+        }
+        *refs[i].count = w - *refs[i].first;
+    }
+    r->nindices = w;
 }
 
 /* The border edges as one loop: loop[i] -> loop[i + 1] (and the last
@@ -176,10 +438,6 @@ static void reverse(uint32_t *p, uint64_t n)
     }
 }
 
-static int same_point(const strata_result *r, uint32_t a, uint32_t b)
-{
-    return r->x[a] == r->x[b] && r->z[a] == r->z[b];
-}
 
 /* A stack: the vertices of the loop above one point of the footprint,
  * first .. first + count - 1 of the reduced loop, lowest first when up. */
@@ -188,56 +446,37 @@ typedef struct stack {
     int up; /* walked upwards (count > 1) */
 } stack;
 
-/* Cut the loop (n vertices) into stacks, zipping spikes: a wall side
- * walked up and then down again at the same point (a vertex on its plane
- * whose two wedges of lower neighbours both reach the border) ends on two
- * bottom copies at the same position; the second is merged into the
- * first (remap), so the two sides become one inner edge.  The loop is
- * rewritten in place, starting at a stack's first vertex; *nst stacks.
- * A stack that still turns is BAD_MESH. */
-static strata_status stacks(const strata_result *r, uint32_t *loop, uint32_t *n, uint32_t *remap,
-                            stack *st, uint32_t *nst, uint32_t *merged)
+/* Cut the loop (n vertices, zipped) into stacks, rewriting it in place
+ * to start at a stack's first vertex; *nst stacks.  A stack that turns
+ * is BAD_MESH. */
+static strata_status stacks(const strata_result *r, uint32_t *loop, uint32_t n, stack *st,
+                            uint32_t *nst)
 {
-    const uint32_t len = *n;
     uint32_t start = 0;
-    while (start < len && same_point(r, loop[(start + len - 1) % len], loop[start]))
+    while (start < n && same_point(r, loop[(start + n - 1) % n], loop[start]))
         start++;
-    if (start == len)
+    if (start == n)
         return STRATA_ERR_BAD_MESH; /* no footprint at all */
     reverse(loop, start); /* rotate left by start */
-    reverse(loop + start, len - start);
-    reverse(loop, len);
-    uint32_t w = 0, ns = 0;
-    *merged = 0;
-    for (uint32_t i = 0; i < len;) {
+    reverse(loop + start, n - start);
+    reverse(loop, n);
+    uint32_t ns = 0;
+    for (uint32_t i = 0; i < n;) {
         uint32_t j = i + 1;
-        while (j < len && same_point(r, loop[i], loop[j]))
+        while (j < n && same_point(r, loop[i], loop[j]))
             j++;
-        const uint32_t first = w;
-        for (uint32_t k = i; k < j; k++) {
-            const uint32_t v = loop[k];
-            if (w - first >= 2 && r->y[loop[w - 2]] == r->y[v]) {
-                remap[v] = loop[w - 2]; /* up and down again: zip */
-                w--;
-                (*merged)++;
-                continue;
-            }
-            loop[w++] = v;
-        }
-        stack s = {first, w - first, 0};
-        if (s.count > 1) {
-            s.up = r->y[loop[first + 1]] > r->y[loop[first]];
-            for (uint32_t k = first + 1; k < w; k++)
-                if ((r->y[loop[k]] > r->y[loop[k - 1]]) != s.up ||
-                    r->y[loop[k]] == r->y[loop[k - 1]])
+        stack sk = {i, j - i, 0};
+        if (sk.count > 1) {
+            sk.up = r->y[loop[i + 1]] > r->y[loop[i]];
+            for (uint32_t k = i + 1; k < j; k++)
+                if ((r->y[loop[k]] > r->y[loop[k - 1]]) != sk.up)
                     return STRATA_ERR_BAD_MESH;
         }
-        st[ns++] = s;
+        st[ns++] = sk;
         i = j;
     }
     if (ns < 3)
         return STRATA_ERR_BAD_MESH;
-    *n = w;
     *nst = ns;
     return STRATA_OK;
 }
@@ -313,25 +552,29 @@ static strata_status grow(strata_result *r, uint32_t nv, uint64_t ni)
     return STRATA_OK;
 }
 
-/* Drop the vertices merged away (remap[v] != v): ids renumbered in order,
- * indices rewritten. */
-static void compact(strata_result *r, uint32_t *remap)
+/* Apply the merges (remap, over the first nold vertices) and drop the
+ * vertices no triangle uses any more (merged ones, tops of border fins):
+ * the others keep their order, indices rewritten.  ids: room for nverts. */
+static void compact(strata_result *r, const uint32_t *remap, uint32_t nold, uint32_t *ids)
 {
     for (uint64_t i = 0; i < r->nindices; i++)
-        r->indices[i] = remap[r->indices[i]];
+        if (r->indices[i] < nold)
+            r->indices[i] = root(remap, r->indices[i]);
+    for (uint32_t v = 0; v < r->nverts; v++)
+        ids[v] = UINT32_MAX;
+    for (uint64_t i = 0; i < r->nindices; i++)
+        ids[r->indices[i]] = 0;
     uint32_t w = 0;
     for (uint32_t v = 0; v < r->nverts; v++) {
-        if (remap[v] != v) {
-            remap[v] = UINT32_MAX;
+        if (ids[v] == UINT32_MAX)
             continue;
-        }
         r->x[w] = r->x[v];
         r->y[w] = r->y[v];
         r->z[w] = r->z[v];
-        remap[v] = w++;
+        ids[v] = w++;
     }
     for (uint64_t i = 0; i < r->nindices; i++)
-        r->indices[i] = remap[r->indices[i]];
+        r->indices[i] = ids[r->indices[i]];
     r->nverts = w;
 }
 
@@ -370,24 +613,67 @@ strata_status strata_result_solidify(strata_ctx *ctx, strata_result *r, float de
     if (!isfinite(base) || !(base < ymin))
         return STRATA_ERR_INVALID_ARG; /* depth lost in ymin's precision */
 
-    uint8_t *flag = strata__alloc_array(al, r->nverts, 1);
-    uint32_t *remap = strata__alloc_array(al, r->nverts, sizeof *remap);
+    const uint32_t nold = r->nverts;
+    uint8_t *flag = strata__alloc_array(al, nold, 1), *gone = NULL;
+    uint32_t *remap = strata__alloc_array(al, nold, sizeof *remap), *ids = NULL;
     dedge *e = NULL;
-    uint32_t *loop = NULL, ne = 0;
+    uint32_t *loop = NULL, ne = 0, merged = 0, nst = 0;
     stack *st = NULL;
-    strata_status s = flag && remap ? border_vertices(r, flag) : STRATA_ERR_NOMEM;
-    if (s == STRATA_OK)
-        s = border_edges(r, flag, &e, &ne);
+    range_ref *refs = NULL;
+    uint64_t fins = 0;
+    strata_status s = flag && remap ? STRATA_OK : STRATA_ERR_NOMEM;
+    for (uint32_t v = 0; s == STRATA_OK && v < nold; v++)
+        remap[v] = v;
+    /* The border, made one clean loop: rounds of finding it, removing the
+     * walls standing on it and zipping it, until a round changes nothing. */
+    gedge *g = NULL;
+    uint8_t *touched = flag ? strata__alloc_array(al, nold, 1) : NULL;
+    if (s == STRATA_OK && !touched)
+        s = STRATA_ERR_NOMEM;
+    if (touched)
+        memset(touched, 0, nold);
+    for (int round = 0; s == STRATA_OK; round++) {
+        uint64_t found = 0;
+        uint32_t zipped = 0;
+        if (round && strata__cancelled(ctx)) {
+            s = STRATA_ERR_CANCELLED;
+            break;
+        }
+        strata__free(al, e);
+        strata__free(al, g);
+        e = NULL;
+        g = NULL;
+        s = border_vertices(r, gone, remap, flag);
+        if (s == STRATA_OK)
+            s = border_edges(r, gone, remap, flag, &e, &ne);
+        if (s == STRATA_OK)
+            s = border_fins(r, e, ne, &gone, &found);
+        fins += found;
+        if (s != STRATA_OK || found)
+            continue;
+        if (!(g = strata__alloc_array(al, ne ? ne : 1, sizeof *g)))
+            s = STRATA_ERR_NOMEM;
+        if (s == STRATA_OK)
+            s = zip(r, e, ne, g, remap, touched, &gone, &zipped, &found);
+        if (s == STRATA_OK && zipped)
+            s = dedupe(r, remap, touched, &gone, &found);
+        fins += found;
+        merged += zipped;
+        if (s != STRATA_OK || (!found && !zipped))
+            break;
+    }
+    strata__free(al, g);
+    strata__free(al, touched);
     if (s == STRATA_OK)
         s = ne >= 3 ? border_loop(al, e, ne, &loop) : STRATA_ERR_BAD_MESH;
-    uint32_t nl = ne, nst = 0, merged = 0;
     if (s == STRATA_OK && !(st = strata__alloc_array(al, ne, sizeof *st)))
         s = STRATA_ERR_NOMEM;
-    if (s == STRATA_OK) {
-        for (uint32_t v = 0; v < r->nverts; v++)
-            remap[v] = v;
-        s = stacks(r, loop, &nl, remap, st, &nst, &merged);
-    }
+    if (s == STRATA_OK && gone &&
+        !(refs = strata__alloc_array(al, 2 * (size_t)r->nterraces, sizeof *refs)))
+        s = STRATA_ERR_NOMEM;
+    if (s == STRATA_OK)
+        s = stacks(r, loop, ne, st, &nst);
+    const uint32_t nl = ne;
     uint64_t ntri = 0;
     if (s == STRATA_OK) {
         /* columns: nl + nr - 2 triangles each, at most 2 a loop vertex
@@ -396,6 +682,8 @@ strata_status strata_result_solidify(strata_ctx *ctx, strata_result *r, float de
         const uint64_t nv = (uint64_t)r->nverts + nst + 1;
         if (nv > UINT32_MAX)
             s = STRATA_ERR_OVERFLOW;
+        else if (!(ids = strata__alloc_array(al, (size_t)nv, sizeof *ids)))
+            s = STRATA_ERR_NOMEM;
         else
             s = grow(r, (uint32_t)nv, r->nindices + nidx);
     }
@@ -413,28 +701,30 @@ strata_status strata_result_solidify(strata_ctx *ctx, strata_result *r, float de
         r->x[c] = (float)(cx / nst);
         r->y[c] = base;
         r->z[c] = (float)(cz / nst);
-        r->nverts = c + 1;
         uint32_t *out = r->indices + r->nindices;
         uint64_t w = 0;
         for (uint32_t i = 0; i < nst; i++)
             w += column(r, loop, &st[i], &st[(i + 1) % nst], p0 + i, p0 + (i + 1) % nst, out + w);
-        for (uint32_t i = 0; i < nst; i++) {
+        for (uint32_t i = 0; i < nst && s == STRATA_OK; i++) {
             const uint32_t a = c, b = p0 + (i + 1) % nst, d = p0 + i;
             double n[3];
             strata__tri_cross(r->x, r->y, r->z, a, b, d, n);
-            if (!(n[1] < 0)) {
+            if (!(n[1] < 0))
                 s = STRATA_ERR_BAD_MESH; /* footprint not star-shaped from its centroid */
-                break;
-            }
             out[w++] = a;
             out[w++] = b;
             out[w++] = d;
         }
-        if (s == STRATA_OK) {
+        if (s == STRATA_OK) { /* from here on r changes */
             ntri = w / 3;
+            r->nverts = c + 1;
+            if (gone) {
+                const uint64_t old = r->nindices;
+                drop_gone(r, gone, refs);
+                memmove(r->indices + r->nindices, r->indices + old, (size_t)w * sizeof *out);
+            }
             r->nindices += w;
-            if (merged)
-                compact(r, remap);
+            compact(r, remap, nold, ids);
             insert(r, w);
             if (r->terraces[0].roof_area > 0 || r->terraces[0].wall_area > 0) {
                 const uint64_t f = r->terraces[0].wall_first + r->terraces[0].wall_count - w;
@@ -445,21 +735,24 @@ strata_status strata_result_solidify(strata_ctx *ctx, strata_result *r, float de
                     r->terraces[0].wall_area += 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
                 }
             }
-        } else {
-            r->nverts = p0;
         }
     }
     if (stats) {
+        const int ok = s == STRATA_OK;
         stats->base = base;
-        stats->border_points = s == STRATA_OK ? nst : 0;
+        stats->border_points = ok ? nst : 0;
         stats->triangles_added = ntri;
-        stats->vertices_merged = s == STRATA_OK ? merged : 0;
+        stats->vertices_merged = ok ? merged : 0;
+        stats->fins_removed = ok ? fins : 0;
     }
     strata__free(al, flag);
+    strata__free(al, gone);
     strata__free(al, remap);
+    strata__free(al, ids);
     strata__free(al, e);
     strata__free(al, loop);
     strata__free(al, st);
+    strata__free(al, refs);
     return s;
 }
 

@@ -1209,6 +1209,8 @@ typedef struct strata_solid_stats {
     uint32_t border_points;    /* points of the footprint's border: base
                                   vertices added (plus one, the centroid) */
     uint32_t vertices_merged;  /* border spikes zipped (see below) */
+    uint64_t fins_removed;     /* wall triangles standing on the border
+                                  (see below) */
     uint64_t triangles_added;  /* side walls and base */
 } strata_solid_stats;
 
@@ -1228,8 +1230,14 @@ typedef struct strata_solid_stats {
  * star-shaped from it (convex shapes are).  A vertex lying exactly on its
  * plane whose two wedges of lower neighbours both reach the border walks
  * the border up and down again over two bottom copies at one position:
- * the second copy is merged into the first (ids after it shift down by
- * one; vertices_merged counts them).  Adds about one vertex and three
+ * the second copy is merged into the first (vertices_merged counts
+ * them).  A plane through a border edge of
+ * the input whose inner triangle is lower stands a wall on the border
+ * facing inwards, with nothing behind it: the side of the solid would lie
+ * on it back to back, so such walls are removed (fins_removed triangles;
+ * their area leaves the terrace's wall_area) and the side rises to the
+ * roof below them instead; vertices left unused are removed, the others
+ * keep their order.  Adds about one vertex and three
  * triangles a border point; working memory 17 bytes a vertex plus 16
  * bytes an edge between border vertices.  stats may be NULL.
  * Errors: STRATA_ERR_INVALID_ARG (NULL ctx or r, depth not a positive
