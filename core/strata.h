@@ -1227,19 +1227,24 @@ typedef struct strata_solid_stats {
  * below it, split between the two vertical lines at its ends (which also
  * close the terrace walls ending on the border); the base is a fan from
  * the centroid of the border's footprint, so the footprint must be
- * star-shaped from it (convex shapes are).  A vertex lying exactly on its
- * plane whose two wedges of lower neighbours both reach the border walks
- * the border up and down again over two bottom copies at one position:
- * the second copy is merged into the first (vertices_merged counts
- * them).  A plane through a border edge of
- * the input whose inner triangle is lower stands a wall on the border
- * facing inwards, with nothing behind it: the side of the solid would lie
- * on it back to back, so such walls are removed (fins_removed triangles;
- * their area leaves the terrace's wall_area) and the side rises to the
- * roof below them instead; vertices left unused are removed, the others
- * keep their order.  Adds about one vertex and three
- * triangles a border point; working memory 17 bytes a vertex plus 16
- * bytes an edge between border vertices.  stats may be NULL.
+ * star-shaped from it (convex shapes are).  Vertices lying exactly on
+ * their plane can leave the border lying on itself, which would need
+ * zero-area triangles to close; the border is first made one clean loop,
+ * in rounds until nothing changes: walls standing on the border (an
+ * input edge along the border lying in a plane, the inner triangle
+ * lower: a wall facing inwards with nothing behind it) are removed
+ * (fins_removed counts the triangles; their area leaves wall_area); two
+ * border edges on the same segment walked both ways (a vertex on its
+ * plane whose two wedges of lower neighbours both reach the border, or
+ * the two sides of a slit) are zipped by merging their ends
+ * (vertices_merged), unless they are the sides of two walls back to back
+ * on one line, which are removed, as are walls made back to back by a
+ * merge.  Vertices left unused are removed; the others keep their
+ * order.  Adds about one vertex and three triangles a border point;
+ * working memory about 26 bytes a vertex (1 a triangle when walls are
+ * removed) plus 24 bytes an edge between border vertices, and one pass
+ * over the triangles a round.  Serial; the same bytes for any thread
+ * count.  stats may be NULL.
  * Errors: STRATA_ERR_INVALID_ARG (NULL ctx or r, depth not a positive
  * finite number or lost below the lowest height's precision, a RADIAL
  * result: planets are closed already, a result with normals, an empty
@@ -1247,7 +1252,8 @@ typedef struct strata_solid_stats {
  * the border crosses itself, an edge used by more than two triangles or
  * twice the same way, a footprint not star-shaped from its centroid;
  * r unchanged), STRATA_ERR_OVERFLOW, STRATA_ERR_NOMEM (r unchanged, its
- * arrays possibly grown), STRATA_ERR_CANCELLED (at the start). */
+ * arrays possibly grown), STRATA_ERR_CANCELLED (between rounds; r
+ * unchanged). */
 STRATA_API strata_status strata_result_solidify(strata_ctx *ctx, strata_result *r,
                                                float depth, strata_solid_stats *stats);
 
