@@ -562,6 +562,23 @@ static int run(job *o)
     check_interrupt();
     t[4] = now();
 
+    strata_simplify_stats simp = {0, 0, 0, 0.0};
+    double t_simplify = 0;
+    if (o->simplify) {
+        if (!strata_optimize_supported())
+            die(EXIT_RUNTIME, "--simplify-roofs: this strata was built without meshoptimizer");
+        const double t0 = now();
+        check(strata_result_simplify_roofs(ctx, r,
+                                           isnan(o->simplify_error)
+                                               ? STRATA_SIMPLIFY_DEFAULT_ERROR
+                                               : o->simplify_error,
+                                           &simp),
+              "--simplify-roofs");
+        check_interrupt();
+        t_simplify = now() - t0; /* outside time.total, like --optimize */
+        for (int i = 0; i <= 4; i++)
+            t[i] += t_simplify;
+    }
     strata_solid_stats sst = {0, 0, 0, 0, 0};
     if (o->solid)
         solidify(ctx, o, r, &sst);
@@ -625,6 +642,14 @@ static int run(job *o)
         print_stats(&u, m, r, &arena, t, path);
         if (o->preview)
             fprintf(stderr, "time.preview=%.6f\n", t_preview);
+        if (o->simplify)
+            fprintf(stderr,
+                    "time.simplify=%.6f\nsimplify.roof_triangles_before=%llu\n"
+                    "simplify.roof_triangles_after=%llu\nsimplify.roofs_kept=%u\n"
+                    "simplify.max_error=%.3g\n",
+                    t_simplify, (unsigned long long)simp.roof_triangles_before,
+                    (unsigned long long)simp.roof_triangles_after, simp.roofs_kept,
+                    simp.max_error);
         if (o->solid)
             fprintf(stderr,
                     "solid.base=%.9g\nsolid.border_points=%u\nsolid.triangles=%llu\n"

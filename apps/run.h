@@ -71,6 +71,8 @@ typedef struct job {
     bool stats, quiet;
     bool no_sync; /* --no-sync */
     const char *output;
+    bool simplify;         /* --simplify-roofs given */
+    double simplify_error; /* --simplify-roofs=ERR; NAN: the default */
     /* 3D printing */
     bool solid;         /* --solid given */
     double solid_depth; /* --solid=DEPTH; NAN: SOLID_DEPTH x the longest side */

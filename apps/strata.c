@@ -99,7 +99,7 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
         usage_error("%s %s needs -o DIR, the directory of the world's tiles", world_opt,
                     cli_given(world_opt + 2));
     static const char *const mesh_only[] = {"preview", "view", "preview-size", "print-size",
-                                            NULL};
+                                            "simplify-roofs", NULL};
     for (int i = 0; mesh_only[i]; i++)
         if ((v = cli_given(mesh_only[i])))
             usage_error("--%s: not available for worlds (%s); make the mesh without it, or "
@@ -402,6 +402,13 @@ static const cli_option options[] = {
     {.name = "normals", .kind = CLI_FLAG, .target = &g_job.normals,
      .help = "write per-vertex normals (hard-edged walls)", .commands = WRITERS,
      .group = G_TERRACE},
+    {.name = "simplify-roofs", .kind = CLI_REAL, .arg = "ERR", .target = &g_job.simplify_error,
+     .mark = &g_job.simplify, .min = 0, .max = 1, .flags = CLI_ABOVE_MIN | CLI_OPTIONAL_VALUE,
+     .def_text = XSTR(STRATA_SIMPLIFY_DEFAULT_ERROR) " of the radius",
+     .help = "fewer roof triangles: each terrace's roof re-triangulated by meshoptimizer with "
+             "its border locked (walls, the domain border stay); flat roofs exactly, planets' "
+             "roofs within ERR x radius of their spheres",
+     .commands = WRITERS, .group = G_TERRACE},
     {.name = "optimize", .kind = CLI_FLAG, .target = &g_job.optimize, .def_text = "off",
      .help = "reorder each terrace's triangles for the GPU vertex cache (meshoptimizer; same "
              "triangles; --stats shows the cache miss ratio before and after)",
