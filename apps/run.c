@@ -565,8 +565,6 @@ static int run(job *o)
     strata_simplify_stats simp = {0, 0, 0, 0.0};
     double t_simplify = 0;
     if (o->simplify) {
-        if (!strata_optimize_supported())
-            die(EXIT_RUNTIME, "--simplify-roofs: this strata was built without meshoptimizer");
         const double t0 = now();
         check(strata_result_simplify_roofs(ctx, r,
                                            isnan(o->simplify_error)

@@ -405,9 +405,9 @@ static const cli_option options[] = {
     {.name = "simplify-roofs", .kind = CLI_REAL, .arg = "ERR", .target = &g_job.simplify_error,
      .mark = &g_job.simplify, .min = 0, .max = 1, .flags = CLI_ABOVE_MIN | CLI_OPTIONAL_VALUE,
      .def_text = XSTR(STRATA_SIMPLIFY_DEFAULT_ERROR) " of the radius",
-     .help = "fewer roof triangles: each terrace's roof re-triangulated by meshoptimizer with "
-             "its border locked (walls, the domain border stay); flat roofs exactly, planets' "
-             "roofs within ERR x radius of their spheres",
+     .help = "fewer roof triangles: each terrace's roof re-triangulated with its border "
+             "locked (walls and the domain border keep every vertex); flat roofs exactly, "
+             "planets' roofs within ERR x radius of their spheres",
      .commands = WRITERS, .group = G_TERRACE},
     {.name = "optimize", .kind = CLI_FLAG, .target = &g_job.optimize, .def_text = "off",
      .help = "reorder each terrace's triangles for the GPU vertex cache (meshoptimizer; same "

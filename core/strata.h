@@ -1207,8 +1207,8 @@ STRATA_API strata_status strata_result_rotate_to_y_up(strata_result *r,
 typedef struct strata_simplify_stats {
     uint64_t roof_triangles_before, roof_triangles_after;
     uint32_t roofs_kept; /* roofs of 2 or more triangles left as they were
-                            (nothing to gain, or no result passed the checks) */
-    double max_error;    /* planets: the deepest point of a simplified roof
+                            (nothing to gain, or the result failed a check) */
+    double max_error;    /* planets: the largest dip of a new roof triangle
                             below its sphere, relative to the radius; 0 flat */
 } strata_simplify_stats;
 
@@ -1218,31 +1218,35 @@ typedef struct strata_simplify_stats {
 #define STRATA_SIMPLIFY_DEFAULT_ERROR 1e-4
 
 /* Re-triangulate each terrace's roof with fewer triangles, in place, by
- * meshoptimizer's simplifier with the roof's border locked: no vertex is
- * moved or added, and every vertex on the roof's border (the tops and
- * bottoms of walls, the domain border, a world chunk's border) is kept,
- * so walls still join roofs by vertex id and tiles still meet bit for
- * bit.  Walls are not touched.  Each simplified roof is checked and kept
- * as it was if it fails: the same directed border edges, no edge used
- * twice one way (still manifold by vertex id; a planet still closed), no
- * triangle of zero area or facing down (planets: inwards).  FLAT roofs
- * stay exactly on their planes and keep their coverage exactly (a set of
- * upward triangles with the same border covers each point once); err is
- * then unused.  RADIAL roofs keep their vertices on their spheres, and no
- * point of a new triangle lies deeper than err x radius below its sphere
- * (the target is err, then a quarter of it, a few times, then the roof
- * as it was), so the new shell is within err x radius of the old one;
- * the solid angle covered is unchanged.  Vertices no triangle uses any
- * more are removed (the others keep their order; normals follow), ranges
- * are renumbered, planets' roof areas measured again when they were
- * filled.  The bytes depend on r and err only, not on the thread count.
- * Working memory per thread: 4 bytes a vertex of r plus about 60 bytes an
- * index of the largest roof.  Progress stage "simplify".
- * Errors: STRATA_ERR_UNSUPPORTED (built without meshoptimizer),
- * STRATA_ERR_INVALID_ARG (NULL ctx or r, err not positive and finite, a
- * roof range outside the index array), STRATA_ERR_BAD_MESH (an index out
- * of range), STRATA_ERR_OVERFLOW (a roof of 2^32 indices or more),
- * STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED (r unchanged after any error). */
+ * half-edge collapses of the roof's inner vertices with its border
+ * locked: no vertex is moved or added, and every vertex on the roof's
+ * border (the tops and bottoms of walls, the domain border, a world
+ * chunk's border) is kept, so walls still join roofs by vertex id and
+ * tiles still meet bit for bit.  Walls are not touched.  A vertex is
+ * merged into a neighbour only when every triangle around it keeps a
+ * clearly positive orientation seen from above (planets: from the
+ * centre), so the star becomes a fan over the same area; on planets also
+ * only when no new triangle dips more than err x radius below its sphere.
+ * (meshoptimizer's simplifier, tried first, let zero-area and inward
+ * triangles through; see core/simplify.c.)  Each simplified roof is then
+ * checked as a whole and kept as it was if it fails: the same directed
+ * border edges, no edge used twice one way (still manifold by vertex id;
+ * a planet still closed), no triangle facing down (in), none of zero
+ * area but those the roof had.  FLAT roofs stay exactly on their planes
+ * and keep their coverage exactly (upward triangles with the same border
+ * cover each point once); err is then unused.  RADIAL roofs keep their
+ * vertices on their spheres, the new shell within err x radius of the
+ * old one, the solid angle covered unchanged.  Vertices no triangle uses
+ * any more are removed (the others keep their order; normals follow),
+ * ranges are renumbered, planets' roof areas measured again when they
+ * were filled.  The bytes depend on r and err only, not on the thread
+ * count.  Working memory per thread: 4 bytes a vertex of r plus about 70
+ * bytes an index of the largest roof.  Progress stage "simplify".
+ * Errors: STRATA_ERR_INVALID_ARG (NULL ctx or r, err not positive and
+ * finite, a roof range outside the index array), STRATA_ERR_BAD_MESH (an
+ * index out of range), STRATA_ERR_OVERFLOW (a roof of 2^32 indices or
+ * more), STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED (r unchanged after any
+ * error). */
 STRATA_API strata_status strata_result_simplify_roofs(strata_ctx *ctx, strata_result *r,
                                                       double err,
                                                       strata_simplify_stats *stats);
