@@ -58,6 +58,10 @@ fails "--print-size 0: out of range (valid: 0 < MM" "zero print size" terrain --
 fails "--print-size -5: out of range" "negative print size" terrain --cells 8 --print-size -5 -o bad.stl
 fails "--print-size: not available for worlds" "print size of a world" terrain --cells 8 --tile-cells 4 --print-size 10 -o badw
 
+fails "--simplify-roofs 0: out of range (valid: 0 < ERR <= 1)" "zero error" terrain --cells 8 --simplify-roofs=0 -o bad.stl
+fails "--simplify-roofs -1: out of range" "negative error" planet --level 2 --simplify-roofs=-1 -o bad.stl
+fails "--simplify-roofs: not available for worlds" "simplify a world" planet --level 3 --chunk-level 1 --simplify-roofs -o badw
+
 if ! command -v admesh >/dev/null 2>&1; then
     echo "$pass passed, $fail failed; admesh not found (apt-get install admesh): skipping the solids"
     [ "$fail" -eq 0 ] || exit 1
@@ -135,6 +139,16 @@ for shape in "--shape grid --cells 64" "--shape polygon --sides 7"; do
     if [ "$rc" -ne 0 ]; then bad "$shape: exit $rc: $(cat err)"; else ok; fi
     admesh_ok "noise terrain $shape" noise.stl 0
 done
+
+# simplified roofs, then a solid: still closed, the same volume
+run terrain --heightmap blocks.pfm --levels 0,4 --simplify-roofs --solid=1.5 -o simple.stl --stats
+if [ "$rc" -ne 0 ]; then bad "simplified blocks: exit $rc: $(cat err)"; else ok; fi
+admesh_ok "simplified blocks" simple.stl "$((88 * 3 / 2 + 18 * 4))"
+after=$(sed -n 's/^simplify.roof_triangles_after=//p' err)
+before=$(sed -n 's/^simplify.roof_triangles_before=//p' err)
+[ -n "$after" ] && [ "$after" -lt "$before" ] && ok || bad "simplified blocks: roofs $before -> $after"
+run terrain --heightmap ramp.pfm --levels 0,1,2,3,4,5,6,7,8,9,10 --simplify-roofs --solid=1.5 -o simple.stl
+admesh_ok "simplified ramp" simple.stl "$((88 * 3 / 2 + 55 * 8))"
 
 # --print-size: the longest side of the box admesh reads is the size asked.
 run terrain --cells 32 --size 10 --solid --print-size 150 -o print.stl
