@@ -25,8 +25,8 @@
  *   collapse      inner vertices in id order, nearest neighbour first,
  *                 rounds until one changes nothing
  *   accept        no edge used twice one way, the same border edges, no
- *                 triangle facing down (in) or of zero area (but those the
- *                 slicer made), planets within err (else the roof is kept)
+ *                 new triangle facing down (in) or of zero area, planets
+ *                 within err (else the roof is kept)
  *
  * Ranges are independent and each is done by one thread, so the bytes do
  * not depend on the thread count. */
@@ -160,38 +160,21 @@ static double dip(const double a[3], const double b[3], const double d[3])
     return rad - nearest;
 }
 
-/* Whether the triangle ix (local ids) has zero area seen from above (from
- * the centre).  The slicer makes a few (a cut point rounded onto the
- * vertex next to it), which a simplified roof may keep but not add. */
-static int zero_area(const strata_result *r, const scratch *s, const uint32_t *ix)
-{
-    double nv[3];
-    const uint32_t a = s->back[ix[0]];
-    strata__tri_cross(r->x, r->y, r->z, a, s->back[ix[1]], s->back[ix[2]], nv);
-    if (r->geometry == STRATA_FLAT)
-        return nv[1] == 0;
-    return ((double)r->x[a] - r->center[0]) * nv[0] + ((double)r->y[a] - r->center[1]) * nv[1] +
-               ((double)r->z[a] - r->center[2]) * nv[2] ==
-           0;
-}
-
-/* Every triangle of the simplified roof faces up (FLAT) or outwards
- * (RADIAL), none of zero area but at most `zeros` (those it kept from
- * the roof); on planets also the largest dip of a new triangle below its
- * sphere, relative to the radius, into *depth. */
-static int faces_ok(const strata_result *r, const scratch *s, uint64_t n, uint64_t zeros,
-                    double *depth)
+/* Every triangle a collapse made faces up (FLAT) or outwards (RADIAL)
+ * with an area; on planets also the largest dip of one below its sphere,
+ * relative to the radius, into *depth.  The roof's own triangles, left as
+ * they were, are not judged (the slicer makes a few of zero area, a cut
+ * point rounded onto the vertex next to it). */
+static int faces_ok(const strata_result *r, const scratch *s, uint64_t n, double *depth)
 {
     *depth = 0;
     for (uint64_t i = 0; i < n; i += 3) {
+        if (!s->fresh[i / 3])
+            continue;
         const uint32_t a = s->back[s->dst[i]], b = s->back[s->dst[i + 1]], c = s->back[s->dst[i + 2]];
         double nv[3];
         strata__tri_cross(r->x, r->y, r->z, a, b, c, nv);
         if (r->geometry == STRATA_FLAT) {
-            if (nv[1] == 0 && zeros > 0) {
-                zeros--;
-                continue;
-            }
             if (!(nv[1] > 0) || nv[0] != 0 || nv[2] != 0)
                 return 0;
             continue;
@@ -203,11 +186,9 @@ static int faces_ok(const strata_result *r, const scratch *s, uint64_t n, uint64
             q[k][1] = (double)r->y[v] - r->center[1];
             q[k][2] = (double)r->z[v] - r->center[2];
         }
-        const double outward = q[0][0] * nv[0] + q[0][1] * nv[1] + q[0][2] * nv[2];
-        if (!(outward > 0) && !(outward == 0 && zeros > 0 && zeros--))
+        if (!(q[0][0] * nv[0] + q[0][1] * nv[1] + q[0][2] * nv[2] > 0))
             return 0;
-        if (s->fresh[i / 3]) /* the roof's own triangles are not an error */
-            *depth = fmax(*depth, dip(q[0], q[1], q[2]) / r->radius);
+        *depth = fmax(*depth, dip(q[0], q[1], q[2]) / r->radius);
     }
     return 1;
 }
@@ -226,6 +207,7 @@ typedef struct planar {
     uint32_t *head;  /* per vertex: its first corner, UNSEEN: none */
     uint8_t *dead;   /* per triangle: 0 as it was, 1 gone, 2 changed */
     uint8_t *locked; /* per vertex */
+    uint8_t *dirty;  /* per vertex: its star changed since it last tried */
 } planar;
 
 /* The geometry a collapse is checked against. */
@@ -293,6 +275,7 @@ static void collapse(planar *pl, uint32_t v, uint32_t u)
                 pl->dead[t] = 1;
             } else {
                 pl->dead[t] = 2; /* alive, changed */
+                pl->dirty[q[0]] = pl->dirty[q[1]] = pl->dirty[q[2]] = 1;
                 pl->tri[c] = u;
                 pl->next[c] = pl->head[u];
                 pl->head[u] = c;
@@ -316,14 +299,16 @@ static uint64_t simplify_star(const strata_allocator *al, const shell *sh, scrat
     pl.head = strata__alloc_array(al, nl, sizeof *pl.head);
     pl.dead = strata__alloc_array(al, (size_t)n / 3 + 1, 1);
     pl.locked = strata__alloc_array(al, nl, 1);
+    pl.dirty = strata__alloc_array(al, nl, 1);
     uint64_t w = 0;
-    if (!pl.next || !pl.head || !pl.dead || !pl.locked) {
+    if (!pl.next || !pl.head || !pl.dead || !pl.locked || !pl.dirty) {
         *st = STRATA_ERR_NOMEM;
         goto done;
     }
     memcpy(pl.tri, s->local, (size_t)n * sizeof *pl.tri);
     memset(pl.dead, 0, (size_t)n / 3 + 1);
     memset(pl.locked, 0, nl);
+    memset(pl.dirty, 1, nl);
     for (uint32_t v = 0; v < nl; v++)
         pl.head[v] = UNSEEN;
     for (uint64_t c = n; c-- > 0;) {
@@ -335,8 +320,9 @@ static uint64_t simplify_star(const strata_allocator *al, const shell *sh, scrat
     for (int changed = 1; changed;) {
         changed = 0;
         for (uint32_t v = 0; v < nl; v++) {
-            if (pl.locked[v] || pl.head[v] == UNSEEN)
+            if (pl.locked[v] || pl.head[v] == UNSEEN || !pl.dirty[v])
                 continue;
+            pl.dirty[v] = 0;
             /* the nearest neighbours, by insertion into a short list */
             uint32_t cand[NEAREST];
             double dist[NEAREST];
@@ -383,6 +369,7 @@ done:
     strata__free(al, pl.head);
     strata__free(al, pl.dead);
     strata__free(al, pl.locked);
+    strata__free(al, pl.dirty);
     return w;
 }
 
@@ -407,9 +394,6 @@ static void simplify_roof(const strata_allocator *al, const strata_result *r, sc
     }
     for (uint32_t j = 0; j < nl; j++)
         s->map[s->back[j]] = UNSEEN;
-    uint64_t zeros = 0;
-    for (uint64_t i = 0; i < n; i += 3)
-        zeros += zero_area(r, s, s->local + i);
     const uint64_t nb = border_of(s->local, n, s->edges, s->border);
     if (nb == UINT64_MAX)
         return; /* kept */
@@ -421,7 +405,7 @@ static void simplify_roof(const strata_allocator *al, const strata_result *r, sc
     if (g->st != STRATA_OK || m >= n)
         return; /* nothing gained */
     double depth;
-    if (!faces_ok(r, s, m, zeros, &depth) || (sh.radial && depth > err))
+    if (!faces_ok(r, s, m, &depth) || (sh.radial && depth > err))
         return;
     /* the same border, no edge twice: dst's border after the roof's */
     uint64_t *nb2 = s->border + nb;

@@ -1231,8 +1231,9 @@ typedef struct strata_simplify_stats {
  * triangles through; see core/simplify.c.)  Each simplified roof is then
  * checked as a whole and kept as it was if it fails: the same directed
  * border edges, no edge used twice one way (still manifold by vertex id;
- * a planet still closed), no triangle facing down (in), none of zero
- * area but those the roof had.  FLAT roofs stay exactly on their planes
+ * a planet still closed), no new triangle facing down (in) or of zero
+ * area (the roof's own triangles left as they were are not judged: the
+ * slicer makes a few of zero area).  FLAT roofs stay exactly on their planes
  * and keep their coverage exactly (upward triangles with the same border
  * cover each point once); err is then unused.  RADIAL roofs keep their
  * vertices on their spheres, the new shell within err x radius of the
