@@ -352,6 +352,95 @@ START_TEST(test_planet)
 }
 END_TEST
 
+/* Worlds: chunks simplified one by one still meet without a crack.  The
+ * union of all chunks, vertices welded by exact position, is a closed
+ * surface with every edge used once each way: a border vertex moved or
+ * dropped in one chunk and not in its neighbour would leave edges
+ * without their reverse. */
+typedef struct wtri {
+    float p[3][3];
+} wtri;
+
+static int cmp_f3(const void *a, const void *b) { return memcmp(a, b, 3 * sizeof(float)); }
+
+START_TEST(test_world_chunks)
+{
+    strata_ctx *ctx = ctx_new(1);
+    strata_fbm f;
+    strata_fbm_defaults(&f);
+    f.frequency = 1.5f;
+    f.amplitude = 0.1f;
+    f.seed = 7;
+    strata_world_options o;
+    strata_world_defaults(&o);
+    o.level = 6;
+    o.chunk_level = 1;
+    o.noise = &f;
+    o.terraces = 10;
+    strata_world *w;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    const uint64_t nc = strata_world_chunk_count(w);
+    strata_result *r;
+    ck_assert_ok(strata_result_create(ctx, &r));
+    wtri *all = NULL;
+    uint64_t n = 0, cap = 0, before = 0, after = 0;
+    for (uint64_t id = 0; id < nc; id++) {
+        ck_assert_ok(strata_world_make_chunk(ctx, w, id, r));
+        strata_result_view v;
+        strata_result_get_view(r, &v);
+        before += v.nindices / 3;
+        ck_assert_ok(strata_result_simplify_roofs(ctx, r, 1e-3, NULL));
+        strata_result_get_view(r, &v);
+        after += v.nindices / 3;
+        if (n + v.nindices / 3 > cap) {
+            cap = 2 * (n + v.nindices / 3);
+            all = realloc(all, cap * sizeof *all);
+        }
+        for (uint64_t i = 0; i < v.nindices; i += 3, n++)
+            for (int k = 0; k < 3; k++) {
+                const uint32_t q = v.indices[i + (uint64_t)k];
+                all[n].p[k][0] = v.x[q];
+                all[n].p[k][1] = v.y[q];
+                all[n].p[k][2] = v.z[q];
+            }
+    }
+    require_lt(after, before);
+    /* weld: positions sorted, ids by rank */
+    float(*pos)[3] = malloc(3 * n * sizeof *pos);
+    for (uint64_t t = 0; t < n; t++)
+        memcpy(pos + 3 * t, all[t].p, sizeof all[t].p);
+    qsort(pos, 3 * n, sizeof *pos, cmp_f3);
+    uint64_t np = 0;
+    for (uint64_t i = 0; i < 3 * n; i++)
+        if (i == 0 || cmp_f3(pos[i], pos[np - 1]))
+            memcpy(pos[np++], pos[i], sizeof pos[i]);
+    uint64_t *d = malloc(3 * n * sizeof *d);
+    for (uint64_t t = 0; t < n; t++) {
+        uint64_t id[3];
+        for (int k = 0; k < 3; k++) {
+            const float(*hit)[3] = bsearch(all[t].p[k], pos, np, sizeof *pos, cmp_f3);
+            id[k] = (uint64_t)(hit - pos);
+        }
+        for (int k = 0; k < 3; k++)
+            d[3 * t + (uint64_t)k] = id[k] << 32 | id[(k + 1) % 3];
+    }
+    qsort(d, 3 * n, sizeof *d, cmp_u64);
+    for (uint64_t i = 0; i < 3 * n; i++) {
+        require(i == 0 || d[i] != d[i - 1], "an edge used twice one way across chunks");
+        const uint64_t rev = d[i] << 32 | d[i] >> 32;
+        require(bsearch(&rev, d, 3 * n, sizeof *d, cmp_u64) != NULL,
+                "an edge without its reverse: chunks do not meet");
+    }
+    require_eq((int64_t)np - (int64_t)(3 * n / 2) + (int64_t)n, 2);
+    free(d);
+    free(pos);
+    free(all);
+    strata_result_destroy(r);
+    strata_world_destroy(w);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
     strata_ctx *ctx = ctx_new(1);
@@ -416,6 +505,7 @@ static Suite *simplify_suite(void)
     tcase_add_loop_test(tc, test_flat, 0, 3);
     tcase_add_test(tc, test_heights_on_planes);
     tcase_add_loop_test(tc, test_planet, 0, 2);
+    tcase_add_test(tc, test_world_chunks);
     suite_add_tcase(s, tc);
     tc = tcase_create("Limits");
     tcase_add_test(tc, test_errors);
