@@ -1,6 +1,7 @@
 #!/bin/sh
 # Roof simplification (strata --simplify-roofs): output triangles and time
-# beside the slice, as key=value lines.
+# beside the slice, as key=value lines (wall seconds of each stage from
+# --stats, CPU seconds of the whole run by /usr/bin/time).
 #   dem      a 2048 x 2048 16-bit DEM of smooth ridges, 16 terraces
 #   noise    a 2048 x 2048 grid of the default fBm noise, 16 terraces
 #   planet   a level-10 planet, 32 terraces, the default error
@@ -19,8 +20,11 @@ stat() { sed -n "s/^$1=//p" "$2"; }
 bench() {
     name=$1
     shift
-    "$S" "$@" --stats --no-sync -o plain.ply 2>plain.err || { cat plain.err; exit 1; }
-    "$S" "$@" --simplify-roofs --stats --no-sync -o simple.ply 2>simple.err || { cat simple.err; exit 1; }
+    # CPU seconds too: on a shared machine the wall clock says little
+    /usr/bin/time -f "%U %S" -o plain.cpu "$S" "$@" --stats --no-sync -o plain.ply 2>plain.err ||
+        { cat plain.err; exit 1; }
+    /usr/bin/time -f "%U %S" -o simple.cpu "$S" "$@" --simplify-roofs --stats --no-sync \
+        -o simple.ply 2>simple.err || { cat simple.err; exit 1; }
     before=$(stat triangles plain.err)
     after=$(stat triangles simple.err)
     echo "bench=$name triangles_before=$before triangles_after=$after" \
@@ -31,8 +35,9 @@ bench() {
         "max_error=$(stat simplify.max_error simple.err)" \
         "slice_s=$(stat time.slice simple.err) simplify_s=$(stat time.simplify simple.err)" \
         "threads=$(stat threads simple.err)" \
+        "cpu_s_before=$(awk '{ print $1 + $2 }' plain.cpu) cpu_s_after=$(awk '{ print $1 + $2 }' simple.cpu)" \
         "bytes_before=$(wc -c <plain.ply) bytes_after=$(wc -c <simple.ply)"
-    rm -f plain.ply simple.ply plain.err simple.err
+    rm -f plain.ply simple.ply plain.err simple.err plain.cpu simple.cpu
 }
 
 if want dem; then
