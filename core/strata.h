@@ -1241,7 +1241,7 @@ typedef struct strata_simplify_stats {
  * any more are removed (the others keep their order; normals follow),
  * ranges are renumbered, planets' roof areas measured again when they
  * were filled.  The bytes depend on r and err only, not on the thread
- * count.  Working memory per thread: 4 bytes a vertex of r plus about 70
+ * count.  Working memory per thread: 4 bytes a vertex of r plus about 80
  * bytes an index of the largest roof.  Progress stage "simplify".
  * Errors: STRATA_ERR_INVALID_ARG (NULL ctx or r, err not positive and
  * finite, a roof range outside the index array), STRATA_ERR_BAD_MESH (an
