@@ -198,7 +198,8 @@ static int faces_ok(const strata_result *r, const scratch *s, uint64_t n, double
     for (uint64_t i = 0; i < n; i += 3) {
         if (!s->fresh[i / 3])
             continue;
-        const uint32_t a = s->back[s->dst[i]], b = s->back[s->dst[i + 1]], c = s->back[s->dst[i + 2]];
+        const uint32_t a = s->back[s->dst[i]], b = s->back[s->dst[i + 1]];
+        const uint32_t c = s->back[s->dst[i + 2]];
         double nv[3];
         strata__tri_cross(r->x, r->y, r->z, a, b, c, nv);
         if (r->geometry == STRATA_FLAT) {

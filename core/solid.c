@@ -124,7 +124,8 @@ static strata_status border_edges(const strata_result *r, const uint8_t *gone,
         for (int k = 0; !(gone && gone[i / 3]) && k < 3; k++) {
             const uint32_t a = corner(r, remap, i, k), b = corner(r, remap, i, k + 1);
             if (flag[a] && flag[b])
-                e[m++] = (dedge){a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a, a, b, i / 3};
+                e[m++] = (dedge){a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a, a, b,
+                                 i / 3};
         }
     qsort(e, m, sizeof *e, cmp_dedge);
     uint32_t kept = 0;

@@ -210,8 +210,8 @@ START_TEST(test_flat)
         flat_roofs(&r, a1);
         double sum = 0;
         for (uint32_t k = 0; k < n; k++) {
-            require(fabs(a1[k] - a0[k]) <= 1e-9 * (a0[k] + 1e-12), "terrace %u: area %.12g, was %.12g",
-                    k, a1[k], a0[k]);
+            require(fabs(a1[k] - a0[k]) <= 1e-9 * (a0[k] + 1e-12),
+                    "terrace %u: area %.12g, was %.12g", k, a1[k], a0[k]);
             require_eq(r.terraces[k].wall_count, walls0[k]);
             ck_assert_double_eq_tol(r.terraces[k].roof_area, before.terraces[k].roof_area, 1e-12);
             sum += a1[k];
@@ -324,7 +324,8 @@ START_TEST(test_planet)
                     p[c][0] = r.x[v];
                     p[c][1] = r.y[v];
                     p[c][2] = r.z[v];
-                    const double rad = sqrt(p[c][0] * p[c][0] + p[c][1] * p[c][1] + p[c][2] * p[c][2]);
+                    const double rad =
+                        sqrt(p[c][0] * p[c][0] + p[c][1] * p[c][1] + p[c][2] * p[c][2]);
                     require(fabs(rad - (1.0 + tr->level)) <= 1e-6, "roof vertex off its sphere");
                 }
                 const double w = solid_angle(p[0], p[1], p[2]);
@@ -338,7 +339,8 @@ START_TEST(test_planet)
             }
         }
         require(fabs(omega - 4 * M_PI) <= 1e-5 * 4 * M_PI, "solid angle %.9g", omega);
-        require(worst <= err * 1.0 + 1e-6, "a roof dips %.3g below its sphere (err %.3g)", worst, err);
+        require(worst <= err * 1.0 + 1e-6, "a roof dips %.3g below its sphere (err %.3g)", worst,
+                err);
         require(st.max_error <= err, "max_error %.3g", st.max_error);
         require_lt(r.nindices / 3, tris0);
         require_lt(st.roof_triangles_after, st.roof_triangles_before);
