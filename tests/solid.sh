@@ -150,6 +150,17 @@ before=$(sed -n 's/^simplify.roof_triangles_before=//p' err)
 run terrain --heightmap ramp.pfm --levels 0,1,2,3,4,5,6,7,8,9,10 --simplify-roofs --solid=1.5 -o simple.stl
 admesh_ok "simplified ramp" simple.stl "$((88 * 3 / 2 + 55 * 8))"
 
+# the same bytes for any thread count and instruction set
+for t in 1 2 3; do
+    run terrain --cells 48 --terraces 9 --simplify-roofs --solid --threads $t -o same$t.stl
+done
+STRATA_SIMD=scalar "$STRATA" terrain --cells 48 --terraces 9 --simplify-roofs --solid -o same0.stl 2>/dev/null
+cmp -s same1.stl same2.stl && cmp -s same1.stl same3.stl && cmp -s same1.stl same0.stl && ok ||
+    bad "--simplify-roofs --solid: bytes differ between thread counts or instruction sets"
+run planet --level 4 --terraces 8 --simplify-roofs --threads 1 -o p1.ply
+run planet --level 4 --terraces 8 --simplify-roofs --threads 3 -o p3.ply
+cmp -s p1.ply p3.ply && ok || bad "planet --simplify-roofs: bytes differ between 1 and 3 threads"
+
 # --print-size: the longest side of the box admesh reads is the size asked.
 run terrain --cells 32 --size 10 --solid --print-size 150 -o print.stl
 if [ "$rc" -ne 0 ]; then bad "print-size: exit $rc: $(cat err)"; else ok; fi
