@@ -589,6 +589,34 @@ static int run(job *o)
                                           : NULL});
     }
 
+    /* --props: on the roofs as written (after --print-size), listed as CSV */
+    strata_props *props = NULL;
+    double t_props = 0;
+    if (!isnan(o->props_density)) {
+        const double t0 = now();
+        strata_props_options po;
+        strata_props_defaults(&po);
+        po.density = o->props_density;
+        po.noise_frequency = o->props_noise;
+        po.seed = (uint32_t)o->props_seed;
+        unsigned long long a = 0, b = UINT32_MAX; /* "A-B" or "A", checked when parsed */
+        if (o->props_terraces && sscanf(o->props_terraces, "%llu-%llu", &a, &b) == 1)
+            b = a;
+        po.first_terrace = (uint32_t)a;
+        po.last_terrace = (uint32_t)b;
+        strata_status pst = strata_props_scatter(ctx, r, &po, &props);
+        check_call(pst, (call){.what = "--props",
+                               .why = pst == STRATA_ERR_OVERFLOW
+                                          ? "more than 2^32-1 props: lower DENSITY"
+                                          : NULL});
+        pst = strata_props_write_csv(ctx, props, o->props_csv);
+        check_call(pst, (call){.path = o->props_csv, .write = true});
+        check_interrupt();
+        t_props = now() - t0; /* outside time.total, like --optimize */
+        for (int i = 0; i <= 4; i++)
+            t[i] += t_props;
+    }
+
     /* --optimize is timed on its own (time.optimize), outside time.total
      * like the preview: moving the earlier stamps by its duration keeps
      * every other figure as it was. */
@@ -657,6 +685,12 @@ static int run(job *o)
                     (unsigned long long)sst.fins_removed);
         if (!isnan(o->print_size))
             fprintf(stderr, "print.factor=%.9g\n", print_factor);
+        if (props) {
+            strata_props_view pv;
+            strata_props_get_view(props, &pv);
+            fprintf(stderr, "time.props=%.6f\nprops.count=%llu\n", t_props,
+                    (unsigned long long)pv.count);
+        }
         if (o->optimize)
             fprintf(stderr,
                     "time.optimize=%.6f\noptimize.cache_size=%u\n"
@@ -672,10 +706,17 @@ static int run(job *o)
         if (o->preview)
             fprintf(stderr, "strata: wrote %s: %lldx%lld pixels\n", o->preview, o->preview_size,
                     o->preview_size);
+        if (props) {
+            strata_props_view pv;
+            strata_props_get_view(props, &pv);
+            fprintf(stderr, "strata: wrote %s: %llu props\n", o->props_csv,
+                    (unsigned long long)pv.count);
+        }
     }
     interrupt_watch(NULL);
     if (levels != o->levels.v)
         free(levels);
+    strata_props_destroy(props);
     strata_result_destroy(r);
     strata_mesh_destroy(m);
     strata_ctx_destroy(ctx);

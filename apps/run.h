@@ -73,6 +73,12 @@ typedef struct job {
     const char *output;
     bool simplify;         /* --simplify-roofs given */
     double simplify_error; /* --simplify-roofs=ERR; NAN: the default */
+    /* props */
+    double props_density;       /* --props; NAN: none */
+    double props_noise;         /* --props-noise */
+    long long props_seed;
+    const char *props_terraces; /* "A-B" or "A", NULL: all */
+    const char *props_csv;      /* --props-csv FILE */
     /* 3D printing */
     bool solid;         /* --solid given */
     double solid_depth; /* --solid=DEPTH; NAN: SOLID_DEPTH x the longest side */

@@ -69,6 +69,53 @@ static const char *check_palette(const char *s)
                : "neither a palette name (earth, desert, ice, mono) nor a file";
 }
 
+static const char *check_csv(const char *s)
+{
+    return has_suffix(s, ".csv") ? NULL : "the list's name must end in .csv";
+}
+
+/* --props-terraces A-B or A: terraces counted from 0, A <= B.  Whether
+ * they exist is checked with the terrace count (check_props). */
+static bool parse_span(const char *s, unsigned long long *a, unsigned long long *b)
+{
+    int used = 0;
+    if (s[0] < '0' || s[0] > '9')
+        return false;
+    if (sscanf(s, "%llu%n", a, &used) != 1)
+        return false;
+    *b = *a;
+    if (!s[used])
+        return true;
+    const char *t = s + used;
+    int more = 0;
+    return t[0] == '-' && t[1] >= '0' && t[1] <= '9' && sscanf(t + 1, "%llu%n", b, &more) == 1 &&
+           !t[1 + more];
+}
+
+static const char *check_props_terraces(const char *s)
+{
+    unsigned long long a, b;
+    if (!parse_span(s, &a, &b))
+        return "expected A-B or A: terraces counted from 0 at the bottom";
+    return a <= b ? NULL : "A must not be above B";
+}
+
+/* --props-terraces against the terraces the job makes. */
+static void check_props(const job *j)
+{
+    const char *v = cli_given("props-terraces");
+    unsigned long long a, b;
+    if (!v || !parse_span(v, &a, &b))
+        return;
+    const long long n = j->levels.n ? (long long)j->levels.n : j->terraces;
+    if (n <= 0)
+        usage_error("--props-terraces %s: the mesh is not terraced (--terraces 0); props need "
+                    "terraces", v);
+    if (b >= (unsigned long long)n)
+        usage_error("--props-terraces %s: terrace %llu does not exist (there are %lld: 0..%lld)",
+                    v, b, n, n - 1);
+}
+
 /* --simd and STRATA_SIMD: an instruction set's name (whether this CPU has
  * it is found out when the context is made). */
 static const char *check_simd(const char *s)
@@ -99,7 +146,7 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
         usage_error("%s %s needs -o DIR, the directory of the world's tiles", world_opt,
                     cli_given(world_opt + 2));
     static const char *const mesh_only[] = {"preview", "view", "preview-size", "print-size",
-                                            "simplify-roofs", NULL};
+                                            "simplify-roofs", "props", NULL};
     for (int i = 0; mesh_only[i]; i++)
         if ((v = cli_given(mesh_only[i])))
             usage_error("--%s: not available for worlds (%s); make the mesh without it, or "
@@ -113,6 +160,7 @@ static void check_planet(job *j)
 {
     const bool world = j->chunk_level >= 0;
     const char *v;
+    check_props(j);
     if ((v = cli_given("solid")))
         usage_error("--solid%s%s: planets are closed surfaces already; it applies to terrains "
                     "(strata terrain: grid, polygon or heightmap)",
@@ -136,6 +184,7 @@ static void check_terrain(job *j)
     if (j->template_path && (v = cli_given("shape")))
         usage_error("--template and --shape %s cannot be used together", v);
     const bool world = j->tile_cells >= 0;
+    check_props(j);
     if (j->solid && world)
         usage_error("--solid: not available for worlds (--tile-cells %lld); make one mesh",
                     j->tile_cells);
@@ -485,6 +534,26 @@ static const cli_option options[] = {
      .target = &g_job.output, .check = check_output, .flags = CLI_REQUIRED,
      .help = ".ply (binary), .obj (+ .mtl), .glb (binary glTF) or .stl (binary) file",
      .commands = SLICE, .group = G_COMMON},
+    {.name = "props", .kind = CLI_REAL, .arg = "DENSITY", .target = &g_job.props_density,
+     .min = 0, .max = 1e9, .flags = CLI_ABOVE_MIN,
+     .help = "scatter props (trees and rocks) on the roofs: DENSITY expected instances per "
+             "square unit of roof, never on walls; listed by --props-csv",
+     .needs = "props-csv", .commands = MAKERS, .group = G_COMMON},
+    {.name = "props-noise", .kind = CLI_REAL, .arg = "F", .target = &g_job.props_noise,
+     .min = 0, .max = 1e9, .def = "0",
+     .help = "weight the density by simplex noise of frequency F per unit (0: uniform)",
+     .needs = "props", .commands = MAKERS, .group = G_COMMON},
+    {.name = "props-seed", .kind = CLI_INT, .arg = "N", .target = &g_job.props_seed, .min = 0,
+     .max = 4294967295.0, .def = "1", .help = "seed of the props: the same seed, the same props",
+     .needs = "props", .commands = MAKERS, .group = G_COMMON},
+    {.name = "props-terraces", .kind = CLI_STRING, .arg = "A-B", .target = &g_job.props_terraces,
+     .check = check_props_terraces, .def_text = "all",
+     .help = "props only on terraces A to B (or A alone), counted from 0 at the bottom",
+     .needs = "props", .commands = MAKERS, .group = G_COMMON},
+    {.name = "props-csv", .kind = CLI_STRING, .arg = "FILE.csv", .target = &g_job.props_csv,
+     .check = check_csv,
+     .help = "write the props as CSV: x,y,z,up_x,up_y,up_z,yaw,scale,kind,terrace",
+     .needs = "props", .commands = MAKERS, .group = G_COMMON},
     {.name = "print-size", .kind = CLI_REAL, .arg = "MM", .target = &g_job.print_size,
      .min = 0, .max = LENGTH_MAX, .flags = CLI_ABOVE_MIN, .def_text = "the model's own units",
      .help = "scale the model so that its longest side is MM (STL has no units; printers read "

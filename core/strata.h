@@ -1253,6 +1253,77 @@ STRATA_API strata_status strata_result_simplify_roofs(strata_ctx *ctx, strata_re
                                                       strata_simplify_stats *stats);
 
 /* ------------------------------------------------------------------ */
+/* Props on terraces                                                   */
+/* ------------------------------------------------------------------ */
+
+typedef enum strata_prop_kind {
+    STRATA_PROP_TREE = 0,
+    STRATA_PROP_ROCK = 1
+} strata_prop_kind;
+
+/* Options of strata_props_scatter.  Fill with strata_props_defaults(). */
+typedef struct strata_props_options {
+    double density;         /* expected instances per unit of roof area, > 0 */
+    double noise_frequency; /* > 0: the density is weighted by simplex noise
+                               of this frequency per unit (0.5 + 0.5 noise,
+                               in [0, 1]; 2D on terrains, 3D on planets);
+                               0: uniform */
+    uint32_t seed;
+    uint32_t first_terrace, last_terrace; /* roofs of these terraces only
+                                             (inclusive; last past the end:
+                                             to the top) */
+    float min_scale, max_scale;           /* uniform, 0 < min <= max */
+    float rock_share;                     /* the share of rocks, [0, 1] */
+} strata_props_options;
+
+/* Defaults: density 1, no noise, seed 1, every terrace, scale 0.8..1.2,
+ * rocks 0.3. */
+STRATA_API void strata_props_defaults(strata_props_options *o);
+
+typedef struct strata_props strata_props;
+
+/* The instances, as arrays of count elements each (owned by the props). */
+typedef struct strata_props_view {
+    uint64_t count;
+    const float *x, *y, *z;    /* a point of a roof triangle (terrains: y is
+                                  exactly the terrace's level) */
+    const float *ux, *uy, *uz; /* up: (0, 1, 0) on terrains, from the centre
+                                  through the point on planets (unit) */
+    const float *yaw;          /* about up, radians in [0, 2 pi) */
+    const float *scale;
+    const uint8_t *kind;       /* strata_prop_kind */
+    const uint32_t *terrace;
+} strata_props_view;
+
+/* Scatter instances on the roofs of r (walls never; a solid's sides and
+ * base are walls): each roof triangle of the chosen terraces gets
+ * density x its area x the noise's weight at its centroid instances,
+ * the fraction rounded up with that probability, each at a uniform point
+ * of it with a random yaw, scale and kind.  Every random number is a
+ * hash of the seed, the triangle's place in the index array and the
+ * instance's number, so the same result and options give the same
+ * instances, in index order, for any thread count.  No minimum spacing
+ * (no Poisson-disk sampling).  Free with strata_props_destroy.
+ * Errors: STRATA_ERR_INVALID_ARG (NULL argument, an option outside its
+ * range, first_terrace not a terrace of r), STRATA_ERR_OVERFLOW (more
+ * than 2^32-1 instances), STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED
+ * (progress stage "props"). */
+STRATA_API strata_status strata_props_scatter(strata_ctx *ctx, const strata_result *r,
+                                              const strata_props_options *opt,
+                                              strata_props **out);
+STRATA_API void strata_props_get_view(const strata_props *p, strata_props_view *v);
+STRATA_API void strata_props_destroy(strata_props *p);
+
+/* The instances as a CSV file: a header line
+ * "x,y,z,up_x,up_y,up_z,yaw,scale,kind,terrace", then one line each,
+ * numbers as %.9g (they read back as the same floats; the C locale's
+ * decimal point is assumed), kind "tree" or "rock".  Written through a
+ * temporary renamed into place, as strata_result_write does; errors as
+ * there. */
+STRATA_API strata_status strata_props_write_csv(strata_ctx *ctx, const strata_props *p,
+                                                const char *path);
+
+/* ------------------------------------------------------------------ */
 /* Solids for 3D printing                                              */
 /* ------------------------------------------------------------------ */
 
