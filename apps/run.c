@@ -592,7 +592,7 @@ static int run(job *o)
     /* --props: on the roofs as written (after --print-size), listed as CSV */
     strata_props *props = NULL;
     double t_props = 0;
-    if (!isnan(o->props_density)) {
+    if (o->props) {
         const double t0 = now();
         strata_props_options po;
         strata_props_defaults(&po);

@@ -74,7 +74,8 @@ typedef struct job {
     bool simplify;         /* --simplify-roofs given */
     double simplify_error; /* --simplify-roofs=ERR; NAN: the default */
     /* props */
-    double props_density;       /* --props; NAN: none */
+    bool props;                 /* --props given */
+    double props_density;       /* --props DENSITY */
     double props_noise;         /* --props-noise */
     long long props_seed;
     const char *props_terraces; /* "A-B" or "A", NULL: all */

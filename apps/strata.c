@@ -535,7 +535,7 @@ static const cli_option options[] = {
      .help = ".ply (binary), .obj (+ .mtl), .glb (binary glTF) or .stl (binary) file",
      .commands = SLICE, .group = G_COMMON},
     {.name = "props", .kind = CLI_REAL, .arg = "DENSITY", .target = &g_job.props_density,
-     .min = 0, .max = 1e9, .flags = CLI_ABOVE_MIN,
+     .mark = &g_job.props, .min = 0, .max = 1e9, .flags = CLI_ABOVE_MIN,
      .help = "scatter props (trees and rocks) on the roofs: DENSITY expected instances per "
              "square unit of roof, never on walls; listed by --props-csv",
      .needs = "props-csv", .commands = MAKERS, .group = G_COMMON},

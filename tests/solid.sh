@@ -62,6 +62,22 @@ fails "--simplify-roofs 0: out of range (valid: 0 < ERR <= 1)" "zero error" terr
 fails "--simplify-roofs -1: out of range" "negative error" planet --level 2 --simplify-roofs=-1 -o bad.stl
 fails "--simplify-roofs: not available for worlds" "simplify a world" planet --level 3 --chunk-level 1 --simplify-roofs -o badw
 
+fails "--props -2: out of range (valid: 0 < DENSITY" "negative density" planet --level 2 --props -2 --props-csv p.csv -o bad.stl
+fails "--props-terraces 2-30: terrace 30 does not exist (there are 12: 0..11)" "no such terrace" terrain --cells 8 --props 1 --props-terraces 2-30 --props-csv p.csv -o bad.stl
+fails "--props-terraces 5-2: A must not be above B" "terraces reversed" terrain --cells 8 --props 1 --props-terraces 5-2 --props-csv p.csv -o bad.stl
+fails "--props 1 needs --props-csv" "props without a list" terrain --cells 8 --props 1 -o bad.stl
+run terrain --cells 32 --terraces 6 --props 3 --props-terraces 1-3 --props-csv p.csv -o props.ply
+if [ "$rc" -ne 0 ] || [ "$(head -n 1 p.csv)" != "x,y,z,up_x,up_y,up_z,yaw,scale,kind,terrace" ]; then
+    bad "props: exit $rc: $(cat err)"
+elif ! awk -F, 'NR > 1 && ($10 < 1 || $10 > 3 || ($9 != "tree" && $9 != "rock")) { exit 1 }
+        END { exit NR < 20 }' p.csv; then
+    bad "props: terraces or kinds outside what was asked, or too few"
+else
+    ok
+fi
+for t in 1 3; do run terrain --cells 32 --props 3 --props-noise 0.4 --props-csv p$t.csv --threads $t -o props.ply; done
+cmp -s p1.csv p3.csv && ok || bad "props: the list differs between 1 and 3 threads"
+
 if ! command -v admesh >/dev/null 2>&1; then
     echo "$pass passed, $fail failed; admesh not found (apt-get install admesh): skipping the solids"
     [ "$fail" -eq 0 ] || exit 1
