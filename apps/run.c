@@ -604,13 +604,29 @@ static int run(job *o)
             b = a;
         po.first_terrace = (uint32_t)a;
         po.last_terrace = (uint32_t)b;
+        /* sizes: 0.8 to 1.2 % of the model's longest side */
+        strata_result_view rv;
+        strata_result_get_view(r, &rv);
+        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        const float *c[3] = {rv.x, rv.y, rv.z};
+        for (int k = 0; k < 3; k++)
+            for (uint32_t i = 0; i < rv.nverts; i++) {
+                lo[k] = fminf(lo[k], c[k][i]);
+                hi[k] = fmaxf(hi[k], c[k][i]);
+            }
+        const double side = fmax(fmax((double)hi[0] - lo[0], (double)hi[1] - lo[1]),
+                                 (double)hi[2] - lo[2]);
+        po.min_scale = (float)(0.008 * side);
+        po.max_scale = (float)(0.012 * side);
         strata_status pst = strata_props_scatter(ctx, r, &po, &props);
         check_call(pst, (call){.what = "--props",
                                .why = pst == STRATA_ERR_OVERFLOW
                                           ? "more than 2^32-1 props: lower DENSITY"
                                           : NULL});
-        pst = strata_props_write_csv(ctx, props, o->props_csv);
-        check_call(pst, (call){.path = o->props_csv, .write = true});
+        if (o->props_csv) {
+            pst = strata_props_write_csv(ctx, props, o->props_csv);
+            check_call(pst, (call){.path = o->props_csv, .write = true});
+        }
         check_interrupt();
         t_props = now() - t0; /* outside time.total, like --optimize */
         for (int i = 0; i <= 4; i++)
@@ -633,6 +649,7 @@ static int run(job *o)
     strata_write_options wo;
     strata_write_defaults(&wo);
     wo.palette = &pal;
+    wo.props = props;
     /* strata slice: the file in the input's frame, the preview y-up */
     if (o->kind == JOB_SLICE)
         check(strata_result_rotate_from_y_up(r, (strata_axis)o->up), "rotate");
@@ -706,7 +723,7 @@ static int run(job *o)
         if (o->preview)
             fprintf(stderr, "strata: wrote %s: %lldx%lld pixels\n", o->preview, o->preview_size,
                     o->preview_size);
-        if (props) {
+        if (props && o->props_csv) {
             strata_props_view pv;
             strata_props_get_view(props, &pv);
             fprintf(stderr, "strata: wrote %s: %llu props\n", o->props_csv,

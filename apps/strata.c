@@ -103,6 +103,9 @@ static const char *check_props_terraces(const char *s)
 /* --props-terraces against the terraces the job makes. */
 static void check_props(const job *j)
 {
+    if (j->props && !j->props_csv && !has_suffix(j->output, ".glb"))
+        usage_error("--props %s needs --props-csv FILE.csv or -o FILE.glb (where they are drawn)",
+                    cli_given("props"));
     const char *v = cli_given("props-terraces");
     unsigned long long a, b;
     if (!v || !parse_span(v, &a, &b))
@@ -536,9 +539,10 @@ static const cli_option options[] = {
      .commands = SLICE, .group = G_COMMON},
     {.name = "props", .kind = CLI_REAL, .arg = "DENSITY", .target = &g_job.props_density,
      .mark = &g_job.props, .min = 0, .max = 1e9, .flags = CLI_ABOVE_MIN,
-     .help = "scatter props (trees and rocks) on the roofs: DENSITY expected instances per "
-             "square unit of roof, never on walls; listed by --props-csv",
-     .needs = "props-csv", .commands = MAKERS, .group = G_COMMON},
+     .help = "scatter props (trees and rocks, about 1% of the model's longest side high) on "
+             "the roofs: DENSITY expected instances per square unit of roof, never on walls; "
+             "drawn in a .glb output (EXT_mesh_gpu_instancing), listed by --props-csv",
+     .commands = MAKERS, .group = G_COMMON},
     {.name = "props-noise", .kind = CLI_REAL, .arg = "F", .target = &g_job.props_noise,
      .min = 0, .max = 1e9, .def = "0",
      .help = "weight the density by simplex noise of frequency F per unit (0: uniform)",

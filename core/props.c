@@ -14,6 +14,7 @@
 #include "alloc.h"
 #include "ctx.h"
 #include "output.h"
+#include "props.h"
 #include "result.h"
 #include "write.h"
 
@@ -21,14 +22,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-struct strata_props {
-    strata_allocator alloc;
-    uint64_t count;
-    float *x, *y, *z, *ux, *uy, *uz, *yaw, *scale;
-    uint8_t *kind;
-    uint32_t *terrace;
-};
 
 void strata_props_defaults(strata_props_options *o)
 {
@@ -300,4 +293,96 @@ strata_status strata_props_write_csv(strata_ctx *ctx, const strata_props *p, con
     }
     const char *const paths[1] = {path};
     return strata__write_finish(ctx, &o, paths, 1, saved_errno);
+}
+
+uint64_t strata__props_count(const strata_props *p, int kind)
+{
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < p->count; i++)
+        n += p->kind[i] == kind;
+    return n;
+}
+
+/* a (x) b of quaternions stored x, y, z, w */
+static void qmul(const double a[4], const double b[4], double out[4])
+{
+    out[0] = a[3] * b[0] + b[3] * a[0] + a[1] * b[2] - a[2] * b[1];
+    out[1] = a[3] * b[1] + b[3] * a[1] + a[2] * b[0] - a[0] * b[2];
+    out[2] = a[3] * b[2] + b[3] * a[2] + a[0] * b[1] - a[1] * b[0];
+    out[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+}
+
+void strata__props_transforms(const strata_props *p, int kind, float *out)
+{
+    const uint64_t n = strata__props_count(p, kind);
+    uint64_t w = 0;
+    for (uint64_t i = 0; i < p->count; i++) {
+        if (p->kind[i] != kind)
+            continue;
+        const double u[3] = {p->ux[i], p->uy[i], p->uz[i]};
+        /* +y onto up: the half-way quaternion (y x u, 1 + y . u),
+         * normalised; half a turn about x when up is -y */
+        double align[4] = {u[2], 0.0, -u[0], 1.0 + u[1]};
+        double len = sqrt(align[0] * align[0] + align[2] * align[2] + align[3] * align[3]);
+        if (!(len > 1e-9)) {
+            align[0] = 1, align[1] = 0, align[2] = 0, align[3] = 0;
+            len = 1;
+        }
+        for (int k = 0; k < 4; k++)
+            align[k] /= len;
+        const double yaw[4] = {0.0, sin(0.5 * p->yaw[i]), 0.0, cos(0.5 * p->yaw[i])};
+        double q[4];
+        qmul(align, yaw, q);
+        const double ql = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+        out[3 * w] = p->x[i];
+        out[3 * w + 1] = p->y[i];
+        out[3 * w + 2] = p->z[i];
+        for (int k = 0; k < 4; k++)
+            out[3 * n + 4 * w + (uint64_t)k] = (float)(q[k] / ql);
+        for (int k = 0; k < 3; k++)
+            out[7 * n + 3 * w + (uint64_t)k] = p->scale[i];
+        w++;
+    }
+}
+
+/* The built-in meshes.  A tree: a square trunk (0.12 wide, 0.3 high, no
+ * caps) under a six-sided cone (radius 0.3 at 0.25, the tip at 1, a
+ * floor); a rock: an uneven octahedron 0.35 high. */
+static const float prop_vertices[] = {
+    /* trunk 0..7: bottom ring, top ring */
+    -0.06f, 0.0f, -0.06f, 0.06f, 0.0f, -0.06f, 0.06f, 0.0f, 0.06f, -0.06f, 0.0f, 0.06f,
+    -0.06f, 0.3f, -0.06f, 0.06f, 0.3f, -0.06f, 0.06f, 0.3f, 0.06f, -0.06f, 0.3f, 0.06f,
+    /* cone 8..15: ring of six (radius 0.3 at angles k x 60 degrees), tip, floor centre */
+    0.3f, 0.25f, 0.0f, 0.15f, 0.25f, 0.2598076f, -0.15f, 0.25f, 0.2598076f,
+    -0.3f, 0.25f, 0.0f, -0.15f, 0.25f, -0.2598076f, 0.15f, 0.25f, -0.2598076f,
+    0.0f, 1.0f, 0.0f, 0.0f, 0.25f, 0.0f,
+    /* rock 16..21: top, bottom, a ring of four */
+    0.0f, 0.35f, 0.0f, 0.0f, 0.0f, 0.0f, 0.45f, 0.12f, 0.0f, 0.0f, 0.12f, 0.35f,
+    -0.4f, 0.12f, 0.0f, 0.0f, 0.12f, -0.38f,
+};
+
+/* Counter-clockwise seen from outside: (b - a) x (c - a) points out. */
+static const uint16_t trunk_ix[] = {0, 4, 5, 0, 5, 1, 1, 5, 6, 1, 6, 2,
+                                    2, 6, 7, 2, 7, 3, 3, 7, 4, 3, 4, 0};
+static const uint16_t cone_ix[] = {14, 9, 8, 14, 10, 9, 14, 11, 10, 14, 12, 11, 14, 13, 12, 14, 8, 13,
+                                   15, 8, 9, 15, 9, 10, 15, 10, 11, 15, 11, 12, 15, 12, 13, 15, 13, 8};
+static const uint16_t rock_ix[] = {16, 19, 18, 16, 20, 19, 16, 21, 20, 16, 18, 21,
+                                   17, 18, 19, 17, 19, 20, 17, 20, 21, 17, 21, 18};
+
+static const strata_prop_part prop_parts[] = {
+    {STRATA_PROP_TREE, "tree_foliage", {0.05f, 0.22f, 0.04f}, cone_ix, 36},
+    {STRATA_PROP_TREE, "tree_trunk", {0.13f, 0.06f, 0.02f}, trunk_ix, 24},
+    {STRATA_PROP_ROCK, "rock", {0.25f, 0.24f, 0.22f}, rock_ix, 24},
+};
+
+const float *strata__prop_vertices(uint32_t *n)
+{
+    *n = (uint32_t)(sizeof prop_vertices / sizeof prop_vertices[0] / 3);
+    return prop_vertices;
+}
+
+const strata_prop_part *strata__prop_parts(uint32_t *n)
+{
+    *n = (uint32_t)(sizeof prop_parts / sizeof prop_parts[0]);
+    return prop_parts;
 }

@@ -730,6 +730,13 @@ typedef struct strata_write_options {
     const strata_palette *palette; /* material colours of OBJ (MTL) and
                                       glTF files; NULL: the "earth"
                                       preset.  PLY has no colours. */
+    const struct strata_props *props; /* GLB only (other formats ignore
+                                         it): props of strata_props_scatter
+                                         drawn as one node per kind (trees,
+                                         rocks) of a small built-in mesh with
+                                         EXT_mesh_gpu_instancing (listed in
+                                         extensionsUsed, so a viewer without
+                                         it draws one of each); NULL: none */
 } strata_write_options;
 
 /* Defaults: STRATA_FORMAT_AUTO, palette NULL. */
