@@ -65,7 +65,7 @@ fails "--simplify-roofs: not available for worlds" "simplify a world" planet --l
 fails "--props -2: out of range (valid: 0 < DENSITY" "negative density" planet --level 2 --props -2 --props-csv p.csv -o bad.stl
 fails "--props-terraces 2-30: terrace 30 does not exist (there are 12: 0..11)" "no such terrace" terrain --cells 8 --props 1 --props-terraces 2-30 --props-csv p.csv -o bad.stl
 fails "--props-terraces 5-2: A must not be above B" "terraces reversed" terrain --cells 8 --props 1 --props-terraces 5-2 --props-csv p.csv -o bad.stl
-fails "--props 1 needs --props-csv" "props without a list" terrain --cells 8 --props 1 -o bad.stl
+fails "--props 1 needs --props-csv FILE.csv or -o FILE.glb" "props without a list" terrain --cells 8 --props 1 -o bad.stl
 run terrain --cells 32 --terraces 6 --props 3 --props-terraces 1-3 --props-csv p.csv -o props.ply
 if [ "$rc" -ne 0 ] || [ "$(head -n 1 p.csv)" != "x,y,z,up_x,up_y,up_z,yaw,scale,kind,terrace" ]; then
     bad "props: exit $rc: $(cat err)"
