@@ -33,6 +33,7 @@ typedef struct fx {
     strata_world_dir *wdir, *out_wdir;
     strata_curve *curve;
     strata_tile_record rec;
+    strata_props *props, *out_props;
 } fx;
 
 typedef struct fault_case {
@@ -95,6 +96,8 @@ static void free_outputs(fx *f)
     strata_heightmap_destroy(f->out_hm);
     strata_world_destroy(f->out_world);
     strata_world_dir_close(f->out_wdir);
+    strata_props_destroy(f->out_props);
+    f->out_props = NULL;
     f->out_mesh = NULL;
     f->out_res = NULL;
     f->out_hm = NULL;
@@ -110,6 +113,7 @@ static void free_inputs(fx *f)
     strata_world_dir_close(f->wdir);
     strata_world_destroy(f->world);
     strata_curve_destroy(f->curve);
+    strata_props_destroy(f->props);
 }
 
 /* Tiles under the world directory f->path that are not whole. */
@@ -149,7 +153,8 @@ static void every_failure(const fault_case *c)
         const long made = ta.count - start;
         const int torn = c->world_run && st != STRATA_OK ? torn_tiles(&f) : 0;
         const int after = count_files(f.dir, &temps);
-        const int held = f.out_mesh || f.out_res || f.out_hm || f.out_world || f.out_wdir;
+        const int held =
+            f.out_mesh || f.out_res || f.out_hm || f.out_world || f.out_wdir || f.out_props;
         free_outputs(&f);
         free_inputs(&f);
         strata_ctx_destroy(f.ctx);
@@ -210,6 +215,23 @@ static void sliced(fx *f)
     const float levels[] = {-0.5f, 0.0f, 0.5f};
     strata_slice_options o = slice_options(levels, 3, STRATA_WALLS_UPPER, 1, 0);
     ck_assert_ok(strata_slice(f->ctx, f->mesh, &o, &f->res));
+}
+
+/* sliced without normals (a solid needs shared vertices), and its props */
+static void sliced_plain(fx *f)
+{
+    mesh_grid(f);
+    const float levels[] = {-0.5f, 0.0f, 0.5f};
+    strata_slice_options o = slice_options(levels, 3, STRATA_WALLS_UPPER, 0, 0);
+    ck_assert_ok(strata_slice(f->ctx, f->mesh, &o, &f->res));
+}
+static void with_props(fx *f)
+{
+    sliced_plain(f);
+    strata_props_options o;
+    strata_props_defaults(&o);
+    o.density = 5;
+    ck_assert_ok(strata_props_scatter(f->ctx, f->res, &o, &f->props));
 }
 
 static const char pgm[] = "P5 4 3 255\n\x00\x0a\x14\x1e\x28\x32\x3c\x46\x50\x5a\x64\x6e";
@@ -396,6 +418,31 @@ static strata_status c_displace_radial(fx *f)
     return strata_displace_radial(f->ctx, f->mesh, &fbm, NULL);
 }
 static strata_status c_result_create(fx *f) { return strata_result_create(f->ctx, &f->out_res); }
+static strata_status c_solidify(fx *f) { return strata_result_solidify(f->ctx, f->res, 0.5f, NULL); }
+static strata_status c_simplify(fx *f)
+{
+    return strata_result_simplify_roofs(f->ctx, f->res, 1e-4, NULL);
+}
+static strata_status c_props(fx *f)
+{
+    strata_props_options o;
+    strata_props_defaults(&o);
+    o.density = 5;
+    return strata_props_scatter(f->ctx, f->res, &o, &f->out_props);
+}
+static strata_status c_props_csv(fx *f)
+{
+    snprintf(f->path, sizeof f->path, "%s/props.csv", f->dir);
+    return strata_props_write_csv(f->ctx, f->props, f->path);
+}
+static strata_status c_write_glb_props(fx *f)
+{
+    snprintf(f->path, sizeof f->path, "%s/props.glb", f->dir);
+    strata_write_options o;
+    strata_write_defaults(&o);
+    o.props = f->props;
+    return strata_result_write(f->ctx, f->res, f->path, &o);
+}
 static strata_status c_optimize(fx *f)
 {
     strata_optimize_stats stats;
@@ -541,6 +588,11 @@ static const fault_case cases[] = {
     {"strata_displace_flat", mesh_grid, c_displace_flat, 0},
     {"strata_displace_radial", icosphere, c_displace_radial, 0},
     {"strata_result_create", NULL, c_result_create, 0},
+    {"strata_result_solidify", sliced_plain, c_solidify, 0},
+    {"strata_result_simplify_roofs", sliced_plain, c_simplify, 0},
+    {"strata_props_scatter", sliced_plain, c_props, 0},
+    {"strata_props_write_csv", with_props, c_props_csv, 0},
+    {"strata_result_write (GLB with props)", with_props, c_write_glb_props, 0},
     {"strata_result_optimize", sliced, c_optimize, 0}, /* last: only with meshoptimizer */
 };
 
