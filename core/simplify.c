@@ -40,6 +40,7 @@
 #include <string.h>
 
 #define UNSEEN UINT32_MAX
+#define RADIX 65536 /* the radix sort's 16-bit digits */
 
 /* One thread's working memory, sized for the largest roof. */
 typedef struct scratch {
@@ -50,6 +51,7 @@ typedef struct scratch {
     float *pos;      /* local positions, xyz interleaved */
     uint64_t *edges; /* directed edges, for borders */
     uint64_t *tmp;   /* the radix sort's other half */
+    uint64_t *count; /* and its RADIX counters */
     uint64_t *border;
     uint8_t *fresh;  /* per triangle of dst: made by a collapse */
 } scratch;
@@ -65,7 +67,8 @@ typedef struct roof {
 
 static void scratch_free(const strata_allocator *al, scratch *s)
 {
-    void *p[] = {s->map, s->back, s->local, s->dst, s->pos, s->edges, s->tmp, s->border, s->fresh};
+    void *p[] = {s->map,  s->back, s->local,  s->dst,  s->pos,
+                 s->edges, s->tmp, s->count, s->border, s->fresh};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         strata__free(al, p[i]);
     memset(s, 0, sizeof *s);
@@ -84,8 +87,9 @@ static int scratch_alloc(const strata_allocator *al, scratch *s, uint32_t nverts
     s->border = strata__alloc_array(al, 2 * n, sizeof *s->border);
     s->fresh = strata__alloc_array(al, n, 1);
     s->tmp = strata__alloc_array(al, n, sizeof *s->tmp);
+    s->count = strata__alloc_array(al, RADIX, sizeof *s->count);
     if (!s->map || !s->back || !s->local || !s->dst || !s->pos || !s->edges || !s->border ||
-        !s->fresh || !s->tmp) {
+        !s->fresh || !s->tmp || !s->count) {
         scratch_free(al, s);
         return 0;
     }
@@ -94,18 +98,17 @@ static int scratch_alloc(const strata_allocator *al, scratch *s, uint32_t nverts
 }
 
 /* Sort n keys (LSD radix, 16-bit digits, passes whose digit is the same
- * for all keys skipped); tmp: room for n. */
-static void sort_u64(uint64_t *a, uint64_t *tmp, uint64_t n)
+ * for all keys skipped); tmp: room for n, count: RADIX counters. */
+static void sort_u64(uint64_t *a, uint64_t *tmp, uint64_t *count, uint64_t n)
 {
-    static _Thread_local uint64_t count[65536];
     for (int shift = 0; shift < 64; shift += 16) {
-        memset(count, 0, sizeof count);
+        memset(count, 0, RADIX * sizeof *count);
         for (uint64_t i = 0; i < n; i++)
             count[(a[i] >> shift) & 0xffff]++;
         if (n == 0 || count[(a[0] >> shift) & 0xffff] == n)
             continue;
         uint64_t sum = 0;
-        for (int d = 0; d < 65536; d++) {
+        for (int d = 0; d < RADIX; d++) {
             const uint64_t c = count[d];
             count[d] = sum;
             sum += c;
@@ -120,9 +123,9 @@ static void sort_u64(uint64_t *a, uint64_t *tmp, uint64_t n)
  * min << 33 | max << 1 | (from > to), sorted, into out; returns how many,
  * or UINT64_MAX if an edge is used twice the same way or more than twice
  * (not a manifold: the roof is left alone) or ids reach 2^31.  edges,
- * tmp: room for n. */
+ * tmp: room for n; count: RADIX. */
 static uint64_t border_of(const uint32_t *ix, uint64_t n, uint32_t nl, uint64_t *edges,
-                          uint64_t *tmp, uint64_t *out)
+                          uint64_t *tmp, uint64_t *count, uint64_t *out)
 {
     if (nl >= 1u << 31)
         return UINT64_MAX;
@@ -130,7 +133,7 @@ static uint64_t border_of(const uint32_t *ix, uint64_t n, uint32_t nl, uint64_t 
         const uint64_t a = ix[i], b = ix[i - i % 3 + (i % 3 + 1) % 3];
         edges[i] = a < b ? a << 33 | b << 1 : b << 33 | a << 1 | 1;
     }
-    sort_u64(edges, tmp, n);
+    sort_u64(edges, tmp, count, n);
     uint64_t m = 0;
     for (uint64_t i = 0; i < n;) {
         if (i + 1 < n && edges[i] >> 1 == edges[i + 1] >> 1) {
@@ -423,7 +426,7 @@ static void simplify_roof(const strata_allocator *al, const strata_result *r, sc
     }
     for (uint32_t j = 0; j < nl; j++)
         s->map[s->back[j]] = UNSEEN;
-    const uint64_t nb = border_of(s->local, n, nl, s->edges, s->tmp, s->border);
+    const uint64_t nb = border_of(s->local, n, nl, s->edges, s->tmp, s->count, s->border);
     if (nb == UINT64_MAX)
         return; /* kept */
     const shell sh = {r->geometry == STRATA_RADIAL,
@@ -438,7 +441,7 @@ static void simplify_roof(const strata_allocator *al, const strata_result *r, sc
         return;
     /* the same border, no edge twice: dst's border after the roof's */
     uint64_t *nb2 = s->border + nb;
-    if (border_of(s->dst, m, nl, s->edges, s->tmp, nb2) != nb ||
+    if (border_of(s->dst, m, nl, s->edges, s->tmp, s->count, nb2) != nb ||
         memcmp(nb2, s->border, nb * sizeof *nb2))
         return;
     g->out = strata__alloc_array(al, m, sizeof *g->out);
