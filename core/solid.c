@@ -1,6 +1,7 @@
 /* strata_result_solidify: close a flat terrain into a solid for 3D
  * printing.  Phases:
  *
+ *   weld              corners of one triangle at one position merged
  *   border_vertices   vertices on the border, by a hash of their fans
  *   border_edges      the directed edges used by one triangle only
  *   border_loop       those edges as one closed loop
@@ -342,6 +343,39 @@ static strata_status dedupe(const strata_result *r, const uint32_t *remap,
     return STRATA_OK;
 }
 
+/* The slicer leaves a few triangles with two corners at one position (a
+ * cut point rounded onto the vertex beside it): admesh calls them
+ * degenerate.  Such corners are merged, the higher id into the lower,
+ * which removes the triangles holding both (a collapse of an edge of no
+ * length); what a merge makes back to back is left to dedupe (touched
+ * marks the vertices kept).  *merged, *found: what was done. */
+static strata_status weld(const strata_result *r, uint32_t *remap, uint8_t *touched,
+                          uint8_t **gone, uint32_t *merged, uint64_t *found)
+{
+    for (uint64_t i = 0; i < r->nindices; i += 3) {
+        if (*gone && (*gone)[i / 3])
+            continue;
+        for (int k = 0; k < 3; k++) {
+            const uint32_t a = corner(r, remap, i, k), b = corner(r, remap, i, k + 1);
+            if (a == b || !same_point(r, a, b) || r->y[a] != r->y[b])
+                continue;
+            remap[a > b ? a : b] = a < b ? a : b;
+            touched[a < b ? a : b] = 1;
+            (*merged)++;
+        }
+    }
+    strata_status s = STRATA_OK;
+    for (uint64_t i = 0; i < r->nindices && s == STRATA_OK && *merged; i += 3) {
+        if (*gone && (*gone)[i / 3])
+            continue;
+        const uint32_t a = corner(r, remap, i, 0), b = corner(r, remap, i, 1);
+        const uint32_t c = corner(r, remap, i, 2);
+        if (a == b || b == c || a == c)
+            s = mark_gone(r, gone, i / 3, found);
+    }
+    return s;
+}
+
 typedef struct range_ref {
     uint64_t *first, *count;
     double *area;
@@ -631,49 +665,78 @@ strata_status strata_result_solidify(strata_ctx *ctx, strata_result *r, float de
     uint8_t *touched = flag ? strata__alloc_array(al, nold, 1) : NULL;
     if (s == STRATA_OK && !touched)
         s = STRATA_ERR_NOMEM;
-    if (touched)
+    /* First with the slicer's coincident corners welded; should that leave
+     * a border that cannot be closed, again without. */
+    for (int welding = 1; welding >= 0 && (s == STRATA_OK || s == STRATA_ERR_BAD_MESH);
+         welding--) {
+        s = STRATA_OK;
+        for (uint32_t v = 0; v < nold; v++)
+            remap[v] = v;
+        strata__free(al, gone);
+        strata__free(al, loop);
+        strata__free(al, st);
+        gone = NULL;
+        loop = NULL;
+        st = NULL;
+        fins = 0;
+        merged = 0;
         memset(touched, 0, nold);
-    for (int round = 0; s == STRATA_OK; round++) {
-        uint64_t found = 0;
-        uint32_t zipped = 0;
-        if (round && strata__cancelled(ctx)) {
-            s = STRATA_ERR_CANCELLED;
-            break;
+        if (welding) {
+            uint64_t found = 0;
+            uint32_t welded = 0;
+            s = weld(r, remap, touched, &gone, &welded, &found);
+            if (s == STRATA_OK && welded)
+                s = dedupe(r, remap, touched, &gone, &found);
+            memset(touched, 0, nold);
+            merged += welded;
+            fins += found;
+            if (s == STRATA_OK && !welded)
+                welding = 0; /* nothing to weld: no second try */
         }
-        strata__free(al, e);
-        strata__free(al, g);
-        e = NULL;
-        g = NULL;
-        s = border_vertices(r, gone, remap, flag);
+        for (int round = 0; s == STRATA_OK; round++) {
+            uint64_t found = 0;
+            uint32_t zipped = 0;
+            if (round && strata__cancelled(ctx)) {
+                s = STRATA_ERR_CANCELLED;
+                break;
+            }
+            strata__free(al, e);
+            strata__free(al, g);
+            e = NULL;
+            g = NULL;
+            s = border_vertices(r, gone, remap, flag);
+            if (s == STRATA_OK)
+                s = border_edges(r, gone, remap, flag, &e, &ne);
+            if (s == STRATA_OK)
+                s = border_fins(r, e, ne, &gone, &found);
+            fins += found;
+            if (s != STRATA_OK || found)
+                continue;
+            if (!(g = strata__alloc_array(al, ne ? ne : 1, sizeof *g)))
+                s = STRATA_ERR_NOMEM;
+            if (s == STRATA_OK)
+                s = zip(r, e, ne, g, remap, touched, &gone, &zipped, &found);
+            if (s == STRATA_OK && zipped)
+                s = dedupe(r, remap, touched, &gone, &found);
+            fins += found;
+            merged += zipped;
+            if (s != STRATA_OK || (!found && !zipped))
+                break;
+        }
         if (s == STRATA_OK)
-            s = border_edges(r, gone, remap, flag, &e, &ne);
-        if (s == STRATA_OK)
-            s = border_fins(r, e, ne, &gone, &found);
-        fins += found;
-        if (s != STRATA_OK || found)
-            continue;
-        if (!(g = strata__alloc_array(al, ne ? ne : 1, sizeof *g)))
+            s = ne >= 3 ? border_loop(al, e, ne, &loop) : STRATA_ERR_BAD_MESH;
+        if (s == STRATA_OK && !(st = strata__alloc_array(al, ne, sizeof *st)))
             s = STRATA_ERR_NOMEM;
         if (s == STRATA_OK)
-            s = zip(r, e, ne, g, remap, touched, &gone, &zipped, &found);
-        if (s == STRATA_OK && zipped)
-            s = dedupe(r, remap, touched, &gone, &found);
-        fins += found;
-        merged += zipped;
-        if (s != STRATA_OK || (!found && !zipped))
+            s = stacks(r, loop, ne, st, &nst);
+        if (s != STRATA_ERR_BAD_MESH)
             break;
     }
     strata__free(al, g);
     strata__free(al, touched);
-    if (s == STRATA_OK)
-        s = ne >= 3 ? border_loop(al, e, ne, &loop) : STRATA_ERR_BAD_MESH;
-    if (s == STRATA_OK && !(st = strata__alloc_array(al, ne, sizeof *st)))
-        s = STRATA_ERR_NOMEM;
     if (s == STRATA_OK && gone &&
         !(refs = strata__alloc_array(al, 2 * (size_t)r->nterraces, sizeof *refs)))
         s = STRATA_ERR_NOMEM;
-    if (s == STRATA_OK)
-        s = stacks(r, loop, ne, st, &nst);
     const uint32_t nl = ne;
     uint64_t ntri = 0;
     if (s == STRATA_OK) {

@@ -1370,8 +1370,12 @@ typedef struct strata_solid_stats {
  * the two sides of a slit) are zipped by merging their ends
  * (vertices_merged), unless they are the sides of two walls back to back
  * on one line, which are removed, as are walls made back to back by a
- * merge.  Vertices left unused are removed; the others keep their
- * order.  Adds about one vertex and three triangles a border point;
+ * merge.  Before that, corners of one triangle at one position (the
+ * slicer's cut points rounded onto the vertex beside them, which admesh
+ * calls degenerate facets) are merged and the triangles holding both
+ * removed (counted in vertices_merged); should that leave a border that
+ * cannot be closed, the solid is made again without it.  Vertices left
+ * unused are removed; the others keep their order.  Adds about one vertex and three triangles a border point;
  * working memory about 26 bytes a vertex (1 a triangle when walls are
  * removed) plus 24 bytes an edge between border vertices, and one pass
  * over the triangles a round.  Serial; the same bytes for any thread
