@@ -467,6 +467,37 @@ static void print_stats(const used *u, const strata_mesh *m, const strata_result
     }
 }
 
+/* --solid: the base DEPTH below the lowest terrace (by default
+ * SOLID_DEPTH x the longest horizontal side of the result). */
+static void solidify(strata_ctx *ctx, const job *o, strata_result *r, strata_solid_stats *sst)
+{
+    double depth = o->solid_depth;
+    if (isnan(depth)) {
+        strata_result_view v;
+        strata_result_get_view(r, &v);
+        float lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+        for (uint32_t i = 0; i < v.nverts; i++) {
+            lo[0] = fminf(lo[0], v.x[i]);
+            hi[0] = fmaxf(hi[0], v.x[i]);
+            lo[1] = fminf(lo[1], v.z[i]);
+            hi[1] = fmaxf(hi[1], v.z[i]);
+        }
+        depth = SOLID_DEPTH * fmax((double)hi[0] - lo[0], (double)hi[1] - lo[1]);
+    }
+    char why[160];
+    snprintf(why, sizeof why,
+             "the base %g below the lowest terrace is lost in float precision (give a larger "
+             "DEPTH)",
+             depth);
+    const strata_status st = strata_result_solidify(ctx, r, (float)depth, sst);
+    check_call(st, (call){.what = "--solid",
+                          .why = st == STRATA_ERR_INVALID_ARG ? why
+                                 : st == STRATA_ERR_BAD_MESH
+                                     ? "the terrain's border is not one simple loop around a "
+                                       "star-shaped footprint"
+                                     : NULL});
+}
+
 static int run(job *o)
 {
     strata_fbm f;
@@ -546,6 +577,77 @@ static int run(job *o)
     check_interrupt();
     t[4] = now();
 
+    strata_simplify_stats simp = {0, 0, 0, 0.0};
+    double t_simplify = 0;
+    if (o->simplify) {
+        const double t0 = now();
+        check(strata_result_simplify_roofs(ctx, r,
+                                           isnan(o->simplify_error)
+                                               ? STRATA_SIMPLIFY_DEFAULT_ERROR
+                                               : o->simplify_error,
+                                           &simp),
+              "--simplify-roofs");
+        check_interrupt();
+        t_simplify = now() - t0; /* outside time.total, like --optimize */
+        for (int i = 0; i <= 4; i++)
+            t[i] += t_simplify;
+    }
+    strata_solid_stats sst = {0, 0, 0, 0, 0};
+    if (o->solid)
+        solidify(ctx, o, r, &sst);
+    double print_factor = 1;
+    if (!isnan(o->print_size)) {
+        strata_status pst = strata_result_fit_size(r, o->print_size, &print_factor);
+        check_call(pst, (call){.what = "--print-size",
+                               .why = pst == STRATA_ERR_OVERFLOW
+                                          ? "the model would not fit float coordinates"
+                                          : NULL});
+    }
+
+    /* --props: on the roofs as written (after --print-size), listed as CSV */
+    strata_props *props = NULL;
+    double t_props = 0;
+    if (o->props) {
+        const double t0 = now();
+        strata_props_options po;
+        strata_props_defaults(&po);
+        po.density = o->props_density;
+        po.noise_frequency = o->props_noise;
+        po.seed = (uint32_t)o->props_seed;
+        unsigned long long a = 0, b = UINT32_MAX; /* "A-B" or "A", checked when parsed */
+        if (o->props_terraces && sscanf(o->props_terraces, "%llu-%llu", &a, &b) == 1)
+            b = a;
+        po.first_terrace = (uint32_t)a;
+        po.last_terrace = (uint32_t)b;
+        /* sizes: 0.8 to 1.2 % of the model's longest side */
+        strata_result_view rv;
+        strata_result_get_view(r, &rv);
+        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        const float *c[3] = {rv.x, rv.y, rv.z};
+        for (int k = 0; k < 3; k++)
+            for (uint32_t i = 0; i < rv.nverts; i++) {
+                lo[k] = fminf(lo[k], c[k][i]);
+                hi[k] = fmaxf(hi[k], c[k][i]);
+            }
+        const double side = fmax(fmax((double)hi[0] - lo[0], (double)hi[1] - lo[1]),
+                                 (double)hi[2] - lo[2]);
+        po.min_scale = (float)(0.008 * side);
+        po.max_scale = (float)(0.012 * side);
+        strata_status pst = strata_props_scatter(ctx, r, &po, &props);
+        check_call(pst, (call){.what = "--props",
+                               .why = pst == STRATA_ERR_OVERFLOW
+                                          ? "more than 2^32-1 props: lower DENSITY"
+                                          : NULL});
+        if (o->props_csv) {
+            pst = strata_props_write_csv(ctx, props, o->props_csv);
+            check_call(pst, (call){.path = o->props_csv, .write = true});
+        }
+        check_interrupt();
+        t_props = now() - t0; /* outside time.total, like --optimize */
+        for (int i = 0; i <= 4; i++)
+            t[i] += t_props;
+    }
+
     /* --optimize is timed on its own (time.optimize), outside time.total
      * like the preview: moving the earlier stamps by its duration keeps
      * every other figure as it was. */
@@ -563,6 +665,7 @@ static int run(job *o)
     strata_write_defaults(&wo);
     wo.palette = &pal;
     wo.compress = o->compress;
+    wo.props = props;
     /* strata slice: the file in the input's frame, the preview y-up */
     if (o->kind == JOB_SLICE)
         check(strata_result_rotate_from_y_up(r, (strata_axis)o->up), "rotate");
@@ -598,6 +701,29 @@ static int run(job *o)
         print_stats(&u, m, r, &arena, t, path);
         if (o->preview)
             fprintf(stderr, "time.preview=%.6f\n", t_preview);
+        if (o->simplify)
+            fprintf(stderr,
+                    "time.simplify=%.6f\nsimplify.roof_triangles_before=%llu\n"
+                    "simplify.roof_triangles_after=%llu\nsimplify.roofs_kept=%u\n"
+                    "simplify.max_error=%.3g\n",
+                    t_simplify, (unsigned long long)simp.roof_triangles_before,
+                    (unsigned long long)simp.roof_triangles_after, simp.roofs_kept,
+                    simp.max_error);
+        if (o->solid)
+            fprintf(stderr,
+                    "solid.base=%.9g\nsolid.border_points=%u\nsolid.triangles=%llu\n"
+                    "solid.vertices_merged=%u\nsolid.fins_removed=%llu\n",
+                    (double)sst.base, sst.border_points,
+                    (unsigned long long)sst.triangles_added, sst.vertices_merged,
+                    (unsigned long long)sst.fins_removed);
+        if (!isnan(o->print_size))
+            fprintf(stderr, "print.factor=%.9g\n", print_factor);
+        if (props) {
+            strata_props_view pv;
+            strata_props_get_view(props, &pv);
+            fprintf(stderr, "time.props=%.6f\nprops.count=%llu\n", t_props,
+                    (unsigned long long)pv.count);
+        }
         if (o->optimize)
             fprintf(stderr,
                     "time.optimize=%.6f\noptimize.cache_size=%u\n"
@@ -613,10 +739,17 @@ static int run(job *o)
         if (o->preview)
             fprintf(stderr, "strata: wrote %s: %lldx%lld pixels\n", o->preview, o->preview_size,
                     o->preview_size);
+        if (props && o->props_csv) {
+            strata_props_view pv;
+            strata_props_get_view(props, &pv);
+            fprintf(stderr, "strata: wrote %s: %llu props\n", o->props_csv,
+                    (unsigned long long)pv.count);
+        }
     }
     interrupt_watch(NULL);
     if (levels != o->levels.v)
         free(levels);
+    strata_props_destroy(props);
     strata_result_destroy(r);
     strata_mesh_destroy(m);
     strata_ctx_destroy(ctx);

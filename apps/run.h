@@ -16,6 +16,7 @@
 #define TERRAIN_AMPLITUDE 0.15 /* times --size */
 #define POLYGON_DEPTH 6
 #define HEIGHTMAP_SCALE 0.25 /* times the heightmap's extent */
+#define SOLID_DEPTH 0.05     /* --solid: the base's depth, times the longest side */
 
 /* The range of radii and sizes.  Below LENGTH_MIN, the squared distances
  * of a planet's vertices from its centre, which give their directions,
@@ -71,6 +72,19 @@ typedef struct job {
     bool stats, quiet;
     bool no_sync; /* --no-sync */
     const char *output;
+    bool simplify;         /* --simplify-roofs given */
+    double simplify_error; /* --simplify-roofs=ERR; NAN: the default */
+    /* props */
+    bool props;                 /* --props given */
+    double props_density;       /* --props DENSITY */
+    double props_noise;         /* --props-noise */
+    long long props_seed;
+    const char *props_terraces; /* "A-B" or "A", NULL: all */
+    const char *props_csv;      /* --props-csv FILE */
+    /* 3D printing */
+    bool solid;         /* --solid given */
+    double solid_depth; /* --solid=DEPTH; NAN: SOLID_DEPTH x the longest side */
+    double print_size;  /* --print-size MM; NAN: not given */
     /* worlds (apps/world.c) */
     long long chunk_level; /* planets; -1: not a world */
     long long tile_cells;  /* terrains; -1: not a world */

@@ -69,6 +69,56 @@ static const char *check_palette(const char *s)
                : "neither a palette name (earth, desert, ice, mono) nor a file";
 }
 
+static const char *check_csv(const char *s)
+{
+    return has_suffix(s, ".csv") ? NULL : "the list's name must end in .csv";
+}
+
+/* --props-terraces A-B or A: terraces counted from 0, A <= B.  Whether
+ * they exist is checked with the terrace count (check_props). */
+static bool parse_span(const char *s, unsigned long long *a, unsigned long long *b)
+{
+    int used = 0;
+    if (s[0] < '0' || s[0] > '9')
+        return false;
+    if (sscanf(s, "%llu%n", a, &used) != 1)
+        return false;
+    *b = *a;
+    if (!s[used])
+        return true;
+    const char *t = s + used;
+    int more = 0;
+    return t[0] == '-' && t[1] >= '0' && t[1] <= '9' && sscanf(t + 1, "%llu%n", b, &more) == 1 &&
+           !t[1 + more];
+}
+
+static const char *check_props_terraces(const char *s)
+{
+    unsigned long long a, b;
+    if (!parse_span(s, &a, &b))
+        return "expected A-B or A: terraces counted from 0 at the bottom";
+    return a <= b ? NULL : "A must not be above B";
+}
+
+/* --props-terraces against the terraces the job makes. */
+static void check_props(const job *j)
+{
+    if (j->props && !j->props_csv && !has_suffix(j->output, ".glb"))
+        usage_error("--props %s needs --props-csv FILE.csv or -o FILE.glb (where they are drawn)",
+                    cli_given("props"));
+    const char *v = cli_given("props-terraces");
+    unsigned long long a, b;
+    if (!v || !parse_span(v, &a, &b))
+        return;
+    const long long n = j->levels.n ? (long long)j->levels.n : j->terraces;
+    if (n <= 0)
+        usage_error("--props-terraces %s: the mesh is not terraced (--terraces 0); props need "
+                    "terraces", v);
+    if (b >= (unsigned long long)n)
+        usage_error("--props-terraces %s: terrace %llu does not exist (there are %lld: 0..%lld)",
+                    v, b, n, n - 1);
+}
+
 /* --simd and STRATA_SIMD: an instruction set's name (whether this CPU has
  * it is found out when the context is made). */
 static const char *check_simd(const char *s)
@@ -94,6 +144,11 @@ static void check_compress(const job *j, bool world)
         usage_error("--compress: -o %s is not a .glb file (EXT_meshopt_compression is a glTF "
                     "extension; other formats cannot be compressed)",
                     j->output);
+    const char *v = cli_given("props");
+    if (v)
+        usage_error("--compress with --props %s: instanced props are not written into "
+                    "compressed files yet; leave one out (--props-csv lists the props)",
+                    v);
 }
 
 /* -o: a mesh file, or for a world a directory. */
@@ -122,9 +177,12 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
             usage_error("--preview %s: draws a whole world made in one run; not with --%s%s%s "
                         "(look at the tiles with 'strata view DIR')",
                         j->preview, partial[i], *v ? " " : "", v);
-    if ((v = cli_given("loops")))
-        usage_error("--loops %s: not available for worlds (%s); make the mesh without it",
-                    v, world_opt);
+    static const char *const mesh_only[] = {"loops", "print-size", "simplify-roofs", "props",
+                                            NULL};
+    for (int i = 0; mesh_only[i]; i++)
+        if ((v = cli_given(mesh_only[i])))
+            usage_error("--%s%s%s: not available for worlds (%s); make the mesh without it",
+                        mesh_only[i], *v ? " " : "", v, world_opt);
     if (j->terraces == 0 && !j->levels.n)
         usage_error("--terraces 0: a world is always terraced (give N >= 1 or --levels)");
     check_compress(j, true);
@@ -138,6 +196,12 @@ static void check_slice(job *j)
 static void check_planet(job *j)
 {
     const bool world = j->chunk_level >= 0;
+    const char *v;
+    check_props(j);
+    if ((v = cli_given("solid")))
+        usage_error("--solid%s%s: planets are closed surfaces already; it applies to terrains "
+                    "(strata terrain: grid, polygon or heightmap)",
+                    *v ? "=" : "", v);
     if (world && j->chunk_level >= j->level)
         usage_error("--chunk-level %lld: must be below --level %lld (each chunk holds 4^(L-C) "
                     "triangles)",
@@ -157,6 +221,13 @@ static void check_terrain(job *j)
     if (j->template_path && (v = cli_given("shape")))
         usage_error("--template and --shape %s cannot be used together", v);
     const bool world = j->tile_cells >= 0;
+    check_props(j);
+    if (j->solid && world)
+        usage_error("--solid: not available for worlds (--tile-cells %lld); make one mesh",
+                    j->tile_cells);
+    if (j->solid && j->normals)
+        usage_error("--solid and --normals cannot be used together (a solid shares its "
+                    "vertices; STL has facet normals of its own)");
     if (world && j->shape == SHAPE_POLYGON)
         usage_error("--tile-cells %lld: worlds are grids (--shape grid, --heightmap or "
                     "--template), not polygons",
@@ -402,6 +473,14 @@ static const cli_option options[] = {
      .mark = &g_job.noise_given, .min = 0, .max = 1e9,
      .def_text = XSTR(TERRAIN_AMPLITUDE) " x size", .help = "noise amplitude",
      .commands = TERRAIN, .group = G_TERRAIN},
+    {.name = "solid", .kind = CLI_REAL, .arg = "DEPTH", .target = &g_job.solid_depth,
+     .mark = &g_job.solid, .min = 0, .max = LENGTH_MAX,
+     .flags = CLI_ABOVE_MIN | CLI_OPTIONAL_VALUE,
+     .def_text = XSTR(SOLID_DEPTH) " x the longest horizontal side",
+     .help = "close the terrain into a solid for 3D printing: outer walls from the border "
+             "down to a flat base DEPTH below the lowest terrace, and the base (planets are "
+             "closed already)",
+     .commands = TERRAIN | PLANET, .group = G_TERRAIN},
 
     /* slice */
     {.name = "up", .kind = CLI_CHOICE, .arg = "AXIS", .target = &g_job.up, .choices = axes,
@@ -469,6 +548,13 @@ static const cli_option options[] = {
     {.name = "normals", .kind = CLI_FLAG, .target = &g_job.normals,
      .help = "write per-vertex normals (hard-edged walls)", .commands = WRITERS,
      .group = G_TERRACE},
+    {.name = "simplify-roofs", .kind = CLI_REAL, .arg = "ERR", .target = &g_job.simplify_error,
+     .mark = &g_job.simplify, .min = 0, .max = 1, .flags = CLI_ABOVE_MIN | CLI_OPTIONAL_VALUE,
+     .def_text = XSTR(STRATA_SIMPLIFY_DEFAULT_ERROR) " of the radius",
+     .help = "fewer roof triangles: each terrace's roof re-triangulated with its border "
+             "locked (walls and the domain border keep every vertex); flat roofs exactly, "
+             "planets' roofs within ERR x radius of their spheres",
+     .commands = WRITERS, .group = G_TERRACE},
     {.name = "optimize", .kind = CLI_FLAG, .target = &g_job.optimize, .def_text = "off",
      .help = "reorder each terrace's triangles for the GPU vertex cache (meshoptimizer; same "
              "triangles; --stats shows the cache miss ratio before and after)",
@@ -602,6 +688,32 @@ static const cli_option options[] = {
      .target = &g_job.output, .check = check_output, .flags = CLI_REQUIRED,
      .help = ".ply (binary), .obj (+ .mtl), .glb (binary glTF) or .stl (binary) file",
      .commands = SLICE, .group = G_COMMON},
+    {.name = "props", .kind = CLI_REAL, .arg = "DENSITY", .target = &g_job.props_density,
+     .mark = &g_job.props, .min = 0, .max = 1e9, .flags = CLI_ABOVE_MIN,
+     .help = "scatter props (trees and rocks, about 1% of the model's longest side high) on "
+             "the roofs: DENSITY expected instances per square unit of roof, never on walls; "
+             "drawn in a .glb output (EXT_mesh_gpu_instancing), listed by --props-csv",
+     .commands = MAKERS, .group = G_COMMON},
+    {.name = "props-noise", .kind = CLI_REAL, .arg = "F", .target = &g_job.props_noise,
+     .min = 0, .max = 1e9, .def = "0",
+     .help = "weight the density by simplex noise of frequency F per unit (0: uniform)",
+     .needs = "props", .commands = MAKERS, .group = G_COMMON},
+    {.name = "props-seed", .kind = CLI_INT, .arg = "N", .target = &g_job.props_seed, .min = 0,
+     .max = 4294967295.0, .def = "1", .help = "seed of the props: the same seed, the same props",
+     .needs = "props", .commands = MAKERS, .group = G_COMMON},
+    {.name = "props-terraces", .kind = CLI_STRING, .arg = "A-B", .target = &g_job.props_terraces,
+     .check = check_props_terraces, .def_text = "all",
+     .help = "props only on terraces A to B (or A alone), counted from 0 at the bottom",
+     .needs = "props", .commands = MAKERS, .group = G_COMMON},
+    {.name = "props-csv", .kind = CLI_STRING, .arg = "FILE.csv", .target = &g_job.props_csv,
+     .check = check_csv,
+     .help = "write the props as CSV: x,y,z,up_x,up_y,up_z,yaw,scale,kind,terrace",
+     .needs = "props", .commands = MAKERS, .group = G_COMMON},
+    {.name = "print-size", .kind = CLI_REAL, .arg = "MM", .target = &g_job.print_size,
+     .min = 0, .max = LENGTH_MAX, .flags = CLI_ABOVE_MIN, .def_text = "the model's own units",
+     .help = "scale the model so that its longest side is MM (STL has no units; printers read "
+             "millimetres)",
+     .commands = WRITERS, .group = G_COMMON},
     {.name = "threads", .kind = CLI_INT, .arg = "N", .target = &g_job.threads, .min = 0,
      .max = 4096, .def = "0", .help = "worker threads, 0 = one per core", .commands = WRITERS | CONTOURS,
      .group = G_COMMON},

@@ -941,6 +941,15 @@ typedef struct strata_write_options {
                                       EXT_meshopt_compression (see "glTF"
                                       below); needs meshoptimizer
                                       (strata_optimize_supported) */
+    const struct strata_props *props; /* GLB only (other formats ignore
+                                         it): props of strata_props_scatter
+                                         drawn as one node per kind (trees,
+                                         rocks) of a small built-in mesh with
+                                         EXT_mesh_gpu_instancing (listed in
+                                         extensionsUsed, so a viewer without
+                                         it draws one of each); NULL: none.
+                                         Not with compress (for now:
+                                         STRATA_ERR_UNSUPPORTED) */
 } strata_write_options;
 
 /* Defaults: STRATA_FORMAT_AUTO, palette NULL, compress 0. */
@@ -1469,6 +1478,203 @@ STRATA_API strata_status strata_result_rotate_from_y_up(strata_result *r,
                                                         strata_axis up);
 STRATA_API strata_status strata_result_rotate_to_y_up(strata_result *r,
                                                       strata_axis up);
+
+/* ------------------------------------------------------------------ */
+/* Fewer roof triangles                                                */
+/* ------------------------------------------------------------------ */
+
+/* What strata_result_simplify_roofs did. */
+typedef struct strata_simplify_stats {
+    uint64_t roof_triangles_before, roof_triangles_after;
+    uint32_t roofs_kept; /* roofs of 2 or more triangles left as they were
+                            (nothing to gain, or the result failed a check) */
+    double max_error;    /* planets: the largest dip of a new roof triangle
+                            below its sphere, relative to the radius; 0 flat */
+} strata_simplify_stats;
+
+/* The default err of strata_result_simplify_roofs (and of strata
+ * --simplify-roofs): 1e-4 of the radius, a twentieth of a pixel on a
+ * planet drawn 1000 pixels wide. */
+#define STRATA_SIMPLIFY_DEFAULT_ERROR 1e-4
+
+/* Re-triangulate each terrace's roof with fewer triangles, in place, by
+ * half-edge collapses of the roof's inner vertices with its border
+ * locked: no vertex is moved or added, and every vertex on the roof's
+ * border (the tops and bottoms of walls, the domain border, a world
+ * chunk's border) is kept, so walls still join roofs by vertex id and
+ * tiles still meet bit for bit.  Walls are not touched.  A vertex is
+ * merged into a neighbour only when every triangle around it keeps a
+ * clearly positive orientation seen from above (planets: from the
+ * centre), so the star becomes a fan over the same area; on planets also
+ * only when no new triangle dips more than err x radius below its sphere.
+ * (meshoptimizer's simplifier, tried first, let zero-area and inward
+ * triangles through; see core/simplify.c.)  Each simplified roof is then
+ * checked as a whole and kept as it was if it fails: the same directed
+ * border edges, no edge used twice one way (still manifold by vertex id;
+ * a planet still closed), no new triangle facing down (in) or of zero
+ * area (the roof's own triangles left as they were are not judged: the
+ * slicer makes a few of zero area).  FLAT roofs stay exactly on their planes
+ * and keep their coverage exactly (upward triangles with the same border
+ * cover each point once); err is then unused.  RADIAL roofs keep their
+ * vertices on their spheres, the new shell within err x radius of the
+ * old one, the solid angle covered unchanged.  Vertices no triangle uses
+ * any more are removed (the others keep their order; normals follow),
+ * ranges are renumbered, planets' roof areas measured again when they
+ * were filled.  The bytes depend on r and err only, not on the thread
+ * count.  Working memory per thread: 4 bytes a vertex of r plus about 80
+ * bytes an index of the largest roof.  Progress stage "simplify".
+ * Errors: STRATA_ERR_INVALID_ARG (NULL ctx or r, err not positive and
+ * finite, a roof range outside the index array), STRATA_ERR_BAD_MESH (an
+ * index out of range), STRATA_ERR_OVERFLOW (a roof of 2^32 indices or
+ * more), STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED (r unchanged after any
+ * error). */
+STRATA_API strata_status strata_result_simplify_roofs(strata_ctx *ctx, strata_result *r,
+                                                      double err,
+                                                      strata_simplify_stats *stats);
+
+/* ------------------------------------------------------------------ */
+/* Props on terraces                                                   */
+/* ------------------------------------------------------------------ */
+
+typedef enum strata_prop_kind {
+    STRATA_PROP_TREE = 0,
+    STRATA_PROP_ROCK = 1
+} strata_prop_kind;
+
+/* Options of strata_props_scatter.  Fill with strata_props_defaults(). */
+typedef struct strata_props_options {
+    double density;         /* expected instances per unit of roof area, > 0 */
+    double noise_frequency; /* > 0: the density is weighted by simplex noise
+                               of this frequency per unit (0.5 + 0.5 noise,
+                               in [0, 1]; 2D on terrains, 3D on planets);
+                               0: uniform */
+    uint32_t seed;
+    uint32_t first_terrace, last_terrace; /* roofs of these terraces only
+                                             (inclusive; last past the end:
+                                             to the top) */
+    float min_scale, max_scale;           /* uniform, 0 < min <= max */
+    float rock_share;                     /* the share of rocks, [0, 1] */
+} strata_props_options;
+
+/* Defaults: density 1, no noise, seed 1, every terrace, scale 0.8..1.2,
+ * rocks 0.3. */
+STRATA_API void strata_props_defaults(strata_props_options *o);
+
+typedef struct strata_props strata_props;
+
+/* The instances, as arrays of count elements each (owned by the props). */
+typedef struct strata_props_view {
+    uint64_t count;
+    const float *x, *y, *z;    /* a point of a roof triangle (terrains: y is
+                                  exactly the terrace's level) */
+    const float *ux, *uy, *uz; /* up: (0, 1, 0) on terrains, from the centre
+                                  through the point on planets (unit) */
+    const float *yaw;          /* about up, radians in [0, 2 pi) */
+    const float *scale;
+    const uint8_t *kind;       /* strata_prop_kind */
+    const uint32_t *terrace;
+} strata_props_view;
+
+/* Scatter instances on the roofs of r (walls never; a solid's sides and
+ * base are walls): each roof triangle of the chosen terraces gets
+ * density x its area x the noise's weight at its centroid instances,
+ * the fraction rounded up with that probability, each at a uniform point
+ * of it with a random yaw, scale and kind.  Every random number is a
+ * hash of the seed, the triangle's place in the index array and the
+ * instance's number, so the same result and options give the same
+ * instances, in index order, for any thread count.  No minimum spacing
+ * (no Poisson-disk sampling).  Free with strata_props_destroy.
+ * Errors: STRATA_ERR_INVALID_ARG (NULL argument, an option outside its
+ * range, first_terrace not a terrace of r), STRATA_ERR_OVERFLOW (more
+ * than 2^32-1 instances), STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED
+ * (progress stage "props"). */
+STRATA_API strata_status strata_props_scatter(strata_ctx *ctx, const strata_result *r,
+                                              const strata_props_options *opt,
+                                              strata_props **out);
+STRATA_API void strata_props_get_view(const strata_props *p, strata_props_view *v);
+STRATA_API void strata_props_destroy(strata_props *p);
+
+/* The instances as a CSV file: a header line
+ * "x,y,z,up_x,up_y,up_z,yaw,scale,kind,terrace", then one line each,
+ * numbers as %.9g (they read back as the same floats; the C locale's
+ * decimal point is assumed), kind "tree" or "rock".  Written through a
+ * temporary renamed into place, as strata_result_write does; errors as
+ * there. */
+STRATA_API strata_status strata_props_write_csv(strata_ctx *ctx, const strata_props *p,
+                                                const char *path);
+
+/* ------------------------------------------------------------------ */
+/* Solids for 3D printing                                              */
+/* ------------------------------------------------------------------ */
+
+/* What strata_result_solidify did. */
+typedef struct strata_solid_stats {
+    float base;                /* height of the base plane */
+    uint32_t border_points;    /* points of the footprint's border: base
+                                  vertices added (plus one, the centroid) */
+    uint32_t vertices_merged;  /* border spikes zipped (see below) */
+    uint64_t fins_removed;     /* wall triangles standing on the border
+                                  (see below) */
+    uint64_t triangles_added;  /* side walls and base */
+} strata_solid_stats;
+
+/* Close a FLAT result (a terrain: grid, polygon, heightmap, sliced or
+ * not) into a solid, in place: outer walls from the domain border
+ * straight down to a flat base `depth` below the lowest vertex (for a
+ * sliced result, the plane of terrace 0), and the base.  The result is
+ * then a closed 2-manifold by vertex id, every edge used by exactly two
+ * triangles in opposite directions, all facing outwards (the base down),
+ * with the volume of the terrain above the base; no triangle has zero
+ * area.  The new triangles are appended to terrace 0's walls (ranges
+ * after it move; with strata_slice_options.areas, terrace 0's wall_area
+ * grows by their area).  Each horizontal border edge gets a rectangle
+ * below it, split between the two vertical lines at its ends (which also
+ * close the terrace walls ending on the border); the base is a fan from
+ * the centroid of the border's footprint, so the footprint must be
+ * star-shaped from it (convex shapes are).  Vertices lying exactly on
+ * their plane can leave the border lying on itself, which would need
+ * zero-area triangles to close; the border is first made one clean loop,
+ * in rounds until nothing changes: walls standing on the border (an
+ * input edge along the border lying in a plane, the inner triangle
+ * lower: a wall facing inwards with nothing behind it) are removed
+ * (fins_removed counts the triangles; their area leaves wall_area); two
+ * border edges on the same segment walked both ways (a vertex on its
+ * plane whose two wedges of lower neighbours both reach the border, or
+ * the two sides of a slit) are zipped by merging their ends
+ * (vertices_merged), unless they are the sides of two walls back to back
+ * on one line, which are removed, as are walls made back to back by a
+ * merge.  Before that, corners of one triangle at one position (the
+ * slicer's cut points rounded onto the vertex beside them, which admesh
+ * calls degenerate facets) are merged and the triangles holding both
+ * removed (counted in vertices_merged); should that leave a border that
+ * cannot be closed, the solid is made again without it.  Vertices left
+ * unused are removed; the others keep their order.  Adds about one vertex and three triangles a border point;
+ * working memory about 26 bytes a vertex (1 a triangle when walls are
+ * removed) plus 24 bytes an edge between border vertices, and one pass
+ * over the triangles a round.  Serial; the same bytes for any thread
+ * count.  stats may be NULL.
+ * Errors: STRATA_ERR_INVALID_ARG (NULL ctx or r, depth not a positive
+ * finite number or lost below the lowest height's precision, a RADIAL
+ * result: planets are closed already, a result with normals, an empty
+ * one), STRATA_ERR_BAD_MESH (the border is not one loop, a vertex where
+ * the border crosses itself, an edge used by more than two triangles or
+ * twice the same way, a footprint not star-shaped from its centroid;
+ * r unchanged), STRATA_ERR_OVERFLOW, STRATA_ERR_NOMEM (r unchanged, its
+ * arrays possibly grown), STRATA_ERR_CANCELLED (between rounds; r
+ * unchanged). */
+STRATA_API strata_status strata_result_solidify(strata_ctx *ctx, strata_result *r,
+                                               float depth, strata_solid_stats *stats);
+
+/* Scale r about the origin so that the longest side of its bounding box
+ * is `size` (STL has no units; printers read millimetres): positions,
+ * the centre and radius, terrace levels, and areas (by the factor
+ * squared) are multiplied by factor = size / longest side, each float
+ * once, so roofs stay exactly at their levels.  Normals are unchanged.
+ * *factor (may be NULL) gets the factor.  STRATA_ERR_INVALID_ARG for a
+ * NULL r, a size that is not positive and finite, an empty result or
+ * one of zero extent; STRATA_ERR_OVERFLOW when a coordinate would not
+ * be a finite float. */
+STRATA_API strata_status strata_result_fit_size(strata_result *r, double size, double *factor);
 
 /* ------------------------------------------------------------------ */
 /* Worlds                                                              */
