@@ -181,8 +181,8 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
                                             NULL};
     for (int i = 0; mesh_only[i]; i++)
         if ((v = cli_given(mesh_only[i])))
-            usage_error("--%s%s%s: not available for worlds (%s); make the mesh without it",
-                        mesh_only[i], *v ? " " : "", v, world_opt);
+            usage_error("--%s: not available for worlds (%s); make the mesh without it",
+                        mesh_only[i], world_opt);
     if (j->terraces == 0 && !j->levels.n)
         usage_error("--terraces 0: a world is always terraced (give N >= 1 or --levels)");
     check_compress(j, true);
