@@ -298,7 +298,7 @@ static strata_status node_json(tree *t, strata_jtext *j, uint32_t k, uint64_t i)
         strata__jtext_printf(j,
                              ",\"content\":{\"uri\":\"%s%s%s\"},\"metadata\":{\"class\":\"tile\","
                              "\"properties\":{\"chunk\":%llu,\"triangles\":%llu,\"bytes\":%llu}}}",
-                             t->up ? t->up : "", path, t->d->ext, (unsigned long long)r->id,
+                             t->up, path, t->d->ext, (unsigned long long)r->id,
                              (unsigned long long)r->triangles, (unsigned long long)r->bytes);
         return j->nomem ? STRATA_ERR_NOMEM : STRATA_OK;
     }
@@ -384,7 +384,7 @@ strata_status strata__tileset_write(strata_ctx *ctx, const char *dir,
                                     uint64_t n)
 {
     const strata_allocator *al = &ctx->alloc;
-    tree t = {ctx, al, dir, d, recs, NULL, NULL, d->leaf_depth, 0};
+    tree t = {ctx, al, dir, d, recs, NULL, NULL, d->leaf_depth, 0, ""};
     strata_status st = build(&t, n);
     if (st != STRATA_OK) {
         free_tree(&t);
