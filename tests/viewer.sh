@@ -92,9 +92,10 @@ serve() {
     STRATA_VIEWER=$SRCDIR/docs/viewer STRATA_NODE_MODULES=$modules \
         "$STRATA" view "$1" --port 0 --quiet >url 2>serve.err &
     server=$!
-    for _ in $(seq 1 100); do
-        [ -s url ] && break
+    i=0
+    while [ $i -lt 100 ] && [ ! -s url ]; do
         sleep 0.1
+        i=$((i + 1))
     done
     url=$(head -n 1 url)
     case $url in
@@ -145,11 +146,13 @@ check "the tile served is the file" \
     --no-default-browser-check --disable-extensions --mute-audio about:blank 2>chrome.err &
 browser=$!
 ws=
-for _ in $(seq 1 300); do
+i=0
+while [ $i -lt 300 ]; do
     ws=$(sed -n 's/^DevTools listening on \(ws:.*\)$/\1/p' chrome.err | head -n 1)
     [ -n "$ws" ] && break
     kill -0 "$browser" 2>/dev/null || break
     sleep 0.1
+    i=$((i + 1))
 done
 if [ -z "$ws" ]; then
     echo "Chromium ($chromium) did not start:"
