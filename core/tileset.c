@@ -37,10 +37,6 @@ typedef struct {
     uint64_t *nlevel;
     uint32_t depth; /* leaf depth */
     double root_diag;
-    /* how the file being written reaches DIR: content URIs are relative
-     * to the tileset that holds them ("" in tileset.json, "../../" in
-     * tilesets/K/ID.json) */
-    const char *up;
 } tree;
 
 static uint64_t morton(uint32_t x, uint32_t z)
@@ -296,9 +292,9 @@ static strata_status node_json(tree *t, strata_jtext *j, uint32_t k, uint64_t i)
         char path[64];
         strata__tile_path(t->d, r->id, path, sizeof path);
         strata__jtext_printf(j,
-                             ",\"content\":{\"uri\":\"%s%s%s\"},\"metadata\":{\"class\":\"tile\","
+                             ",\"content\":{\"uri\":\"%s%s\"},\"metadata\":{\"class\":\"tile\","
                              "\"properties\":{\"chunk\":%llu,\"triangles\":%llu,\"bytes\":%llu}}}",
-                             t->up, path, t->d->ext, (unsigned long long)r->id,
+                             path, t->d->ext, (unsigned long long)r->id,
                              (unsigned long long)r->triangles, (unsigned long long)r->bytes);
         return j->nomem ? STRATA_ERR_NOMEM : STRATA_OK;
     }
@@ -321,9 +317,7 @@ static strata_status write_subtree(tree *t, uint32_t k, uint64_t i)
     strata__jtext_init(&j, t->al);
     head_json(t, &j, node_error(t, k));
     strata__jtext_raw(&j, ",\"root\":");
-    t->up = "../../"; /* subtrees hold no subtrees: see children_json */
     strata_status st = node_json(t, &j, k, i);
-    t->up = "";
     strata__jtext_raw(&j, "}\n");
     if (st == STRATA_OK && j.nomem)
         st = STRATA_ERR_NOMEM;
@@ -384,7 +378,7 @@ strata_status strata__tileset_write(strata_ctx *ctx, const char *dir,
                                     uint64_t n)
 {
     const strata_allocator *al = &ctx->alloc;
-    tree t = {ctx, al, dir, d, recs, NULL, NULL, d->leaf_depth, 0, ""};
+    tree t = {ctx, al, dir, d, recs, NULL, NULL, d->leaf_depth, 0};
     strata_status st = build(&t, n);
     if (st != STRATA_OK) {
         free_tree(&t);
