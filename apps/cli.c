@@ -91,8 +91,11 @@ static void range_text(const cli_option *o, char *buf, size_t size)
 static void label(const cli_option *o, char *buf, size_t size)
 {
     int n = o->alias ? snprintf(buf, size, "-%c, ", o->alias) : 0;
-    snprintf(buf + n, size - (size_t)n, "--%s%s%s", o->name, has_value(o) ? " " : "",
-             has_value(o) ? o->arg : "");
+    if (o->flags & CLI_OPTIONAL_VALUE)
+        snprintf(buf + n, size - (size_t)n, "--%s[=%s]", o->name, o->arg);
+    else
+        snprintf(buf + n, size - (size_t)n, "--%s%s%s", o->name, has_value(o) ? " " : "",
+                 has_value(o) ? o->arg : "");
 }
 
 /* Print text from column `col` (where the cursor is) wrapped at 79
@@ -421,15 +424,27 @@ const cli_command *cli_parse(const cli_program *p, struct job *job, int argc, ch
             opt = spelled;
             value = word[2] ? word + 2 : NULL;
         } else {
-            if (!g.cmd->operand || *g.cmd->operand_target)
+            if (!g.cmd->operand || *g.cmd->operand_target) {
+                const cli_option *prev = i > 2 && !strncmp(argv[i - 1], "--", 2)
+                                             ? find(argv[i - 1] + 2, strlen(argv[i - 1] + 2))
+                                             : NULL;
+                if (prev && prev->flags & CLI_OPTIONAL_VALUE)
+                    usage_error("unexpected argument '%s': --%s takes its value as --%s=%s "
+                                "(write --%s=%s)",
+                                word, prev->name, prev->name, prev->arg, prev->name, word);
                 usage_error("unexpected argument '%s' (see '%s %s --help')", word, p->name,
                             g.cmd->name);
+            }
             *g.cmd->operand_target = word;
             continue;
         }
         if (o->kind == CLI_HELP) {
             print_command_help(stdout);
             exit(EXIT_SUCCESS);
+        }
+        if (!value && o->flags & CLI_OPTIONAL_VALUE) {
+            given(o, "", i); /* bare: the default, resolved when running */
+            continue;
         }
         if (has_value(o) && !value) {
             if (i + 1 >= argc) {

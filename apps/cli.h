@@ -45,6 +45,9 @@ typedef enum cli_kind {
 /* Flags of an option. */
 #define CLI_ABOVE_MIN 1u /* CLI_REAL: the value must be > min, not >= */
 #define CLI_REQUIRED 2u  /* the command fails without it */
+#define CLI_OPTIONAL_VALUE 4u /* the value only as --name=VALUE: a bare --name
+                                 sets .mark and leaves the target "not
+                                 given" (shown as --name[=ARG]) */
 
 typedef struct cli_choice {
     const char *name;

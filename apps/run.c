@@ -57,19 +57,6 @@ strata_ctx *job_ctx(const job *o)
     return ctx;
 }
 
-/* PFM files store heights as they are; PGM and PNG store [0,1] samples. */
-bool job_is_pfm(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char m[2] = {0, 0};
-    if (f) {
-        if (fread(m, 1, 2, f) != 2)
-            m[0] = 0;
-        fclose(f);
-    }
-    return m[0] == 'P' && (m[1] == 'f' || m[1] == 'F');
-}
-
 /* Fail before the work if the file cannot be written: its directory must
  * take new files, and it must not be a directory.  `of` says what the
  * file belongs to ("" for none). */
@@ -118,6 +105,8 @@ static void check_outputs(const job *o)
     }
     if (o->preview)
         check_output(o->preview, "", o->quiet);
+    if (o->loops)
+        check_output(o->loops, "", o->quiet);
 }
 
 /* The problem with a palette file, for its message. */
@@ -166,18 +155,28 @@ static strata_mesh *load_input(strata_ctx *ctx, const job *o)
     return m;
 }
 
-/* The default --height-scale of a heightmap or template of w x h samples
- * read from path, when none was given: 1 for PFM (heights as they are);
- * else samples in [0,1] become HEIGHTMAP_SCALE x the side of the grid in
- * samples (patches for a template) x its cell size.  In memory and in
- * worlds alike. */
-void job_height_scale(job *o, const char *path, uint32_t w, uint32_t h)
+/* Defaults that come from a heightmap or template hm of w x h samples
+ * when the options were not given.  --cell-size: the raster's pixel size
+ * when it is georeferenced in a projected CRS with square pixels (the
+ * geotransform's |g1|), else 1.  --height-scale: 1 when the samples are
+ * heights as they are (PFM, GDAL rasters); else samples in [0,1] become
+ * HEIGHTMAP_SCALE x the side of the grid in samples (patches for a
+ * template) x its cell size.  In memory and in worlds alike. */
+void job_raster_defaults(job *o, const strata_heightmap *hm)
 {
+    strata_heightmap_info info;
+    strata_heightmap_get_info(hm, &info);
+    const double *g = info.geotransform;
+    if (!cli_given("cell-size") && info.georeferenced && info.projected && g[2] == 0.0 &&
+        g[4] == 0.0 && fabs(g[1]) == fabs(g[5]) && fabs(g[1]) >= LENGTH_MIN &&
+        fabs(g[1]) <= LENGTH_MAX)
+        o->cell_size = fabs(g[1]);
     if (!isnan(o->height_scale))
         return;
+    const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
     const double patch = o->template_path ? (double)o->patch_cells : 1.0;
-    o->height_scale = job_is_pfm(path) ? 1.0
-                                       : HEIGHTMAP_SCALE * o->cell_size * patch * (w > h ? w : h);
+    o->height_scale =
+        info.source_units ? 1.0 : HEIGHTMAP_SCALE * o->cell_size * patch * (w > h ? w : h);
 }
 
 /* The extent the noise defaults scale with: a template's patch (its noise
@@ -280,6 +279,14 @@ static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
                                             "larger PGM, PFM or PNG file can be made as a "
                                             "world (--tile-cells N), read tile by tile"
                                           : NULL});
+        job_raster_defaults(o, hm);
+        strata_heightmap_info info;
+        strata_heightmap_get_info(hm, &info);
+        if (info.nodata && o->template_path)
+            die(EXIT_RUNTIME,
+                "template '%s': %llu nodata samples; a template needs a height at every "
+                "sample",
+                path, (unsigned long long)info.nodata);
         const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
         const double patch = o->template_path ? (double)o->patch_cells : 1.0;
         char fits[96];
@@ -288,7 +295,6 @@ static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
         check_fits(o, 2.0 * (w - 1) * patch * (h - 1) * patch * pow(4.0, (double)subdivisions(o)),
                    fits);
         *extent = o->cell_size * patch * (double)((w > h ? w : h) - 1);
-        job_height_scale(o, path, w, h);
         strata_status st =
             o->template_path
                 ? strata_mesh_from_template(ctx, hm, (uint32_t)o->patch_cells,
@@ -461,12 +467,46 @@ static void print_stats(const used *u, const strata_mesh *m, const strata_result
     }
 }
 
+/* --solid: the base DEPTH below the lowest terrace (by default
+ * SOLID_DEPTH x the longest horizontal side of the result). */
+static void solidify(strata_ctx *ctx, const job *o, strata_result *r, strata_solid_stats *sst)
+{
+    double depth = o->solid_depth;
+    if (isnan(depth)) {
+        strata_result_view v;
+        strata_result_get_view(r, &v);
+        float lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+        for (uint32_t i = 0; i < v.nverts; i++) {
+            lo[0] = fminf(lo[0], v.x[i]);
+            hi[0] = fmaxf(hi[0], v.x[i]);
+            lo[1] = fminf(lo[1], v.z[i]);
+            hi[1] = fmaxf(hi[1], v.z[i]);
+        }
+        depth = SOLID_DEPTH * fmax((double)hi[0] - lo[0], (double)hi[1] - lo[1]);
+    }
+    char why[160];
+    snprintf(why, sizeof why,
+             "the base %g below the lowest terrace is lost in float precision (give a larger "
+             "DEPTH)",
+             depth);
+    const strata_status st = strata_result_solidify(ctx, r, (float)depth, sst);
+    check_call(st, (call){.what = "--solid",
+                          .why = st == STRATA_ERR_INVALID_ARG ? why
+                                 : st == STRATA_ERR_BAD_MESH
+                                     ? "the terrain's border is not one simple loop around a "
+                                       "star-shaped footprint"
+                                     : NULL});
+}
+
 static int run(job *o)
 {
     strata_fbm f;
     if (o->kind == JOB_PLANET || (o->kind == JOB_TERRAIN && !o->heightmap && !o->template_path))
         job_noise(o, o->kind == JOB_PLANET ? o->radius : o->size, &f); /* usage errors first */
     const char *path = o->output;
+    if (o->loops && o->terraces == 0 && !o->levels.n)
+        usage_error("--loops %s needs terraces (--terraces 0 makes no walls)", o->loops);
+    job_check_loops(o);
     check_outputs(o);
     if (o->optimize && !strata_optimize_supported())
         die(EXIT_RUNTIME, "--optimize: this strata was built without meshoptimizer");
@@ -530,11 +570,83 @@ static int run(job *o)
         so.areas = o->stats;
         check_mem(o, strata_slice(ctx, m, &so, &r), "slice");
         strata_ctx_arena_stats(ctx, &arena);
+        job_write_loops(ctx, o, m, r, levels, nlevels); /* before --optimize reorders walls */
     } else {
         check(strata_result_from_mesh(ctx, m, o->normals, &r), "mesh");
     }
     check_interrupt();
     t[4] = now();
+
+    strata_simplify_stats simp = {0, 0, 0, 0.0};
+    double t_simplify = 0;
+    if (o->simplify) {
+        const double t0 = now();
+        check(strata_result_simplify_roofs(ctx, r,
+                                           isnan(o->simplify_error)
+                                               ? STRATA_SIMPLIFY_DEFAULT_ERROR
+                                               : o->simplify_error,
+                                           &simp),
+              "--simplify-roofs");
+        check_interrupt();
+        t_simplify = now() - t0; /* outside time.total, like --optimize */
+        for (int i = 0; i <= 4; i++)
+            t[i] += t_simplify;
+    }
+    strata_solid_stats sst = {0, 0, 0, 0, 0};
+    if (o->solid)
+        solidify(ctx, o, r, &sst);
+    double print_factor = 1;
+    if (!isnan(o->print_size)) {
+        strata_status pst = strata_result_fit_size(r, o->print_size, &print_factor);
+        check_call(pst, (call){.what = "--print-size",
+                               .why = pst == STRATA_ERR_OVERFLOW
+                                          ? "the model would not fit float coordinates"
+                                          : NULL});
+    }
+
+    /* --props: on the roofs as written (after --print-size), listed as CSV */
+    strata_props *props = NULL;
+    double t_props = 0;
+    if (o->props) {
+        const double t0 = now();
+        strata_props_options po;
+        strata_props_defaults(&po);
+        po.density = o->props_density;
+        po.noise_frequency = o->props_noise;
+        po.seed = (uint32_t)o->props_seed;
+        unsigned long long a = 0, b = UINT32_MAX; /* "A-B" or "A", checked when parsed */
+        if (o->props_terraces && sscanf(o->props_terraces, "%llu-%llu", &a, &b) == 1)
+            b = a;
+        po.first_terrace = (uint32_t)a;
+        po.last_terrace = (uint32_t)b;
+        /* sizes: 0.8 to 1.2 % of the model's longest side */
+        strata_result_view rv;
+        strata_result_get_view(r, &rv);
+        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        const float *c[3] = {rv.x, rv.y, rv.z};
+        for (int k = 0; k < 3; k++)
+            for (uint32_t i = 0; i < rv.nverts; i++) {
+                lo[k] = fminf(lo[k], c[k][i]);
+                hi[k] = fmaxf(hi[k], c[k][i]);
+            }
+        const double side = fmax(fmax((double)hi[0] - lo[0], (double)hi[1] - lo[1]),
+                                 (double)hi[2] - lo[2]);
+        po.min_scale = (float)(0.008 * side);
+        po.max_scale = (float)(0.012 * side);
+        strata_status pst = strata_props_scatter(ctx, r, &po, &props);
+        check_call(pst, (call){.what = "--props",
+                               .why = pst == STRATA_ERR_OVERFLOW
+                                          ? "more than 2^32-1 props: lower DENSITY"
+                                          : NULL});
+        if (o->props_csv) {
+            pst = strata_props_write_csv(ctx, props, o->props_csv);
+            check_call(pst, (call){.path = o->props_csv, .write = true});
+        }
+        check_interrupt();
+        t_props = now() - t0; /* outside time.total, like --optimize */
+        for (int i = 0; i <= 4; i++)
+            t[i] += t_props;
+    }
 
     /* --optimize is timed on its own (time.optimize), outside time.total
      * like the preview: moving the earlier stamps by its duration keeps
@@ -553,6 +665,7 @@ static int run(job *o)
     strata_write_defaults(&wo);
     wo.palette = &pal;
     wo.compress = o->compress;
+    wo.props = props;
     /* strata slice: the file in the input's frame, the preview y-up */
     if (o->kind == JOB_SLICE)
         check(strata_result_rotate_from_y_up(r, (strata_axis)o->up), "rotate");
@@ -588,6 +701,29 @@ static int run(job *o)
         print_stats(&u, m, r, &arena, t, path);
         if (o->preview)
             fprintf(stderr, "time.preview=%.6f\n", t_preview);
+        if (o->simplify)
+            fprintf(stderr,
+                    "time.simplify=%.6f\nsimplify.roof_triangles_before=%llu\n"
+                    "simplify.roof_triangles_after=%llu\nsimplify.roofs_kept=%u\n"
+                    "simplify.max_error=%.3g\n",
+                    t_simplify, (unsigned long long)simp.roof_triangles_before,
+                    (unsigned long long)simp.roof_triangles_after, simp.roofs_kept,
+                    simp.max_error);
+        if (o->solid)
+            fprintf(stderr,
+                    "solid.base=%.9g\nsolid.border_points=%u\nsolid.triangles=%llu\n"
+                    "solid.vertices_merged=%u\nsolid.fins_removed=%llu\n",
+                    (double)sst.base, sst.border_points,
+                    (unsigned long long)sst.triangles_added, sst.vertices_merged,
+                    (unsigned long long)sst.fins_removed);
+        if (!isnan(o->print_size))
+            fprintf(stderr, "print.factor=%.9g\n", print_factor);
+        if (props) {
+            strata_props_view pv;
+            strata_props_get_view(props, &pv);
+            fprintf(stderr, "time.props=%.6f\nprops.count=%llu\n", t_props,
+                    (unsigned long long)pv.count);
+        }
         if (o->optimize)
             fprintf(stderr,
                     "time.optimize=%.6f\noptimize.cache_size=%u\n"
@@ -603,10 +739,17 @@ static int run(job *o)
         if (o->preview)
             fprintf(stderr, "strata: wrote %s: %lldx%lld pixels\n", o->preview, o->preview_size,
                     o->preview_size);
+        if (props && o->props_csv) {
+            strata_props_view pv;
+            strata_props_get_view(props, &pv);
+            fprintf(stderr, "strata: wrote %s: %llu props\n", o->props_csv,
+                    (unsigned long long)pv.count);
+        }
     }
     interrupt_watch(NULL);
     if (levels != o->levels.v)
         free(levels);
+    strata_props_destroy(props);
     strata_result_destroy(r);
     strata_mesh_destroy(m);
     strata_ctx_destroy(ctx);
@@ -651,6 +794,8 @@ int run_info(job *o)
     printf("png: %s\n", (png & STRATA_PNG_OPEN)     ? "yes (heightmaps of any size)"
                         : (png & STRATA_PNG_DECODE) ? "yes (heightmaps of up to 2^28 samples)"
                                                     : "no");
+    printf("gdal: %s\n", strata_gdal_support() ? "yes (heightmaps from GeoTIFF and other rasters)"
+                                                : "no");
     strata_ctx_destroy(ctx);
 #ifdef _OPENMP
     printf("openmp: yes\n");

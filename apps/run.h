@@ -16,6 +16,7 @@
 #define TERRAIN_AMPLITUDE 0.15 /* times --size */
 #define POLYGON_DEPTH 6
 #define HEIGHTMAP_SCALE 0.25 /* times the heightmap's extent */
+#define SOLID_DEPTH 0.05     /* --solid: the base's depth, times the longest side */
 
 /* The range of radii and sizes.  Below LENGTH_MIN, the squared distances
  * of a planet's vertices from its centre, which give their directions,
@@ -71,6 +72,19 @@ typedef struct job {
     bool stats, quiet;
     bool no_sync; /* --no-sync */
     const char *output;
+    bool simplify;         /* --simplify-roofs given */
+    double simplify_error; /* --simplify-roofs=ERR; NAN: the default */
+    /* props */
+    bool props;                 /* --props given */
+    double props_density;       /* --props DENSITY */
+    double props_noise;         /* --props-noise */
+    long long props_seed;
+    const char *props_terraces; /* "A-B" or "A", NULL: all */
+    const char *props_csv;      /* --props-csv FILE */
+    /* 3D printing */
+    bool solid;         /* --solid given */
+    double solid_depth; /* --solid=DEPTH; NAN: SOLID_DEPTH x the longest side */
+    double print_size;  /* --print-size MM; NAN: not given */
     /* worlds (apps/world.c) */
     long long chunk_level; /* planets; -1: not a world */
     long long tile_cells;  /* terrains; -1: not a world */
@@ -80,7 +94,13 @@ typedef struct job {
     const char *shard; /* "K/N" */
     long long chunk;   /* -1: all */
     bool resume, dry_run, partial;
+    bool lod;        /* --lod */
+    long long skirt; /* --skirt 0|1 */
     long long port; /* strata view (apps/view.c) */
+    /* contours (apps/contours.c), and --loops of the mesh commands */
+    double interval, base, svg_scale;
+    bool polygons;
+    const char *loops; /* --loops FILE, NULL: none */
 } job;
 
 /* The commands: exit status 0 (failures exit on their own). */
@@ -94,6 +114,15 @@ int run_tileset(job *j);
 void check_writable(const char *path, bool quiet);
 /* strata view DIR (apps/view.c): serves until killed. */
 int run_view(job *j);
+/* strata contours (apps/contours.c). */
+int run_contours(job *j);
+/* --loops FILE of planet, terrain and slice: the loops of the slice just
+ * made (m sliced by levels into r), written as the file's name says
+ * (apps/contours.c). */
+void job_write_loops(strata_ctx *ctx, const job *o, const strata_mesh *m, const strata_result *r,
+                     const float *levels, uint32_t nlevels);
+/* Fail before the work if --loops cannot be written there. */
+void job_check_loops(const job *o);
 /* strata planet --chunk-level, strata terrain --tile-cells (apps/world.c). */
 int run_world(job *j);
 
@@ -104,8 +133,7 @@ int run_world(job *j);
 strata_ctx *job_ctx(const job *o);
 void job_noise(const job *o, double extent, strata_fbm *f);
 void job_palette(const job *o, strata_palette *pal);
-bool job_is_pfm(const char *path);
-void job_height_scale(job *o, const char *path, uint32_t w, uint32_t h);
+void job_raster_defaults(job *o, const strata_heightmap *hm);
 double job_noise_extent(const job *o, double extent);
 
 #endif

@@ -69,6 +69,56 @@ static const char *check_palette(const char *s)
                : "neither a palette name (earth, desert, ice, mono) nor a file";
 }
 
+static const char *check_csv(const char *s)
+{
+    return has_suffix(s, ".csv") ? NULL : "the list's name must end in .csv";
+}
+
+/* --props-terraces A-B or A: terraces counted from 0, A <= B.  Whether
+ * they exist is checked with the terrace count (check_props). */
+static bool parse_span(const char *s, unsigned long long *a, unsigned long long *b)
+{
+    int used = 0;
+    if (s[0] < '0' || s[0] > '9')
+        return false;
+    if (sscanf(s, "%llu%n", a, &used) != 1)
+        return false;
+    *b = *a;
+    if (!s[used])
+        return true;
+    const char *t = s + used;
+    int more = 0;
+    return t[0] == '-' && t[1] >= '0' && t[1] <= '9' && sscanf(t + 1, "%llu%n", b, &more) == 1 &&
+           !t[1 + more];
+}
+
+static const char *check_props_terraces(const char *s)
+{
+    unsigned long long a, b;
+    if (!parse_span(s, &a, &b))
+        return "expected A-B or A: terraces counted from 0 at the bottom";
+    return a <= b ? NULL : "A must not be above B";
+}
+
+/* --props-terraces against the terraces the job makes. */
+static void check_props(const job *j)
+{
+    if (j->props && !j->props_csv && !has_suffix(j->output, ".glb"))
+        usage_error("--props %s needs --props-csv FILE.csv or -o FILE.glb (where they are drawn)",
+                    cli_given("props"));
+    const char *v = cli_given("props-terraces");
+    unsigned long long a, b;
+    if (!v || !parse_span(v, &a, &b))
+        return;
+    const long long n = j->levels.n ? (long long)j->levels.n : j->terraces;
+    if (n <= 0)
+        usage_error("--props-terraces %s: the mesh is not terraced (--terraces 0); props need "
+                    "terraces", v);
+    if (b >= (unsigned long long)n)
+        usage_error("--props-terraces %s: terrace %llu does not exist (there are %lld: 0..%lld)",
+                    v, b, n, n - 1);
+}
+
 /* --simd and STRATA_SIMD: an instruction set's name (whether this CPU has
  * it is found out when the context is made). */
 static const char *check_simd(const char *s)
@@ -94,13 +144,18 @@ static void check_compress(const job *j, bool world)
         usage_error("--compress: -o %s is not a .glb file (EXT_meshopt_compression is a glTF "
                     "extension; other formats cannot be compressed)",
                     j->output);
+    const char *v = cli_given("props");
+    if (v)
+        usage_error("--compress with --props %s: instanced props are not written into "
+                    "compressed files yet; leave one out (--props-csv lists the props)",
+                    v);
 }
 
 /* -o: a mesh file, or for a world a directory. */
 static void check_world_output(const job *j, bool world, const char *world_opt)
 {
     static const char *const world_only[] = {"tile-format", "shard", "chunk", "resume",
-                                             "dry-run", NULL};
+                                             "dry-run", "lod", NULL};
     const char *v;
     for (int i = 0; world_only[i]; i++)
         if (!world && (v = cli_given(world_only[i])))
@@ -122,6 +177,12 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
             usage_error("--preview %s: draws a whole world made in one run; not with --%s%s%s "
                         "(look at the tiles with 'strata view DIR')",
                         j->preview, partial[i], *v ? " " : "", v);
+    static const char *const mesh_only[] = {"loops", "print-size", "simplify-roofs", "props",
+                                            NULL};
+    for (int i = 0; mesh_only[i]; i++)
+        if ((v = cli_given(mesh_only[i])))
+            usage_error("--%s%s%s: not available for worlds (%s); make the mesh without it",
+                        mesh_only[i], *v ? " " : "", v, world_opt);
     if (j->terraces == 0 && !j->levels.n)
         usage_error("--terraces 0: a world is always terraced (give N >= 1 or --levels)");
     check_compress(j, true);
@@ -135,6 +196,12 @@ static void check_slice(job *j)
 static void check_planet(job *j)
 {
     const bool world = j->chunk_level >= 0;
+    const char *v;
+    check_props(j);
+    if ((v = cli_given("solid")))
+        usage_error("--solid%s%s: planets are closed surfaces already; it applies to terrains "
+                    "(strata terrain: grid, polygon or heightmap)",
+                    *v ? "=" : "", v);
     if (world && j->chunk_level >= j->level)
         usage_error("--chunk-level %lld: must be below --level %lld (each chunk holds 4^(L-C) "
                     "triangles)",
@@ -154,6 +221,13 @@ static void check_terrain(job *j)
     if (j->template_path && (v = cli_given("shape")))
         usage_error("--template and --shape %s cannot be used together", v);
     const bool world = j->tile_cells >= 0;
+    check_props(j);
+    if (j->solid && world)
+        usage_error("--solid: not available for worlds (--tile-cells %lld); make one mesh",
+                    j->tile_cells);
+    if (j->solid && j->normals)
+        usage_error("--solid and --normals cannot be used together (a solid shares its "
+                    "vertices; STL has facet normals of its own)");
     if (world && j->shape == SHAPE_POLYGON)
         usage_error("--tile-cells %lld: worlds are grids (--shape grid, --heightmap or "
                     "--template), not polygons",
@@ -165,12 +239,36 @@ static void check_terrain(job *j)
     check_world_output(j, world, "--tile-cells");
 }
 
+/* strata contours: one way of choosing levels; the output's kind. */
+static void check_contours(job *j)
+{
+    const char *v;
+    if ((v = cli_given("base")) && !cli_given("interval"))
+        usage_error("--base %s needs --interval", v);
+    if (!has_suffix(j->output, ".geojson") && !has_suffix(j->output, ".json") &&
+        !has_suffix(j->output, ".svg"))
+        usage_error("-o %s: unknown output format (the name must end in .geojson, .json or .svg)",
+                    j->output);
+    if (j->polygons && has_suffix(j->output, ".svg"))
+        usage_error("--polygons: GeoJSON only (an .svg file always holds regions)");
+    if ((v = cli_given("svg-scale")) && !has_suffix(j->output, ".svg"))
+        usage_error("--svg-scale %s needs an .svg output", v);
+}
+
+/* --loops FILE: .geojson/.json (terrains and planets) or .obj. */
+static const char *check_loops(const char *s)
+{
+    return has_suffix(s, ".geojson") || has_suffix(s, ".json") || has_suffix(s, ".obj")
+               ? NULL
+               : "unknown loops format (the name must end in .geojson, .json or .obj)";
+}
+
 /* ------------------------------------------------------------ commands */
 
 static job g_job; /* what the command line asks for */
 
 /* The commands, in the order of 'strata --help'. */
-enum { CMD_PLANET, CMD_TERRAIN, CMD_SLICE, CMD_TILESET, CMD_VIEW, CMD_INFO };
+enum { CMD_PLANET, CMD_TERRAIN, CMD_SLICE, CMD_TILESET, CMD_VIEW, CMD_INFO, CMD_CONTOURS };
 /* Their bits, for cli_option.commands. */
 #define PLANET (1u << CMD_PLANET)
 #define TERRAIN (1u << CMD_TERRAIN)
@@ -178,6 +276,7 @@ enum { CMD_PLANET, CMD_TERRAIN, CMD_SLICE, CMD_TILESET, CMD_VIEW, CMD_INFO };
 #define TILESET (1u << CMD_TILESET)
 #define VIEW (1u << CMD_VIEW)
 #define INFO (1u << CMD_INFO)
+#define CONTOURS (1u << CMD_CONTOURS)
 #define MAKERS (PLANET | TERRAIN) /* the commands that make a mesh */
 #define WRITERS (PLANET | TERRAIN | SLICE)
 
@@ -250,15 +349,32 @@ static const cli_command commands[] = {
                  "placement on cores and the machine topology as 'key: value' lines.\n",
         .run = run_info,
     },
+    [CMD_CONTOURS] = {
+        .name = "contours",
+        .summary = "contour lines or band polygons of a heightmap (GeoJSON, SVG)",
+        .usage = "INPUT -o OUTPUT [OPTIONS]",
+        .about = "Trace the contours of a PGM, PFM or PNG heightmap, exactly where 'strata\n"
+                 "terrain --heightmap' puts its wall tops: GeoJSON LineStrings with an \"elev\"\n"
+                 "property, or with --polygons one Polygon/MultiPolygon per band between levels\n"
+                 "(\"elev_min\", \"elev_max\"), or SVG (.svg): one layer per level, the ground at\n"
+                 "or above it, in millimetres for a laser cutter.  Coordinates: X = column x\n"
+                 "cell size, Y = (height - 1 - row) x cell size (north up), in the raster's units.\n",
+        .operand = "input heightmap",
+        .operand_target = &g_job.input,
+        .check = check_contours,
+        .run = run_contours,
+    },
 };
 
 /* ------------------------------------------------------------ options */
 
 /* Sections of --help, in this order. */
-enum { G_PLANET, G_TERRAIN, G_INPUT, G_NOISE, G_TERRACE, G_PREVIEW, G_WORLD, G_COMMON };
+enum { G_PLANET, G_TERRAIN, G_INPUT, G_NOISE, G_TERRACE, G_PREVIEW, G_WORLD, G_COMMON,
+       G_CONTOURS };
 static const char *const groups[] = {
     "Planet options", "Terrain options", "Input options", "Noise options",
-    "Terrace options", "Preview options", "World options", "Common options", NULL,
+    "Terrace options", "Preview options", "World options", "Common options",
+    "Contour options", NULL,
 };
 
 /* --shard K/N, 1 <= K <= N. */
@@ -326,8 +442,8 @@ static const cli_option options[] = {
      .def_text = XSTR(POLYGON_DEPTH) " for polygons, 0 otherwise",
      .help = "subdivide the shape D times", .commands = TERRAIN, .group = G_TERRAIN},
     {.name = "heightmap", .kind = CLI_STRING, .arg = "FILE", .target = &g_job.heightmap,
-     .help = "PGM, PFM or PNG heightmap instead of a shape; no noise is added unless a noise "
-             "option is given",
+     .help = "PGM, PFM or PNG heightmap (any GDAL raster, e.g. GeoTIFF, in a build with GDAL) "
+             "instead of a shape; no noise is added unless a noise option is given",
      .commands = TERRAIN, .group = G_TERRAIN},
     {.name = "template", .kind = CLI_STRING, .arg = "FILE", .target = &g_job.template_path,
      .help = "a coarse PGM, PFM or PNG heightmap whose every cell becomes --patch-cells x "
@@ -340,10 +456,12 @@ static const cli_option options[] = {
     {.name = "cell-size", .kind = CLI_REAL, .arg = "X", .target = &g_job.cell_size,
      .min = LENGTH_MIN, .max = LENGTH_MAX, .def = "1",
      .help = "heightmap pixel spacing (templates: the grid's cell size)",
+     .note = "; a raster georeferenced in a projected CRS with square pixels gives its pixel "
+             "size instead",
      .needs = "heightmap|template", .commands = TERRAIN, .group = G_TERRAIN},
     {.name = "height-scale", .kind = CLI_REAL, .arg = "Y", .target = &g_job.height_scale,
      .min = -1e9, .max = 1e9,
-     .def_text = "1 for PFM, whose values are heights; for PGM/PNG, whose samples are in "
+     .def_text = "1 for PFM and GDAL rasters, whose values are heights; for PGM/PNG, whose samples are in "
                  "[0,1], " XSTR(HEIGHTMAP_SCALE) " x cell-size x max(width, height)",
      .help = "heightmap (or template) sample scale", .commands = TERRAIN,
      .group = G_TERRAIN},
@@ -355,6 +473,14 @@ static const cli_option options[] = {
      .mark = &g_job.noise_given, .min = 0, .max = 1e9,
      .def_text = XSTR(TERRAIN_AMPLITUDE) " x size", .help = "noise amplitude",
      .commands = TERRAIN, .group = G_TERRAIN},
+    {.name = "solid", .kind = CLI_REAL, .arg = "DEPTH", .target = &g_job.solid_depth,
+     .mark = &g_job.solid, .min = 0, .max = LENGTH_MAX,
+     .flags = CLI_ABOVE_MIN | CLI_OPTIONAL_VALUE,
+     .def_text = XSTR(SOLID_DEPTH) " x the longest horizontal side",
+     .help = "close the terrain into a solid for 3D printing: outer walls from the border "
+             "down to a flat base DEPTH below the lowest terrace, and the base (planets are "
+             "closed already)",
+     .commands = TERRAIN | PLANET, .group = G_TERRAIN},
 
     /* slice */
     {.name = "up", .kind = CLI_CHOICE, .arg = "AXIS", .target = &g_job.up, .choices = axes,
@@ -422,6 +548,13 @@ static const cli_option options[] = {
     {.name = "normals", .kind = CLI_FLAG, .target = &g_job.normals,
      .help = "write per-vertex normals (hard-edged walls)", .commands = WRITERS,
      .group = G_TERRACE},
+    {.name = "simplify-roofs", .kind = CLI_REAL, .arg = "ERR", .target = &g_job.simplify_error,
+     .mark = &g_job.simplify, .min = 0, .max = 1, .flags = CLI_ABOVE_MIN | CLI_OPTIONAL_VALUE,
+     .def_text = XSTR(STRATA_SIMPLIFY_DEFAULT_ERROR) " of the radius",
+     .help = "fewer roof triangles: each terrace's roof re-triangulated with its border "
+             "locked (walls and the domain border keep every vertex); flat roofs exactly, "
+             "planets' roofs within ERR x radius of their spheres",
+     .commands = WRITERS, .group = G_TERRACE},
     {.name = "optimize", .kind = CLI_FLAG, .target = &g_job.optimize, .def_text = "off",
      .help = "reorder each terrace's triangles for the GPU vertex cache (meshoptimizer; same "
              "triangles; --stats shows the cache miss ratio before and after)",
@@ -480,6 +613,16 @@ static const cli_option options[] = {
     {.name = "resume", .kind = CLI_FLAG, .target = &g_job.resume,
      .help = "skip chunks whose tile is already complete (after a killed run)",
      .commands = MAKERS, .group = G_WORLD},
+    {.name = "lod", .kind = CLI_FLAG, .target = &g_job.lod,
+     .help = "levels of detail: every inner node of the chunk tree gets a tile too, its region "
+             "made coarser with as many triangles as a chunk and the same planes, in a tileset "
+             "that refines them (tiles/K/...)",
+     .commands = MAKERS, .group = G_WORLD},
+    {.name = "skirt", .kind = CLI_INT, .arg = "0|1", .target = &g_job.skirt, .min = 0, .max = 1,
+     .def = "1",
+     .help = "with --lod, a skirt on every tile, walls hanging from its border that hide the "
+             "cracks between tiles of different depths (0: none)",
+     .needs = "lod", .commands = MAKERS, .group = G_WORLD},
     {.name = "dry-run", .kind = CLI_FLAG, .target = &g_job.dry_run,
      .help = "print the chunks, triangles, bytes and peak memory a run would take (from one "
              "chunk made for real), write nothing",
@@ -491,7 +634,46 @@ static const cli_option options[] = {
      .max = 65535, .def = "8765", .help = "the TCP port on 127.0.0.1; 0: any free one",
      .commands = VIEW, .group = G_WORLD},
 
+    /* contours */
+    {.name = "interval", .kind = CLI_REAL, .arg = "I", .target = &g_job.interval, .min = 0,
+     .max = 1e30, .flags = CLI_ABOVE_MIN,
+     .help = "a contour every I height units: B + k I for every k within the heights",
+     .conflicts = "levels", .commands = CONTOURS, .group = G_CONTOURS},
+    {.name = "base", .kind = CLI_REAL, .arg = "B", .target = &g_job.base, .min = -1e30,
+     .max = 1e30, .def = "0", .help = "with --interval: the level the others are counted from",
+     .commands = CONTOURS, .group = G_CONTOURS},
+    {.name = "levels", .kind = CLI_LEVELS, .arg = "A,B,...", .target = &g_job.levels,
+     .max = STRATA_MAX_LEVELS - 1, .help = "explicit ascending contour levels",
+     .commands = CONTOURS, .group = G_CONTOURS},
+    {.name = "terraces", .kind = CLI_INT, .arg = "N", .target = &g_job.terraces, .min = 1,
+     .max = STRATA_MAX_LEVELS, .def = "12",
+     .help = "the planes of 'strata terrain --terraces N': N - 1 levels evenly spaced above "
+             "the lowest point (used when neither --interval nor --levels is given)",
+     .conflicts = "levels", .commands = CONTOURS, .group = G_CONTOURS},
+    {.name = "polygons", .kind = CLI_FLAG, .target = &g_job.polygons,
+     .help = "GeoJSON band polygons (like gdal_contour -p) instead of lines",
+     .commands = CONTOURS, .group = G_CONTOURS},
+    {.name = "cell-size", .kind = CLI_REAL, .arg = "X", .target = &g_job.cell_size,
+     .min = LENGTH_MIN, .max = LENGTH_MAX, .def = "1", .help = "pixel spacing",
+     .commands = CONTOURS, .group = G_CONTOURS},
+    {.name = "height-scale", .kind = CLI_REAL, .arg = "Y", .target = &g_job.height_scale,
+     .min = -1e9, .max = 1e9, .def = "1",
+     .help = "sample scale: heights are samples x Y (PGM and PNG samples are in [0,1])",
+     .commands = CONTOURS, .group = G_CONTOURS},
+    {.name = "svg-scale", .kind = CLI_REAL, .arg = "S", .target = &g_job.svg_scale, .min = 0,
+     .max = 1e9, .flags = CLI_ABOVE_MIN, .def = "1",
+     .help = "SVG millimetres per map unit (cell size units)", .commands = CONTOURS,
+     .group = G_CONTOURS},
+    {.name = "loops", .kind = CLI_STRING, .arg = "FILE", .target = &g_job.loops,
+     .check = check_loops,
+     .help = "also write the slice's contour loops: .geojson (terrains: X, Y as strata "
+             "contours; planets: longitude, latitude) or .obj polylines",
+     .commands = WRITERS, .group = G_TERRACE},
+
     /* common */
+    {.name = "output", .alias = 'o', .kind = CLI_STRING, .arg = "FILE",
+     .target = &g_job.output, .flags = CLI_REQUIRED,
+     .help = ".geojson or .json (GeoJSON), or .svg", .commands = CONTOURS, .group = G_COMMON},
     {.name = "output", .alias = 'o', .kind = CLI_STRING, .arg = "FILE",
      .target = &g_job.output, .def = "planet.ply",
      .help = ".ply (binary), .obj (+ .mtl), .glb (binary glTF) or .stl (binary) file; a "
@@ -506,26 +688,53 @@ static const cli_option options[] = {
      .target = &g_job.output, .check = check_output, .flags = CLI_REQUIRED,
      .help = ".ply (binary), .obj (+ .mtl), .glb (binary glTF) or .stl (binary) file",
      .commands = SLICE, .group = G_COMMON},
+    {.name = "props", .kind = CLI_REAL, .arg = "DENSITY", .target = &g_job.props_density,
+     .mark = &g_job.props, .min = 0, .max = 1e9, .flags = CLI_ABOVE_MIN,
+     .help = "scatter props (trees and rocks, about 1% of the model's longest side high) on "
+             "the roofs: DENSITY expected instances per square unit of roof, never on walls; "
+             "drawn in a .glb output (EXT_mesh_gpu_instancing), listed by --props-csv",
+     .commands = MAKERS, .group = G_COMMON},
+    {.name = "props-noise", .kind = CLI_REAL, .arg = "F", .target = &g_job.props_noise,
+     .min = 0, .max = 1e9, .def = "0",
+     .help = "weight the density by simplex noise of frequency F per unit (0: uniform)",
+     .needs = "props", .commands = MAKERS, .group = G_COMMON},
+    {.name = "props-seed", .kind = CLI_INT, .arg = "N", .target = &g_job.props_seed, .min = 0,
+     .max = 4294967295.0, .def = "1", .help = "seed of the props: the same seed, the same props",
+     .needs = "props", .commands = MAKERS, .group = G_COMMON},
+    {.name = "props-terraces", .kind = CLI_STRING, .arg = "A-B", .target = &g_job.props_terraces,
+     .check = check_props_terraces, .def_text = "all",
+     .help = "props only on terraces A to B (or A alone), counted from 0 at the bottom",
+     .needs = "props", .commands = MAKERS, .group = G_COMMON},
+    {.name = "props-csv", .kind = CLI_STRING, .arg = "FILE.csv", .target = &g_job.props_csv,
+     .check = check_csv,
+     .help = "write the props as CSV: x,y,z,up_x,up_y,up_z,yaw,scale,kind,terrace",
+     .needs = "props", .commands = MAKERS, .group = G_COMMON},
+    {.name = "print-size", .kind = CLI_REAL, .arg = "MM", .target = &g_job.print_size,
+     .min = 0, .max = LENGTH_MAX, .flags = CLI_ABOVE_MIN, .def_text = "the model's own units",
+     .help = "scale the model so that its longest side is MM (STL has no units; printers read "
+             "millimetres)",
+     .commands = WRITERS, .group = G_COMMON},
     {.name = "threads", .kind = CLI_INT, .arg = "N", .target = &g_job.threads, .min = 0,
-     .max = 4096, .def = "0", .help = "worker threads, 0 = one per core", .commands = WRITERS,
+     .max = 4096, .def = "0", .help = "worker threads, 0 = one per core", .commands = WRITERS | CONTOURS,
      .group = G_COMMON},
     {.name = "simd", .kind = CLI_STRING, .arg = "ISA", .target = &g_job.simd,
      .check = check_simd,
      .def_text = "auto: the best this CPU has; the output is the same for all; overrides "
                  "STRATA_SIMD; 'strata info' lists them",
-     .help = "auto, scalar, avx2, avx512 or neon", .commands = WRITERS, .group = G_COMMON},
+     .help = "auto, scalar, avx2, avx512 or neon", .commands = WRITERS | CONTOURS, .group = G_COMMON},
     {.name = "stats", .kind = CLI_FLAG, .target = &g_job.stats,
      .help = "timings and per-terrace figures as key=value lines on stderr",
-     .commands = WRITERS, .group = G_COMMON},
+     .commands = WRITERS | CONTOURS, .group = G_COMMON},
     {.name = "no-sync", .kind = CLI_FLAG, .target = &g_job.no_sync,
      .help = "rename outputs into place without fsync: faster for scratch files, but a power "
              "loss may leave them empty (by default each file is synced before its rename "
              "and its directory after)",
-     .commands = WRITERS | TILESET, .group = G_COMMON},
+     .commands = WRITERS | TILESET | CONTOURS, .group = G_COMMON},
     {.name = "quiet", .kind = CLI_FLAG, .target = &g_job.quiet,
-     .help = "print nothing on success", .commands = WRITERS | TILESET | VIEW, .group = G_COMMON},
+     .help = "print nothing on success", .commands = WRITERS | TILESET | VIEW | CONTOURS,
+     .group = G_COMMON},
     {.name = "help", .alias = 'h', .kind = CLI_HELP, .help = "show this help",
-     .commands = WRITERS | TILESET | VIEW | INFO, .group = G_COMMON},
+     .commands = WRITERS | TILESET | VIEW | INFO | CONTOURS, .group = G_COMMON},
 };
 
 /* ------------------------------------------------------------ main */

@@ -101,13 +101,21 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
             /* PGM and PFM stay in their file, read tile by tile */
             check_call(strata_heightmap_open(ctx, src, &wj->hm),
                        (call){.what = o->template_path ? "template" : "heightmap", .path = src});
+            job_raster_defaults(o, wj->hm);
+            strata_heightmap_info info;
+            strata_heightmap_get_info(wj->hm, &info);
+            if (info.nodata)
+                die(EXIT_RUNTIME,
+                    "%s '%s': %llu nodata samples; worlds and templates need a height at "
+                    "every sample (make it whole, without --tile-cells, to leave the holes out)",
+                    o->template_path ? "template" : "heightmap", src,
+                    (unsigned long long)info.nodata);
             const uint32_t w = strata_heightmap_width(wj->hm), h = strata_heightmap_height(wj->hm);
             const double patch = o->template_path ? (double)o->patch_cells : 1.0;
             wj->extent = o->cell_size * patch * (double)((w > h ? w : h) - 1);
             wo->heightmap = wj->hm;
             wo->patch_cells = o->template_path ? (uint32_t)o->patch_cells : 0;
             wo->cell_size = (float)o->cell_size;
-            job_height_scale(o, src, w, h);
             wo->height_scale = (float)o->height_scale;
         } else {
             wo->cells_x = wo->cells_z = (uint32_t)o->cells;
@@ -143,6 +151,8 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
     }
     wo->walls = (strata_walls)o->walls;
     wo->normals = o->normals;
+    wo->lod = o->lod;
+    wo->skirts = o->skirt != 0;
 }
 
 /* The message of a failure to place the planes (or to create the world). */

@@ -5,10 +5,10 @@
  * temporary array (4 bytes a vertex), in blocks of BLOCK vertices: each
  * thread runs the context's fBm kernel on its block (planets: on sample
  * points that the radial_samples kernel first writes to small buffers on
- * the thread's stack), then the curve.  Between spans of SPAN vertices
- * the calling thread reports progress ("noise", as strata_fbm2/3_batch)
- * and checks the cancel flag, so a cancel or an error leaves the mesh
- * untouched.  The second pass moves the vertices and cannot fail.  Every
+ * the thread's stack), then the curve.  Threads take blocks as they come
+ * (core/par.h); about every SPAN vertices the calling thread reports
+ * progress ("noise", as strata_fbm2/3_batch) and checks the cancel flag,
+ * so a cancel or an error leaves the mesh untouched.  The second pass moves the vertices and cannot fail.  Every
  * vertex is computed on its own with the kernels of strata_fbm2/3_batch:
  * the bytes do not depend on the thread count, the ISA or the block
  * size.
@@ -19,6 +19,7 @@
 #include "alloc.h"
 #include "ctx.h"
 #include "mesh.h"
+#include "par.h"
 #include "topology.h"
 #include "curve.h"
 #include "../simd/displace.h"
@@ -42,43 +43,47 @@ static inline float reshape(float v, float bound, const strata_curve *c)
 /* Pass 1: v[i] = reshape(fbm(sample point of vertex i)) for every
  * vertex: fbm2 at (x, z) on FLAT meshes, fbm3 at d * R on RADIAL ones.
  * STRATA_ERR_BAD_MESH when a radial vertex has no direction. */
+typedef struct {
+    const strata_mesh *m;
+    const strata_fbm_plan *p;
+    const strata_curve *c;
+    strata_fbm_kernel fbm;
+    strata_radial_samples_kernel samples;
+    float *v;
+} heights_arg;
+
+static strata_status heights_block(void *arg, size_t b, int thread)
+{
+    (void)thread;
+    const heights_arg *a = arg;
+    const strata_mesh *m = a->m;
+    const size_t lo = b * BLOCK, cnt = lo + BLOCK < m->nverts ? BLOCK : m->nverts - lo;
+    float *v = a->v;
+    if (m->geometry == STRATA_RADIAL) {
+        _Alignas(STRATA_ALIGN) float sx[BLOCK], sy[BLOCK], sz[BLOCK];
+        if (a->samples(m->center, m->radius, m->x + lo, m->y + lo, m->z + lo, cnt, sx, sy, sz))
+            return STRATA_ERR_BAD_MESH;
+        a->fbm(a->p, sx, sy, sz, cnt, v + lo);
+    } else {
+        a->fbm(a->p, m->x + lo, m->z + lo, NULL, cnt, v + lo);
+    }
+    if (a->c)
+        for (size_t i = lo; i < lo + cnt; i++)
+            v[i] = reshape(v[i], a->p->bound, a->c);
+    return STRATA_OK;
+}
+
 static strata_status heights(strata_ctx *ctx, const strata_mesh *m, const strata_fbm_plan *p,
                              const strata_curve *c, float *v)
 {
-    const size_t n = m->nverts;
     const bool radial = m->geometry == STRATA_RADIAL;
-    const strata_fbm_kernel fbm = radial ? ctx->simd.fbm3 : ctx->simd.fbm2;
-    const strata_radial_samples_kernel samples = ctx->simd.radial_samples;
-    for (size_t start = 0;; start += SPAN) {
-        strata_status st =
-            strata__progress(ctx, "noise", start < n ? (double)start / (double)n : 1.0);
-        if (st != STRATA_OK || start >= n)
-            return st;
-        const size_t len = n - start < SPAN ? n - start : SPAN;
-        const ptrdiff_t nblocks = (ptrdiff_t)((len + BLOCK - 1) / BLOCK);
-        size_t bad = 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(ctx->threads) schedule(static) if (nblocks > 1) \
-    reduction(+ : bad)
-#endif
-        for (ptrdiff_t b = 0; b < nblocks; b++) {
-            const size_t lo = start + (size_t)b * BLOCK;
-            const size_t cnt = lo + BLOCK < start + len ? BLOCK : start + len - lo;
-            if (radial) {
-                _Alignas(STRATA_ALIGN) float sx[BLOCK], sy[BLOCK], sz[BLOCK];
-                bad += samples(m->center, m->radius, m->x + lo, m->y + lo, m->z + lo, cnt, sx,
-                               sy, sz);
-                fbm(p, sx, sy, sz, cnt, v + lo);
-            } else {
-                fbm(p, m->x + lo, m->z + lo, NULL, cnt, v + lo);
-            }
-            if (c)
-                for (size_t i = lo; i < lo + cnt; i++)
-                    v[i] = reshape(v[i], p->bound, c);
-        }
-        if (bad)
-            return STRATA_ERR_BAD_MESH;
-    }
+    heights_arg a = {m, p, c, radial ? ctx->simd.fbm3 : ctx->simd.fbm2,
+                     ctx->simd.radial_samples, v};
+    strata_status st = strata__progress(ctx, "noise", 0.0);
+    if (st == STRATA_OK)
+        st = strata__par_blocks(ctx, (m->nverts + BLOCK - 1) / BLOCK, heights_block, &a,
+                                "noise", 0.0, 1.0, SPAN / BLOCK);
+    return st != STRATA_OK ? st : strata__progress(ctx, "noise", 1.0);
 }
 
 /* Checks, then pass 1 into a new array *out (NULL, with STRATA_OK, for a
@@ -115,6 +120,36 @@ static strata_status noise_pass(strata_ctx *ctx, strata_mesh *m, const strata_fb
     return STRATA_OK;
 }
 
+/* Pass 2, one block of vertices: it cannot fail, and runs without a
+ * stage (no cancel check), so a mesh is never left half moved. */
+typedef struct {
+    strata_mesh *m;
+    const float *v;
+    strata_radial_move_kernel move;
+} move_arg;
+
+static strata_status move_flat_block(void *arg, size_t b, int thread)
+{
+    (void)thread;
+    const move_arg *a = arg;
+    const size_t n = a->m->nverts, lo = b * BLOCK, hi = lo + BLOCK < n ? lo + BLOCK : n;
+    float *y = a->m->y;
+    for (size_t i = lo; i < hi; i++)
+        y[i] = y[i] + a->v[i];
+    return STRATA_OK;
+}
+
+static strata_status move_radial_block(void *arg, size_t b, int thread)
+{
+    (void)thread;
+    const move_arg *a = arg;
+    strata_mesh *m = a->m;
+    const size_t n = m->nverts, lo = b * BLOCK, hi = lo + BLOCK < n ? lo + BLOCK : n;
+    a->move(m->center, m->radius, a->v + lo, hi - lo, m->x + lo, m->y + lo, m->z + lo,
+            m->h + lo);
+    return STRATA_OK;
+}
+
 strata_status strata_displace_flat(strata_ctx *ctx, strata_mesh *m, const strata_fbm *f,
                                    const strata_curve *curve)
 {
@@ -122,17 +157,9 @@ strata_status strata_displace_flat(strata_ctx *ctx, strata_mesh *m, const strata
     strata_status st = noise_pass(ctx, m, f, curve, STRATA_FLAT, &v);
     if (st != STRATA_OK || !v)
         return st;
-    const size_t n = m->nverts;
-    const ptrdiff_t nblocks = (ptrdiff_t)((n + BLOCK - 1) / BLOCK);
-    float *y = m->y;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(ctx->threads) schedule(static) if (nblocks > 1)
-#endif
-    for (ptrdiff_t b = 0; b < nblocks; b++) {
-        const size_t lo = (size_t)b * BLOCK, hi = lo + BLOCK < n ? lo + BLOCK : n;
-        for (size_t i = lo; i < hi; i++)
-            y[i] = y[i] + v[i];
-    }
+    move_arg a = {m, v, NULL};
+    strata__par_blocks(ctx, (m->nverts + BLOCK - 1) / BLOCK, move_flat_block, &a, NULL, 0, 0,
+                       0);
     strata__free(&ctx->alloc, v);
     strata__mesh_update_heights(m);
     strata__progress(ctx, "displace", 1.0); /* done: a late cancel changes nothing */
@@ -146,18 +173,11 @@ strata_status strata_displace_radial(strata_ctx *ctx, strata_mesh *m, const stra
     strata_status st = noise_pass(ctx, m, f, curve, STRATA_RADIAL, &v);
     if (st != STRATA_OK || !v)
         return st;
-    const size_t n = m->nverts;
     /* Pass 2: each vertex to radius R + v along its direction (the same
      * bits as in pass 1); h = v. */
-    const strata_radial_move_kernel move = ctx->simd.radial_move;
-    const ptrdiff_t nblocks = (ptrdiff_t)((n + BLOCK - 1) / BLOCK);
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(ctx->threads) schedule(static) if (nblocks > 1)
-#endif
-    for (ptrdiff_t b = 0; b < nblocks; b++) {
-        const size_t lo = (size_t)b * BLOCK, hi = lo + BLOCK < n ? lo + BLOCK : n;
-        move(m->center, m->radius, v + lo, hi - lo, m->x + lo, m->y + lo, m->z + lo, m->h + lo);
-    }
+    move_arg a = {m, v, ctx->simd.radial_move};
+    strata__par_blocks(ctx, (m->nverts + BLOCK - 1) / BLOCK, move_radial_block, &a, NULL, 0,
+                       0, 0);
     strata__free(&ctx->alloc, v);
     strata__progress(ctx, "displace", 1.0); /* done: a late cancel changes nothing */
     return STRATA_OK;

@@ -8,7 +8,11 @@
  *                        positions  nverts * float[3]        (view 0)
  *                        normals    nverts * float[3]        (view 1, optional)
  *                        indices    per primitive, u16 or u32, each run
- *                                   zero-padded to 4 bytes   (last view)
+ *                                   zero-padded to 4 bytes   (then view)
+ *                      with props (EXT_mesh_gpu_instancing), then
+ *                        the built-in meshes' positions and u16 indices,
+ *                        per kind the instances' translations,
+ *                        rotations and scales (one view each kind)
  *
  * Everything is planned first (primitives, index widths, offsets, the JSON
  * text), so the exact file size is known and a file over the format's
@@ -29,6 +33,7 @@
 #include "output.h"
 #include "json.h"
 #include "meshopt.h"
+#include "props.h"
 #include "write.h"
 
 #include <errno.h>
@@ -72,15 +77,26 @@ typedef struct prim {
     uint64_t nindices;
     uint32_t terrace;
     unsigned char wall; /* a separate wall primitive: material wall_K */
+    unsigned char skirt; /* a world tile's skirt: material skirt */
     unsigned char u16;  /* indices stored as unsigned short */
     uint64_t offset;    /* byte offset in the index buffer view */
     unsigned char *enc; /* compressed: the encoded indices */
     uint64_t enc_bytes, enc_offset; /* their length and offset in BIN */
 } prim;
 
+/* The props of one kind: one node drawing its mesh at every instance. */
+typedef struct prop_kind {
+    uint64_t n;      /* instances */
+    float *trs;      /* 10 n floats: translations, rotations, scales */
+    uint64_t offset; /* of trs in the BIN chunk */
+} prop_kind;
+
 typedef struct plan {
     prim *prims;
     size_t nprims;
+    const strata_props *props; /* NULL: none */
+    prop_kind kinds[STRATA_PROP_KINDS];
+    uint64_t prop_vtx_offset, prop_idx_offset, prop_bytes; /* built-in meshes + instances */
     int normals;
     float min[3], max[3];
     uint64_t pos_bytes, nrm_bytes, idx_bytes; /* uncompressed bin = their sum */
@@ -99,6 +115,10 @@ static void plan_free(const strata_allocator *al, plan *p)
     strata__free(al, p->pos_enc);
     strata__free(al, p->nrm_enc);
     p->pos_enc = p->nrm_enc = NULL;
+    for (int k = 0; k < STRATA_PROP_KINDS; k++) {
+        strata__free(al, p->kinds[k].trs);
+        p->kinds[k].trs = NULL;
+    }
     strata__free(al, p->prims);
     strata__free(al, p->json.s);
     p->prims = NULL;
@@ -133,6 +153,15 @@ static strata_status plan_prims(const strata_result *r, const strata_allocator *
             if (q.nindices)
                 p->prims[n++] = q;
         }
+    }
+    if (r->skirt_count) { /* after every terrace's, in the index order */
+        prim q;
+        memset(&q, 0, sizeof q);
+        q.first[0] = r->skirt_first;
+        q.count[0] = r->skirt_count;
+        q.nindices = q.count[0];
+        q.wall = q.skirt = 1;
+        p->prims[n++] = q;
     }
     p->nprims = n;
     return STRATA_OK;
@@ -237,6 +266,27 @@ static strata_status plan_layout(const strata_result *r, plan *p, int threads)
     }
     p->idx_bytes = off;
     p->bin_bytes = p->pos_bytes + p->nrm_bytes + p->idx_bytes;
+    if (p->props && p->nprims) {
+        uint32_t npv, nparts;
+        strata__prop_vertices(&npv);
+        const strata_prop_part *parts = strata__prop_parts(&nparts);
+        uint64_t at = p->bin_bytes;
+        p->prop_vtx_offset = at;
+        at += 12 * (uint64_t)npv;
+        p->prop_idx_offset = at;
+        for (uint32_t i = 0; i < nparts; i++)
+            at += pad4(2 * (uint64_t)parts[i].nindices);
+        for (int k = 0; k < STRATA_PROP_KINDS; k++) {
+            p->kinds[k].offset = at;
+            at += 40 * p->kinds[k].n;
+        }
+        p->prop_bytes = at - p->bin_bytes;
+        p->bin_bytes = at;
+        if (GLB_FIXED + p->bin_bytes > GLB_MAX) {
+            p->total = GLB_FIXED + p->bin_bytes;
+            return STRATA_ERR_TOO_LARGE;
+        }
+    }
 
     if (nv) {
         extremes(r->x, nv, threads, &p->min[0], &p->max[0]);
@@ -350,7 +400,7 @@ static void json_compressed_views(strata_jtext *j, const strata_result *r, const
 }
 
 /* The buffer views and buffers of an uncompressed file. */
-static void json_views(strata_jtext *j, const plan *p)
+static void json_views(strata_jtext *j, const plan *p, const int *used, int nused)
 {
     strata__jtext_printf(j, "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":%llu,"
                  "\"byteStride\":12,\"target\":%d}",
@@ -360,9 +410,26 @@ static void json_views(strata_jtext *j, const plan *p)
                      "\"byteStride\":12,\"target\":%d}",
                   (unsigned long long)p->pos_bytes, (unsigned long long)p->nrm_bytes,
                   GL_ARRAY_BUFFER);
-    strata__jtext_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,\"target\":%d}],",
+    strata__jtext_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,\"target\":%d}",
               (unsigned long long)(p->pos_bytes + p->nrm_bytes),
               (unsigned long long)p->idx_bytes, GL_ELEMENT_ARRAY_BUFFER);
+    if (nused) { /* the props' vertices, their indices, per kind its instances */
+        uint32_t npv;
+        strata__prop_vertices(&npv);
+        strata__jtext_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,"
+                                "\"byteStride\":12,\"target\":%d}",
+                             (unsigned long long)p->prop_vtx_offset, 12ull * npv, GL_ARRAY_BUFFER);
+        strata__jtext_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,"
+                                "\"target\":%d}",
+                             (unsigned long long)p->prop_idx_offset,
+                             (unsigned long long)(p->kinds[0].offset - p->prop_idx_offset),
+                             GL_ELEMENT_ARRAY_BUFFER);
+        for (int u = 0; u < nused; u++)
+            strata__jtext_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu}",
+                                 (unsigned long long)p->kinds[used[u]].offset,
+                                 40ull * p->kinds[used[u]].n);
+    }
+    strata__jtext_printf(j, "],");
     strata__jtext_printf(j, "\"buffers\":[{\"byteLength\":%llu}]", (unsigned long long)p->bin_bytes);
 }
 
@@ -375,15 +442,46 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
     strata__jtext_init(j, al);
 
     strata__jtext_printf(j, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"strata %s\"},", STRATA_VERSION);
+    /* the props' kinds with instances: a node, a mesh and a view each
+     * (never with compression: make_plan refuses the two together) */
+    int used[STRATA_PROP_KINDS], nused = 0;
+    for (int k = 0; k < STRATA_PROP_KINDS; k++)
+        if (p->prop_bytes && p->kinds[k].n)
+            used[nused++] = k;
+    uint32_t nparts = 0;
+    const strata_prop_part *parts = strata__prop_parts(&nparts);
+    static const char *const kind_names[STRATA_PROP_KINDS] = {"trees", "rocks"};
     if (p->compress && p->nprims)
         strata__jtext_raw(j, "\"extensionsUsed\":[\"EXT_meshopt_compression\"],"
                              "\"extensionsRequired\":[\"EXT_meshopt_compression\"],");
-    strata__jtext_printf(j, "\"scene\":0,\"scenes\":[{\"nodes\":[0]}],");
+    strata__jtext_printf(j, "\"scene\":0,\"scenes\":[{\"nodes\":[0");
+    for (int u = 0; u < nused; u++)
+        strata__jtext_printf(j, ",%d", 1 + u);
+    strata__jtext_printf(j, "]}],");
+    if (nused)
+        strata__jtext_printf(j, "\"extensionsUsed\":[\"EXT_mesh_gpu_instancing\"],");
     const char *name = r->geometry == STRATA_RADIAL ? "planet" : "terrain";
     if (!p->nprims) {
         strata__jtext_printf(j, "\"nodes\":[{\"name\":\"%s\"}]", name);
     } else {
-        strata__jtext_printf(j, "\"nodes\":[{\"name\":\"%s\",\"mesh\":0}],", name);
+        /* accessors: POSITION, NORMAL, the primitives' indices, then the
+         * props' vertices, their parts' indices, per kind T, R, S */
+        const size_t prop_acc = (p->normals ? 2 : 1) + p->nprims;
+        size_t part_acc[8], inst_acc[STRATA_PROP_KINDS], acc = prop_acc + 1;
+        for (uint32_t i = 0; i < nparts; i++)
+            for (int u = 0; u < nused; u++)
+                if (parts[i].kind == used[u])
+                    part_acc[i] = acc++;
+        for (int u = 0; u < nused; u++, acc += 3)
+            inst_acc[u] = acc;
+        strata__jtext_printf(j, "\"nodes\":[{\"name\":\"%s\",\"mesh\":0}", name);
+        for (int u = 0; u < nused; u++)
+            strata__jtext_printf(j, ",{\"name\":\"%s\",\"mesh\":%d,\"extensions\":{"
+                                    "\"EXT_mesh_gpu_instancing\":{\"attributes\":{"
+                                    "\"TRANSLATION\":%zu,\"ROTATION\":%zu,\"SCALE\":%zu}}}}",
+                                 kind_names[used[u]], 1 + u, inst_acc[u], inst_acc[u] + 1,
+                                 inst_acc[u] + 2);
+        strata__jtext_printf(j, "],");
 
         /* mesh: accessor 0 POSITION, 1 NORMAL (optional), then indices */
         const size_t first_ix = p->normals ? 2 : 1;
@@ -394,7 +492,21 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
                 strata__jtext_printf(j, ",\"NORMAL\":1");
             strata__jtext_printf(j, "},\"indices\":%zu,\"material\":%zu,\"mode\":4}", first_ix + i, i);
         }
-        strata__jtext_printf(j, "]}],");
+        strata__jtext_printf(j, "]}");
+        size_t mat = p->nprims;
+        for (int u = 0; u < nused; u++) {
+            strata__jtext_printf(j, ",{\"name\":\"%s\",\"primitives\":[", kind_names[used[u]]);
+            int first = 1;
+            for (uint32_t i = 0; i < nparts; i++)
+                if (parts[i].kind == used[u]) {
+                    strata__jtext_printf(j, "%s{\"attributes\":{\"POSITION\":%zu},\"indices\":%zu,"
+                                            "\"material\":%zu,\"mode\":4}",
+                                         first ? "" : ",", prop_acc, part_acc[i], mat++);
+                    first = 0;
+                }
+            strata__jtext_printf(j, "]}");
+        }
+        strata__jtext_printf(j, "],");
 
         strata__jtext_printf(j, "\"materials\":[");
         for (size_t i = 0; i < p->nprims && !j->nomem; i++) {
@@ -402,7 +514,11 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
             float rgb[3];
             strata_palette_color(pal, q->terrace, r->nterraces, q->wall, STRATA_COLOR_LINEAR,
                                  rgb);
-            strata__jtext_printf(j, "%s{\"name\":\"%s_%u\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
+            if (q->skirt)
+                strata__jtext_printf(j, "%s{\"name\":\"skirt\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
+                                     i ? "," : "");
+            else
+                strata__jtext_printf(j, "%s{\"name\":\"%s_%u\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
                       i ? "," : "", q->wall ? "wall" : "terrace", (unsigned)q->terrace);
             for (int c = 0; c < 3; c++) {
                 json_unit(j, rgb[c]);
@@ -410,6 +526,18 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
             }
             strata__jtext_printf(j, "1],\"metallicFactor\":0,\"roughnessFactor\":0.9}}");
         }
+        for (int u = 0; u < nused; u++)
+            for (uint32_t i = 0; i < nparts; i++)
+                if (parts[i].kind == used[u]) {
+                    strata__jtext_printf(j, ",{\"name\":\"%s\",\"pbrMetallicRoughness\":{"
+                                            "\"baseColorFactor\":[",
+                                         parts[i].name);
+                    for (int c = 0; c < 3; c++) {
+                        json_unit(j, parts[i].rgb[c]);
+                        strata__jtext_printf(j, ",");
+                    }
+                    strata__jtext_printf(j, "1],\"metallicFactor\":0,\"roughnessFactor\":0.9}}");
+                }
         strata__jtext_printf(j, "],");
 
         const uint64_t nv = r->nverts;
@@ -437,11 +565,57 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
                       q->u16 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT,
                       (unsigned long long)q->nindices);
         }
+        /* views after the terrain's: props' vertices, their indices, then
+         * one per kind of instances */
+        const size_t prop_view = first_ix + 1;
+        if (nused) {
+            uint32_t npv;
+            const float *v = strata__prop_vertices(&npv);
+            float lo[3] = {v[0], v[1], v[2]}, hi[3] = {v[0], v[1], v[2]};
+            for (uint32_t i = 1; i < npv; i++)
+                for (int c = 0; c < 3; c++) {
+                    lo[c] = fminf(lo[c], v[3 * i + c]);
+                    hi[c] = fmaxf(hi[c], v[3 * i + c]);
+                }
+            strata__jtext_printf(j, ",{\"bufferView\":%zu,\"componentType\":%d,\"count\":%u,"
+                                    "\"type\":\"VEC3\",\"min\":[",
+                                 prop_view, GL_FLOAT, npv);
+            for (int c = 0; c < 3; c++) {
+                strata__jtext_float(j, lo[c]);
+                strata__jtext_printf(j, c < 2 ? "," : "],\"max\":[");
+            }
+            for (int c = 0; c < 3; c++) {
+                strata__jtext_float(j, hi[c]);
+                strata__jtext_printf(j, c < 2 ? "," : "]}");
+            }
+            uint64_t off = 0;
+            for (uint32_t i = 0; i < nparts; i++) {
+                for (int u = 0; u < nused; u++)
+                    if (parts[i].kind == used[u])
+                        strata__jtext_printf(j, ",{\"bufferView\":%zu,\"byteOffset\":%llu,"
+                                                "\"componentType\":%d,\"count\":%u,"
+                                                "\"type\":\"SCALAR\"}",
+                                             prop_view + 1, (unsigned long long)off,
+                                             GL_UNSIGNED_SHORT, parts[i].nindices);
+                off += pad4(2 * (uint64_t)parts[i].nindices);
+            }
+            for (int u = 0; u < nused; u++) {
+                const uint64_t n = p->kinds[used[u]].n;
+                static const char *const types[3] = {"VEC3", "VEC4", "VEC3"};
+                const uint64_t at[3] = {0, 12 * n, 28 * n};
+                for (int a = 0; a < 3; a++)
+                    strata__jtext_printf(j, ",{\"bufferView\":%zu,\"byteOffset\":%llu,"
+                                            "\"componentType\":%d,\"count\":%llu,"
+                                            "\"type\":\"%s\"}",
+                                         prop_view + 2 + (size_t)u, (unsigned long long)at[a],
+                                         GL_FLOAT, (unsigned long long)n, types[a]);
+            }
+        }
         strata__jtext_printf(j, "],");
         if (p->compress)
             json_compressed_views(j, r, p);
         else
-            json_views(j, p);
+            json_views(j, p, used, nused);
     }
     if (extras) {
         strata__jtext_raw(j, ",\"extras\":{\"strata\":");
@@ -458,12 +632,30 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
 
 static strata_status make_plan(strata_ctx *ctx, const strata_result *r,
                                const strata_palette *pal, const char *extras, int compress,
-                               plan *p)
+                               const strata_props *props, plan *p)
 {
     memset(p, 0, sizeof *p);
     p->normals = r->nx != NULL;
     p->compress = compress;
-    strata_status st = plan_prims(r, &ctx->alloc, p);
+    strata_status st = STRATA_OK;
+    if (props && props->count && compress)
+        st = STRATA_ERR_UNSUPPORTED; /* instanced props in a compressed file: not yet */
+    if (st == STRATA_OK && props && props->count) {
+        p->props = props;
+        for (int k = 0; k < STRATA_PROP_KINDS && st == STRATA_OK; k++) {
+            p->kinds[k].n = strata__props_count(props, k);
+            if (p->kinds[k].n > (GLB_MAX / 40))
+                st = STRATA_ERR_TOO_LARGE;
+            else if (p->kinds[k].n &&
+                     !(p->kinds[k].trs = strata__alloc_array(&ctx->alloc, (size_t)p->kinds[k].n,
+                                                             10 * sizeof(float))))
+                st = STRATA_ERR_NOMEM;
+            else if (p->kinds[k].n)
+                strata__props_transforms(props, k, p->kinds[k].trs);
+        }
+    }
+    if (st == STRATA_OK)
+        st = plan_prims(r, &ctx->alloc, p);
     if (st == STRATA_OK)
         st = plan_layout(r, p, ctx->threads);
     if (st == STRATA_OK && compress)
@@ -478,7 +670,7 @@ strata_status strata_result_glb_size(strata_ctx *ctx, const strata_result *r, ui
     if (!ctx || !r || !bytes || r->nindices % 3)
         return STRATA_ERR_INVALID_ARG;
     plan p;
-    strata_status st = make_plan(ctx, r, NULL, NULL, 0, &p);
+    strata_status st = make_plan(ctx, r, NULL, NULL, 0, NULL, &p);
     if (st == STRATA_OK || st == STRATA_ERR_TOO_LARGE)
         *bytes = p.total;
     plan_free(&ctx->alloc, &p);
@@ -537,13 +729,30 @@ static size_t compressed_spans(const plan *p, strata_span *sp)
     return n;
 }
 
+
+/* Little-endian floats and shorts: src[0] the array. */
+static void enc_f32(const strata_span *s, uint64_t i, uint64_t n, unsigned char *p)
+{
+    const float *f = (const float *)s->src[0] + i;
+    for (uint64_t k = 0; k < n; k++)
+        p = put_f32(p, f[k]);
+}
+
+static void enc_u16_array(const strata_span *s, uint64_t i, uint64_t n, unsigned char *p)
+{
+    const uint16_t *v = (const uint16_t *)s->src[0] + i;
+    for (uint64_t k = 0; k < n; k++)
+        p = put_u16(p, v[k]);
+}
+
 strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r, const char *path,
-                                const strata_palette *pal, const char *extras, int compress)
+                                const strata_palette *pal, const char *extras, int compress,
+                                const strata_props *props)
 {
     static const unsigned char zeros[4];
     const strata_allocator *al = &ctx->alloc;
     plan p;
-    strata_status st = make_plan(ctx, r, pal, extras, compress, &p);
+    strata_status st = make_plan(ctx, r, pal, extras, compress, props, &p);
     if (st != STRATA_OK) {
         plan_free(al, &p);
         return st;
@@ -551,9 +760,12 @@ strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r, const c
     const int saved_errno = errno;
     strata_out f = STRATA_OUT_INIT(ctx);
     /* header and JSON chunk, BIN chunk header, positions, normals (each
-     * with padding when compressed), and per primitive its two index runs
-     * and padding */
-    strata_span *sp = strata__alloc_array(al, 8 + 3 * p.nprims, sizeof *sp);
+     * with padding when compressed), per primitive its two index runs and
+     * padding, and the props' meshes and instances */
+    uint32_t nparts;
+    const strata_prop_part *parts = strata__prop_parts(&nparts);
+    strata_span *sp =
+        strata__alloc_array(al, 8 + 3 * p.nprims + 2 * nparts + STRATA_PROP_KINDS, sizeof *sp);
     if (!sp) {
         plan_free(al, &p);
         return STRATA_ERR_NOMEM;
@@ -586,6 +798,22 @@ strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r, const c
                                             .src = {r->indices + q->first[s]}};
                 const uint64_t bytes = q->nindices * (q->u16 ? 2 : 4);
                 sp[n++] = bytes_span(zeros, pad4(bytes) - bytes);
+            }
+            if (p.prop_bytes) {
+                uint32_t npv;
+                const float *pv = strata__prop_vertices(&npv);
+                sp[n++] = (strata_span){.encode = enc_f32, .n = 3 * (uint64_t)npv, .rec = 4,
+                                        .src = {pv}};
+                for (uint32_t i = 0; i < nparts; i++) {
+                    sp[n++] = (strata_span){.encode = enc_u16_array, .n = parts[i].nindices,
+                                            .rec = 2, .src = {parts[i].indices}};
+                    const uint64_t bytes = 2 * (uint64_t)parts[i].nindices;
+                    sp[n++] = bytes_span(zeros, pad4(bytes) - bytes);
+                }
+                for (int k = 0; k < STRATA_PROP_KINDS; k++)
+                    if (p.kinds[k].n)
+                        sp[n++] = (strata_span){.encode = enc_f32, .n = 10 * p.kinds[k].n,
+                                                .rec = 4, .src = {p.kinds[k].trs}};
             }
         }
         strata__out_spans(&f, sp, n);

@@ -64,6 +64,7 @@ void strata_heightmap_destroy(strata_heightmap *hm)
     strata_allocator al = hm->alloc;
     if (hm->fd >= 0)
         close(hm->fd);
+    strata__free(&al, hm->crs);
     strata__free(&al, hm->data);
     strata__free(&al, hm);
 }
@@ -76,6 +77,24 @@ const float *strata_heightmap_data(const strata_heightmap *hm) { return hm ? hm-
 /* Entry points                                                        */
 /* ------------------------------------------------------------------ */
 
+/* data begins as a PNG file does (all of it, when shorter than the
+ * signature: a prefix of a PNG is a truncated PNG). */
+static bool png_magic(const uint8_t *d, size_t len)
+{
+    static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    return !memcmp(d, sig, len < 8 ? len : 8);
+}
+
+/* Magic bytes of the formats strata reads itself: Netpbm and PFM (P1 to
+ * P7, Pf, PF: those but P5, Pf and PF are refused as malformed, never
+ * handed to GDAL, which reads colour P6 files) and PNG. */
+static bool own_magic(const uint8_t *d, size_t len)
+{
+    return len < 2 ||
+           (d[0] == 'P' && ((d[1] >= '1' && d[1] <= '7') || d[1] == 'f' || d[1] == 'F')) ||
+           png_magic(d, len);
+}
+
 strata_status strata_heightmap_decode(strata_ctx *ctx, const void *data, size_t len,
                                       strata_heightmap **out)
 {
@@ -87,10 +106,16 @@ strata_status strata_heightmap_decode(strata_ctx *ctx, const void *data, size_t 
     const uint8_t *d = data;
     /* Input too short to hold its magic is a prefix of a file when its
      * bytes begin one: truncated, like every other prefix. */
-    if (len >= 2 && d[0] == 'P' && (d[1] == '5' || d[1] == 'f' || d[1] == 'F'))
-        return strata__pnm_read(&ctx->alloc, d, len, out);
+    if (len >= 2 && d[0] == 'P' && (d[1] == '5' || d[1] == 'f' || d[1] == 'F')) {
+        const strata_status st = strata__pnm_read(&ctx->alloc, d, len, out);
+        if (st == STRATA_OK)
+            (*out)->source_units = d[1] != '5'; /* PFM: heights as they are */
+        return st;
+    }
     if (len < 2 && (len == 0 || d[0] == 'P'))
         return STRATA_ERR_TRUNCATED;
+    if (!own_magic(d, len) && strata_gdal_support())
+        return strata__gdal_decode(&ctx->alloc, d, len, out);
     return strata__png_read(&ctx->alloc, d, len, out);
 }
 
@@ -105,6 +130,12 @@ strata_status strata_heightmap_load(strata_ctx *ctx, const char *path,
     uint8_t *buf;
     size_t len;
     strata_status st = strata__read_file(&ctx->alloc, path, MAX_FILE_BYTES, &buf, &len);
+    if (st == STRATA_OK && !own_magic(buf, len) && strata_gdal_support()) {
+        /* GDAL reads the file itself, with its side files (a world file,
+         * an .aux.xml with the nodata value, an ENVI header) */
+        strata__free(&ctx->alloc, buf);
+        return strata__gdal_load(&ctx->alloc, path, len, out);
+    }
     if (st == STRATA_OK)
         st = strata_heightmap_decode(ctx, buf, len, out);
     strata__free(&ctx->alloc, buf);
@@ -140,6 +171,7 @@ static strata_status open_pnm(const strata_allocator *al, int fd, const uint8_t 
     hm->h = l.h;
     hm->fd = fd;
     hm->pnm = l;
+    hm->source_units = l.pfm;
     *out = hm;
     return STRATA_OK;
 }
@@ -212,6 +244,58 @@ strata_status strata_heightmap_read(const strata_heightmap *hm, uint32_t x, uint
     return st;
 }
 
+/* The grid g without its holes: every triangle with a nodata (NaN)
+ * corner dropped, the vertices no triangle uses removed, the others kept
+ * in order (strata_mesh_create then builds the edge table).  A raster of
+ * holes only leaves nothing: STRATA_ERR_BAD_MESH. */
+static strata_status without_holes(strata_ctx *ctx, const strata_mesh *g, strata_mesh **out)
+{
+    const size_t V = g->nverts, T = g->ntris;
+    uint32_t *remap = strata__alloc_array(&ctx->alloc, V, sizeof(uint32_t));
+    uint32_t *tris = strata__alloc_array(&ctx->alloc, T, 3 * sizeof(uint32_t));
+    float *xyz = NULL;
+    strata_status st = STRATA_ERR_NOMEM;
+    if (!remap || !tris)
+        goto done;
+    for (size_t i = 0; i < V; i++)
+        remap[i] = UINT32_MAX;
+    size_t nt = 0;
+    for (size_t t = 0; t < T; t++) {
+        const uint32_t c[3] = {g->a[t], g->b[t], g->c[t]};
+        if (isnan(g->y[c[0]]) || isnan(g->y[c[1]]) || isnan(g->y[c[2]]))
+            continue;
+        for (int k = 0; k < 3; k++) {
+            tris[3 * nt + k] = c[k];
+            remap[c[k]] = 0;
+        }
+        nt++;
+    }
+    uint32_t nv = 0;
+    for (size_t i = 0; i < V; i++)
+        if (remap[i] == 0)
+            remap[i] = nv++;
+    st = STRATA_ERR_BAD_MESH;
+    if (nt == 0)
+        goto done;
+    st = STRATA_ERR_NOMEM;
+    if (!(xyz = strata__alloc_array(&ctx->alloc, nv, 3 * sizeof(float))))
+        goto done;
+    for (size_t i = 0; i < V; i++)
+        if (remap[i] != UINT32_MAX) {
+            xyz[3 * (size_t)remap[i]] = g->x[i];
+            xyz[3 * (size_t)remap[i] + 1] = g->y[i];
+            xyz[3 * (size_t)remap[i] + 2] = g->z[i];
+        }
+    for (size_t k = 0; k < 3 * nt; k++)
+        tris[k] = remap[tris[k]];
+    st = strata_mesh_create(ctx, xyz, nv, tris, (uint32_t)nt, out);
+done:
+    strata__free(&ctx->alloc, xyz);
+    strata__free(&ctx->alloc, tris);
+    strata__free(&ctx->alloc, remap);
+    return st;
+}
+
 strata_status strata_mesh_from_heightmap(strata_ctx *ctx, const strata_heightmap *hm,
                                          float cell_size, float height_scale,
                                          strata_mesh **out)
@@ -234,11 +318,18 @@ strata_status strata_mesh_from_heightmap(strata_ctx *ctx, const strata_heightmap
     }
     const size_t n = (size_t)hm->w * hm->h;
     for (size_t i = 0; i < n; i++) {
+        if (isnan(m->y[i]) && hm->nodata)
+            continue; /* a hole, removed below */
         m->y[i] *= height_scale;
         if (!isfinite(m->y[i])) { /* a large PFM sample times the scale */
             strata_mesh_destroy(m);
             return STRATA_ERR_NOT_FINITE;
         }
+    }
+    if (hm->nodata) {
+        st = without_holes(ctx, m, out);
+        strata_mesh_destroy(m);
+        return st;
     }
     strata__mesh_update_heights(m);
     *out = m;
@@ -257,10 +348,10 @@ strata_status strata_heightmap_range(const strata_heightmap *hm, float *lo, floa
 {
     if (!hm || !lo || !hi)
         return STRATA_ERR_INVALID_ARG;
-    if (hm->data) {
+    if (hm->data) { /* nodata samples (NaN) never compare less or more */
         const size_t n = (size_t)hm->w * hm->h;
-        float a = hm->data[0], b = a;
-        for (size_t i = 1; i < n; i++) {
+        float a = INFINITY, b = -INFINITY;
+        for (size_t i = 0; i < n; i++) {
             a = hm->data[i] < a ? hm->data[i] : a;
             b = hm->data[i] > b ? hm->data[i] : b;
         }
@@ -289,4 +380,19 @@ strata_status strata_heightmap_range(const strata_heightmap *hm, float *lo, floa
         *hi = b;
     }
     return st;
+}
+
+strata_status strata_heightmap_get_info(const strata_heightmap *hm, strata_heightmap_info *out)
+{
+    if (!hm || !out)
+        return STRATA_ERR_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    out->source_units = hm->source_units;
+    out->georeferenced = hm->georeferenced;
+    if (hm->georeferenced)
+        memcpy(out->geotransform, hm->geotransform, sizeof out->geotransform);
+    out->projected = hm->projected;
+    out->crs_wkt = hm->crs;
+    out->nodata = hm->nodata;
+    return STRATA_OK;
 }

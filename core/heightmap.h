@@ -1,6 +1,7 @@
 /* Heightmaps (core/heightmap.c): the layout of strata_heightmap and the
  * raster readers it dispatches to by magic bytes: PGM and PFM
- * (core/pnm.c), PNG (core/png.c). */
+ * (core/pnm.c), PNG (core/png.c), anything else through GDAL when built
+ * with it (core/gdal.c). */
 #ifndef STRATA_HEIGHTMAP_H
 #define STRATA_HEIGHTMAP_H
 
@@ -28,6 +29,13 @@ struct strata_heightmap {
      * samples stay in the file, read by pread (so threads may share it). */
     int fd; /* -1: in memory */
     strata__pnm_layout pnm;
+    /* What strata_heightmap_get_info tells (rasters read through GDAL set
+     * all of it; PFM only source_units). */
+    bool source_units;       /* samples as the file has them, not normalised */
+    bool georeferenced, projected;
+    double geotransform[6];
+    char *crs;               /* WKT, NULL: none */
+    uint64_t nodata;         /* NaN samples */
 };
 
 /* STRATA_ERR_TOO_LARGE outside the documented limits: a side below 2 or
@@ -65,5 +73,12 @@ STRATA_HIDDEN strata_status strata__png_open(const strata_allocator *al, int fd,
                                              strata_heightmap **out);
 STRATA_HIDDEN strata_status strata__png_read(const strata_allocator *al, const uint8_t *data,
                                              size_t len, strata_heightmap **out);
+/* Any raster GDAL reads (core/gdal.c): the file at path (bytes long; its
+ * side files, such as world files, are read too) or data in memory.
+ * STRATA_ERR_FORMAT when GDAL cannot read it or the build has no GDAL. */
+STRATA_HIDDEN strata_status strata__gdal_load(const strata_allocator *al, const char *path,
+                                              uint64_t bytes, strata_heightmap **out);
+STRATA_HIDDEN strata_status strata__gdal_decode(const strata_allocator *al, const uint8_t *data,
+                                                size_t len, strata_heightmap **out);
 
 #endif

@@ -132,12 +132,35 @@ typedef struct strata_terrain_lattice {
     float cell;
     uint32_t tile, ntx, ntz;
     uint32_t cap_verts, cap_edges, cap_tris;
+    /* A coarser lattice (levels of detail): lattice vertex i is grid
+     * vertex min(i stride, src.nx) of the source (likewise in z), so its
+     * nx x nz cells (the last ones narrower) are every stride-th grid line
+     * with the same coordinates and heights; stride 1: the grid itself. */
+    uint32_t stride, nx, nz;
 } strata_terrain_lattice;
 
 STRATA_HIDDEN strata_status strata__terrain_lattice_init(strata_ctx *ctx,
                                                          const strata_terrain_source *src,
                                                          float cell, uint32_t tile,
                                                          strata_terrain_lattice *tl);
+/* The lattice of every stride-th grid line (stride a power of two),
+ * tiles of tile x tile of its cells. */
+STRATA_HIDDEN strata_status strata__terrain_lattice_init_stride(strata_ctx *ctx,
+                                                                const strata_terrain_source *src,
+                                                                float cell, uint32_t tile,
+                                                                uint32_t stride,
+                                                                strata_terrain_lattice *tl);
+/* The grid coordinates of lattice lines i (x) and j (z). */
+static inline uint32_t strata__terrain_grid_x(const strata_terrain_lattice *tl, uint32_t i)
+{
+    const uint64_t g = (uint64_t)i * tl->stride;
+    return g < tl->src.nx ? (uint32_t)g : tl->src.nx;
+}
+static inline uint32_t strata__terrain_grid_z(const strata_terrain_lattice *tl, uint32_t j)
+{
+    const uint64_t g = (uint64_t)j * tl->stride;
+    return g < tl->src.nz ? (uint32_t)g : tl->src.nz;
+}
 static inline uint64_t strata__terrain_tiles(const strata_terrain_lattice *tl)
 {
     return (uint64_t)tl->ntx * tl->ntz;
@@ -150,6 +173,8 @@ typedef struct strata_tile_scratch {
     strata_ring_scratch ring;
     float *heights;
     size_t cap;
+    float *row; /* one grid row, for lattices of stride > 1 */
+    size_t row_cap;
 } strata_tile_scratch;
 STRATA_HIDDEN void strata__tile_scratch_free(strata_tile_scratch *s);
 STRATA_HIDDEN strata_status strata__terrain_tile_build(const strata_terrain_lattice *tl,

@@ -11,11 +11,21 @@
 strata_status strata__terrain_lattice_init(strata_ctx *ctx, const strata_terrain_source *src,
                                            float cell, uint32_t tile, strata_terrain_lattice *tl)
 {
+    return strata__terrain_lattice_init_stride(ctx, src, cell, tile, 1, tl);
+}
+
+strata_status strata__terrain_lattice_init_stride(strata_ctx *ctx,
+                                                  const strata_terrain_source *src, float cell,
+                                                  uint32_t tile, uint32_t stride,
+                                                  strata_terrain_lattice *tl)
+{
     memset(tl, 0, sizeof *tl);
-    if (!ctx || !src || tile == 0 || !(cell > 0.0f) || !isfinite(cell) || src->nx == 0 ||
-        src->nz == 0)
+    if (!ctx || !src || tile == 0 || stride == 0 || !(cell > 0.0f) || !isfinite(cell) ||
+        src->nx == 0 || src->nz == 0)
         return STRATA_ERR_INVALID_ARG;
-    const uint32_t n = tile < src->nx || tile < src->nz ? tile : (src->nx > src->nz ? src->nx : src->nz);
+    const uint32_t nx = (uint32_t)(((uint64_t)src->nx + stride - 1) / stride),
+                   nz = (uint32_t)(((uint64_t)src->nz + stride - 1) / stride);
+    const uint32_t n = tile < nx || tile < nz ? tile : (nx > nz ? nx : nz);
     /* own (n + 1)^2 vertices, 3 n^2 + 2 n edges, 2 n^2 triangles; ring:
      * 4 n + 4 cells, each with 2 triangles, 3 new edges and 1 new vertex
      * at most */
@@ -28,8 +38,11 @@ strata_status strata__terrain_lattice_init(strata_ctx *ctx, const strata_terrain
     tl->src = *src;
     tl->cell = cell;
     tl->tile = tile;
-    tl->ntx = (uint32_t)(((uint64_t)src->nx + tile - 1) / tile);
-    tl->ntz = (uint32_t)(((uint64_t)src->nz + tile - 1) / tile);
+    tl->stride = stride;
+    tl->nx = nx;
+    tl->nz = nz;
+    tl->ntx = (uint32_t)(((uint64_t)nx + tile - 1) / tile);
+    tl->ntz = (uint32_t)(((uint64_t)nz + tile - 1) / tile);
     tl->cap_verts = (uint32_t)v;
     tl->cap_tris = (uint32_t)t;
     tl->cap_edges = (uint32_t)e;
@@ -45,8 +58,10 @@ void strata__tile_scratch_free(strata_tile_scratch *s)
 {
     if (!s)
         return;
-    if (s->ring.al)
+    if (s->ring.al) {
         strata__free(s->ring.al, s->heights);
+        strata__free(s->ring.al, s->row);
+    }
     strata__ring_scratch_free(&s->ring);
     memset(s, 0, sizeof *s);
 }
@@ -57,8 +72,8 @@ void strata__terrain_tile_block(const strata_terrain_lattice *tl, uint64_t id, u
     const uint32_t tx = (uint32_t)(id % tl->ntx), tz = (uint32_t)(id / tl->ntx);
     *i0 = tx * tl->tile;
     *j0 = tz * tl->tile;
-    *i1 = tl->src.nx - *i0 < tl->tile ? tl->src.nx : *i0 + tl->tile;
-    *j1 = tl->src.nz - *j0 < tl->tile ? tl->src.nz : *j0 + tl->tile;
+    *i1 = tl->nx - *i0 < tl->tile ? tl->nx : *i0 + tl->tile;
+    *j1 = tl->nz - *j0 < tl->tile ? tl->nz : *j0 + tl->tile;
 }
 
 /* Room for the base heights of nwin grid vertices. */
@@ -77,6 +92,46 @@ static strata_status heights_room(const strata_terrain_lattice *tl, strata_tile_
     return STRATA_OK;
 }
 
+/* Base heights of lattice vertices (i0 + i, j0 + j), i < w, j < h, into
+ * out[j * w + i]: the window itself at stride 1, else each lattice row's
+ * grid row read whole and every stride-th sample kept (row is room for
+ * one grid row of the window). */
+static strata_status lattice_heights(const strata_terrain_lattice *tl, strata_tile_scratch *s,
+                                     uint32_t i0, uint32_t j0, uint32_t w, uint32_t h,
+                                     float *out)
+{
+    if (tl->stride == 1)
+        return strata__terrain_heights(&tl->src, i0, j0, w, h, out);
+    const uint32_t g0 = strata__terrain_grid_x(tl, i0), g1 = strata__terrain_grid_x(tl, i0 + w - 1);
+    const size_t gw = (size_t)g1 - g0 + 1;
+    if (s->row_cap < gw) {
+        strata__free(tl->al, s->row);
+        s->row_cap = 0;
+        if (!(s->row = strata__alloc_array(tl->al, gw, sizeof(float))))
+            return STRATA_ERR_NOMEM;
+        s->row_cap = gw;
+    }
+    for (uint32_t j = 0; j < h; j++) {
+        const strata_status st = strata__terrain_heights(
+            &tl->src, g0, strata__terrain_grid_z(tl, j0 + j), (uint32_t)gw, 1, s->row);
+        if (st != STRATA_OK)
+            return st;
+        for (uint32_t i = 0; i < w; i++)
+            out[(size_t)j * w + i] = s->row[strata__terrain_grid_x(tl, i0 + i) - g0];
+    }
+    return STRATA_OK;
+}
+
+static inline float coord_x(const strata_terrain_lattice *tl, uint32_t i)
+{
+    return strata__grid_coord(strata__terrain_grid_x(tl, i), tl->src.nx, tl->cell);
+}
+
+static inline float coord_z(const strata_terrain_lattice *tl, uint32_t j)
+{
+    return strata__grid_coord(strata__terrain_grid_z(tl, j), tl->src.nz, tl->cell);
+}
+
 strata_status strata__terrain_tile_positions(const strata_terrain_lattice *tl, uint64_t id,
                                              strata_tile_scratch *s, strata_mesh *m)
 {
@@ -87,14 +142,14 @@ strata_status strata__terrain_tile_positions(const strata_terrain_lattice *tl, u
     const uint32_t w = i1 - i0 + 1, h = j1 - j0 + 1;
     strata_status st = heights_room(tl, s, (size_t)w * h);
     if (st != STRATA_OK ||
-        (st = strata__terrain_heights(&tl->src, i0, j0, w, h, s->heights)) != STRATA_OK)
+        (st = lattice_heights(tl, s, i0, j0, w, h, s->heights)) != STRATA_OK)
         return st;
     m->geometry = STRATA_FLAT;
     for (uint32_t j = 0; j < h; j++) {
-        const float z = strata__grid_coord(j0 + j, tl->src.nz, tl->cell);
+        const float z = coord_z(tl, j0 + j);
         for (uint32_t i = 0; i < w; i++) {
             const size_t v = (size_t)j * w + i;
-            m->x[v] = strata__grid_coord(i0 + i, tl->src.nx, tl->cell);
+            m->x[v] = coord_x(tl, i0 + i);
             m->y[v] = s->heights[v];
             m->z[v] = z;
         }
@@ -111,13 +166,12 @@ strata_status strata__terrain_tile_build(const strata_terrain_lattice *tl, uint6
 {
     if (id >= strata__terrain_tiles(tl))
         return STRATA_ERR_INVALID_ARG;
-    const strata_terrain_source *src = &tl->src;
     uint32_t i0, j0, i1, j1;
     strata__terrain_tile_block(tl, id, &i0, &j0, &i1, &j1);
     const uint32_t cw = i1 - i0, ch = j1 - j0;
     /* the block and its ring: cells [ei0, ei1) x [ej0, ej1) */
     const uint32_t ei0 = i0 ? i0 - 1 : 0, ej0 = j0 ? j0 - 1 : 0;
-    const uint32_t ei1 = i1 < src->nx ? i1 + 1 : i1, ej1 = j1 < src->nz ? j1 + 1 : j1;
+    const uint32_t ei1 = i1 < tl->nx ? i1 + 1 : i1, ej1 = j1 < tl->nz ? j1 + 1 : j1;
     const uint32_t ww = ei1 - ei0 + 1, wh = ej1 - ej0 + 1;
     const size_t nwin = (size_t)ww * wh;
     strata_status st = strata__ring_reserve(&s->ring, tl->al, 4 * (ww + wh), 8 * (ww + wh));
@@ -125,7 +179,7 @@ strata_status strata__terrain_tile_build(const strata_terrain_lattice *tl, uint6
         return st;
     if ((st = heights_room(tl, s, nwin)) != STRATA_OK)
         return st;
-    if ((st = strata__terrain_heights(src, ei0, ej0, ww, wh, s->heights)) != STRATA_OK)
+    if ((st = lattice_heights(tl, s, ei0, ej0, ww, wh, s->heights)) != STRATA_OK)
         return st;
     const float *hw = s->heights;
 
@@ -136,11 +190,11 @@ strata_status strata__terrain_tile_build(const strata_terrain_lattice *tl, uint6
     m->ntris = 2 * cw * ch;
     m->nedges = cw * (ch + 1) + w * ch + cw * ch;
     for (uint32_t j = 0; j <= ch; j++) {
-        const float z = strata__grid_coord(j0 + j, src->nz, tl->cell);
+        const float z = coord_z(tl, j0 + j);
         const float *hrow = hw + (size_t)(j0 + j - ej0) * ww + (i0 - ei0);
         for (uint32_t i = 0; i <= cw; i++) {
             const size_t v = (size_t)j * w + i;
-            m->x[v] = strata__grid_coord(i0 + i, src->nx, tl->cell);
+            m->x[v] = coord_x(tl, i0 + i);
             m->y[v] = hrow[i];
             m->z[v] = z;
         }
@@ -159,9 +213,9 @@ strata_status strata__terrain_tile_build(const strata_terrain_lattice *tl, uint6
             float c[4][3]; /* v00, v10, v01, v11 */
             for (int k = 0; k < 4; k++) {
                 const uint32_t gi = ci + (k & 1), gj = cj + (k >> 1);
-                c[k][0] = strata__grid_coord(gi, src->nx, tl->cell);
+                c[k][0] = coord_x(tl, gi);
                 c[k][1] = hw[(size_t)(gj - ej0) * ww + (gi - ei0)];
-                c[k][2] = strata__grid_coord(gj, src->nz, tl->cell);
+                c[k][2] = coord_z(tl, gj);
             }
             const int order[2][3] = {{0, 2, 3}, {0, 3, 1}};
             for (int t = 0; t < 2; t++) {

@@ -24,6 +24,7 @@
 #endif
 
 #include "ctx.h"
+#include "par.h"
 #include "topology.h"
 #include "../simd/noise.h"
 
@@ -399,10 +400,10 @@ float strata_fbm3(const strata_fbm *f, float x, float y, float z)
     return plan_make(f, &p) == STRATA_OK ? fbm3_eval(&p, x, y, z) : 0.0f;
 }
 
-/* Batches: fixed blocks of BLOCK points, statically scheduled, each point
- * computed on its own, so the bytes do not depend on the thread count.
- * Between spans of SPAN points the calling thread reports progress and
- * checks the cancel flag. */
+/* Batches: fixed blocks of BLOCK points, each point computed on its own,
+ * so the bytes do not depend on the thread count; the threads take blocks
+ * as they come (core/par.h), and the calling thread reports progress about
+ * every SPAN points and checks the cancel flag. */
 #define BLOCK ((size_t)1024)
 #define SPAN (256 * BLOCK)
 
@@ -422,27 +423,33 @@ void strata__fbm3_c(const strata_fbm_plan *p, const float *x, const float *y, co
         out[i] = fbm3_eval(p, x[i], y[i], z[i]);
 }
 
+typedef struct {
+    strata_fbm_kernel kern;
+    const fbm_plan *p;
+    const float *x, *y, *z;
+    size_t n;
+    float *out;
+} batch_arg;
+
+static strata_status batch_block(void *arg, size_t b, int thread)
+{
+    (void)thread;
+    const batch_arg *a = arg;
+    const size_t lo = b * BLOCK, hi = lo + BLOCK < a->n ? lo + BLOCK : a->n;
+    a->kern(a->p, a->x + lo, a->y + lo, a->z ? a->z + lo : NULL, hi - lo, a->out + lo);
+    return STRATA_OK;
+}
+
 static strata_status fbm_batch(strata_ctx *ctx, const fbm_plan *p, const float *x,
                                const float *y, const float *z, size_t n, float *out)
 {
     /* One kernel for the whole batch, from the context's table. */
-    const strata_fbm_kernel kern = z ? ctx->simd.fbm3 : ctx->simd.fbm2;
-    for (size_t start = 0;; start += SPAN) {
-        strata_status st =
-            strata__progress(ctx, "noise", start < n ? (double)start / (double)n : 1.0);
-        if (st != STRATA_OK || start >= n)
-            return st;
-        const size_t len = n - start < SPAN ? n - start : SPAN;
-        const ptrdiff_t nblocks = (ptrdiff_t)((len + BLOCK - 1) / BLOCK);
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(ctx->threads) schedule(static) if (nblocks > 1)
-#endif
-        for (ptrdiff_t b = 0; b < nblocks; b++) {
-            const size_t lo = start + (size_t)b * BLOCK;
-            const size_t hi = lo + BLOCK < start + len ? lo + BLOCK : start + len;
-            kern(p, x + lo, y + lo, z ? z + lo : NULL, hi - lo, out + lo);
-        }
-    }
+    batch_arg a = {z ? ctx->simd.fbm3 : ctx->simd.fbm2, p, x, y, z, n, out};
+    strata_status st = strata__progress(ctx, "noise", 0.0);
+    if (st == STRATA_OK)
+        st = strata__par_blocks(ctx, (n + BLOCK - 1) / BLOCK, batch_block, &a, "noise", 0.0,
+                                1.0, SPAN / BLOCK);
+    return st != STRATA_OK ? st : strata__progress(ctx, "noise", 1.0);
 }
 
 strata_status strata_fbm2_batch(strata_ctx *ctx, const strata_fbm *f, const float *x,

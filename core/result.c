@@ -51,6 +51,8 @@ void strata__result_clear(strata_result *r)
     r->nverts = 0;
     r->nindices = 0;
     r->nterraces = 0;
+    r->skirt_first = r->skirt_count = 0;
+    r->roof_verts = 0;
 }
 
 strata_status strata__result_reserve(strata_result *r, uint32_t nverts, uint64_t nindices,

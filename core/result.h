@@ -20,6 +20,12 @@ struct strata_result {
     strata_geometry geometry;
     float center[3];
     float radius;
+    /* World tiles with skirts (core/skirt.c): the skirt's triangles,
+     * after every terrace's, outside their ranges (count 0: none). */
+    uint64_t skirt_first, skirt_count;
+    uint32_t roof_verts; /* strata_slice: ids below are the input's vertices
+                            (roof copies; a loop point there is a vertex
+                            lying exactly on its plane); else 0 */
     /* Room in the arrays, which strata_slice_into reuses: elements of x,
      * y, z; of nx, ny, nz (0 while they are NULL); of indices; of
      * terraces. */

@@ -72,15 +72,13 @@
 #include "result.h"
 #include "topology.h"
 #include "slice_onplane.h"
+#include "par.h"
 #include "slice_scratch.h"
 #include "../simd/slice.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #define NONE UINT32_MAX
 
@@ -115,32 +113,40 @@ typedef struct {
 
 /* Bands, which vertices sit exactly on their plane, and whether any
  * height is NaN or infinite (STRATA_ERR_NOT_FINITE). */
+typedef struct {
+    const slice_job *job;
+    vertex_bands *vb;
+    atomic_uint_fast64_t non, nonfinite;
+} classify_arg;
+
+static strata_status classify_block(void *arg, size_t b, int thread)
+{
+    (void)thread;
+    classify_arg *a = arg;
+    const strata_mesh *m = a->job->m;
+    const size_t i0 = b * PREFIX_BLOCK;
+    const size_t nv = m->nverts - i0 < PREFIX_BLOCK ? m->nverts - i0 : PREFIX_BLOCK;
+    uint64_t cnt[2] = {0, 0};
+    a->job->ctx->simd.classify(a->job->L, a->job->nplanes, m->h + i0, nv, a->vb->band + i0,
+                               a->vb->on + i0, cnt);
+    atomic_fetch_add_explicit(&a->non, cnt[0], memory_order_relaxed);
+    atomic_fetch_add_explicit(&a->nonfinite, cnt[1], memory_order_relaxed);
+    return STRATA_OK;
+}
+
 static strata_status classify_vertices(slice_job *job, vertex_bands *out)
 {
-    strata_ctx *ctx = job->ctx;
-    const strata_mesh *m = job->m;
-    const float *L = job->L;
-    const uint32_t V = m->nverts, nplanes = job->nplanes;
-    uint16_t *band = strata__scratch_alloc(&job->call, (size_t)V + 1, sizeof(uint16_t));
-    uint8_t *on = strata__scratch_alloc(&job->edges, V, 1);
-    if (!band || !on)
+    const uint32_t V = job->m->nverts;
+    out->band = strata__scratch_alloc(&job->call, (size_t)V + 1, sizeof(uint16_t));
+    out->on = strata__scratch_alloc(&job->edges, V, 1);
+    if (!out->band || !out->on)
         return STRATA_ERR_NOMEM;
-    band[V] = 0;
-    const int64_t V64 = V, nvblk = (V64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
-    uint64_t non = 0, nonfinite = 0;
-#pragma omp parallel for num_threads(ctx->threads) schedule(static) reduction(+ : non, nonfinite)
-    for (int64_t b = 0; b < nvblk; b++) {
-        const size_t i0 = (size_t)b * PREFIX_BLOCK;
-        const size_t nv = V64 - (int64_t)i0 < PREFIX_BLOCK ? (size_t)V64 - i0 : PREFIX_BLOCK;
-        uint64_t cnt[2] = {0, 0};
-        ctx->simd.classify(L, nplanes, m->h + i0, nv, band + i0, on + i0, cnt);
-        non += cnt[0];
-        nonfinite += cnt[1];
-    }
-    out->band = band;
-    out->on = on;
-    out->non = non;
-    return nonfinite > 0 ? STRATA_ERR_NOT_FINITE : STRATA_OK;
+    out->band[V] = 0;
+    classify_arg a = {job, out, 0, 0};
+    strata__par_blocks(job->ctx, ((size_t)V + PREFIX_BLOCK - 1) / PREFIX_BLOCK, classify_block,
+                       &a, NULL, 0, 0, 0);
+    out->non = atomic_load(&a.non);
+    return atomic_load(&a.nonfinite) > 0 ? STRATA_ERR_NOT_FINITE : STRATA_OK;
 }
 
 /* ------------------------------------------------- 3. number crossings */
@@ -168,50 +174,67 @@ static inline uint32_t crossings(const strata_mesh *m, const uint16_t *band, con
  * bottom copies: a blocked prefix sum (block totals in parallel, a short
  * serial scan over blocks, then each block numbers its own edges).
  * STRATA_ERR_OVERFLOW beyond 2^32-1 vertices. */
+typedef struct {
+    const slice_job *job;
+    const vertex_bands *vb;
+    const strata_onplane *op;
+    uint64_t *blk; /* per block: its crossings' vertex count, then its first id */
+    uint32_t *cut_base;
+} number_arg;
+
+static size_t edge_block_end(const slice_job *job, size_t b)
+{
+    const size_t e1 = (b + 1) * PREFIX_BLOCK;
+    return e1 < job->own_edges ? e1 : job->own_edges;
+}
+
+static strata_status count_block(void *arg, size_t b, int thread)
+{
+    (void)thread;
+    const number_arg *a = arg;
+    const strata_mesh *m = a->job->m;
+    const size_t e0 = b * PREFIX_BLOCK, e1 = edge_block_end(a->job, b);
+    const uint64_t sum =
+        a->job->ctx->simd.edge_spans(m->ev0 + e0, m->ev1 + e0, e1 - e0, a->vb->band) -
+        /* crossings at a vertex: the wedge edges in [e0, e1) */
+        (strata__onplane_rank(a->op, (uint32_t)e1) - strata__onplane_rank(a->op, (uint32_t)e0));
+    a->blk[b] = 2 * sum;
+    return STRATA_OK;
+}
+
+static strata_status number_block(void *arg, size_t b, int thread)
+{
+    (void)thread;
+    const number_arg *a = arg;
+    const strata_mesh *m = a->job->m;
+    uint64_t at = a->blk[b];
+    for (size_t e = b * PREFIX_BLOCK, e1 = edge_block_end(a->job, b); e < e1; e++) {
+        a->cut_base[e] = (uint32_t)(at > UINT32_MAX ? UINT32_MAX : at);
+        at += 2 * (uint64_t)crossings(m, a->vb->band, a->vb->on, (uint32_t)e);
+    }
+    return STRATA_OK;
+}
+
 static strata_status number_crossings(slice_job *job, const vertex_bands *vb,
                                       const strata_onplane *op, crossing_ids *out)
 {
-    strata_ctx *ctx = job->ctx;
-    const strata_mesh *m = job->m;
-    const uint16_t *band = vb->band;
-    const uint8_t *on = vb->on;
-    const int64_t E64 = job->own_edges, nblk = (E64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
-    uint32_t *cut_base = strata__scratch_alloc(&job->edges, (size_t)E64, sizeof(uint32_t));
-    uint64_t *blk = strata__scratch_alloc(&job->edges, (size_t)nblk, sizeof(uint64_t));
-    if (!cut_base || !blk)
+    const size_t nblk = ((size_t)job->own_edges + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
+    number_arg a = {job, vb, op, NULL, NULL};
+    a.cut_base = strata__scratch_alloc(&job->edges, job->own_edges, sizeof(uint32_t));
+    a.blk = strata__scratch_alloc(&job->edges, nblk, sizeof(uint64_t));
+    if (!a.cut_base || !a.blk)
         return STRATA_ERR_NOMEM;
+    strata__par_blocks(job->ctx, nblk, count_block, &a, NULL, 0, 0, 0);
     uint64_t next = (uint64_t)job->own_verts + op->nbottom;
-#pragma omp parallel num_threads(ctx->threads)
-    {
-#pragma omp for schedule(static)
-        for (int64_t b = 0; b < nblk; b++) {
-            const int64_t e0 = b * PREFIX_BLOCK;
-            const int64_t e1 = (b + 1) * PREFIX_BLOCK < E64 ? (b + 1) * PREFIX_BLOCK : E64;
-            const uint64_t sum =
-                ctx->simd.edge_spans(m->ev0 + e0, m->ev1 + e0, (size_t)(e1 - e0), band) -
-                /* crossings at a vertex: the wedge edges in [e0, e1) */
-                (strata__onplane_rank(op, (uint32_t)e1) - strata__onplane_rank(op, (uint32_t)e0));
-            blk[b] = 2 * sum;
-        }
-#pragma omp single
-        for (int64_t b = 0; b < nblk; b++) {
-            const uint64_t sum = blk[b];
-            blk[b] = next;
-            next += sum;
-        }
-#pragma omp for schedule(static)
-        for (int64_t b = 0; b < nblk; b++) {
-            uint64_t at = blk[b];
-            const int64_t e1 = (b + 1) * PREFIX_BLOCK < E64 ? (b + 1) * PREFIX_BLOCK : E64;
-            for (int64_t e = b * PREFIX_BLOCK; e < e1; e++) {
-                cut_base[e] = (uint32_t)(at > UINT32_MAX ? UINT32_MAX : at);
-                at += 2 * (uint64_t)crossings(m, band, on, (uint32_t)e);
-            }
-        }
+    for (size_t b = 0; b < nblk; b++) {
+        const uint64_t sum = a.blk[b];
+        a.blk[b] = next;
+        next += sum;
     }
+    strata__par_blocks(job->ctx, nblk, number_block, &a, NULL, 0, 0, 0);
     if (next > UINT32_MAX)
         return STRATA_ERR_OVERFLOW;
-    out->cut_base = cut_base;
+    out->cut_base = a.cut_base;
     out->nverts = (uint32_t)next;
     return STRATA_OK;
 }
@@ -503,55 +526,48 @@ typedef struct {
     worker *workers;   /* per thread */
 } chunk_tables;
 
-/* Run pass A (r == NULL) or B over all chunks.  The chunks go in groups,
- * each group in parallel, so that between groups the calling thread
- * reports progress from p0 to p1 and checks the cancel flag, about 20
- * times a pass.  Every chunk has its own rows of the tables, so grouping
- * changes when work is done, never the bytes. */
+/* Run pass A (r == NULL) or B over all chunks, in one parallel region:
+ * threads take chunks as they come (core/par.h), and the calling thread
+ * reports progress between p0 and p1 about 20 times a pass and checks
+ * the cancel flag.  Every chunk has its own rows of the tables, and pass
+ * B copies each chunk's cut triangles from wherever pass A put them, so
+ * which thread runs a chunk changes when work is done, never the bytes. */
+typedef struct {
+    strata_ctx *ctx;
+    const slicer *s;
+    chunk_tables *ct;
+    strata_result *r; /* NULL: pass A */
+} chunks_arg;
+
+static strata_status chunk_block(void *arg, size_t c, int thread)
+{
+    const chunks_arg *a = arg;
+    const slicer *s = a->s;
+    chunk_tables *ct = a->ct;
+    const uint64_t end = (uint64_t)(c + 1) * ct->chunk;
+    const uint32_t t0 = (uint32_t)((uint64_t)c * ct->chunk),
+                   t1 = (uint32_t)(end < s->ntris ? end : s->ntris);
+    const size_t row = c * ct->stride;
+    if (a->r) {
+        chunk_pass_b(a->ctx, s, t0, t1, ct->cut[c], ct->ncut[c], ct->fast + row,
+                     ct->area ? ct->area + row : NULL, a->r);
+        return STRATA_OK;
+    }
+    worker *w = &ct->workers[thread];
+    w->gen = ct->gen + row;
+    chunk_pass_a(a->ctx, s, t0, t1, ct->fast + row, w, &ct->cut[c]);
+    ct->ncut[c] = w->nomem ? 0 : w->nstage;
+    return w->nomem ? STRATA_ERR_NOMEM : STRATA_OK;
+}
+
 static strata_status slice_chunks(strata_ctx *ctx, const slicer *s, chunk_tables *ct,
                                   strata_result *r, double p0, double p1)
 {
-    const uint32_t T = s->ntris;
-    const int64_t nchunks = ct->nchunks;
-    int64_t group = (nchunks + 19) / 20;
-    if (group < 4 * (int64_t)ctx->threads) /* enough chunks to keep threads busy */
-        group = 4 * (int64_t)ctx->threads;
-    for (int64_t g0 = 0; g0 < nchunks; g0 += group) {
-        const int64_t g1 = nchunks - g0 < group ? nchunks : g0 + group;
-#pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
-        for (int64_t c = g0; c < g1; c++) {
-            if (strata__cancelled(ctx))
-                continue;
-            const uint64_t end = (uint64_t)(c + 1) * ct->chunk;
-            const uint32_t t0 = (uint32_t)((uint64_t)c * ct->chunk), t1 = (uint32_t)(end < T ? end : T);
-            const size_t row = (size_t)c * ct->stride;
-            if (r) {
-                chunk_pass_b(ctx, s, t0, t1, ct->cut[c], ct->ncut[c], ct->fast + row,
-                             ct->area ? ct->area + row : NULL, r);
-                continue;
-            }
-#ifdef _OPENMP
-            worker *w = &ct->workers[omp_get_thread_num()];
-#else
-            worker *w = &ct->workers[0];
-#endif
-            if (w->nomem)
-                continue;
-            w->gen = ct->gen + row;
-            chunk_pass_a(ctx, s, t0, t1, ct->fast + row, w, &ct->cut[c]);
-            ct->ncut[c] = w->nomem ? 0 : w->nstage;
-        }
-        for (int i = 0; !r && i < ctx->threads; i++)
-            if (ct->workers[i].nomem)
-                return STRATA_ERR_NOMEM;
-        if (g1 == nchunks)
-            break; /* p1 itself is reported once, below */
-        const strata_status st =
-            strata__progress(ctx, "slice", p0 + (p1 - p0) * (double)g1 / (double)nchunks);
-        if (st != STRATA_OK)
-            return st;
-    }
-    return strata__progress(ctx, "slice", p1);
+    chunks_arg a = {ctx, s, ct, r};
+    const size_t nchunks = (size_t)ct->nchunks;
+    const strata_status st = strata__par_blocks(ctx, nchunks, chunk_block, &a, "slice", p0, p1,
+                                                (nchunks + 19) / 20);
+    return st != STRATA_OK ? st : strata__progress(ctx, "slice", p1);
 }
 
 /* Free the workers' arenas and staging lists. */
@@ -629,6 +645,7 @@ static strata_status lay_out(slice_job *job, const slicer *s, chunk_tables *ct,
     if (st != STRATA_OK)
         return st;
     r->walls = job->walls;
+    r->roof_verts = job->own_verts;
     r->geometry = m->geometry;
     memcpy(r->center, m->center, sizeof r->center);
     r->radius = m->radius;
@@ -650,54 +667,72 @@ static strata_status lay_out(slice_job *job, const slicer *s, chunk_tables *ct,
 
 /* Roof copies (a kernel), crossings (both copies, computed from the
  * edge's low end to its high end, so that both triangles of the edge get
- * the same bits), and the wedges' bottom copies. */
+ * the same bits), and the wedges' bottom copies.  One region: blocks of
+ * vertices first, then blocks of edges. */
+typedef struct {
+    const slice_job *job;
+    const vertex_bands *vb;
+    const uint32_t *cut_base;
+    strata_place g;
+    size_t nvblk;
+    strata_result *r;
+} place_arg;
+
+static strata_status place_block(void *arg, size_t b, int thread)
+{
+    (void)thread;
+    const place_arg *a = arg;
+    const slice_job *job = a->job;
+    const strata_mesh *m = job->m;
+    const float *L = job->L;
+    const uint16_t *band = a->vb->band;
+    strata_result *r = a->r;
+    if (b < a->nvblk) {
+        const size_t i0 = b * PREFIX_BLOCK;
+        const size_t nv = job->own_verts - i0 < PREFIX_BLOCK ? job->own_verts - i0 : PREFIX_BLOCK;
+        job->ctx->simd.place_roofs(&a->g, L, m->x + i0, m->y + i0, m->z + i0, band + i0, nv,
+                                   r->x + i0, r->y + i0, r->z + i0);
+        return STRATA_OK;
+    }
+    b -= a->nvblk;
+    for (size_t e = b * PREFIX_BLOCK, e1 = edge_block_end(job, b); e < e1; e++) {
+        uint32_t p = m->ev0[e], q = m->ev1[e];
+        if (band[p] == band[q])
+            continue;
+        if (band[p] > band[q]) { /* canonical direction: low to high */
+            uint32_t tmp = p;
+            p = q;
+            q = tmp;
+        }
+        const uint32_t top = band[q] - a->vb->on[q]; /* the highest plane inside the edge */
+        const float hp = m->h[p], dh = m->h[q] - m->h[p];
+        const float dx = m->x[q] - m->x[p], dy = m->y[q] - m->y[p], dz = m->z[q] - m->z[p];
+        uint32_t o = a->cut_base[e];
+        for (uint32_t k = band[p] + 1; k <= top; k++, o += 2) {
+            const float t = (L[k] - hp) / dh;
+            const float px = m->x[p] + t * dx, py = m->y[p] + t * dy, pz = m->z[p] + t * dz;
+            strata__place_point(&a->g, px, py, pz, L[k], &r->x[o], &r->y[o], &r->z[o]);
+            strata__place_point(&a->g, px, py, pz, L[k - 1], &r->x[o + 1], &r->y[o + 1],
+                                &r->z[o + 1]);
+        }
+    }
+    return STRATA_OK;
+}
+
 static void place_vertices(slice_job *job, const vertex_bands *vb, const strata_onplane *op,
                            const crossing_ids *cr, strata_result *r)
 {
-    strata_ctx *ctx = job->ctx;
     const strata_mesh *m = job->m;
-    const float *L = job->L;
-    const uint16_t *band = vb->band;
-    const uint8_t *on = vb->on;
-    const uint32_t *cut_base = cr->cut_base;
-    const int64_t V64 = job->own_verts, E64 = job->own_edges;
-    const int64_t nvblk = (V64 + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
-    const strata_place g = {m->geometry, {m->center[0], m->center[1], m->center[2]}, m->radius};
-#pragma omp parallel num_threads(ctx->threads)
-    {
-#pragma omp for schedule(static) nowait
-        for (int64_t b = 0; b < nvblk; b++) {
-            const size_t i0 = (size_t)b * PREFIX_BLOCK;
-            const size_t nv = V64 - (int64_t)i0 < PREFIX_BLOCK ? (size_t)V64 - i0 : PREFIX_BLOCK;
-            ctx->simd.place_roofs(&g, L, m->x + i0, m->y + i0, m->z + i0, band + i0, nv, r->x + i0,
-                                  r->y + i0, r->z + i0);
-        }
-#pragma omp for schedule(static)
-        for (int64_t ei = 0; ei < E64; ei++) {
-            const uint32_t e = (uint32_t)ei;
-            uint32_t p = m->ev0[e], q = m->ev1[e];
-            if (band[p] == band[q])
-                continue;
-            if (band[p] > band[q]) { /* canonical direction: low to high */
-                uint32_t tmp = p;
-                p = q;
-                q = tmp;
-            }
-            const uint32_t top = band[q] - on[q]; /* the highest plane inside the edge */
-            const float hp = m->h[p], dh = m->h[q] - m->h[p];
-            const float dx = m->x[q] - m->x[p], dy = m->y[q] - m->y[p], dz = m->z[q] - m->z[p];
-            uint32_t o = cut_base[e];
-            for (uint32_t k = band[p] + 1; k <= top; k++, o += 2) {
-                const float t = (L[k] - hp) / dh;
-                const float px = m->x[p] + t * dx, py = m->y[p] + t * dy, pz = m->z[p] + t * dz;
-                strata__place_point(&g, px, py, pz, L[k], &r->x[o], &r->y[o], &r->z[o]);
-                strata__place_point(&g, px, py, pz, L[k - 1], &r->x[o + 1], &r->y[o + 1],
-                                    &r->z[o + 1]);
-            }
-        }
-    }
+    place_arg a = {job,
+                   vb,
+                   cr->cut_base,
+                   {m->geometry, {m->center[0], m->center[1], m->center[2]}, m->radius},
+                   ((size_t)job->own_verts + PREFIX_BLOCK - 1) / PREFIX_BLOCK,
+                   r};
+    const size_t neblk = ((size_t)job->own_edges + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
+    strata__par_blocks(job->ctx, a.nvblk + neblk, place_block, &a, NULL, 0, 0, 0);
     if (op->nwedge)
-        strata__onplane_place(ctx, op, m, band, L, &g, r->x, r->y, r->z);
+        strata__onplane_place(job->ctx, op, m, vb->band, job->L, &a.g, r->x, r->y, r->z);
 }
 
 /* ------------------------------------------------------------ 7. pass B */

@@ -498,6 +498,46 @@ STRATA_API strata_status strata_heightmap_read(const strata_heightmap *hm, uint3
 STRATA_API strata_status strata_heightmap_range(const strata_heightmap *hm, float *lo,
                                                 float *hi);
 
+/* Rasters through GDAL.  A build with GDAL (configure --with-gdal,
+ * strata_gdal_support() == 1) decodes and loads any raster GDAL reads
+ * (GeoTIFF, ASCII grids, ENVI, HGT, ...) whose bytes are not PGM, PFM or
+ * PNG: band 1 as floats, the band's scale and offset applied, samples
+ * kept in the raster's own units (not normalised); strata_heightmap_load
+ * lets GDAL open the file itself, so side files (world files, .aux.xml)
+ * count.  Nodata samples (the band's nodata value, or NaN) become NaN:
+ * strata_mesh_from_heightmap leaves out every grid triangle with such a
+ * corner (and the vertices no triangle keeps, the others in order), and
+ * heightmap ranges skip them; templates and terrain worlds refuse them
+ * (STRATA_ERR_UNSUPPORTED).  Errors: STRATA_ERR_FORMAT for what GDAL
+ * cannot read (a file cut short, a vector file, a raster with no band or
+ * only nodata), STRATA_ERR_TOO_LARGE beyond the heightmap limits,
+ * STRATA_ERR_TRUNCATED for more samples than the file's bytes could
+ * encode (8256 a byte, the bound of a PNG's deflate),
+ * STRATA_ERR_UNSUPPORTED for complex samples, STRATA_ERR_NOT_FINITE for
+ * an infinite sample.  GDAL's own messages are silenced.  Without GDAL
+ * such input is STRATA_ERR_FORMAT, as before. */
+STRATA_API unsigned strata_gdal_support(void);
+
+/* What a heightmap says beyond its samples. */
+typedef struct strata_heightmap_info {
+    int source_units;       /* 1: samples as the file holds them (PFM, GDAL
+                               rasters); 0: normalised to [0,1] (PGM, PNG) */
+    int georeferenced;      /* 1: geotransform is the raster's */
+    double geotransform[6]; /* GDAL's affine map from (column, row) of a
+                               pixel corner to map coordinates: X = g0 +
+                               col g1 + row g2, Y = g3 + col g4 + row g5;
+                               a pixel centre is at (col + 0.5, row + 0.5) */
+    int projected;          /* 1: the CRS is projected (linear units, so
+                               |g1| is a cell size); 0: geographic or none */
+    const char *crs_wkt;    /* the CRS as WKT, NULL when none; valid while
+                               the heightmap lives */
+    uint64_t nodata;        /* nodata samples (NaN in the data) */
+} strata_heightmap_info;
+
+/* Fill *out (STRATA_ERR_INVALID_ARG for NULLs). */
+STRATA_API strata_status strata_heightmap_get_info(const strata_heightmap *hm,
+                                                   strata_heightmap_info *out);
+
 /* A FLAT grid mesh with one vertex per sample: (w-1) x (h-1) cells of size
  * cell_size (laid out as strata_shape_grid: sample (i, j) is vertex
  * j*w + i), y = sample * height_scale.  cell_size must be finite and > 0
@@ -708,6 +748,173 @@ STRATA_API void strata_result_get_view(const strata_result *r,
                                        strata_result_view *v);
 
 /* ------------------------------------------------------------------ */
+/* Edge loops: contours                                                */
+/* ------------------------------------------------------------------ */
+
+/* The top edges of a slice's walls, linked per plane into polylines
+ * (DESIGN.md, "Edge loops"): closed loops, and on a surface with a border
+ * (a terrain) open polylines from border to border.  Their points are the
+ * slicer's top copies of its cut points, the same floats as the wall
+ * tops, so a loop follows the mesh exactly.  Orientation: uphill on the
+ * right seen from above (planets: from outside), so a loop around a hill
+ * runs clockwise and one around a basin counter-clockwise.  A vertex
+ * lying exactly on a plane counts as infinitesimally above it, as in the
+ * slicer: two contours passing such a vertex touch there but never cross
+ * or merge, and a peak or ridge lying exactly in a plane makes no loop
+ * (its walls are dropped too).  Plane 0 has no loops: everything below it
+ * belongs to terrace 0, nothing is cut there.
+ *
+ * Order: planes ascending; within a plane the open polylines first, then
+ * the closed loops, each in the order of its first wall in the result,
+ * starting there.  All of it follows from the result's bytes, so the
+ * loops are the same for any thread count and instruction set. */
+typedef struct strata_loops strata_loops;
+
+typedef struct strata_loop {
+    uint32_t plane;  /* k: at height L[k] */
+    uint32_t closed; /* 1: a closed loop (its first point is not repeated);
+                        0: open, both ends on the border */
+    uint64_t first;  /* its first point in the point arrays (its points
+                        are consecutive; polylines need not be stored in
+                        their order) */
+    uint32_t count;  /* its points */
+    double length;   /* sum of its segments' lengths (closed: with the
+                        closing one), in double from the float points */
+    double area;     /* closed loops: signed area, positive counter-
+                        clockwise (around lower ground).  FLAT: seen from
+                        above, north = -z; RADIAL: the vector area's
+                        component along the mean direction of its points
+                        from the centre.  Open polylines: 0 */
+} strata_loop;
+
+typedef struct strata_loops_view {
+    uint32_t nplanes;
+    const float *levels;          /* nplanes: L[k] */
+    const uint64_t *plane_first;  /* nplanes + 1: plane k's polylines are
+                                     loops[plane_first[k] .. plane_first[k+1]) */
+    uint64_t nloops;
+    const strata_loop *loops;     /* nloops */
+    uint64_t npoints;
+    const float *x, *y, *z;       /* npoints: positions */
+    const uint32_t *vertex;       /* npoints: the result vertex each point is
+                                     (a wall's top corner) */
+    strata_geometry geometry;
+    float center[3];
+    float radius;
+} strata_loops_view;
+
+/* The loops of a result as strata_slice made it, without normals (with
+ * them each wall has vertices of its own and the links are gone:
+ * STRATA_ERR_INVALID_ARG) and not reordered by strata_result_optimize
+ * (which may split a wall's two triangles).  Memory: the loops (40 bytes a polyline, 16 a
+ * point) and 5 bytes a result vertex plus 1 a wall quad while linking.
+ * Progress stage "loops".  Errors: STRATA_ERR_INVALID_ARG,
+ * STRATA_ERR_NOMEM, STRATA_ERR_OVERFLOW (2^32-1 or more walls, or a
+ * polyline of 2^32 points), STRATA_ERR_BAD_MESH (walls that do not link
+ * into polylines: an input edge shared by three or more triangles),
+ * STRATA_ERR_CANCELLED.  Free with strata_loops_destroy. */
+STRATA_API strata_status strata_loops_from_result(strata_ctx *ctx,
+                                                  const strata_result *r,
+                                                  strata_loops **out);
+/* The loops of m cut by levels (as strata_slice takes them): m is sliced
+ * (walls separate, no normals) and the result freed once the loops are
+ * made, so the peak memory is the slice's.  Errors as strata_slice and
+ * strata_loops_from_result. */
+STRATA_API strata_status strata_loops_from_mesh(strata_ctx *ctx, const strata_mesh *m,
+                                                const float *levels, uint32_t nlevels,
+                                                strata_loops **out);
+/* The loops strata_loops_from_mesh gives for the mesh
+ * strata_mesh_from_heightmap(hm, cell_size, height_scale) would make,
+ * straight from the samples: no mesh, no slice.  The same points, bits
+ * and all, the same order.  Memory besides the samples: 3 bytes a sample
+ * for bands, and about 36 bytes a crossing of an edge by a plane (the
+ * loops' points included); on a 4096 x 4096 DEM with 80 levels several
+ * times faster than slicing it (perf/contours.sh).  Progress
+ * stage "loops".  Errors as strata_mesh_from_heightmap and
+ * strata_loops_from_mesh (STRATA_ERR_BAD_LEVELS, STRATA_ERR_NOT_FINITE,
+ * STRATA_ERR_OVERFLOW beyond 2^32-1 crossings). */
+STRATA_API strata_status strata_loops_from_heightmap(strata_ctx *ctx,
+                                                     const strata_heightmap *hm,
+                                                     float cell_size, float height_scale,
+                                                     const float *levels, uint32_t nlevels,
+                                                     strata_loops **out);
+STRATA_API void strata_loops_get_view(const strata_loops *l, strata_loops_view *v);
+STRATA_API void strata_loops_destroy(strata_loops *l);
+
+/* Writing loops: strata_loops_write.
+ *  - GeoJSON (.geojson or .json; RFC 7946): a FeatureCollection, one
+ *    LineString feature per polyline with property "elev" (its plane's
+ *    height; a closed loop repeats its first position at the end, as
+ *    RFC 7946 rings do), in the loops' order.  No loops: an empty
+ *    FeatureCollection.  With `polygons`: one Polygon or MultiPolygon
+ *    feature per non-empty band, "elev_min" and "elev_max" its plane
+ *    heights (the lowest band from height_min, the top band up to
+ *    height_max): band k is L[k] <= h < L[k+1] with band 0 reaching down
+ *    and the top band up without bound.  Exterior rings counter-
+ *    clockwise, holes clockwise, each hole in the smallest exterior
+ *    around it; rings touching themselves at a vertex lying exactly on a
+ *    plane are split there so every ring is simple.  The bands tile the
+ *    domain: open polylines are closed along its border.
+ *  - SVG (.svg): one group (layer) per plane k >= 1, id "level-H", the
+ *    region at or above L[k] as one filled path (even-odd rule: its
+ *    holes cut out), sized in millimetres: svg_scale mm per map unit,
+ *    north up.  What a laser cutter takes for layered models.
+ *  - OBJ (.obj): "v x y z" per point in the mesh's frame, one "l" record
+ *    per polyline (a closed one ends on its first point again), "g
+ *    plane_K" per plane.
+ * Map coordinates (GeoJSON, SVG): FLAT X = origin[0] + scale x,
+ * Y = origin[1] - scale z (north = -z, as a heightmap's rows run);
+ * RADIAL (GeoJSON lines only): longitude atan2(-z, x) and latitude
+ * atan2(y, sqrt(x^2 + z^2)) in degrees about the centre (the north pole
+ * at +y, longitude 0 towards +x, east counter-clockwise seen from above
+ * the north pole); a line crossing the antimeridian is cut there into the
+ * parts of a MultiLineString (RFC 7946, 3.1.9), the latitude of the cut
+ * interpolated linearly in degrees.  Every number
+ * is the float the point has in that frame, written as the shortest
+ * decimal that reads back as that float.
+ * Polygons and SVG need a FLAT surface covering the rectangle domain
+ * (x0, z0, x1, z1) whose open polylines end on its border, and the
+ * height at its corner (x0, z0), which says whether a band no polyline
+ * reaches covers the border.
+ * The file is written to a temporary name and renamed when complete: an
+ * error leaves no file.  Progress stage "write".  Errors:
+ * STRATA_ERR_INVALID_ARG (an unknown extension with format AUTO, a RADIAL
+ * surface or missing domain for polygons or SVG, open polylines that do
+ * not end on the domain's border), STRATA_ERR_IO (errno set),
+ * STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED. */
+typedef enum strata_loops_format {
+    STRATA_LOOPS_AUTO = 0, /* from the file name */
+    STRATA_LOOPS_GEOJSON = 1,
+    STRATA_LOOPS_SVG = 2,
+    STRATA_LOOPS_OBJ = 3
+} strata_loops_format;
+
+typedef struct strata_loops_write_options {
+    strata_loops_format format;
+    int polygons;          /* GeoJSON: band polygons instead of lines */
+    double origin[2];      /* map frame: see above */
+    double scale;          /* > 0 */
+    int has_domain;        /* polygons, SVG: domain and corner_height set */
+    float domain[4];       /* x0, z0, x1, z1 (x0 < x1, z0 < z1) */
+    float corner_height;   /* the surface's height at (x0, z0) */
+    float height_min, height_max; /* polygons: elev_min of band 0,
+                                     elev_max of the top band */
+    double svg_scale;      /* SVG: millimetres per map unit, > 0 */
+    int up;                /* OBJ: a strata_axis (declared below, with
+                              imports): the points are turned from the y-up
+                              frame into that one, as
+                              strata_result_rotate_from_y_up turns a result
+                              (STRATA_AXIS_Y: as they are) */
+} strata_loops_write_options;
+
+/* Defaults: AUTO, lines, origin 0, scale 1, no domain, svg_scale 1, up
+ * STRATA_AXIS_Y. */
+STRATA_API void strata_loops_write_defaults(strata_loops_write_options *opt);
+STRATA_API strata_status strata_loops_write(strata_ctx *ctx, const strata_loops *l,
+                                            const char *path,
+                                            const strata_loops_write_options *opt);
+
+/* ------------------------------------------------------------------ */
 /* Writing results                                                     */
 /* ------------------------------------------------------------------ */
 
@@ -734,6 +941,15 @@ typedef struct strata_write_options {
                                       EXT_meshopt_compression (see "glTF"
                                       below); needs meshoptimizer
                                       (strata_optimize_supported) */
+    const struct strata_props *props; /* GLB only (other formats ignore
+                                         it): props of strata_props_scatter
+                                         drawn as one node per kind (trees,
+                                         rocks) of a small built-in mesh with
+                                         EXT_mesh_gpu_instancing (listed in
+                                         extensionsUsed, so a viewer without
+                                         it draws one of each); NULL: none.
+                                         Not with compress (for now:
+                                         STRATA_ERR_UNSUPPORTED) */
 } strata_write_options;
 
 /* Defaults: STRATA_FORMAT_AUTO, palette NULL, compress 0. */
@@ -1264,6 +1480,203 @@ STRATA_API strata_status strata_result_rotate_to_y_up(strata_result *r,
                                                       strata_axis up);
 
 /* ------------------------------------------------------------------ */
+/* Fewer roof triangles                                                */
+/* ------------------------------------------------------------------ */
+
+/* What strata_result_simplify_roofs did. */
+typedef struct strata_simplify_stats {
+    uint64_t roof_triangles_before, roof_triangles_after;
+    uint32_t roofs_kept; /* roofs of 2 or more triangles left as they were
+                            (nothing to gain, or the result failed a check) */
+    double max_error;    /* planets: the largest dip of a new roof triangle
+                            below its sphere, relative to the radius; 0 flat */
+} strata_simplify_stats;
+
+/* The default err of strata_result_simplify_roofs (and of strata
+ * --simplify-roofs): 1e-4 of the radius, a twentieth of a pixel on a
+ * planet drawn 1000 pixels wide. */
+#define STRATA_SIMPLIFY_DEFAULT_ERROR 1e-4
+
+/* Re-triangulate each terrace's roof with fewer triangles, in place, by
+ * half-edge collapses of the roof's inner vertices with its border
+ * locked: no vertex is moved or added, and every vertex on the roof's
+ * border (the tops and bottoms of walls, the domain border, a world
+ * chunk's border) is kept, so walls still join roofs by vertex id and
+ * tiles still meet bit for bit.  Walls are not touched.  A vertex is
+ * merged into a neighbour only when every triangle around it keeps a
+ * clearly positive orientation seen from above (planets: from the
+ * centre), so the star becomes a fan over the same area; on planets also
+ * only when no new triangle dips more than err x radius below its sphere.
+ * (meshoptimizer's simplifier, tried first, let zero-area and inward
+ * triangles through; see core/simplify.c.)  Each simplified roof is then
+ * checked as a whole and kept as it was if it fails: the same directed
+ * border edges, no edge used twice one way (still manifold by vertex id;
+ * a planet still closed), no new triangle facing down (in) or of zero
+ * area (the roof's own triangles left as they were are not judged: the
+ * slicer makes a few of zero area).  FLAT roofs stay exactly on their planes
+ * and keep their coverage exactly (upward triangles with the same border
+ * cover each point once); err is then unused.  RADIAL roofs keep their
+ * vertices on their spheres, the new shell within err x radius of the
+ * old one, the solid angle covered unchanged.  Vertices no triangle uses
+ * any more are removed (the others keep their order; normals follow),
+ * ranges are renumbered, planets' roof areas measured again when they
+ * were filled.  The bytes depend on r and err only, not on the thread
+ * count.  Working memory per thread: 4 bytes a vertex of r plus about 80
+ * bytes an index of the largest roof.  Progress stage "simplify".
+ * Errors: STRATA_ERR_INVALID_ARG (NULL ctx or r, err not positive and
+ * finite, a roof range outside the index array), STRATA_ERR_BAD_MESH (an
+ * index out of range), STRATA_ERR_OVERFLOW (a roof of 2^32 indices or
+ * more), STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED (r unchanged after any
+ * error). */
+STRATA_API strata_status strata_result_simplify_roofs(strata_ctx *ctx, strata_result *r,
+                                                      double err,
+                                                      strata_simplify_stats *stats);
+
+/* ------------------------------------------------------------------ */
+/* Props on terraces                                                   */
+/* ------------------------------------------------------------------ */
+
+typedef enum strata_prop_kind {
+    STRATA_PROP_TREE = 0,
+    STRATA_PROP_ROCK = 1
+} strata_prop_kind;
+
+/* Options of strata_props_scatter.  Fill with strata_props_defaults(). */
+typedef struct strata_props_options {
+    double density;         /* expected instances per unit of roof area, > 0 */
+    double noise_frequency; /* > 0: the density is weighted by simplex noise
+                               of this frequency per unit (0.5 + 0.5 noise,
+                               in [0, 1]; 2D on terrains, 3D on planets);
+                               0: uniform */
+    uint32_t seed;
+    uint32_t first_terrace, last_terrace; /* roofs of these terraces only
+                                             (inclusive; last past the end:
+                                             to the top) */
+    float min_scale, max_scale;           /* uniform, 0 < min <= max */
+    float rock_share;                     /* the share of rocks, [0, 1] */
+} strata_props_options;
+
+/* Defaults: density 1, no noise, seed 1, every terrace, scale 0.8..1.2,
+ * rocks 0.3. */
+STRATA_API void strata_props_defaults(strata_props_options *o);
+
+typedef struct strata_props strata_props;
+
+/* The instances, as arrays of count elements each (owned by the props). */
+typedef struct strata_props_view {
+    uint64_t count;
+    const float *x, *y, *z;    /* a point of a roof triangle (terrains: y is
+                                  exactly the terrace's level) */
+    const float *ux, *uy, *uz; /* up: (0, 1, 0) on terrains, from the centre
+                                  through the point on planets (unit) */
+    const float *yaw;          /* about up, radians in [0, 2 pi) */
+    const float *scale;
+    const uint8_t *kind;       /* strata_prop_kind */
+    const uint32_t *terrace;
+} strata_props_view;
+
+/* Scatter instances on the roofs of r (walls never; a solid's sides and
+ * base are walls): each roof triangle of the chosen terraces gets
+ * density x its area x the noise's weight at its centroid instances,
+ * the fraction rounded up with that probability, each at a uniform point
+ * of it with a random yaw, scale and kind.  Every random number is a
+ * hash of the seed, the triangle's place in the index array and the
+ * instance's number, so the same result and options give the same
+ * instances, in index order, for any thread count.  No minimum spacing
+ * (no Poisson-disk sampling).  Free with strata_props_destroy.
+ * Errors: STRATA_ERR_INVALID_ARG (NULL argument, an option outside its
+ * range, first_terrace not a terrace of r), STRATA_ERR_OVERFLOW (more
+ * than 2^32-1 instances), STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED
+ * (progress stage "props"). */
+STRATA_API strata_status strata_props_scatter(strata_ctx *ctx, const strata_result *r,
+                                              const strata_props_options *opt,
+                                              strata_props **out);
+STRATA_API void strata_props_get_view(const strata_props *p, strata_props_view *v);
+STRATA_API void strata_props_destroy(strata_props *p);
+
+/* The instances as a CSV file: a header line
+ * "x,y,z,up_x,up_y,up_z,yaw,scale,kind,terrace", then one line each,
+ * numbers as %.9g (they read back as the same floats; the C locale's
+ * decimal point is assumed), kind "tree" or "rock".  Written through a
+ * temporary renamed into place, as strata_result_write does; errors as
+ * there. */
+STRATA_API strata_status strata_props_write_csv(strata_ctx *ctx, const strata_props *p,
+                                                const char *path);
+
+/* ------------------------------------------------------------------ */
+/* Solids for 3D printing                                              */
+/* ------------------------------------------------------------------ */
+
+/* What strata_result_solidify did. */
+typedef struct strata_solid_stats {
+    float base;                /* height of the base plane */
+    uint32_t border_points;    /* points of the footprint's border: base
+                                  vertices added (plus one, the centroid) */
+    uint32_t vertices_merged;  /* border spikes zipped (see below) */
+    uint64_t fins_removed;     /* wall triangles standing on the border
+                                  (see below) */
+    uint64_t triangles_added;  /* side walls and base */
+} strata_solid_stats;
+
+/* Close a FLAT result (a terrain: grid, polygon, heightmap, sliced or
+ * not) into a solid, in place: outer walls from the domain border
+ * straight down to a flat base `depth` below the lowest vertex (for a
+ * sliced result, the plane of terrace 0), and the base.  The result is
+ * then a closed 2-manifold by vertex id, every edge used by exactly two
+ * triangles in opposite directions, all facing outwards (the base down),
+ * with the volume of the terrain above the base; no triangle has zero
+ * area.  The new triangles are appended to terrace 0's walls (ranges
+ * after it move; with strata_slice_options.areas, terrace 0's wall_area
+ * grows by their area).  Each horizontal border edge gets a rectangle
+ * below it, split between the two vertical lines at its ends (which also
+ * close the terrace walls ending on the border); the base is a fan from
+ * the centroid of the border's footprint, so the footprint must be
+ * star-shaped from it (convex shapes are).  Vertices lying exactly on
+ * their plane can leave the border lying on itself, which would need
+ * zero-area triangles to close; the border is first made one clean loop,
+ * in rounds until nothing changes: walls standing on the border (an
+ * input edge along the border lying in a plane, the inner triangle
+ * lower: a wall facing inwards with nothing behind it) are removed
+ * (fins_removed counts the triangles; their area leaves wall_area); two
+ * border edges on the same segment walked both ways (a vertex on its
+ * plane whose two wedges of lower neighbours both reach the border, or
+ * the two sides of a slit) are zipped by merging their ends
+ * (vertices_merged), unless they are the sides of two walls back to back
+ * on one line, which are removed, as are walls made back to back by a
+ * merge.  Before that, corners of one triangle at one position (the
+ * slicer's cut points rounded onto the vertex beside them, which admesh
+ * calls degenerate facets) are merged and the triangles holding both
+ * removed (counted in vertices_merged); should that leave a border that
+ * cannot be closed, the solid is made again without it.  Vertices left
+ * unused are removed; the others keep their order.  Adds about one vertex and three triangles a border point;
+ * working memory about 26 bytes a vertex (1 a triangle when walls are
+ * removed) plus 24 bytes an edge between border vertices, and one pass
+ * over the triangles a round.  Serial; the same bytes for any thread
+ * count.  stats may be NULL.
+ * Errors: STRATA_ERR_INVALID_ARG (NULL ctx or r, depth not a positive
+ * finite number or lost below the lowest height's precision, a RADIAL
+ * result: planets are closed already, a result with normals, an empty
+ * one), STRATA_ERR_BAD_MESH (the border is not one loop, a vertex where
+ * the border crosses itself, an edge used by more than two triangles or
+ * twice the same way, a footprint not star-shaped from its centroid;
+ * r unchanged), STRATA_ERR_OVERFLOW, STRATA_ERR_NOMEM (r unchanged, its
+ * arrays possibly grown), STRATA_ERR_CANCELLED (between rounds; r
+ * unchanged). */
+STRATA_API strata_status strata_result_solidify(strata_ctx *ctx, strata_result *r,
+                                               float depth, strata_solid_stats *stats);
+
+/* Scale r about the origin so that the longest side of its bounding box
+ * is `size` (STL has no units; printers read millimetres): positions,
+ * the centre and radius, terrace levels, and areas (by the factor
+ * squared) are multiplied by factor = size / longest side, each float
+ * once, so roofs stay exactly at their levels.  Normals are unchanged.
+ * *factor (may be NULL) gets the factor.  STRATA_ERR_INVALID_ARG for a
+ * NULL r, a size that is not positive and finite, an empty result or
+ * one of zero extent; STRATA_ERR_OVERFLOW when a coordinate would not
+ * be a finite float. */
+STRATA_API strata_status strata_result_fit_size(strata_result *r, double size, double *factor);
+
+/* ------------------------------------------------------------------ */
 /* Worlds                                                              */
 /* ------------------------------------------------------------------ */
 
@@ -1332,11 +1745,30 @@ typedef struct strata_world_options {
     /* Slicing */
     strata_walls walls;
     int normals;
+    /* Levels of detail (chunked planets and terrains): 0, only the chunks
+     * (the leaves of the chunk tree); 1, also one tile for every inner
+     * node of the chunk tree (planets: the level-k icosphere triangles,
+     * k < C, under the 20 base faces; terrains: the quadtree over the
+     * tiles), holding its region made at a coarser lattice level with a
+     * quarter of a leaf's triangles (half a leaf's side; the leaves' own
+     * when they cannot be halved), sliced with the same planes.  Their ids
+     * follow the leaves' (see strata_world_chunk_info); the leaves keep
+     * their ids and, without skirts, their bytes. */
+    int lod;
+    /* With lod: every tile (leaves too) gets a skirt, a strip of walls
+     * hanging from its border (planets: towards the centre) by
+     * strata_world_lod_error's skirt depth, facing outwards, so the
+     * cracks between tiles of different depths are hidden.  The tile's
+     * own vertices and triangles are unchanged; the skirt's vertices come
+     * after them and its triangles after the terraces' (a primitive
+     * "skirt" of its own in glTF, terrace -1 in PLY). */
+    int skirts;
 } strata_world_options;
 
 /* Defaults: PLANET, level 6, chunk level 2, radius 1; terrain: no
  * heightmap, cells 0 x 0, cell size 1, height scale 1, tiles of 256
- * cells; no noise, no curve; 16 terraces; walls UPPER, no normals. */
+ * cells; no noise, no curve; 16 terraces; walls UPPER, no normals; no
+ * lod, skirts on (when lod is). */
 STRATA_API void strata_world_defaults(strata_world_options *opt);
 
 /* Create a world (measuring its height range when the planes are asked
@@ -1351,6 +1783,7 @@ STRATA_API strata_status strata_world_create(strata_ctx *ctx,
                                              strata_world **out);
 STRATA_API void strata_world_destroy(strata_world *w);
 
+/* Chunks (tiles) to make: the leaves, and with lod the inner nodes' tiles. */
 STRATA_API uint64_t strata_world_chunk_count(const strata_world *w);
 
 /* The lowest and highest height of the own vertices of chunks
@@ -1389,13 +1822,53 @@ typedef struct strata_chunk_info {
      * TERRAIN: the tile's column and row and its cells [x0, x1) x [z0, z1). */
     uint32_t face, tx, tz, x0, x1, z0, z1;
     /* Its place in a world directory, without extension:
-     * "tiles/C/ID" (planets) or "tiles/TX_TZ" (terrains). */
+     * "tiles/K/ID" (planets) or "tiles/K/TX_TZ" (terrains), K its depth. */
     char path[48];
+    /* Its depth in the chunk tree: the leaves (the chunks) are at depth C
+     * (planets) or D (terrains: 2^D >= tiles across and down); with lod,
+     * the tiles of the inner nodes at depth k < C (D) follow the leaves'
+     * ids, depth by depth from the root down, each depth in the order of
+     * its nodes (planets: triangle `face` of the level-k icosphere;
+     * terrains: row tz, column tx of the depth-k grid of 2^(D-k) x
+     * 2^(D-k) tiles, the region cells [x0, x1) x [z0, z1)). */
+    uint32_t depth;
 } strata_chunk_info;
 
 /* STRATA_ERR_INVALID_ARG for an id >= strata_world_chunk_count. */
 STRATA_API strata_status strata_world_chunk_info(const strata_world *w, uint64_t id,
                                                  strata_chunk_info *out);
+
+/* Levels of detail: the number of leaves (the chunks without lod) and
+ * the depth of the leaves (C, or D for terrains). */
+STRATA_API uint64_t strata_world_leaf_count(const strata_world *w);
+STRATA_API uint32_t strata_world_leaf_depth(const strata_world *w);
+
+/* The geometric error of the tiles at depth k (0 <= k <= leaf depth) of a
+ * lod world, and the depth of their skirts; STRATA_ERR_INVALID_ARG for a
+ * world without lod or k out of range.  The error estimates the
+ * largest distance from a tile's surface to the leaves' surface over its
+ * region (0 at the leaves, strictly decreasing with depth), computed
+ * from the world's parameters, so that every process finds the same:
+ *   E_k = V_k + G (+ S_k + S_leaf on planets),
+ * G the largest gap between consecutive planes (terracing heights that
+ * differ by v gives planes that differ by at most v + G), V_k how far the
+ * tile's linearly interpolated heights lie from the leaves' (the base
+ * heights' slope times the diameter of the tile's triangles, plus the
+ * noise's deviation from its linear interpolation over that diameter and
+ * over the leaves' one: measured at the midpoints of 4096 segments of
+ * that length spread over the world, times 1.5, at most the noise's whole
+ * swing, times the height curve's steepest slope), S the sag of flat
+ * triangles below the sphere, and V_k + G at most the span of the planes
+ * (terraced heights lie between the lowest and the highest).  The noise
+ * part is an estimate, not a bound: the strict bound (the noise's
+ * steepest slope times the diameter) is 5 to 15 times larger than what
+ * the noise does, and a viewer would refine every tile at once.  Each
+ * depth's error is raised to at least 1.0625 times the next one's (so it
+ * strictly decreases).  Height edits (strata_world_set_height_fn) are not
+ * in the estimate.  *skirt = E_k + E_0: deep enough to hide the crack to a
+ * neighbour of any depth (planets: at most half the way to the centre). */
+STRATA_API strata_status strata_world_lod_error(const strata_world *w, uint32_t k, double *error,
+                                                double *skirt);
 
 /* Make chunk `id` into r, a result from strata_result_create or an
  * earlier call: r's buffers are reused when they are big enough (and
@@ -1443,7 +1916,8 @@ typedef struct strata_tile_record {
 /* World directories: what `strata planet --chunk-level C -o DIR` writes.
  *
  *   DIR/world.json     the manifest: the world's fingerprint, kind, chunk
- *                      count, tile format and parameters
+ *                      count, tile format and parameters (with lod also
+ *                      "lod": leaves, skirts and the errors per depth)
  *   DIR/tiles/...      one file per chunk, at strata_chunk_info.path plus
  *                      ".glb" or ".ply", holding its record
  *                      (strata_tile_record: fingerprint, chunk id,

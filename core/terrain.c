@@ -40,6 +40,8 @@ strata_status strata__terrain_source_init(strata_terrain_source *src, const stra
     src->hm = hm;
     src->patch = patch;
     src->scale = scale;
+    if (hm && hm->nodata)
+        return STRATA_ERR_UNSUPPORTED; /* holes are made whole only */
     if (hm) {
         const uint64_t p = patch ? patch : 1;
         const uint64_t x = (uint64_t)(strata_heightmap_width(hm) - 1) * p;

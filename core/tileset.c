@@ -24,6 +24,7 @@ typedef struct tnode {
     uint64_t key;
     uint64_t first, count; /* children at the next depth (leaves: record index) */
     uint64_t leaves;
+    int64_t content; /* inner nodes with lod: the record of their tile, or -1 */
     double box[12];
 } tnode;
 
@@ -37,6 +38,7 @@ typedef struct {
     uint64_t *nlevel;
     uint32_t depth; /* leaf depth */
     double root_diag;
+    const char *up; /* URIs are relative to the file written: "" or "../../" */
 } tree;
 
 static uint64_t morton(uint32_t x, uint32_t z)
@@ -47,13 +49,61 @@ static uint64_t morton(uint32_t x, uint32_t z)
     return k;
 }
 
+int strata__tileset_layout(strata_tileset_desc *d, uint64_t nleaves)
+{
+    d->nleaves = nleaves;
+    d->count = nleaves;
+    if (d->leaf_depth >= STRATA_TILESET_DEPTHS)
+        return 0;
+    const uint64_t tx = d->kind == STRATA_WORLD_TERRAIN ? d->tiles_x : 0;
+    const uint64_t tz = tx ? nleaves / tx : 0;
+    d->across[d->leaf_depth] = (uint32_t)tx;
+    d->down[d->leaf_depth] = (uint32_t)tz;
+    d->first[d->leaf_depth] = 0;
+    for (uint32_t k = 0; k < d->leaf_depth; k++) {
+        const uint32_t up = d->leaf_depth - k;
+        if (d->kind == STRATA_WORLD_TERRAIN) {
+            d->across[k] = (uint32_t)((tx + (1ull << up) - 1) >> up);
+            d->down[k] = (uint32_t)((tz + (1ull << up) - 1) >> up);
+        } else {
+            d->across[k] = d->down[k] = 0;
+        }
+        d->first[k] = d->count;
+        if (d->lod) {
+            const uint64_t n = d->kind == STRATA_WORLD_TERRAIN
+                                   ? (uint64_t)d->across[k] * d->down[k]
+                                   : (uint64_t)20 << (2 * k);
+            if (d->count > UINT64_MAX / 2 - n)
+                return 0;
+            d->count += n;
+        }
+    }
+    return 1;
+}
+
+void strata__tileset_locate(const strata_tileset_desc *d, uint64_t id, uint32_t *depth,
+                            uint64_t *index)
+{
+    uint32_t k = d->leaf_depth;
+    if (id >= d->nleaves)
+        for (k = 0; k + 1 < d->leaf_depth && id >= d->first[k + 1]; k++)
+            ;
+    *depth = k;
+    *index = id - d->first[k];
+}
+
 void strata__tile_path(const strata_tileset_desc *d, uint64_t id, char *buf, size_t len)
 {
-    if (d->kind == STRATA_WORLD_PLANET)
-        snprintf(buf, len, "tiles/%u/%llu", d->leaf_depth, (unsigned long long)id);
-    else
-        snprintf(buf, len, "tiles/%u/%llu_%llu", d->leaf_depth,
-                 (unsigned long long)(id % d->tiles_x), (unsigned long long)(id / d->tiles_x));
+    uint32_t k;
+    uint64_t i;
+    strata__tileset_locate(d, id, &k, &i);
+    if (d->kind == STRATA_WORLD_PLANET) {
+        snprintf(buf, len, "tiles/%u/%llu", k, (unsigned long long)i);
+    } else {
+        const uint64_t across = k == d->leaf_depth ? d->tiles_x : d->across[k];
+        snprintf(buf, len, "tiles/%u/%llu_%llu", k, (unsigned long long)(i % across),
+                 (unsigned long long)(i / across));
+    }
 }
 
 /* ------------------------------------------------------------ boxes */
@@ -71,16 +121,18 @@ static void normalize3(double *v)
     v[2] /= l;
 }
 
-/* The box along axes ax[3][3] (orthonormal) holding boxes b[0..n). */
-static void union_boxes(const double ax[3][3], const tnode *b, uint64_t n, double out[12])
+/* The box along axes ax[3][3] (orthonormal) holding boxes b[0..n) and
+ * the box extra (NULL: none). */
+static void union_boxes(const double ax[3][3], const tnode *b, uint64_t n, const double *extra,
+                        double out[12])
 {
     double lo[3], hi[3];
     for (int a = 0; a < 3; a++) {
         lo[a] = INFINITY;
         hi[a] = -INFINITY;
     }
-    for (uint64_t i = 0; i < n; i++) {
-        const double *bx = b[i].box;
+    for (uint64_t i = 0; i < n + (extra != NULL); i++) {
+        const double *bx = i < n ? b[i].box : extra;
         for (int c = 0; c < 8; c++) {
             double p[3];
             for (int k = 0; k < 3; k++)
@@ -168,6 +220,15 @@ static strata_status build(tree *t, uint64_t n)
     if (!leaves)
         return STRATA_ERR_NOMEM;
     t->level[t->depth] = leaves;
+    /* leaves first (ids below nleaves), then the inner nodes' tiles */
+    uint64_t nl = 0;
+    while (nl < n && t->recs[nl].id < d->nleaves)
+        nl++;
+    for (uint64_t i = nl; i < n; i++)
+        if ((i > 0 && t->recs[i].id <= t->recs[i - 1].id) || t->recs[i].id >= d->count)
+            return STRATA_ERR_INVALID_ARG;
+    const uint64_t ninner = n - nl;
+    n = nl;
     t->nlevel[t->depth] = n;
     for (uint64_t i = 0; i < n; i++) {
         const uint64_t id = t->recs[i].id;
@@ -179,6 +240,7 @@ static strata_status build(tree *t, uint64_t n)
         leaves[i].first = i;
         leaves[i].count = 0;
         leaves[i].leaves = 1;
+        leaves[i].content = -1;
         memcpy(leaves[i].box, t->recs[i].box, sizeof leaves[i].box);
     }
     qsort(leaves, n, sizeof *leaves, cmp_node);
@@ -203,12 +265,33 @@ static strata_status build(tree *t, uint64_t n)
             p->first = i;
             p->count = e - i;
             p->leaves = 0;
+            p->content = -1;
             for (uint64_t c = i; c < e; c++)
                 p->leaves += ch[c].leaves;
-            double ax[3][3];
-            parent_axes(t, ch + i, e - i, 0, ax);
-            union_boxes(ax, ch + i, e - i, p->box);
             i = e;
+        }
+        /* the tiles of depth k (ids ascending within a depth) */
+        for (uint64_t r = nl; r < nl + ninner; r++) {
+            uint32_t rk;
+            uint64_t at;
+            strata__tileset_locate(d, t->recs[r].id, &rk, &at);
+            if (rk != k)
+                continue;
+            const uint64_t key = d->kind == STRATA_WORLD_PLANET
+                                     ? at
+                                     : morton((uint32_t)(at % d->across[k]),
+                                              (uint32_t)(at / d->across[k]));
+            const tnode probe = {.key = key};
+            tnode *hit = bsearch(&probe, par, np, sizeof *par, cmp_node);
+            if (hit) /* a tile without any leaf below is left out */
+                hit->content = (int64_t)r;
+        }
+        for (uint64_t q = 0; q < np; q++) {
+            tnode *p = &par[q];
+            double ax[3][3];
+            parent_axes(t, ch + p->first, p->count, 0, ax);
+            union_boxes(ax, ch + p->first, p->count,
+                        p->content >= 0 ? t->recs[p->content].box : NULL, p->box);
         }
     }
     return STRATA_OK;
@@ -232,6 +315,8 @@ static void box_json(strata_jtext *j, const double *b)
  * them (and decreasing with depth, as the format asks). */
 static double node_error(const tree *t, uint32_t k)
 {
+    if (t->d->lod) /* the bounds of the world, 0 at the leaves */
+        return t->d->errors[k];
     return k == t->depth ? 0.0 : 1e3 * t->root_diag * ldexp(1.0, -(int)k);
 }
 
@@ -247,7 +332,7 @@ static void schema_json(strata_jtext *j, const strata_tileset_desc *d)
 
 static strata_status write_subtree(tree *t, uint32_t k, uint64_t i);
 static strata_status write_file(tree *t, const char *rel, const strata_jtext *j);
-static strata_status node_json(tree *t, strata_jtext *j, uint32_t k, uint64_t i);
+static strata_status node_json(tree *t, strata_jtext *j, uint32_t k, uint64_t i, int root);
 
 /* Nodes [first, first + count) of depth k as the children of a node with
  * `above` tiles below it.  A child that tops a subtree of at most
@@ -269,9 +354,9 @@ static strata_status children_json(tree *t, strata_jtext *j, uint32_t k, uint64_
             box_json(j, ch->box);
             strata__jtext_raw(j, ",\"geometricError\":");
             strata__jtext_double(j, node_error(t, k));
-            strata__jtext_printf(j, ",\"content\":{\"uri\":\"tilesets/%u/%llu.json\"}}", k,
-                                 (unsigned long long)ch->key);
-        } else if ((st = node_json(t, j, k, c)) != STRATA_OK) {
+            strata__jtext_printf(j, ",\"content\":{\"uri\":\"%stilesets/%u/%llu.json\"}}",
+                                 t->up, k, (unsigned long long)ch->key);
+        } else if ((st = node_json(t, j, k, c, 0)) != STRATA_OK) {
             return st;
         }
     }
@@ -279,25 +364,36 @@ static strata_status children_json(tree *t, strata_jtext *j, uint32_t k, uint64_
     return j->nomem ? STRATA_ERR_NOMEM : STRATA_OK;
 }
 
-/* Node i of depth k as a tile object. */
-static strata_status node_json(tree *t, strata_jtext *j, uint32_t k, uint64_t i)
+/* A tile's content and metadata members. */
+static void content_json(const tree *t, strata_jtext *j, const strata_tile_record *r)
+{
+    char path[64];
+    strata__tile_path(t->d, r->id, path, sizeof path);
+    strata__jtext_printf(j,
+                         ",\"content\":{\"uri\":\"%s%s%s\"},\"metadata\":{\"class\":\"tile\","
+                         "\"properties\":{\"chunk\":%llu,\"triangles\":%llu,\"bytes\":%llu}}",
+                         t->up, path, t->d->ext, (unsigned long long)r->id,
+                         (unsigned long long)r->triangles, (unsigned long long)r->bytes);
+}
+
+/* Node i of depth k as a tile object (the root of a tileset: with
+ * refine). */
+static strata_status node_json(tree *t, strata_jtext *j, uint32_t k, uint64_t i, int root)
 {
     const tnode *nd = &t->level[k][i];
     strata__jtext_raw(j, "{\"boundingVolume\":");
     box_json(j, nd->box);
     strata__jtext_raw(j, ",\"geometricError\":");
     strata__jtext_double(j, node_error(t, k));
+    if (root)
+        strata__jtext_raw(j, ",\"refine\":\"REPLACE\"");
     if (k == t->depth) {
-        const strata_tile_record *r = &t->recs[nd->first];
-        char path[64];
-        strata__tile_path(t->d, r->id, path, sizeof path);
-        strata__jtext_printf(j,
-                             ",\"content\":{\"uri\":\"%s%s\"},\"metadata\":{\"class\":\"tile\","
-                             "\"properties\":{\"chunk\":%llu,\"triangles\":%llu,\"bytes\":%llu}}}",
-                             path, t->d->ext, (unsigned long long)r->id,
-                             (unsigned long long)r->triangles, (unsigned long long)r->bytes);
+        content_json(t, j, &t->recs[nd->first]);
+        strata__jtext_raw(j, "}");
         return j->nomem ? STRATA_ERR_NOMEM : STRATA_OK;
     }
+    if (nd->content >= 0)
+        content_json(t, j, &t->recs[nd->content]);
     const strata_status st = children_json(t, j, k + 1, nd->first, nd->count, nd->leaves);
     strata__jtext_raw(j, "}");
     return st;
@@ -317,7 +413,11 @@ static strata_status write_subtree(tree *t, uint32_t k, uint64_t i)
     strata__jtext_init(&j, t->al);
     head_json(t, &j, node_error(t, k));
     strata__jtext_raw(&j, ",\"root\":");
-    strata_status st = node_json(t, &j, k, i);
+    /* the file is tilesets/K/ID.json: URIs relative to it (3D Tiles) */
+    const char *up = t->up;
+    t->up = "../../";
+    strata_status st = node_json(t, &j, k, i, 1);
+    t->up = up;
     strata__jtext_raw(&j, "}\n");
     if (st == STRATA_OK && j.nomem)
         st = STRATA_ERR_NOMEM;
@@ -378,7 +478,7 @@ strata_status strata__tileset_write(strata_ctx *ctx, const char *dir,
                                     uint64_t n)
 {
     const strata_allocator *al = &ctx->alloc;
-    tree t = {ctx, al, dir, d, recs, NULL, NULL, d->leaf_depth, 0};
+    tree t = {ctx, al, dir, d, recs, NULL, NULL, d->leaf_depth, 0, ""};
     strata_status st = build(&t, n);
     if (st != STRATA_OK) {
         free_tree(&t);
@@ -395,7 +495,7 @@ strata_status strata__tileset_write(strata_ctx *ctx, const char *dir,
     double ax[3][3];
     parent_axes(&t, t.level[kc] + first, count, 1, ax);
     if (count)
-        union_boxes(ax, t.level[kc] + first, count, box);
+        union_boxes(ax, t.level[kc] + first, count, NULL, box);
     t.root_diag = box_diag(box) > 0 ? box_diag(box) : 1.0;
     const double root_error = 2e3 * t.root_diag;
     strata_jtext j;
@@ -403,13 +503,20 @@ strata_status strata__tileset_write(strata_ctx *ctx, const char *dir,
     head_json(&t, &j, 2 * root_error);
     strata__jtext_raw(&j, ",\"metadata\":{\"class\":\"world\",\"properties\":{");
     strata__jtext_raw(&j, d->world_properties);
-    strata__jtext_raw(&j, "}},\"root\":{\"boundingVolume\":");
-    box_json(&j, box);
-    strata__jtext_raw(&j, ",\"geometricError\":");
-    strata__jtext_double(&j, root_error);
-    strata__jtext_raw(&j, ",\"refine\":\"REPLACE\"");
-    st = children_json(&t, &j, kc, first, count, n);
-    strata__jtext_raw(&j, "}}\n");
+    if (own_root && d->lod) {
+        /* the depth-0 node is the root, with its own tile */
+        strata__jtext_raw(&j, "}},\"root\":");
+        st = node_json(&t, &j, 0, 0, 1);
+        strata__jtext_raw(&j, "}\n");
+    } else {
+        strata__jtext_raw(&j, "}},\"root\":{\"boundingVolume\":");
+        box_json(&j, box);
+        strata__jtext_raw(&j, ",\"geometricError\":");
+        strata__jtext_double(&j, root_error);
+        strata__jtext_raw(&j, ",\"refine\":\"REPLACE\"");
+        st = children_json(&t, &j, kc, first, count, t.nlevel[t.depth]);
+        strata__jtext_raw(&j, "}}\n");
+    }
     if (st == STRATA_OK && j.nomem)
         st = STRATA_ERR_NOMEM;
     if (st == STRATA_OK)

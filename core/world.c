@@ -39,6 +39,7 @@ typedef struct strata_world_scratch {
     strata_mesh *mesh;
     strata_ring_scratch ring;
     strata_tile_scratch tile;
+    strata_skirt_scratch skirt;
 } strata_world_scratch;
 
 static void world_scratch_free(strata_ctx *ctx)
@@ -50,6 +51,7 @@ static void world_scratch_free(strata_ctx *ctx)
     strata__free(&ctx->alloc, s->heights);
     strata__ring_scratch_free(&s->ring);
     strata__tile_scratch_free(&s->tile);
+    strata__skirt_scratch_free(&s->skirt);
     strata__free(&ctx->alloc, s);
     ctx->world_scratch = NULL;
 }
@@ -67,6 +69,7 @@ static strata_status world_scratch(strata_ctx *ctx, const strata_world *w,
     if (!(s = strata__alloc(&ctx->alloc, sizeof *s)))
         return STRATA_ERR_NOMEM;
     memset(s, 0, sizeof *s);
+    s->skirt.al = &ctx->alloc;
     ctx->world_scratch = s;
     ctx->world_scratch_free = world_scratch_free;
     strata_status st = w->kind == STRATA_WORLD_PLANET
@@ -98,6 +101,7 @@ void strata_world_defaults(strata_world_options *o)
     o->tile_cells = 256;
     o->terraces = 16;
     o->walls = STRATA_WALLS_UPPER;
+    o->skirts = 1;
 }
 
 /* ------------------------------------------------------------ fingerprint */
@@ -209,6 +213,10 @@ static strata_status fingerprint(strata_world *w, const strata_world_options *o)
         fnv_float(&f, w->levels[k]);
     fnv_u64(&f, (uint64_t)w->walls);
     fnv_u64(&f, (uint64_t)(w->normals != 0));
+    /* Skirts change every tile's bytes; levels of detail without them
+     * add tiles but leave the leaves' bytes (and this) as they are. */
+    if (w->skirts)
+        fnv_bytes(&f, "lod skirts", 10);
     w->fingerprint = f.h;
     return STRATA_OK;
 }
@@ -276,9 +284,7 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
     if (st != STRATA_OK)
         return st;
     const double t0 = t ? now() : 0;
-    st = w->kind == STRATA_WORLD_PLANET
-             ? strata__planet_chunk_build(&w->planet, id, &s->ring, s->mesh)
-             : strata__terrain_tile_build(&w->terrain, id, &s->tile, s->mesh);
+    st = strata__world_lattice(w, id, &s->ring, &s->tile, s->mesh);
     const double t1 = t ? now() : 0;
     if (st == STRATA_OK && w->has_noise)
         st = w->kind == STRATA_WORLD_PLANET
@@ -295,6 +301,15 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
         so.walls = w->walls;
         so.normals = w->normals;
         st = strata_slice_into(ctx, s->mesh, &so, r);
+    }
+    if (st == STRATA_OK && w->skirts) {
+        uint32_t k;
+        uint64_t i;
+        strata__world_locate(w, id, &k, &i);
+        if (w->lod_skirt[k] > 0)
+            st = strata__skirt_add(w, id, r, w->lod_skirt[k], &s->skirt);
+        if (st != STRATA_OK)
+            strata__result_clear(r);
     }
     if (t) {
         const double t3 = now();
@@ -527,6 +542,9 @@ static strata_status measure_range(strata_ctx *ctx, const strata_world *w, const
                 const uint64_t i = atomic_fetch_add(&next, 1);
                 if (i >= n || strata__cancelled(ctx))
                     break;
+                /* coarser tiles' vertices are leaves' vertices */
+                if ((ids ? ids[i] : i) >= w->layout.nleaves)
+                    continue;
                 if ((rs->st = chunk_heights(sub[me], w, ids ? ids[i] : i, s)) != STRATA_OK)
                     break;
                 const strata_mesh *m = s->mesh;
@@ -584,11 +602,16 @@ strata_status strata_world_height_range(strata_ctx *ctx, const strata_world *w,
     return measure_range(ctx, w, ids, n, hmin, hmax, &any);
 }
 
-/* Planets: the cap of every coarse triangle (see struct strata_world). */
-static strata_status planet_caps(strata_world *w)
+/* Planets: the cap of every coarse triangle of pl (see struct
+ * strata_world) into a new array *out. */
+strata_status strata__planet_caps(const strata_planet_lattice *pl, const strata_allocator *al,
+                                  float **out);
+strata_status strata__planet_caps(const strata_planet_lattice *pl, const strata_allocator *al,
+                                  float **out)
 {
-    const strata_mesh *cm = w->planet.coarse;
-    if (!(w->cap = strata__alloc_array(&w->alloc, (size_t)cm->ntris, 4 * sizeof(float))))
+    const strata_mesh *cm = pl->coarse;
+    float *cap = strata__alloc_array(al, (size_t)cm->ntris, 4 * sizeof(float));
+    if (!(*out = cap))
         return STRATA_ERR_NOMEM;
     /* A level-L edge subtends at most the longest coarse edge's angle over
      * 2^(L-C) (times a margin for the projection's unevenness): the ring
@@ -598,11 +621,11 @@ static strata_status planet_caps(strata_world *w)
         const uint32_t p = cm->ev0[e], q = cm->ev1[e];
         const double d = ((double)cm->x[p] * cm->x[q] + (double)cm->y[p] * cm->y[q] +
                           (double)cm->z[p] * cm->z[q]) /
-                         ((double)w->planet.radius * w->planet.radius);
+                         ((double)pl->radius * pl->radius);
         const double ang = acos(d > 1 ? 1 : d < -1 ? -1 : d);
         longest = ang > longest ? ang : longest;
     }
-    const double ring = 1.5 * longest / (double)w->planet.n;
+    const double ring = 1.5 * longest / (double)pl->n;
     for (uint32_t t = 0; t < cm->ntris; t++) {
         const uint32_t v[3] = {cm->a[t], cm->b[t], cm->c[t]};
         double a[3] = {0, 0, 0};
@@ -615,11 +638,11 @@ static strata_status planet_caps(strata_world *w)
         double widest = 0;
         for (int k = 0; k < 3; k++) {
             const double d = (a[0] * cm->x[v[k]] + a[1] * cm->y[v[k]] + a[2] * cm->z[v[k]]) /
-                             (len * w->planet.radius);
+                             (len * pl->radius);
             const double ang = acos(d > 1 ? 1 : d < -1 ? -1 : d);
             widest = ang > widest ? ang : widest;
         }
-        float *c = w->cap + 4 * (size_t)t;
+        float *c = cap + 4 * (size_t)t;
         c[0] = (float)(a[0] / len);
         c[1] = (float)(a[1] / len);
         c[2] = (float)(a[2] / len);
@@ -661,6 +684,7 @@ void strata_world_destroy(strata_world *w)
     if (!w)
         return;
     const strata_allocator al = w->alloc;
+    strata__world_lod_free(w);
     strata__planet_lattice_free(&w->planet);
     strata__free(&al, w->levels);
     strata__free(&al, w->cap);
@@ -695,7 +719,7 @@ strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *o
     if (o->kind == STRATA_WORLD_PLANET) {
         if ((st = strata__planet_lattice_init(ctx, o->level, o->chunk_level, o->radius,
                                               &w->planet)) == STRATA_OK)
-            st = planet_caps(w);
+            st = strata__planet_caps(&w->planet, &w->alloc, &w->cap);
     } else {
         strata_terrain_source src;
         st = strata__terrain_source_init(&src, o->heightmap, o->patch_cells, o->height_scale,
@@ -707,6 +731,12 @@ strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *o
         while (st == STRATA_OK && (1ull << w->leaf_depth) < most)
             w->leaf_depth++;
     }
+    if (st == STRATA_OK) {
+        /* the layout only: the rest of the lod part needs the planes */
+        strata_world_options bare = *o;
+        bare.lod = 0;
+        st = strata__world_lod_init(ctx, w, &bare);
+    }
     const uint32_t n = o->levels ? o->nlevels : o->terraces;
     if (st == STRATA_OK && !(w->levels = strata__alloc_array(&w->alloc, n, sizeof(float))))
         st = STRATA_ERR_NOMEM;
@@ -717,13 +747,15 @@ strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *o
         } else {
             float lo = 0, hi = 0;
             int any = 0;
-            if ((st = measure_range(ctx, w, NULL, strata_world_chunk_count(w), &lo, &hi,
-                                    &any)) == STRATA_OK)
+            if ((st = measure_range(ctx, w, NULL, w->layout.nleaves, &lo, &hi, &any)) ==
+                STRATA_OK)
                 st = strata_levels_range(lo, hi, n, o->terrace_curve, w->levels);
         }
     }
     if (st == STRATA_OK && o->kind == STRATA_WORLD_PLANET && !(o->radius + w->levels[0] > 0.0f))
         st = STRATA_ERR_BAD_LEVELS; /* a terrace at or below the centre */
+    if (st == STRATA_OK && o->lod)
+        st = strata__world_lod_init(ctx, w, o);
     if (st != STRATA_OK) {
         strata_world_destroy(w);
         return st;
@@ -740,20 +772,13 @@ strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *o
 
 void strata__world_tileset_desc(const strata_world *w, const char *ext, strata_tileset_desc *d)
 {
-    memset(d, 0, sizeof *d);
-    d->kind = w->kind;
-    d->leaf_depth = w->kind == STRATA_WORLD_PLANET ? (uint32_t)w->planet.chunk_level
-                                                   : w->leaf_depth;
-    d->tiles_x = w->kind == STRATA_WORLD_TERRAIN ? w->terrain.ntx : 0;
+    *d = w->layout;
     d->ext = ext;
 }
 
 uint64_t strata_world_chunk_count(const strata_world *w)
 {
-    if (!w)
-        return 0;
-    return w->kind == STRATA_WORLD_PLANET ? strata__planet_chunks(&w->planet)
-                                          : strata__terrain_tiles(&w->terrain);
+    return w ? w->layout.count : 0;
 }
 
 const float *strata_world_levels(const strata_world *w, uint32_t *n)
@@ -782,19 +807,29 @@ strata_status strata_world_chunk_info(const strata_world *w, uint64_t id, strata
         return STRATA_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);
     out->id = id;
+    uint32_t k;
+    uint64_t i;
+    strata__world_locate(w, id, &k, &i);
+    const int leaf = k == w->layout.leaf_depth;
+    out->depth = k;
     if (w->kind == STRATA_WORLD_PLANET) {
-        const strata_planet_lattice *pl = &w->planet;
+        const strata_planet_lattice *pl = leaf ? &w->planet : &w->lod_planet[k];
         out->vertices = pl->nverts;
         out->triangles = pl->ntris;
-        out->face = (uint32_t)(id >> (2 * pl->chunk_level));
+        out->face = leaf ? (uint32_t)(id >> (2 * pl->chunk_level)) : (uint32_t)i;
     } else {
-        const strata_terrain_lattice *tl = &w->terrain;
-        strata__terrain_tile_block(tl, id, &out->x0, &out->z0, &out->x1, &out->z1);
-        out->tx = (uint32_t)(id % tl->ntx);
-        out->tz = (uint32_t)(id / tl->ntx);
-        const uint32_t cw = out->x1 - out->x0, ch = out->z1 - out->z0;
+        const strata_terrain_lattice *tl = leaf ? &w->terrain : &w->lod_terrain[k];
+        uint32_t i0, j0, i1, j1;
+        strata__terrain_tile_block(tl, i, &i0, &j0, &i1, &j1);
+        out->tx = (uint32_t)(i % tl->ntx);
+        out->tz = (uint32_t)(i / tl->ntx);
+        const uint32_t cw = i1 - i0, ch = j1 - j0;
         out->vertices = (cw + 1) * (ch + 1);
         out->triangles = 2 * cw * ch;
+        out->x0 = strata__terrain_grid_x(tl, i0);
+        out->x1 = strata__terrain_grid_x(tl, i1);
+        out->z0 = strata__terrain_grid_z(tl, j0);
+        out->z1 = strata__terrain_grid_z(tl, j1);
     }
     strata_tileset_desc desc;
     strata__world_tileset_desc(w, "", &desc);
@@ -846,9 +881,9 @@ strata_status strata_world_shard(const strata_world *w, uint64_t k, uint64_t n, 
         return STRATA_ERR_NOMEM;
     }
     for (uint64_t id = 0; id < nchunks; id++) {
-        uint32_t i0, j0, i1, j1;
-        strata__terrain_tile_block(&w->terrain, id, &i0, &j0, &i1, &j1);
-        order[id] = (weighted){2 * (uint64_t)(i1 - i0) * (j1 - j0), id};
+        strata_chunk_info ci;
+        strata_world_chunk_info(w, id, &ci);
+        order[id] = (weighted){ci.triangles, id};
     }
     qsort(order, nchunks, sizeof *order, cmp_weighted);
     /* The shard with the fewest triangles (lowest number on ties): the
@@ -914,7 +949,7 @@ strata_status strata_world_chunks_near(const strata_world *w, const float center
                               (double)center[2] * center[2]);
         const double cone = radius >= d ? 3.14159265358979323846 : asin(radius / d);
         for (uint64_t t = 0; t < n; t++) {
-            const float *c = w->cap + 4 * t;
+            const float *c = strata__world_cap(w, t);
             double cosang = d > 0 ? (c[0] * center[0] + c[1] * center[1] + c[2] * center[2]) / d
                                   : 1.0;
             cosang = cosang > 1 ? 1 : cosang < -1 ? -1 : cosang;
@@ -925,17 +960,23 @@ strata_status strata_world_chunks_near(const strata_world *w, const float center
             }
         }
     } else {
-        const strata_terrain_lattice *tl = &w->terrain;
         for (uint64_t id = 0; id < n; id++) {
+            uint32_t k;
+            uint64_t at;
+            strata__world_locate(w, id, &k, &at);
+            const strata_terrain_lattice *tl =
+                k == w->layout.leaf_depth ? &w->terrain : &w->lod_terrain[k];
             uint32_t i0, j0, i1, j1;
-            strata__terrain_tile_block(tl, id, &i0, &j0, &i1, &j1);
-            /* the block and its ring, in x and z */
-            const double x0 = strata__grid_coord(i0 ? i0 - 1 : 0, tl->src.nx, tl->cell);
-            const double x1 = strata__grid_coord(i1 < tl->src.nx ? i1 + 1 : i1, tl->src.nx,
-                                                 tl->cell);
-            const double z0 = strata__grid_coord(j0 ? j0 - 1 : 0, tl->src.nz, tl->cell);
-            const double z1 = strata__grid_coord(j1 < tl->src.nz ? j1 + 1 : j1, tl->src.nz,
-                                                 tl->cell);
+            strata__terrain_tile_block(tl, at, &i0, &j0, &i1, &j1);
+            /* the block and its ring (one lattice cell), in x and z */
+            const uint32_t gx0 = strata__terrain_grid_x(tl, i0 ? i0 - 1 : 0),
+                           gx1 = strata__terrain_grid_x(tl, i1 < tl->nx ? i1 + 1 : i1),
+                           gz0 = strata__terrain_grid_z(tl, j0 ? j0 - 1 : 0),
+                           gz1 = strata__terrain_grid_z(tl, j1 < tl->nz ? j1 + 1 : j1);
+            const double x0 = strata__grid_coord(gx0, tl->src.nx, tl->cell);
+            const double x1 = strata__grid_coord(gx1, tl->src.nx, tl->cell);
+            const double z0 = strata__grid_coord(gz0, tl->src.nz, tl->cell);
+            const double z1 = strata__grid_coord(gz1, tl->src.nz, tl->cell);
             const double dx = center[0] < x0 ? x0 - center[0] : center[0] > x1 ? center[0] - x1 : 0;
             const double dz = center[2] < z0 ? z0 - center[2] : center[2] > z1 ? center[2] - z1 : 0;
             if (dx * dx + dz * dz <= (double)radius * radius) {

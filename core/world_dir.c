@@ -31,6 +31,7 @@ struct strata_world_dir {
     uint64_t fingerprint;
     uint64_t nchunks;
     strata_tileset_desc desc;
+    int skirts;
     char *classes, *properties; /* the tileset's world metadata */
 };
 
@@ -291,6 +292,8 @@ static strata_status parse_manifest(strata_world_dir *d, const char *text, size_
     uint64_t version, chunks, depth, tiles_x;
     st = STRATA_ERR_FORMAT;
     const strata_json_ref params = strata__json_get(doc, root, "parameters");
+    const strata_json_ref lod = strata__json_get(doc, root, "lod");
+    uint64_t leaves;
     if (!strata__json_u64(doc, strata__json_get(doc, root, "strataWorld"), &version) ||
         version != 1 || !strata__json_u64(doc, strata__json_get(doc, root, "chunks"), &chunks) ||
         !strata__json_u64(doc, strata__json_get(doc, root, "leafDepth"), &depth) || depth > 31 ||
@@ -316,16 +319,37 @@ static strata_status parse_manifest(strata_world_dir *d, const char *text, size_
         d->format = STRATA_FORMAT_PLY;
     else
         goto done;
+    /* Levels of detail: "lod": {"leaves": N, "skirts": B, "errors": [E_0
+     * .. E_depth]}, errors finite, strictly decreasing, the last 0. */
+    leaves = chunks;
+    if (lod != STRATA_JSON_NIL) {
+        const strata_json_ref errs = strata__json_get(doc, lod, "errors");
+        const strata_json_type sk = strata__json_type(doc, strata__json_get(doc, lod, "skirts"));
+        if (!strata__json_u64(doc, strata__json_get(doc, lod, "leaves"), &leaves) ||
+            (sk != STRATA_JSON_TRUE && sk != STRATA_JSON_FALSE) ||
+            strata__json_count(doc, errs) != depth + 1)
+            goto done;
+        d->skirts = sk == STRATA_JSON_TRUE;
+        d->desc.lod = 1;
+        for (uint32_t k = 0; k <= depth; k++)
+            if (!strata__json_number(doc, strata__json_at(doc, errs, k), &d->desc.errors[k]) ||
+                !isfinite(d->desc.errors[k]) || d->desc.errors[k] < 0 ||
+                (k && !(d->desc.errors[k] < d->desc.errors[k - 1])) ||
+                (k == depth && d->desc.errors[k] != 0))
+                goto done;
+    }
     /* The chunk count is the layout's (a planet's 20 4^C, C < 13; a
      * terrain's tiles across times down, its quadtree no deeper than
-     * needed), so a manifest cannot make `strata tileset` or --resume
-     * walk chunks it merely claims. */
-    if (d->desc.kind == STRATA_WORLD_PLANET ? depth > 12 || chunks != (uint64_t)20 << (2 * depth)
-                                            : !terrain_layout(chunks, tiles_x, depth))
+     * needed; with lod, the inner nodes' tiles too), so a manifest cannot
+     * make `strata tileset` or --resume walk chunks it merely claims. */
+    if (d->desc.kind == STRATA_WORLD_PLANET ? depth > 12 || leaves != (uint64_t)20 << (2 * depth)
+                                            : !terrain_layout(leaves, tiles_x, depth))
         goto done;
-    d->desc.ext = d->format == STRATA_FORMAT_GLB ? ".glb" : ".ply";
     d->desc.leaf_depth = (uint32_t)depth;
     d->desc.tiles_x = (uint32_t)tiles_x;
+    if (!strata__tileset_layout(&d->desc, leaves) || d->desc.count != chunks)
+        goto done;
+    d->desc.ext = d->format == STRATA_FORMAT_GLB ? ".glb" : ".ply";
     d->nchunks = chunks;
     st = metadata_from(d, doc, params);
 done:
@@ -341,11 +365,21 @@ static strata_status manifest_text(const strata_world *w, strata_format format, 
     strata__world_tileset_desc(w, ".glb", &desc);
     strata__jtext_printf(j,
                          "{\"strataWorld\":1,\"fingerprint\":\"%s\",\"kind\":\"%s\","
-                         "\"chunks\":%llu,\"leafDepth\":%u,\"tilesX\":%u,\"tileFormat\":\"%s\","
-                         "\"parameters\":{",
+                         "\"chunks\":%llu,\"leafDepth\":%u,\"tilesX\":%u,\"tileFormat\":\"%s\",",
                          fp, w->kind == STRATA_WORLD_PLANET ? "planet" : "terrain",
                          (unsigned long long)strata_world_chunk_count(w), desc.leaf_depth,
                          desc.tiles_x, format == STRATA_FORMAT_GLB ? "glb" : "ply");
+    if (w->lod) {
+        strata__jtext_printf(j, "\"lod\":{\"leaves\":%llu,\"skirts\":%s,\"errors\":[",
+                             (unsigned long long)desc.nleaves, w->skirts ? "true" : "false");
+        for (uint32_t k = 0; k <= desc.leaf_depth; k++) {
+            if (k)
+                strata__jtext_raw(j, ",");
+            strata__jtext_double(j, w->lod_error[k]);
+        }
+        strata__jtext_raw(j, "]},");
+    }
+    strata__jtext_raw(j, "\"parameters\":{");
     params_json(w, j);
     strata__jtext_raw(j, "}}\n");
     return j->nomem ? STRATA_ERR_NOMEM : STRATA_OK;
@@ -452,7 +486,8 @@ strata_status strata_world_dir_create(strata_ctx *ctx, const strata_world *w, co
         if (st == STRATA_OK) {
             /* a world is there already: the same one, or a conflict */
             st = parse_manifest(d, old, len);
-            if (st == STRATA_OK && (d->fingerprint != w->fingerprint || d->format != format))
+            if (st == STRATA_OK && (d->fingerprint != w->fingerprint || d->format != format ||
+                                    d->desc.lod != w->lod || d->skirts != w->skirts))
                 st = STRATA_ERR_CONFLICT;
         } else if (st == STRATA_ERR_IO && errno == ENOENT) {
             /* read first, so a failure (out of memory) leaves no manifest */
@@ -485,11 +520,12 @@ static void tile_box(const strata_world *w, uint64_t id, const strata_result *r,
 {
     double ax[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     if (w->kind == STRATA_WORLD_PLANET) {
-        const float *cap = w->cap + 4 * id;
-        const strata_mesh *cm = w->planet.coarse;
-        const uint32_t a = cm->a[(uint32_t)id];
+        const float *cap = strata__world_cap(w, id);
+        float corner[9];
+        uint32_t cells[4];
+        strata__world_chunk_region(w, id, corner, cells);
         const double z[3] = {cap[0], cap[1], cap[2]};
-        double x[3] = {cm->x[a], cm->y[a], cm->z[a]};
+        double x[3] = {corner[0], corner[1], corner[2]};
         const double along = x[0] * z[0] + x[1] * z[1] + x[2] * z[2];
         for (int k = 0; k < 3; k++)
             x[k] -= along * z[k];

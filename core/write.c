@@ -141,7 +141,8 @@ strata_status strata_result_write(strata_ctx *ctx, const strata_result *r, const
     switch (checked_format(ctx, r, path, opt, &st)) {
     case STRATA_FORMAT_PLY: return strata__ply_write(ctx, r, path, NULL);
     case STRATA_FORMAT_OBJ: return strata__obj_write(ctx, r, path, opt->palette);
-    case STRATA_FORMAT_GLB: return strata__glb_write(ctx, r, path, opt->palette, NULL, opt->compress);
+    case STRATA_FORMAT_GLB:
+        return strata__glb_write(ctx, r, path, opt->palette, NULL, opt->compress, opt->props);
     case STRATA_FORMAT_STL: return strata__stl_write(ctx, r, path);
     default: return st;
     }
@@ -156,7 +157,7 @@ strata_status strata__write_tile(strata_ctx *ctx, const strata_result *r, const 
     switch (checked_format(ctx, r, path, opt, &st)) {
     case STRATA_FORMAT_PLY: return strata__ply_write(ctx, r, path, extras);
     case STRATA_FORMAT_GLB:
-        return strata__glb_write(ctx, r, path, opt->palette, extras, opt->compress);
+        return strata__glb_write(ctx, r, path, opt->palette, extras, opt->compress, NULL);
     case STRATA_FORMAT_OBJ:
     case STRATA_FORMAT_STL: return STRATA_ERR_INVALID_ARG;
     default: return st;

@@ -47,7 +47,8 @@ STRATA_HIDDEN strata_status strata__obj_write(strata_ctx *ctx, const strata_resu
                                               const char *path, const strata_palette *pal);
 STRATA_HIDDEN strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r,
                                               const char *path, const strata_palette *pal,
-                                              const char *extras, int compress);
+                                              const char *extras, int compress,
+                                              const strata_props *props);
 STRATA_HIDDEN strata_status strata__stl_write(strata_ctx *ctx, const strata_result *r,
                                               const char *path);
 

@@ -36,7 +36,9 @@
 #include "../simd/slice.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,12 +65,13 @@
 static struct {
     int quick, reps;
     int child; /* --planet-child: run one planet measurement (see bench_planet) */
+    int busy;  /* --busy N: threads spinning all through the run */
     int nthreads, threads[MAX_THREADS];
     int nisas;
     strata_isa isas[STRATA_ISA_COUNT_];
     const char *stage; /* NULL: all; else a comma list */
     char ply[4096];    /* scratch output file */
-} cfg = {0, 3, 0, 0, {0}, 0, {STRATA_ISA_SCALAR}, NULL, ""};
+} cfg = {0, 3, 0, 0, 0, {0}, 0, {STRATA_ISA_SCALAR}, NULL, ""};
 
 /* ------------------------------------------------------------ helpers */
 
@@ -127,6 +130,39 @@ static void bench_begin(const char *stage, const strata_ctx *ctx, uint64_t size)
     printf("bench stage=%s isa=%s threads=%d size=%llu", stage,
            ctx ? strata_isa_name(strata_ctx_isa(ctx)) : "scalar",
            ctx ? strata_ctx_threads(ctx) : 1, (unsigned long long)size);
+    if (cfg.busy)
+        printf(" busy=%d", cfg.busy);
+}
+
+/* --busy N: N threads that spin from start to end, as other jobs on a
+ * shared machine would, so `scaling` lines show whether more threads
+ * still help when some cores are taken (a stage should never get slower
+ * than at one thread).  They are not bound: the OS places them. */
+static atomic_int busy_stop;
+
+static void *busy_loop(void *arg)
+{
+    (void)arg;
+    volatile unsigned long spins = 0;
+    while (!atomic_load_explicit(&busy_stop, memory_order_relaxed))
+        spins++;
+    return NULL;
+}
+
+static pthread_t busy_threads[MAX_THREADS];
+
+static void busy_start(void)
+{
+    for (int i = 0; i < cfg.busy; i++)
+        if (pthread_create(&busy_threads[i], NULL, busy_loop, NULL) != 0)
+            die("--busy: cannot start a thread");
+}
+
+static void busy_end(void)
+{
+    atomic_store(&busy_stop, 1);
+    for (int i = 0; i < cfg.busy; i++)
+        pthread_join(busy_threads[i], NULL);
 }
 
 static void bench_end(void)
@@ -584,6 +620,57 @@ static void bench_fbm(strata_ctx *ctx)
     }
 }
 
+/* displace: a level-10 icosphere (level 7 with --quick) moved radially by
+ * the CLI's planet noise; each run displaces a fresh copy (the copy is
+ * not timed). */
+typedef struct {
+    strata_ctx *ctx;
+    const strata_mesh *base;
+    strata_fbm f;
+} displace_arg;
+
+static double run_displace(void *p)
+{
+    displace_arg *a = p;
+    strata_mesh *m;
+    check(strata_mesh_clone(a->ctx, a->base, &m), "clone");
+    const double t0 = now();
+    check(strata_displace_radial(a->ctx, m, &a->f, NULL), "displace");
+    const double t = now() - t0;
+    strata_mesh_destroy(m);
+    return t;
+}
+
+static void bench_displace(strata_ctx *ctx)
+{
+    if (!want("displace"))
+        return;
+    const int level = cfg.quick ? 7 : 10;
+    strata_mesh *base;
+    set_default(ctx);
+    check(strata_shape_icosphere(ctx, level, 1.0f, &base), "icosphere");
+    displace_arg a = {ctx, base, {0}};
+    strata_fbm_defaults(&a.f);
+    a.f.frequency = 1.5f; /* the CLI's planet defaults */
+    a.f.amplitude = 0.1f;
+    const uint64_t n = strata_mesh_vertex_count(base);
+    for (int ri = 0; ri < nruns(); ri++) {
+        set_run(ctx, ri);
+        const double s = best_of(run_displace, &a);
+        bench_begin("displace", ctx, n);
+        printf(" input=ico%d octaves=%d seconds=%.6f mverts_per_s=%.2f", level, a.f.octaves, s,
+               (double)n / s / 1e6);
+        /* min_bytes: 12 B of position read, 16 B of position and height
+         * written a vertex. */
+        print_bw_share((double)n * 28.0, s, strata_ctx_threads(ctx));
+        bench_end();
+        char what[48];
+        snprintf(what, sizeof what, "input=ico%d", level);
+        record_ctx("displace", what, ctx, s);
+    }
+    strata_mesh_destroy(base);
+}
+
 /* ---------------------------------------------------- slicing inputs */
 
 typedef struct {
@@ -665,14 +752,21 @@ typedef struct {
     strata_ctx *ctx;
     const input *in;
     strata_result *r; /* of the last run */
+    int warm;         /* slice into the last run's result (strata_slice_into) */
     double best, phase[SLICE_PHASES]; /* seconds of the best run, by phase */
 } slice_arg;
 
+/* One slice: cold, a new result each time (strata_slice, as the program
+ * does: fresh pages, first touched by the slice), or warm, into the
+ * result of the run before (strata_slice_into, as a world's threads do
+ * chunk after chunk: its buffers already faulted in). */
 static double run_slice(void *p)
 {
     slice_arg *a = p;
-    strata_result_destroy(a->r); /* before the clock: no double footprint */
-    a->r = NULL;
+    if (!a->warm || !a->r) {
+        strata_result_destroy(a->r); /* before the clock: no double footprint */
+        a->r = NULL;
+    }
     strata_slice_options so;
     strata_slice_defaults(&so);
     so.levels = a->in->levels;
@@ -680,7 +774,9 @@ static double run_slice(void *p)
     double clock[SLICE_PHASES + 1];
     strata_ctx_set_progress(a->ctx, slice_progress, NULL);
     const double t0 = now();
-    check(strata_slice(a->ctx, a->in->m, &so, &a->r), "slice");
+    check(a->r ? strata_slice_into(a->ctx, a->in->m, &so, a->r)
+               : strata_slice(a->ctx, a->in->m, &so, &a->r),
+          "slice");
     const double s = now() - t0;
     strata_ctx_set_progress(a->ctx, NULL, NULL);
     memcpy(clock, slice_clock, sizeof clock);
@@ -698,18 +794,24 @@ static strata_result *bench_slice(strata_ctx *ctx, const input *in, double *secs
 {
     const uint32_t tris = strata_mesh_triangle_count(in->m);
     const double multi = multiband_pct(in->m, in->levels, in->nlevels);
-    slice_arg a = {ctx, in, NULL, 0.0, {0}};
-    for (int ri = 0; ri < nruns(); ri++) {
-        set_run(ctx, ri);
+    slice_arg a = {ctx, in, NULL, 0, 0.0, {0}};
+    for (int ri = 0; ri < 2 * nruns(); ri++) {
+        set_run(ctx, ri / 2);
+        a.warm = ri % 2;
         a.best = INFINITY;
-        const double s = secs[ri] = best_of(run_slice, &a);
+        if (a.warm && !a.r)
+            run_slice(&a); /* a result to slice into */
+        const double s = best_of(run_slice, &a);
+        if (!a.warm)
+            secs[ri / 2] = s;
         strata_result_view v;
         strata_result_get_view(a.r, &v);
         const double bytes = 12.0 * v.nverts + 4.0 * (double)v.nindices;
         bench_begin("slice", ctx, tris);
-        printf(" input=%s terraces=%u multiband_pct=%.2f seconds=%.6f mtri_per_s=%.2f"
-               " out_tris=%llu out_verts=%u out_bytes=%.0f out_mb_per_s=%.1f",
-               in->name, in->nlevels, multi, s, tris / s / 1e6,
+        printf(" input=%s mode=%s terraces=%u multiband_pct=%.2f seconds=%.6f mtri_per_s=%.2f"
+               " ns_per_tri=%.2f out_tris=%llu out_verts=%u out_bytes=%.0f out_mb_per_s=%.1f",
+               in->name, a.warm ? "warm" : "cold", in->nlevels, multi, s, tris / s / 1e6,
+               s * 1e9 / tris,
                (unsigned long long)(v.nindices / 3), v.nverts, bytes, bytes / s / 1e6);
         /* min_bytes: the output, 12 B a vertex (24 with normals) and 4 B an
          * index. */
@@ -722,10 +824,11 @@ static strata_result *bench_slice(strata_ctx *ctx, const input *in, double *secs
                as.arenas, (unsigned long long)as.blocks, as.bytes_reserved / 1e6,
                as.bytes_used / 1e6, as.bytes_wasted / 1e6);
         for (int i = 0; i < SLICE_PHASES; i++)
-            printf(" %s_s=%.6f", slice_phase_name[i], a.phase[i]);
+            printf(" %s_s=%.6f %s_ns_per_tri=%.2f", slice_phase_name[i], a.phase[i],
+                   slice_phase_name[i], a.phase[i] * 1e9 / tris);
         bench_end();
         char what[48];
-        snprintf(what, sizeof what, "input=%s", in->name);
+        snprintf(what, sizeof what, "input=%s mode=%s", in->name, a.warm ? "warm" : "cold");
         record_ctx("slice", what, ctx, s);
     }
     return a.r;
@@ -1516,17 +1619,19 @@ static void bench_planet(strata_ctx *ctx)
 static void usage(FILE *f)
 {
     fputs("Usage: strata-bench [--quick] [--threads LIST] [--isa LIST] [--stage NAME]\n"
-          "                    [--reps N]\n"
+          "                    [--reps N] [--busy N]\n"
           "Measure libstrata's stages; one key=value line per measurement.\n"
           "  --quick          small sizes (the whole run takes seconds)\n"
           "  --threads LIST   thread counts, e.g. 1,2 (default: 1 and the library default)\n"
           "  --isa LIST       instruction sets, e.g. scalar,avx2, or auto (the library's\n"
           "                   choice); default: every one this CPU and build offer\n"
           "  --stage NAME     run only NAME (a comma list is allowed): bandwidth,\n"
-          "                   icosphere, subdivide, fbm3, fbm2, slice, kernels,\n"
+          "                   icosphere, subdivide, fbm3, fbm2, displace, slice, kernels,\n"
           "                   stacked, write, planet (bandwidth is measured whenever\n"
           "                   a stage's bw_share needs it)\n"
           "  --reps N         best of N runs per measurement (default 3)\n"
+          "  --busy N         keep N threads spinning all through the run (a shared\n"
+          "                   machine: compare the scaling lines with and without)\n"
           "  --help           this text\n",
           f);
 }
@@ -1621,7 +1726,7 @@ static void print_machine(strata_ctx *ctx)
     for (int i = 0, n = 0; i < STRATA_ISA_COUNT_; i++)
         if (strata_cpu_isas() & STRATA_ISA_BIT(i))
             printf("%s%s", n++ ? "," : "", strata_isa_name((strata_isa)i));
-    printf(" quick=%d reps=%d threads=", cfg.quick, cfg.reps);
+    printf(" quick=%d reps=%d busy=%d threads=", cfg.quick, cfg.reps, cfg.busy);
     for (int i = 0; i < cfg.nthreads; i++)
         printf("%s%d", i ? "," : "", cfg.threads[i]);
     printf(" isas=");
@@ -1687,6 +1792,10 @@ int main(int argc, char **argv)
             isas = argv[++i];
         } else if (!strcmp(a, "--stage") && has_val) {
             cfg.stage = argv[++i];
+        } else if (!strcmp(a, "--busy") && has_val) {
+            cfg.busy = atoi(argv[++i]);
+            if (cfg.busy < 1 || cfg.busy > MAX_THREADS)
+                die("--busy: expected 1..%d", MAX_THREADS);
         } else if (!strcmp(a, "--reps") && has_val) {
             cfg.reps = atoi(argv[++i]);
             if (cfg.reps < 1 || cfg.reps > 1000)
@@ -1701,8 +1810,8 @@ int main(int argc, char **argv)
     }
     for (const char *s = cfg.stage; s && *s;) { /* every listed stage must exist */
         static const char *const stages[] = {"bandwidth", "icosphere", "subdivide", "fbm3",
-                                             "fbm2",      "slice",     "kernels",   "stacked",
-                                             "write",     "planet"};
+                                             "fbm2",      "displace",  "slice",     "kernels",
+                                             "stacked",   "write",     "planet"};
         const size_t len = strcspn(s, ",");
         size_t i = 0;
         while (i < sizeof stages / sizeof *stages &&
@@ -1748,19 +1857,23 @@ int main(int argc, char **argv)
     /* Every stage's bw_share needs the bandwidth: measured first (the
      * stacked baseline and the kernels have none). */
     static const char *const bw_stages[] = {"bandwidth", "icosphere", "subdivide", "fbm3",
-                                            "fbm2",      "slice",     "write",     "planet"};
+                                            "fbm2",      "displace",  "slice",     "write",
+                                            "planet"};
     int need_bw = 0;
     for (size_t i = 0; i < sizeof bw_stages / sizeof *bw_stages; i++)
         need_bw |= want(bw_stages[i]);
+    busy_start();
     if (need_bw)
         bench_bandwidth(ctx);
     bench_shapes(ctx);
     bench_fbm(ctx);
+    bench_displace(ctx);
     bench_terrain(ctx);
     bench_planet_slice(ctx);
     bench_kernels(ctx);
     bench_write(ctx);
     bench_planet(ctx);
+    busy_end();
 
     print_scaling();
     struct rusage ru;

@@ -27,6 +27,12 @@
 #                     file and as a world of 5120 GLB tiles, each with and
 #                     without --no-sync (fsync of every file before its
 #                     rename and of its directory after), best of 3
+#   lod               a level-12 planet with --chunk-level 4 (GLB tiles)
+#                     with and without --lod (skirts on, and --skirt 0),
+#                     best of 2, tiles on /dev/shm: wall and CPU seconds
+#                     and their ratios against the 1.4 target, tiles,
+#                     bytes, tileset JSON bytes (tileset.json and
+#                     tilesets/), peak RSS
 #   compress          a level-10 planet (32 terraces) as one .glb and as a
 #                     world of level-4 GLB tiles, plain, --compress and
 #                     --compress --optimize (when built with
@@ -67,10 +73,11 @@ stat() { sed -n "s/^$1=//p" "$2" | head -n 1; }
 timed() {
     out=$1
     shift
-    /usr/bin/time -f "%e %M" -o "$out.time" "$@" 2>"$out.err" >/dev/null ||
+    /usr/bin/time -f "%e %M %U %S" -o "$out.time" "$@" 2>"$out.err" >/dev/null ||
         { echo "worlds.sh: failed: $* ($(tail -n 2 "$out.err"))" >&2; return 1; }
 }
 secs() { cut -d' ' -f1 "$1.time"; }
+cpu() { awk '{ printf "%.2f", $3 + $4 }' "$1.time"; }
 rss() { echo $(($(cut -d' ' -f2 "$1.time") * 1024)); }
 bytes() { du -sb "$1" | cut -f1; }
 
@@ -189,6 +196,45 @@ if want sync; then
     rm -rf sy sy.ply
 fi
 
+# ---------------------------------------------------------------- levels of detail
+if want lod; then
+    # best of 2 rounds (leaves, lod, lod without skirts, in turn), wall
+    # and CPU (user + system) seconds; tiles on /dev/shm when it exists
+    # (one world there at a time), so the disk's write-back and the
+    # filesystem's inode reuse do not drown the difference
+    home=$(pwd)
+    if [ -d /dev/shm ]; then
+        shm=$(mktemp -d /dev/shm/strata-lod.XXXXXX) && cd "$shm" || exit 1
+    fi
+    LP="planet --level $L2 --chunk-level 4 --terraces 32 $T --stats"
+    min() { echo "$1 $2" | awk '{ print ($2 == "" || $1 < $2) ? $1 : $2 }'; }
+    json_bytes() { cat "$1/tileset.json" $(find "$1" -path '*/tilesets/*.json') | wc -c; }
+    ratio() { echo "$1 $2" | awk '{ printf "%.3f", $1 / $2 }'; }
+    lw="" lc="" ow="" oc="" nw="" nc=""
+    for round in 1 2; do
+        timed leaves "$S" $LP -o lleaves || break
+        lw=$(min "$(secs leaves)" "$lw") lc=$(min "$(cpu leaves)" "$lc") lb=$(bytes lleaves)
+        rm -rf lleaves
+        timed lod "$S" $LP --lod -o llod || break
+        ow=$(min "$(secs lod)" "$ow") oc=$(min "$(cpu lod)" "$oc") ob=$(bytes llod)
+        jb=$(json_bytes llod) jf=$(($(find llod -path '*/tilesets/*.json' | wc -l) + 1))
+        rm -rf llod
+        timed lod0 "$S" $LP --lod --skirt 0 -o llod0 || break
+        nw=$(min "$(secs lod0)" "$nw") nc=$(min "$(cpu lod0)" "$nc") nb=$(bytes llod0)
+        rm -rf llod0
+    done
+    echo "bench=lod level=$L2 chunk_level=4 format=glb dir=$(pwd) rounds=2 leaves_s=$lw" \
+        "lod_s=$ow lod_noskirt_s=$nw ratio=$(ratio "$ow" "$lw") ratio_noskirt=$(ratio "$nw" "$lw")" \
+        "leaves_cpu_s=$lc lod_cpu_s=$oc lod_noskirt_cpu_s=$nc" \
+        "cpu_ratio=$(ratio "$oc" "$lc") cpu_ratio_noskirt=$(ratio "$nc" "$lc") target=1.4" \
+        "tiles_leaves=$(stat chunks.made leaves.err) tiles_lod=$(stat chunks.made lod.err)" \
+        "bytes_leaves=$lb bytes_lod=$ob bytes_lod_noskirt=$nb" \
+        "tileset_json_bytes=$jb tileset_json_files=$jf" \
+        "peak_rss_leaves=$(rss leaves) peak_rss_lod=$(rss lod)" \
+        "triangles_leaves=$(stat triangles leaves.err) triangles_lod=$(stat triangles lod.err)" \
+        "triangles_lod_noskirt=$(stat triangles lod0.err)"
+    cd "$home" || exit 1
+    [ -n "${shm:-}" ] && rm -rf "$shm"
 # ---------------------------------------------------------------- compress
 if want compress && "$S" info | grep -q '^meshoptimizer: yes'; then
     # cbest NAME CMD...: "WALL CPU" of the run with the least CPU seconds

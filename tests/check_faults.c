@@ -33,6 +33,8 @@ typedef struct fx {
     strata_world_dir *wdir, *out_wdir;
     strata_curve *curve;
     strata_tile_record rec;
+    strata_loops *loops, *out_loops;
+    strata_props *props, *out_props;
 } fx;
 
 typedef struct fault_case {
@@ -95,6 +97,10 @@ static void free_outputs(fx *f)
     strata_heightmap_destroy(f->out_hm);
     strata_world_destroy(f->out_world);
     strata_world_dir_close(f->out_wdir);
+    strata_loops_destroy(f->out_loops);
+    f->out_loops = NULL;
+    strata_props_destroy(f->out_props);
+    f->out_props = NULL;
     f->out_mesh = NULL;
     f->out_res = NULL;
     f->out_hm = NULL;
@@ -110,6 +116,8 @@ static void free_inputs(fx *f)
     strata_world_dir_close(f->wdir);
     strata_world_destroy(f->world);
     strata_curve_destroy(f->curve);
+    strata_loops_destroy(f->loops);
+    strata_props_destroy(f->props);
 }
 
 /* Tiles under the world directory f->path that are not whole. */
@@ -149,7 +157,9 @@ static void every_failure(const fault_case *c)
         const long made = ta.count - start;
         const int torn = c->world_run && st != STRATA_OK ? torn_tiles(&f) : 0;
         const int after = count_files(f.dir, &temps);
-        const int held = f.out_mesh || f.out_res || f.out_hm || f.out_world || f.out_wdir;
+        const int held =
+            f.out_mesh || f.out_res || f.out_hm || f.out_world || f.out_wdir || f.out_loops ||
+            f.out_props;
         free_outputs(&f);
         free_inputs(&f);
         strata_ctx_destroy(f.ctx);
@@ -210,6 +220,38 @@ static void sliced(fx *f)
     const float levels[] = {-0.5f, 0.0f, 0.5f};
     strata_slice_options o = slice_options(levels, 3, STRATA_WALLS_UPPER, 1, 0);
     ck_assert_ok(strata_slice(f->ctx, f->mesh, &o, &f->res));
+}
+
+static const float loop_levels[] = {-0.5f, 0.0f, 0.5f};
+
+static void sliced_plain(fx *f)
+{
+    mesh_grid(f);
+    strata_slice_options o = slice_options(loop_levels, 3, STRATA_WALLS_SEPARATE, 0, 0);
+    ck_assert_ok(strata_slice(f->ctx, f->mesh, &o, &f->res));
+}
+
+static void looped(fx *f)
+{
+    mesh_grid(f);
+    ck_assert_ok(strata_loops_from_mesh(f->ctx, f->mesh, loop_levels, 3, &f->loops));
+}
+
+/* sliced without normals (a solid needs shared vertices), and its props */
+static void sliced_upper(fx *f)
+{
+    mesh_grid(f);
+    const float levels[] = {-0.5f, 0.0f, 0.5f};
+    strata_slice_options o = slice_options(levels, 3, STRATA_WALLS_UPPER, 0, 0);
+    ck_assert_ok(strata_slice(f->ctx, f->mesh, &o, &f->res));
+}
+static void with_props(fx *f)
+{
+    sliced_upper(f);
+    strata_props_options o;
+    strata_props_defaults(&o);
+    o.density = 5;
+    ck_assert_ok(strata_props_scatter(f->ctx, f->res, &o, &f->props));
 }
 
 static const char pgm[] = "P5 4 3 255\n\x00\x0a\x14\x1e\x28\x32\x3c\x46\x50\x5a\x64\x6e";
@@ -382,6 +424,39 @@ static strata_status c_from_mesh(fx *f)
     return strata_result_from_mesh(f->ctx, f->mesh, 1, &f->out_res);
 }
 
+static strata_status c_loops_from_result(fx *f)
+{
+    return strata_loops_from_result(f->ctx, f->res, &f->out_loops);
+}
+static strata_status c_loops_from_mesh(fx *f)
+{
+    return strata_loops_from_mesh(f->ctx, f->mesh, loop_levels, 3, &f->out_loops);
+}
+static strata_status c_loops_from_heightmap(fx *f)
+{
+    const float levels[] = {0.0f, 0.02f, 0.05f, 0.08f};
+    return strata_loops_from_heightmap(f->ctx, f->hm, 1.0f, 0.1f, levels, 4, &f->out_loops);
+}
+/* The loops of mesh_grid (6 x 5 cells of 0.5 about the origin). */
+static strata_status loops_write_in(fx *f, const char *name, int polygons)
+{
+    snprintf(f->path, sizeof f->path, "%s/%s", f->dir, name);
+    strata_loops_write_options o;
+    strata_loops_write_defaults(&o);
+    o.polygons = polygons;
+    o.has_domain = 1;
+    o.domain[0] = -1.5f;
+    o.domain[1] = -1.25f;
+    o.domain[2] = 1.5f;
+    o.domain[3] = 1.25f;
+    o.corner_height = sinf(3 * -1.5f) * cosf(2 * -1.25f);
+    return strata_loops_write(f->ctx, f->loops, f->path, &o);
+}
+static strata_status c_loops_lines(fx *f) { return loops_write_in(f, "out.geojson", 0); }
+static strata_status c_loops_polygons(fx *f) { return loops_write_in(f, "out.geojson", 1); }
+static strata_status c_loops_svg(fx *f) { return loops_write_in(f, "out.svg", 0); }
+static strata_status c_loops_obj(fx *f) { return loops_write_in(f, "out.obj", 0); }
+
 static strata_status c_displace_flat(fx *f)
 {
     strata_fbm fbm;
@@ -396,6 +471,31 @@ static strata_status c_displace_radial(fx *f)
     return strata_displace_radial(f->ctx, f->mesh, &fbm, NULL);
 }
 static strata_status c_result_create(fx *f) { return strata_result_create(f->ctx, &f->out_res); }
+static strata_status c_solidify(fx *f) { return strata_result_solidify(f->ctx, f->res, 0.5f, NULL); }
+static strata_status c_simplify(fx *f)
+{
+    return strata_result_simplify_roofs(f->ctx, f->res, 1e-4, NULL);
+}
+static strata_status c_props(fx *f)
+{
+    strata_props_options o;
+    strata_props_defaults(&o);
+    o.density = 5;
+    return strata_props_scatter(f->ctx, f->res, &o, &f->out_props);
+}
+static strata_status c_props_csv(fx *f)
+{
+    snprintf(f->path, sizeof f->path, "%s/props.csv", f->dir);
+    return strata_props_write_csv(f->ctx, f->props, f->path);
+}
+static strata_status c_write_glb_props(fx *f)
+{
+    snprintf(f->path, sizeof f->path, "%s/props.glb", f->dir);
+    strata_write_options o;
+    strata_write_defaults(&o);
+    o.props = f->props;
+    return strata_result_write(f->ctx, f->res, f->path, &o);
+}
 static strata_status c_optimize(fx *f)
 {
     strata_optimize_stats stats;
@@ -571,6 +671,18 @@ static const fault_case cases[] = {
     {"strata_displace_flat", mesh_grid, c_displace_flat, 0},
     {"strata_displace_radial", icosphere, c_displace_radial, 0},
     {"strata_result_create", NULL, c_result_create, 0},
+    {"strata_loops_from_result", sliced_plain, c_loops_from_result, 0},
+    {"strata_loops_from_mesh", mesh_grid, c_loops_from_mesh, 0},
+    {"strata_loops_from_heightmap", heightmap, c_loops_from_heightmap, 0},
+    {"strata_loops_write (GeoJSON lines)", looped, c_loops_lines, 0},
+    {"strata_loops_write (GeoJSON polygons)", looped, c_loops_polygons, 0},
+    {"strata_loops_write (SVG)", looped, c_loops_svg, 0},
+    {"strata_loops_write (OBJ)", looped, c_loops_obj, 0},
+    {"strata_result_solidify", sliced_upper, c_solidify, 0},
+    {"strata_result_simplify_roofs", sliced_upper, c_simplify, 0},
+    {"strata_props_scatter", sliced_upper, c_props, 0},
+    {"strata_props_write_csv", with_props, c_props_csv, 0},
+    {"strata_result_write (GLB with props)", with_props, c_write_glb_props, 0},
     /* the last two: only with meshoptimizer */
     {"strata_result_write (GLB, compressed)", sliced, c_write_glb_compressed, 0},
     {"strata_result_optimize", sliced, c_optimize, 0},

@@ -301,7 +301,7 @@ static const unsigned char *accessor_data(const glb *g, size_t i, uint64_t *coun
     *count = (uint64_t)jnum(acc, "count");
     const jval *type = jget(acc, "type");
     ck_assert_ptr_nonnull(type);
-    *ncomp = !strcmp(type->str, "VEC3") ? 3 : 1;
+    *ncomp = !strcmp(type->str, "VEC3") ? 3 : !strcmp(type->str, "VEC4") ? 4 : 1;
     const size_t cs = comp_size(*ctype);
     ck_assert_uint_ne(cs, 0);
     ck_assert_uint_ge(*count, 1);
@@ -1185,6 +1185,96 @@ START_TEST(test_glb_compress_errors)
 }
 END_TEST
 
+/* Props: one node per kind with EXT_mesh_gpu_instancing; its
+ * translations, rotations and scales read back as the props of that kind
+ * in order (the rotation turns +y onto the prop's up), and its mesh is a
+ * built-in one drawn with its own materials. */
+START_TEST(test_glb_props)
+{
+    strata_ctx *ctx = ctx_new(2);
+    strata_result *r = planet(ctx, 4, 8, 0);
+    strata_props_options po;
+    strata_props_defaults(&po);
+    po.density = 200;
+    po.noise_frequency = 2;
+    strata_props *props;
+    ck_assert_ok(strata_props_scatter(ctx, r, &po, &props));
+    strata_props_view pv;
+    strata_props_get_view(props, &pv);
+    ck_assert_uint_gt(pv.count, 50);
+    char *d = tmpdir_new(), *path = join(d, "props.glb");
+    strata_write_options wo;
+    strata_write_defaults(&wo);
+    wo.props = props;
+    ck_assert_ok(strata_result_write(ctx, r, path, &wo));
+    glb g;
+    glb_read(path, &g);
+    const jval *used = jget(&g.json, "extensionsUsed");
+    ck_assert_ptr_nonnull(used);
+    ck_assert_str_eq(jat(used, 0)->str, "EXT_mesh_gpu_instancing");
+    const jval *nodes = jget(&g.json, "nodes");
+    const jval *scene_nodes = jget(jat(jget(&g.json, "scenes"), 0), "nodes");
+    ck_assert_uint_eq(scene_nodes->n, nodes->n);
+    uint64_t seen = 0;
+    for (size_t ni = 1; ni < nodes->n; ni++) {
+        const jval *node = jat(nodes, ni);
+        const jval *name = jget(node, "name");
+        const int kind = !strcmp(name->str, "rocks") ? STRATA_PROP_ROCK : STRATA_PROP_TREE;
+        const jval *attr =
+            jget(jget(jget(node, "extensions"), "EXT_mesh_gpu_instancing"), "attributes");
+        ck_assert_ptr_nonnull(attr);
+        uint64_t n[3];
+        int ct;
+        size_t nc[3];
+        const unsigned char *t = accessor_data(&g, (size_t)jnum(attr, "TRANSLATION"), &n[0], &ct,
+                                               &nc[0]);
+        const unsigned char *q = accessor_data(&g, (size_t)jnum(attr, "ROTATION"), &n[1], &ct,
+                                               &nc[1]);
+        const unsigned char *s = accessor_data(&g, (size_t)jnum(attr, "SCALE"), &n[2], &ct,
+                                               &nc[2]);
+        ck_assert_uint_eq(nc[0], 3);
+        ck_assert_uint_eq(nc[1], 4);
+        ck_assert_uint_eq(nc[2], 3);
+        ck_assert_uint_eq(n[0], n[1]);
+        ck_assert_uint_eq(n[0], n[2]);
+        const jval *mesh = jat(jget(&g.json, "meshes"), (size_t)jnum(node, "mesh"));
+        ck_assert_uint_eq(jget(mesh, "primitives")->n, kind == STRATA_PROP_TREE ? 2 : 1);
+        uint64_t w = 0;
+        for (uint64_t i = 0; i < pv.count; i++) {
+            if (pv.kind[i] != kind)
+                continue;
+            require(w < n[0], "more %s than instances", name->str);
+            require(rdf(t + 12 * w) == pv.x[i] && rdf(t + 12 * w + 4) == pv.y[i] &&
+                        rdf(t + 12 * w + 8) == pv.z[i],
+                    "instance %llu: translation", (unsigned long long)w);
+            for (int k = 0; k < 3; k++)
+                require(rdf(s + 12 * w + 4 * (uint64_t)k) == pv.scale[i], "scale");
+            const double x = rdf(q + 16 * w), y = rdf(q + 16 * w + 4), z = rdf(q + 16 * w + 8),
+                         qw = rdf(q + 16 * w + 12);
+            require(fabs(x * x + y * y + z * z + qw * qw - 1) < 1e-6, "rotation not unit");
+            /* +y rotated: the second column of the rotation matrix */
+            const double up[3] = {2 * (x * y - qw * z), 1 - 2 * (x * x + z * z),
+                                  2 * (y * z + qw * x)};
+            require(fabs(up[0] - pv.ux[i]) < 1e-5 && fabs(up[1] - pv.uy[i]) < 1e-5 &&
+                        fabs(up[2] - pv.uz[i]) < 1e-5,
+                    "instance %llu: +y goes to (%g %g %g), up is (%g %g %g)",
+                    (unsigned long long)w, up[0], up[1], up[2], (double)pv.ux[i],
+                    (double)pv.uy[i], (double)pv.uz[i]);
+            w++;
+        }
+        ck_assert_uint_eq(w, n[0]);
+        seen += w;
+    }
+    ck_assert_uint_eq(seen, pv.count);
+    glb_free(&g);
+    free(path);
+    tmpdir_remove(d);
+    strata_props_destroy(props);
+    strata_result_destroy(r);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 static Suite *gltf_suite(void)
 {
     Suite *s = suite_create("gltf");
@@ -1200,6 +1290,7 @@ static Suite *gltf_suite(void)
     tcase_add_test(core, test_glb_extremes);
     tcase_add_loop_test(core, test_glb_compress, 0, 3);
     tcase_add_test(core, test_glb_compress_errors);
+    tcase_add_test(core, test_glb_props);
     suite_add_tcase(s, core);
 
     TCase *limits = tcase_create("Limits");

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -1175,6 +1176,172 @@ START_TEST(test_mesh_from_heightmap)
 }
 END_TEST
 
+/* ------------------------------------------------------------ GDAL */
+
+/* An ESRI ASCII grid of w x h samples (row 0 at the top, as the file
+ * lists them), corner (1000, 2000), cells of 30, nodata -9999 in the
+ * block [bx0, bx1) x [by0, by1); its samples in want (NaN at holes). */
+static buf make_asc(uint32_t w, uint32_t h, uint32_t bx0, uint32_t bx1, uint32_t by0,
+                    uint32_t by1, float *want)
+{
+    buf b = {0};
+    char line[128];
+    snprintf(line, sizeof line,
+             "ncols %u\nnrows %u\nxllcorner 1000\nyllcorner 2000\ncellsize 30\n"
+             "NODATA_value -9999\n",
+             w, h);
+    put_str(&b, line);
+    for (uint32_t j = 0; j < h; j++) {
+        for (uint32_t i = 0; i < w; i++) {
+            const bool hole = i >= bx0 && i < bx1 && j >= by0 && j < by1;
+            const float v = hole ? -9999.0f : 0.25f * (float)i - 0.75f * (float)j + 100.5f;
+            want[(size_t)j * w + i] = hole ? NAN : v;
+            snprintf(line, sizeof line, "%s%.9g", i ? " " : "", (double)v);
+            put_str(&b, line);
+        }
+        put_str(&b, "\n");
+    }
+    return b;
+}
+
+static char *write_tmp(const char *dir, const char *name, const buf *b)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(b->p, 1, b->n, f), b->n);
+    ck_assert_int_eq(fclose(f), 0);
+    return path;
+}
+
+/* Samples equal bit for bit, NaN where want has NaN. */
+static void require_samples(const strata_heightmap *hm, const float *want, size_t n)
+{
+    const float *d = strata_heightmap_data(hm);
+    for (size_t i = 0; i < n; i++)
+        require(isnan(want[i]) ? isnan(d[i]) : d[i] == want[i], "sample %zu: %g, want %g", i,
+                (double)d[i], (double)want[i]);
+}
+
+START_TEST(test_gdal_raster)
+{
+    const uint32_t w = 9, h = 7;
+    float want[63];
+    buf b = make_asc(w, h, 3, 5, 2, 4, want);
+    strata_ctx *ctx = ctx_new(0);
+    strata_heightmap *hm = (strata_heightmap *)&hm;
+    if (!strata_gdal_support()) { /* without GDAL: an unknown format, as before */
+        ck_assert_status(strata_heightmap_decode(ctx, b.p, b.n, &hm), STRATA_ERR_FORMAT);
+        ck_assert_ptr_null(hm);
+        strata_ctx_destroy(ctx);
+        free(b.p);
+        return;
+    }
+    char *dir = tmpdir_new();
+    const char *path = write_tmp(dir, "dem.asc", &b);
+    test_alloc c;
+    strata_ctx *cc = ctx_new_counting(0, &c);
+    for (int from_file = 0; from_file < 2; from_file++) {
+        ck_assert_ok(from_file ? strata_heightmap_load(cc, path, &hm)
+                               : strata_heightmap_decode(cc, b.p, b.n, &hm));
+        ck_assert_uint_eq(strata_heightmap_width(hm), w);
+        ck_assert_uint_eq(strata_heightmap_height(hm), h);
+        require_samples(hm, want, (size_t)w * h);
+        strata_heightmap_info info;
+        ck_assert_ok(strata_heightmap_get_info(hm, &info));
+        ck_assert_int_eq(info.source_units, 1);
+        ck_assert_int_eq(info.georeferenced, 1);
+        ck_assert_uint_eq(info.nodata, 4);
+        ck_assert_int_eq(info.projected, 0); /* no CRS */
+        /* the top-left corner and square cells, rows going south */
+        const double gt[6] = {1000.0, 30.0, 0.0, 2000.0 + 30.0 * h, 0.0, -30.0};
+        for (int k = 0; k < 6; k++)
+            ck_assert_double_eq(info.geotransform[k], gt[k]);
+        float lo, hi; /* holes are not heights */
+        ck_assert_ok(strata_heightmap_range(hm, &lo, &hi));
+        ck_assert(lo == want[(size_t)(h - 1) * w] && hi == want[w - 1]);
+        strata_heightmap_destroy(hm);
+    }
+    ck_assert_int_eq(c.live, 1); /* only the context */
+
+    /* The grid mesh leaves out every triangle with a hole at a corner and
+     * the vertices no triangle keeps; the others keep their order and
+     * their grid positions. */
+    ck_assert_ok(strata_heightmap_load(ctx, path, &hm));
+    strata_mesh *m;
+    ck_assert_ok(strata_mesh_from_heightmap(ctx, hm, 2.0f, 1.0f, &m));
+    strata_mesh_view mv;
+    strata_mesh_get_view(m, &mv);
+    uint32_t ntris = 0, nverts = 0;
+    bool used[63] = {false};
+    for (uint32_t j = 0; j + 1 < h; j++)
+        for (uint32_t i = 0; i + 1 < w; i++) {
+            /* the grid's diagonal: (i, j)-(i+1, j+1) */
+            const uint32_t v00 = j * w + i, v10 = v00 + 1, v01 = v00 + w, v11 = v01 + 1;
+            const uint32_t t[2][3] = {{v00, v01, v11}, {v00, v11, v10}};
+            for (int k = 0; k < 2; k++) {
+                if (isnan(want[t[k][0]]) || isnan(want[t[k][1]]) || isnan(want[t[k][2]]))
+                    continue;
+                ntris++;
+                used[t[k][0]] = used[t[k][1]] = used[t[k][2]] = true;
+            }
+        }
+    for (uint32_t k = 0, o = 0; k < w * h; k++) {
+        if (!used[k])
+            continue;
+        nverts++;
+        const uint32_t i = k % w, j = k / w;
+        require(mv.y[o] == want[k] && mv.x[o] == ((float)i - 4.0f) * 2.0f &&
+                    mv.z[o] == ((float)j - 3.0f) * 2.0f,
+                "vertex %u of sample %u", o, k);
+        o++;
+    }
+    ck_assert_uint_eq(mv.ntris, ntris);
+    ck_assert_uint_eq(mv.nverts, nverts);
+    ck_assert_uint_lt(ntris, 2 * (w - 1) * (h - 1));
+    /* ... and slices like any mesh */
+    float L[3] = {96.0f, 99.0f, 101.0f};
+    strata_slice_options o;
+    strata_slice_defaults(&o);
+    o.levels = L;
+    o.nlevels = 3;
+    strata_result *r;
+    ck_assert_ok(strata_slice(ctx, m, &o, &r));
+    strata_result_destroy(r);
+    strata_mesh_destroy(m);
+    /* templates need every sample */
+    ck_assert_status(strata_mesh_from_template(ctx, hm, 4, 1.0f, 1.0f, &m),
+                     STRATA_ERR_UNSUPPORTED);
+    ck_assert_ptr_null(m);
+    strata_heightmap_destroy(hm);
+    free(b.p);
+
+    /* Bad rasters: cut short, only nodata, claiming more samples than
+     * the heightmap limits or than its bytes could encode. */
+    b = make_asc(w, h, 0, 0, 0, 0, want);
+    b.n -= 20;
+    ck_assert_status(strata_heightmap_decode(ctx, b.p, b.n, &hm), STRATA_ERR_FORMAT);
+    ck_assert_ptr_null(hm);
+    free(b.p);
+    b = make_asc(3, 2, 0, 3, 0, 2, want);
+    ck_assert_status(strata_heightmap_decode(ctx, b.p, b.n, &hm), STRATA_ERR_FORMAT);
+    free(b.p);
+    b = (buf){0};
+    put_str(&b, "ncols 40000\nnrows 40000\nxllcorner 0\nyllcorner 0\ncellsize 1\n0 0 0\n");
+    ck_assert_status(strata_heightmap_decode(ctx, b.p, b.n, &hm), STRATA_ERR_TOO_LARGE);
+    free(b.p);
+    b = (buf){0};
+    put_str(&b, "ncols 4000\nnrows 4000\nxllcorner 0\nyllcorner 0\ncellsize 1\n0 0 0\n");
+    ck_assert_status(strata_heightmap_decode(ctx, b.p, b.n, &hm), STRATA_ERR_TRUNCATED);
+    ck_assert_ptr_null(hm);
+    free(b.p);
+    strata_ctx_destroy(cc);
+    strata_ctx_destroy(ctx);
+    tmpdir_remove(dir);
+}
+END_TEST
+
 static Suite *heightmap_suite(void)
 {
     Suite *s = suite_create("heightmap");
@@ -1211,6 +1378,7 @@ static Suite *heightmap_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("Mesh");
     tcase_add_test(tc, test_mesh_from_heightmap);
+    tcase_add_test(tc, test_gdal_raster);
     suite_add_tcase(s, tc);
     return s;
 }

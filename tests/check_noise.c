@@ -447,7 +447,13 @@ START_TEST(test_fbm_batch_matches_single)
             ck_assert_msg(memcmp(out, ref3, n * sizeof *out) == 0, "kind %d 3D threads %d", k, t);
             ck_assert_int_eq(log.wrong_thread, 0);
             ck_assert_int_eq(log.backwards, 0);
-            ck_assert_int_eq(log.calls, 3); /* 0, after span 1, 1 */
+            /* 0, after span 1, 1: threads take blocks as they come, so
+             * with more than one the calling thread may finish its last
+             * block before a span is done and skip the middle report */
+            if (t == 1)
+                ck_assert_int_eq(log.calls, 3);
+            else
+                ck_assert(log.calls == 2 || log.calls == 3);
             ck_assert_str_eq(log.stage, "noise");
             ck_assert(log.first == 0.0 && log.last == 1.0);
             strata_ctx_destroy(ctx);
@@ -484,8 +490,9 @@ START_TEST(test_fbm_batch_args_and_cancel)
     ck_assert_ok(strata_fbm3_batch(ctx, &f, x, x, x, 4, out));
     ck_assert(fbits(out[2]) == fbits(strata_fbm3(&f, 0.3f, 0.3f, 0.3f)));
 
-    /* A progress callback asking to stop cancels a long batch midway. */
-    const size_t n = 600000;
+    /* A progress callback asking to stop cancels a long batch midway
+     * (long enough that the calling thread meets a span boundary). */
+    const size_t n = 4000000;
     float *big = calloc(n, sizeof *big), *res = malloc(n * sizeof *res);
     ck_assert(big && res);
     progress_log log = {pthread_self(), 0, 0, 0, 2, 0, 0, ""};

@@ -722,12 +722,16 @@ static void bump_fn(void *user, const float *x, const float *y, const float *z, 
     }
 }
 
+static strata_world *lod_world(strata_ctx *ctx, int i, int lod, int skirts,
+                               strata_heightmap **hm);
+
 /* The chunks near an edit are every chunk it changes: re-making them is
- * re-making the world. */
+ * re-making the world (loop 1: with --lod's coarser tiles and skirts). */
 START_TEST(test_edits)
 {
     strata_ctx *ctx = ctx_new(1);
-    strata_world *w = small_planet(ctx);
+    strata_heightmap *hm = NULL;
+    strata_world *w = _i ? lod_world(ctx, 0, 1, 1, &hm) : small_planet(ctx);
     const uint64_t n = strata_world_chunk_count(w);
     strata_result **before = malloc(n * sizeof *before), *r;
     for (uint64_t id = 0; id < n; id++) {
@@ -745,7 +749,7 @@ START_TEST(test_edits)
     for (uint64_t i = 0; i < count; i++)
         near[ids[i]] = 1;
     ck_assert_ok(strata_result_create(ctx, &r));
-    uint64_t changed = 0;
+    uint64_t changed = 0, changed_inner = 0;
     for (uint64_t id = 0; id < n; id++) {
         ck_assert_ok(strata_world_make_chunk(ctx, w, id, r));
         strata_result_view u, v;
@@ -759,8 +763,11 @@ START_TEST(test_edits)
         require(same || near[id], "chunk %llu changed but is not near the edit",
                 (unsigned long long)id);
         changed += !same;
+        changed_inner += !same && id >= strata_world_leaf_count(w);
     }
     ck_assert_uint_gt(changed, 0);
+    if (_i) /* every depth above the leaves holds the edit */
+        ck_assert_uint_ge(changed_inner, strata_world_leaf_depth(w));
     /* a ball holding the centre reaches every chunk */
     const float origin[3] = {0, 0, 0};
     ck_assert_ok(strata_world_chunks_near(w, origin, 0.5f, NULL, 0, &count));
@@ -774,6 +781,7 @@ START_TEST(test_edits)
     free(ids);
     free(near);
     strata_world_destroy(w);
+    strata_heightmap_destroy(hm);
     strata_ctx_destroy(ctx);
 }
 END_TEST
@@ -825,6 +833,350 @@ START_TEST(test_bad_options)
     strata_result_destroy(r);
     strata_world_destroy(w);
     strata_ctx_destroy(ctx);
+}
+END_TEST
+
+
+/* ------------------------------------------------------------ levels of detail */
+
+/* World i of the lod tests (lod and skirts as given): 0 a noise planet,
+ * 1 a terrain from a template with noise, 2 a terrain from an integer
+ * heightmap on integer planes (heights exactly on planes). */
+static strata_world *lod_world(strata_ctx *ctx, int i, int lod, int skirts,
+                               strata_heightmap **hm)
+{
+    static strata_fbm f;
+    strata_fbm_defaults(&f);
+    f.frequency = 0.3f;
+    f.amplitude = 4.0f;
+    strata_world_options o;
+    strata_world_defaults(&o);
+    *hm = NULL;
+    if (i == 0) {
+        o.level = 6;
+        o.chunk_level = 2;
+        o.noise = planet_noise();
+        o.terraces = 16;
+    } else if (i == 1) {
+        *hm = integer_heightmap(ctx, 9, 7);
+        o.kind = STRATA_WORLD_TERRAIN;
+        o.heightmap = *hm;
+        o.patch_cells = 8;
+        o.tile_cells = 8;
+        o.noise = &f;
+        o.terraces = 10;
+    } else {
+        *hm = integer_heightmap(ctx, 31, 23);
+        o.kind = STRATA_WORLD_TERRAIN;
+        o.heightmap = *hm;
+        o.cell_size = 0.5f;
+        o.tile_cells = 4;
+        o.levels = integer_planes;
+        o.nlevels = 7;
+    }
+    o.lod = lod;
+    o.skirts = skirts;
+    strata_world *w;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    return w;
+}
+
+/* The part of r before its skirt equals a (the same tile without). */
+static void prefix_same(const strata_result *a, const strata_result *r, uint32_t *nverts,
+                        const char *what)
+{
+    strata_result_view u, v;
+    strata_result_get_view(a, &u);
+    strata_result_get_view(r, &v);
+    ck_assert_msg(v.nverts > u.nverts && v.nindices > u.nindices && v.nterraces == u.nterraces,
+                  "%s: no skirt", what);
+    ck_assert_msg(!memcmp(u.x, v.x, 4 * (size_t)u.nverts) &&
+                      !memcmp(u.y, v.y, 4 * (size_t)u.nverts) &&
+                      !memcmp(u.z, v.z, 4 * (size_t)u.nverts) &&
+                      !memcmp(u.indices, v.indices, 4 * (size_t)u.nindices) &&
+                      !memcmp(u.terraces, v.terraces, sizeof *u.terraces * u.nterraces),
+                  "%s: the tile's own vertices or triangles changed", what);
+    *nverts = u.nverts;
+}
+
+/* Leaves: --lod without skirts changes nothing (results, fingerprint,
+ * tile bytes); with skirts, the same vertices and triangles come first. */
+START_TEST(test_lod_leaves)
+{
+    strata_ctx *ctx = ctx_new(2);
+    strata_heightmap *h0, *h1, *h2;
+    strata_world *plain = lod_world(ctx, _i, 0, 1, &h0);
+    strata_world *bare = lod_world(ctx, _i, 1, 0, &h1);
+    strata_world *skirted = lod_world(ctx, _i, 1, 1, &h2);
+    ck_assert_uint_eq(strata_world_fingerprint(plain), strata_world_fingerprint(bare));
+    ck_assert_uint_ne(strata_world_fingerprint(plain), strata_world_fingerprint(skirted));
+    const uint64_t leaves = strata_world_chunk_count(plain);
+    ck_assert_uint_eq(strata_world_leaf_count(bare), leaves);
+    ck_assert_uint_gt(strata_world_chunk_count(bare), leaves);
+    strata_result *a, *b, *c;
+    ck_assert_ok(strata_result_create(ctx, &a));
+    ck_assert_ok(strata_result_create(ctx, &b));
+    ck_assert_ok(strata_result_create(ctx, &c));
+    for (uint64_t id = 0; id < strata_world_chunk_count(bare); id++) {
+        char what[64];
+        snprintf(what, sizeof what, "world %d chunk %llu", _i, (unsigned long long)id);
+        ck_assert_ok(strata_world_make_chunk(ctx, bare, id, b));
+        ck_assert_ok(strata_world_make_chunk(ctx, skirted, id, c));
+        uint32_t nv;
+        prefix_same(b, c, &nv, what);
+        if (id < leaves) {
+            ck_assert_ok(strata_world_make_chunk(ctx, plain, id, a));
+            result_same(a, b, what);
+        }
+    }
+    /* tile files: the leaves of the two directories are the same bytes */
+    char *tmp = tmpdir_new();
+    char *da = join(tmp, "plain"), *db = join(tmp, "bare");
+    strata_world_run_stats rs;
+    make_dir(plain, da, 2, NULL, 0, &rs);
+    make_dir(bare, db, 2, NULL, 0, &rs);
+    ck_assert_uint_eq(rs.made, strata_world_chunk_count(bare));
+    for (uint64_t id = 0; id < leaves; id++) {
+        strata_chunk_info ci;
+        ck_assert_ok(strata_world_chunk_info(bare, id, &ci));
+        char pa[4200], pb[4200];
+        snprintf(pa, sizeof pa, "%s/%s.glb", da, ci.path);
+        snprintf(pb, sizeof pb, "%s/%s.glb", db, ci.path);
+        require(files_equal(pa, pb), "leaf %s differs with --lod", ci.path);
+    }
+    char cmd[4300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    ck_assert_int_eq(system(cmd), 0);
+    free(da);
+    free(db);
+    free(tmp);
+    strata_result_destroy(a);
+    strata_result_destroy(b);
+    strata_result_destroy(c);
+    strata_world_destroy(plain);
+    strata_world_destroy(bare);
+    strata_world_destroy(skirted);
+    strata_heightmap_destroy(h0);
+    strata_heightmap_destroy(h1);
+    strata_heightmap_destroy(h2);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Coarse tiles: every roof vertex of terrace k lies on plane k (the
+ * world's planes), a quarter of a leaf's input triangles (planets) or at
+ * most as many (terrains), ids, depths and paths in order, errors
+ * strictly decreasing to 0 at the leaves. */
+START_TEST(test_lod_planes)
+{
+    strata_ctx *ctx = ctx_new(2);
+    strata_heightmap *hm;
+    strata_world *w = lod_world(ctx, _i, 1, 0, &hm);
+    uint32_t np;
+    const float *L = strata_world_levels(w, &np);
+    const uint32_t leaf = strata_world_leaf_depth(w);
+    double prev = INFINITY, skirt;
+    for (uint32_t k = 0; k <= leaf; k++) {
+        double e;
+        ck_assert_ok(strata_world_lod_error(w, k, &e, &skirt));
+        require(e < prev && e >= 0 && skirt >= e, "depth %u: error %g after %g, skirt %g", k, e,
+                prev, skirt);
+        prev = e;
+    }
+    ck_assert(prev == 0);
+    ck_assert_int_eq(strata_world_lod_error(w, leaf + 1, NULL, NULL), STRATA_ERR_INVALID_ARG);
+    strata_chunk_info leaf0;
+    ck_assert_ok(strata_world_chunk_info(w, 0, &leaf0));
+    ck_assert_uint_eq(leaf0.depth, leaf);
+    strata_result *r;
+    ck_assert_ok(strata_result_create(ctx, &r));
+    uint32_t last_depth = 0;
+    uint64_t off_plane = 0, roofs = 0;
+    for (uint64_t id = strata_world_leaf_count(w); id < strata_world_chunk_count(w); id++) {
+        strata_chunk_info ci;
+        ck_assert_ok(strata_world_chunk_info(w, id, &ci));
+        require(ci.depth < leaf && ci.depth >= last_depth, "chunk %llu: depth %u",
+                (unsigned long long)id, ci.depth);
+        last_depth = ci.depth;
+        char want[32];
+        snprintf(want, sizeof want, "tiles/%u/", ci.depth);
+        require(!strncmp(ci.path, want, strlen(want)), "chunk %llu: path %s",
+                (unsigned long long)id, ci.path);
+        require(_i ? ci.triangles <= leaf0.triangles : 4 * ci.triangles == leaf0.triangles,
+                "chunk %llu: %u triangles, a leaf %u", (unsigned long long)id, ci.triangles,
+                leaf0.triangles);
+        ck_assert_ok(strata_world_make_chunk(ctx, w, id, r));
+        strata_result_view v;
+        strata_result_get_view(r, &v);
+        ck_assert_uint_eq(v.nterraces, np);
+        for (uint32_t k = 0; k < v.nterraces; k++)
+            for (uint64_t i = v.terraces[k].roof_first;
+                 i < v.terraces[k].roof_first + v.terraces[k].roof_count; i++) {
+                const uint32_t u = v.indices[i];
+                roofs++;
+                if (v.geometry == STRATA_FLAT) {
+                    off_plane += v.y[u] != L[k];
+                } else {
+                    const double d = sqrt((double)v.x[u] * v.x[u] + (double)v.y[u] * v.y[u] +
+                                          (double)v.z[u] * v.z[u]);
+                    off_plane += fabs(d - (v.radius + L[k])) > 1e-5 * (v.radius + fabs(L[k]));
+                }
+            }
+    }
+    ck_assert_uint_eq(last_depth, leaf - 1);
+    ck_assert_uint_gt(roofs, 0);
+    ck_assert_msg(off_plane == 0, "%llu of %llu roof corners off their plane",
+                  (unsigned long long)off_plane, (unsigned long long)roofs);
+    strata_result_destroy(r);
+    strata_world_destroy(w);
+    strata_heightmap_destroy(hm);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* The skirt-top vertices of r (the ends of its skirt's border edges)
+ * after the first nv, as sorted position bits. */
+typedef struct {
+    uint32_t p[3];
+} pbits;
+
+static int cmp_pbits(const void *a, const void *b)
+{
+    return memcmp(a, b, sizeof(pbits));
+}
+
+static size_t skirt_tops(const strata_result *r, pbits **out)
+{
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    size_t n = 0;
+    pbits *p = NULL;
+    /* the skirt follows every terrace's triangles */
+    uint64_t end = 0;
+    for (uint32_t k = 0; k < v.nterraces; k++) {
+        const strata_terrace *t = &v.terraces[k];
+        if (t->roof_first + t->roof_count > end)
+            end = t->roof_first + t->roof_count;
+        if (t->wall_first + t->wall_count > end)
+            end = t->wall_first + t->wall_count;
+    }
+    p = malloc(sizeof *p * (size_t)((v.nindices - end) / 3 + 1));
+    for (uint64_t i = end; i < v.nindices; i += 6) {
+        const uint32_t top = v.indices[i + 1]; /* (v, u, u'): u */
+        memcpy(&p[n].p[0], &v.x[top], 4);
+        memcpy(&p[n].p[1], &v.y[top], 4);
+        memcpy(&p[n].p[2], &v.z[top], 4);
+        n++;
+    }
+    qsort(p, n, sizeof *p, cmp_pbits);
+    *out = p;
+    return n;
+}
+
+/* Skirts: after every terrace's triangles, quads (v, u, u'), (v, u', v')
+ * hanging from border vertices u, v of the tile by at least the tile's
+ * error (planets: towards the centre, at most half way), straight down;
+ * neighbouring leaves share their border vertices bit for bit; the
+ * same bytes for 1 and 3 threads. */
+START_TEST(test_lod_skirts)
+{
+    strata_ctx *ctx = ctx_new(1), *ctx3 = ctx_new(3);
+    strata_heightmap *hm, *h2;
+    strata_world *w = lod_world(ctx, _i, 1, 1, &hm);
+    strata_world *bare = lod_world(ctx, _i, 1, 0, &h2);
+    strata_result *r, *r3, *b;
+    ck_assert_ok(strata_result_create(ctx, &r));
+    ck_assert_ok(strata_result_create(ctx3, &r3));
+    ck_assert_ok(strata_result_create(ctx, &b));
+    uint64_t quads = 0, short_drop = 0;
+    for (uint64_t id = 0; id < strata_world_chunk_count(w); id++) {
+        strata_chunk_info ci;
+        ck_assert_ok(strata_world_chunk_info(w, id, &ci));
+        double err, depth;
+        ck_assert_ok(strata_world_lod_error(w, ci.depth, &err, &depth));
+        ck_assert_ok(strata_world_make_chunk(ctx, w, id, r));
+        ck_assert_ok(strata_world_make_chunk(ctx3, w, id, r3));
+        char what[64];
+        snprintf(what, sizeof what, "world %d chunk %llu, 1 and 3 threads", _i,
+                 (unsigned long long)id);
+        result_same(r, r3, what);
+        ck_assert_ok(strata_world_make_chunk(ctx, bare, id, b));
+        uint32_t nv;
+        prefix_same(b, r, &nv, what);
+        strata_result_view v, vb;
+        strata_result_get_view(r, &v);
+        strata_result_get_view(b, &vb);
+        ck_assert_uint_eq((v.nindices - vb.nindices) % 6, 0);
+        for (uint64_t i = vb.nindices; i < v.nindices; i += 6) {
+            const uint32_t *q = v.indices + i;
+            const uint32_t vv = q[0], u = q[1], lu = q[2], lv = q[5];
+            require(q[3] == vv && q[4] == lu && u < nv && vv < nv && lu >= nv && lv >= nv,
+                    "%s: quad %llu is not (v, u, u'), (v, u', v')", what,
+                    (unsigned long long)i);
+            const uint32_t top[2] = {u, vv}, bot[2] = {lu, lv};
+            for (int e = 0; e < 2; e++) {
+                const uint32_t t = top[e], d = bot[e];
+                if (v.geometry == STRATA_FLAT) {
+                    require(v.x[t] == v.x[d] && v.z[t] == v.z[d], "%s: not straight down", what);
+                    short_drop += (double)v.y[t] - v.y[d] < depth * (1 - 1e-5) ||
+                                  (double)v.y[t] - v.y[d] < err;
+                } else {
+                    const double rt = sqrt((double)v.x[t] * v.x[t] + (double)v.y[t] * v.y[t] +
+                                           (double)v.z[t] * v.z[t]),
+                                 rd = sqrt((double)v.x[d] * v.x[d] + (double)v.y[d] * v.y[d] +
+                                           (double)v.z[d] * v.z[d]);
+                    const double want = depth < 0.5 * rt ? depth : 0.5 * rt;
+                    short_drop += rt - rd < want * (1 - 1e-5) || rt - rd < (err < want ? err : want);
+                    /* towards the centre: the same direction */
+                    const double c = ((double)v.x[t] * v.x[d] + (double)v.y[t] * v.y[d] +
+                                      (double)v.z[t] * v.z[d]) / (rt * rd);
+                    require(c > 1 - 1e-9, "%s: not towards the centre", what);
+                }
+            }
+            quads++;
+        }
+    }
+    ck_assert_uint_gt(quads, 0);
+    ck_assert_msg(short_drop == 0, "%llu skirt vertices not deep enough",
+                  (unsigned long long)short_drop);
+    /* Neighbouring leaves: planets, chunks 0 and 3 (a corner child and
+     * the middle child of one triangle share a side); terrains, tiles
+     * (0,0) and (1,0).  The border vertices of the shared side are in
+     * both skirts with the same bits. */
+    pbits *pa, *pb;
+    ck_assert_ok(strata_world_make_chunk(ctx, w, 0, r));
+    const size_t na = skirt_tops(r, &pa);
+    ck_assert_ok(strata_world_make_chunk(ctx, w, _i == 0 ? 3 : 1, r));
+    const size_t nb = skirt_tops(r, &pb);
+    size_t shared = 0;
+    for (size_t i = 0, j = 0; i < na && j < nb;) {
+        const int c = cmp_pbits(&pa[i], &pb[j]);
+        if (c == 0) {
+            shared++;
+            i++;
+            j++;
+        } else if (c < 0) {
+            i++;
+        } else {
+            j++;
+        }
+    }
+    /* at least the lattice points of the shared side: 2^(L-C) + 1 on the
+     * planet, a tile's side + 1 on the terrains */
+    const size_t want = _i == 0 ? 17 : _i == 1 ? 9 : 5;
+    ck_assert_msg(shared >= want, "world %d: neighbouring leaves share %zu skirt-top vertices",
+                  _i, shared);
+    free(pa);
+    free(pb);
+    strata_result_destroy(r);
+    strata_result_destroy(r3);
+    strata_result_destroy(b);
+    strata_world_destroy(w);
+    strata_world_destroy(bare);
+    strata_heightmap_destroy(hm);
+    strata_heightmap_destroy(h2);
+    strata_ctx_destroy(ctx);
+    strata_ctx_destroy(ctx3);
 }
 END_TEST
 
@@ -1003,8 +1355,14 @@ int main(void)
     tc = tcase_create("Parts");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_shards);
-    tcase_add_test(tc, test_edits);
+    tcase_add_loop_test(tc, test_edits, 0, 2);
     tcase_add_test(tc, test_bad_options);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Lod");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, test_lod_leaves, 0, 3);
+    tcase_add_loop_test(tc, test_lod_planes, 0, 3);
+    tcase_add_loop_test(tc, test_lod_skirts, 0, 3);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -460,7 +460,7 @@ if script --version 2>/dev/null | grep -q util-linux; then
     script -qec "'$STRATA' planet --level 9 --threads 1 -o bar.ply" /dev/null </dev/null >tty 2>&1
     rc=$?
     if grep -q "$cr" tty; then
-        check "bar under a terminal ($rc)" '[ "$rc" -eq 0 ] && grep -q "strata: slice *\[[#.]*] *[0-9]*%" tty'
+        check "bar under a terminal ($rc)" '[ "$rc" -eq 0 ] && grep -qE "strata: [a-z]+ +\[[#.]+] +[0-9]+%" tty'
         check "bar erased before the summary" '[ "$(tr "\r" "\n" <tty | grep -c "^strata: wrote bar.ply: ")" -eq 1 ]'
     fi
     script -qec "'$STRATA' planet --level 9 --threads 1 --quiet -o bar.ply" /dev/null </dev/null >tty 2>&1
@@ -475,7 +475,7 @@ rm -f bar.ply
 run help --options
 cp out options.txt
 cmds=$(awk '{ print $1 }' options.txt | sort -u | tr '\n' ' ')
-check "help --options lists the six commands ($cmds)" '[ "$rc" -eq 0 ] && [ "$cmds" = "info planet slice terrain tileset view " ]'
+check "help --options lists the seven commands ($cmds)" '[ "$rc" -eq 0 ] && [ "$cmds" = "contours info planet slice terrain tileset view " ]'
 check "help --options: COMMAND --OPTION lines" '[ -z "$(grep -Ev "^[a-z]+ --[a-z][a-z-]*\$" options.txt)" ]'
 for cmd in $cmds; do
     want=$(awk -v c="$cmd" '$1 == c { print $2 }' options.txt | sort)

@@ -105,6 +105,10 @@ check "polygon: unsigned short indices only" \
 glb grid terrain --cells 256 --terraces 6 --palette desert
 check "big grid: some unsigned int indices" '[ "$(count grid.glb "\"componentType\":5125")" -gt 0 ]'
 
+glb props planet --level 4 --terraces 8 --props 300 --props-noise 2
+check "props: trees and rocks, each a node with EXT_mesh_gpu_instancing" \
+    '[ "$(count props.glb "EXT_mesh_gpu_instancing")" = 3 ] && [ "$(count props.glb "\"TRANSLATION\"")" = 2 ]'
+
 glb unsliced terrain --cells 8 --terraces 0
 check "unsliced: one primitive" '[ "$(count unsliced.glb "\"mode\":4")" = 1 ]'
 

@@ -3,7 +3,8 @@
  * accepted manifest describes a world the library can make: its chunk
  * count is that of its kind and layout (a planet's 20 4^C with C <= 12, a
  * terrain's tiles across times tiles down, covered by its quadtree of
- * leafDepth levels and no deeper), so `strata tileset` and `--resume` never
+ * leafDepth levels and no deeper; with "lod", plus one tile per inner node
+ * of that tree), so `strata tileset` and `--resume` never
  * walk chunks the manifest merely claims; every tile path fits; a tileset
  * of no tiles can be written from it and is JSON the reader takes back,
  * leaving nothing else in the directory.  A refusal is STRATA_ERR_FORMAT
@@ -66,15 +67,29 @@ static void check_world(strata_ctx *ctx, strata_world_dir *d, const uint8_t *dat
     FUZZ_REQUIRE(strata__json_u64(doc, strata__json_get(doc, root, "tilesX"), &tiles_x));
     FUZZ_REQUIRE(strata__json_string(doc, strata__json_get(doc, root, "kind"), &kind, &len));
     const int planet = !strcmp(kind, "planet");
+    const strata_json_ref lod = strata__json_get(doc, root, "lod");
+    const uint64_t n = strata_world_dir_chunk_count(d);
+    uint64_t leaves = n;
+    if (lod != STRATA_JSON_NIL)
+        FUZZ_REQUIRE(strata__json_u64(doc, strata__json_get(doc, lod, "leaves"), &leaves));
     strata__json_free(doc);
 
-    const uint64_t n = strata_world_dir_chunk_count(d);
+    uint64_t inner = 0; /* with lod, the nodes above the leaves */
     if (planet) {
-        FUZZ_REQUIRE(depth <= 12 && n == (uint64_t)20 << (2 * depth));
+        FUZZ_REQUIRE(depth <= 12 && leaves == (uint64_t)20 << (2 * depth));
+        for (uint64_t k = 0; lod != STRATA_JSON_NIL && k < depth; k++)
+            inner += (uint64_t)20 << (2 * k);
     } else {
-        FUZZ_REQUIRE(tiles_x >= 1 && n >= 1 && n % tiles_x == 0);
-        FUZZ_REQUIRE(n / tiles_x <= UINT32_MAX && depth == depth_of(tiles_x, n / tiles_x));
+        FUZZ_REQUIRE(tiles_x >= 1 && leaves >= 1 && leaves % tiles_x == 0);
+        FUZZ_REQUIRE(leaves / tiles_x <= UINT32_MAX &&
+                     depth == depth_of(tiles_x, leaves / tiles_x));
+        for (uint64_t k = 0; lod != STRATA_JSON_NIL && k < depth; k++) {
+            const uint64_t up = depth - k;
+            inner += ((tiles_x + (1ull << up) - 1) >> up) *
+                     ((leaves / tiles_x + (1ull << up) - 1) >> up);
+        }
     }
+    FUZZ_REQUIRE(n == leaves + inner);
     char rel[128];
     FUZZ_REQUIRE(strata_world_dir_tile_path(d, 0, rel, sizeof rel) == STRATA_OK);
     FUZZ_REQUIRE(strata_world_dir_tile_path(d, n - 1, rel, sizeof rel) == STRATA_OK);

@@ -1,0 +1,224 @@
+/* strata contours (a heightmap's contour lines, band polygons or SVG
+ * layers) and --loops of the mesh commands: the library's edge loops
+ * (strata_loops_*) written by strata_loops_write. */
+#define _POSIX_C_SOURCE 200809L
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "fail.h"
+#include "progress.h"
+#include "run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The contour levels the options ask for over heights [hmin, hmax], with
+ * a floor plane below them all first (the slicer cuts nothing at its
+ * lowest plane): *n planes, malloc'ed. */
+static float *contour_levels(const job *o, float hmin, float hmax, uint32_t *n)
+{
+    float *L = NULL;
+    if (o->levels.n || !isnan(o->interval)) {
+        size_t cnt = o->levels.n;
+        double k0 = 0;
+        if (!o->levels.n) { /* B + k I within [hmin, hmax] */
+            k0 = ceil(((double)hmin - o->base) / o->interval);
+            const double k1 = floor(((double)hmax - o->base) / o->interval);
+            const double want = k1 >= k0 ? k1 - k0 + 1 : 0;
+            if (want > STRATA_MAX_LEVELS - 1)
+                usage_error("--interval %s: %.0f levels between the heights %g and %g, at most "
+                            "%u",
+                            cli_given("interval"), want, hmin, hmax, STRATA_MAX_LEVELS - 1);
+            cnt = (size_t)want;
+        }
+        if (!(L = malloc((cnt + 1) * sizeof *L)))
+            die(EXIT_RUNTIME, "out of memory");
+        for (size_t i = 0; i < cnt; i++)
+            L[i + 1] = o->levels.n ? o->levels.v[i]
+                                   : (float)(o->base + (k0 + (double)i) * o->interval);
+        for (size_t i = 1; i < cnt; i++)
+            if (!(L[i + 1] > L[i]))
+                usage_error("--interval %s: levels closer than the float precision of heights "
+                            "near %g",
+                            cli_given("interval"), L[i]);
+        const float low = cnt && L[1] < hmin ? L[1] : hmin;
+        L[0] = nextafterf(low, -INFINITY);
+        if (!isfinite(L[0]))
+            die(EXIT_RUNTIME, "heights reach the float range's end");
+        *n = (uint32_t)cnt + 1;
+        return L;
+    }
+    *n = (uint32_t)o->terraces;
+    if (!(L = malloc(*n * sizeof *L)))
+        die(EXIT_RUNTIME, "out of memory");
+    const strata_status st = strata_levels_range(hmin, hmax, *n, NULL, L);
+    char why[96];
+    snprintf(why, sizeof why, "%u terraces are too many for the height range", *n);
+    check_call(st, (call){.what = "--terraces", .why = st == STRATA_ERR_BAD_LEVELS ? why : NULL});
+    return L;
+}
+
+int run_contours(job *o)
+{
+    if (cli_given("interval") && cli_given("terraces"))
+        usage_error("--interval %s and --terraces %s cannot be used together",
+                    cli_given("interval"), cli_given("terraces"));
+    interrupt_catch();
+    strata_ctx *ctx = job_ctx(o);
+    check(strata_ctx_set_threads(ctx, (int)o->threads), "--threads");
+    interrupt_watch(ctx);
+    progress_start(ctx, o->quiet);
+    double t[5];
+    t[0] = now();
+    strata_heightmap *hm;
+    const strata_status lst = strata_heightmap_load(ctx, o->input, &hm);
+    check_call(lst, (call){.what = "heightmap", .path = o->input});
+    const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
+    check_interrupt();
+    t[1] = now();
+    /* heights as strata_mesh_from_heightmap makes them: sample x scale */
+    float lo, hi;
+    check(strata_heightmap_range(hm, &lo, &hi), "heights");
+    const float scale = (float)o->height_scale;
+    float hmin = scale >= 0 ? lo * scale : hi * scale, hmax = scale >= 0 ? hi * scale : lo * scale;
+    float corner;
+    check(strata_heightmap_read(hm, 0, 0, 1, 1, &corner), "heights");
+    corner *= scale;
+    if (!isfinite(hmin) || !isfinite(hmax))
+        die(EXIT_RUNTIME, "heightmap '%s': a sample times --height-scale is not a finite float",
+            o->input);
+    uint32_t n;
+    float *L = contour_levels(o, hmin, hmax, &n);
+    strata_loops *l;
+    /* Nodata samples (GDAL rasters): no contour passes through a cell
+     * with a nodata corner.  Lines come from the grid mesh without those
+     * triangles (strata_mesh_from_heightmap), ending where the holes
+     * begin; areas (band polygons, SVG layers) need heights everywhere. */
+    strata_heightmap_info info;
+    strata_heightmap_get_info(hm, &info);
+    const size_t olen = strlen(o->output);
+    const bool svg = olen >= 4 && !strcasecmp(o->output + olen - 4, ".svg");
+    const bool areas = o->polygons || svg;
+    if (info.nodata && areas)
+        die(EXIT_RUNTIME,
+            "heightmap '%s': %llu nodata samples; %s need a height at every sample (contour "
+            "lines, without %s, stop at the holes)",
+            o->input, (unsigned long long)info.nodata,
+            o->polygons ? "band polygons" : "SVG layers", o->polygons ? "--polygons" : ".svg");
+    strata_status cst;
+    if (info.nodata) {
+        strata_mesh *m;
+        cst = strata_mesh_from_heightmap(ctx, hm, (float)o->cell_size, scale, &m);
+        if (cst == STRATA_OK) {
+            cst = strata_loops_from_mesh(ctx, m, L, n, &l);
+            strata_mesh_destroy(m);
+        }
+    } else {
+        cst = strata_loops_from_heightmap(ctx, hm, (float)o->cell_size, scale, L, n, &l);
+    }
+    check_call(cst, (call){.what = "contours",
+                           .why = cst == STRATA_ERR_NOT_FINITE
+                                      ? "a sample times --height-scale is not a finite float"
+                                      : NULL});
+    strata_heightmap_destroy(hm);
+    check_interrupt();
+    t[2] = now();
+
+    strata_loops_write_options wo;
+    strata_loops_write_defaults(&wo);
+    wo.polygons = o->polygons;
+    wo.origin[0] = 0.5 * (double)(w - 1) * o->cell_size; /* X = column x cell */
+    wo.origin[1] = 0.5 * (double)(h - 1) * o->cell_size; /* Y = (h-1-row) x cell */
+    wo.has_domain = 1;
+    /* the grid's corners, as strata_shape_grid places them */
+    wo.domain[0] = (float)(-0.5 * (double)(w - 1) * (float)o->cell_size);
+    wo.domain[1] = (float)(-0.5 * (double)(h - 1) * (float)o->cell_size);
+    wo.domain[2] = (float)(0.5 * (double)(w - 1) * (float)o->cell_size);
+    wo.domain[3] = (float)(0.5 * (double)(h - 1) * (float)o->cell_size);
+    wo.corner_height = corner;
+    wo.height_min = hmin;
+    wo.height_max = hmax;
+    wo.svg_scale = o->svg_scale;
+    const strata_status wst = strata_loops_write(ctx, l, o->output, &wo);
+    check_call(wst, (call){.path = o->output, .write = true});
+    t[3] = now();
+    progress_clear();
+    strata_loops_view v;
+    strata_loops_get_view(l, &v);
+    if (o->stats) {
+        fprintf(stderr,
+                "input=%ux%u\nlevels=%u\nloops=%llu\npoints=%llu\ntime.load=%.6f\n"
+                "time.loops=%.6f\ntime.write=%.6f\ntime.total=%.6f\n",
+                w, h, n - 1, (unsigned long long)v.nloops, (unsigned long long)v.npoints,
+                t[1] - t[0], t[2] - t[1], t[3] - t[2], t[3] - t[0]);
+        for (uint32_t k = 1; k < v.nplanes; k++) {
+            double len = 0;
+            uint64_t closed = 0, open = 0;
+            for (uint64_t i = v.plane_first[k]; i < v.plane_first[k + 1]; i++) {
+                len += v.loops[i].length;
+                closed += v.loops[i].closed;
+                open += !v.loops[i].closed;
+            }
+            fprintf(stderr, "level.%u=%.9g length=%.9g closed=%llu open=%llu\n", k, v.levels[k],
+                    len * o->cell_size / o->cell_size, (unsigned long long)closed,
+                    (unsigned long long)open);
+        }
+    }
+    if (!o->quiet)
+        fprintf(stderr, "strata: wrote %s: %llu %s, %u level%s\n", o->output,
+                (unsigned long long)v.nloops, v.nloops == 1 ? "line" : "lines", n - 1,
+                n == 2 ? "" : "s");
+    interrupt_watch(NULL);
+    free(L);
+    strata_loops_destroy(l);
+    strata_ctx_destroy(ctx);
+    return EXIT_SUCCESS;
+}
+
+void job_check_loops(const job *o)
+{
+    if (!o->loops)
+        return;
+    if (strcmp(o->loops, o->output) == 0)
+        usage_error("--loops %s: the same file as -o", o->loops);
+}
+
+void job_write_loops(strata_ctx *ctx, const job *o, const strata_mesh *m, const strata_result *r,
+                     const float *levels, uint32_t nlevels)
+{
+    if (!o->loops)
+        return;
+    strata_loops *l;
+    strata_result_view rv;
+    strata_result_get_view(r, &rv);
+    /* with normals the walls have vertices of their own: slice again */
+    const strata_status st = rv.nx ? strata_loops_from_mesh(ctx, m, levels, nlevels, &l)
+                                   : strata_loops_from_result(ctx, r, &l);
+    check_call(st, (call){.what = "loops",
+                          .why = st == STRATA_ERR_BAD_MESH
+                                     ? "the walls do not link into loops (an edge of three or "
+                                       "more triangles)"
+                                     : NULL});
+    strata_loops_write_options wo;
+    strata_loops_write_defaults(&wo);
+    if (o->kind == JOB_SLICE)
+        wo.up = o->up; /* OBJ: in the input's frame, as the mesh written */
+    if (o->kind == JOB_TERRAIN && o->heightmap) {
+        /* as strata contours: X = column x cell, Y = (h-1-row) x cell */
+        strata_mesh_view mv;
+        strata_mesh_get_view(m, &mv);
+        wo.origin[0] = -(double)mv.x[0];
+        wo.origin[1] = (double)mv.z[mv.nverts - 1];
+    }
+    const strata_status wst = strata_loops_write(ctx, l, o->loops, &wo);
+    check_call(wst, (call){.path = o->loops, .write = true,
+                           .why = wst == STRATA_ERR_INVALID_ARG
+                                      ? "these loops cannot be written in that format"
+                                      : NULL});
+    strata_loops_destroy(l);
+}

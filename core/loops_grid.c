@@ -1,0 +1,537 @@
+/* Edge loops of a heightmap's grid, straight from its samples
+ * (strata_loops_from_heightmap): the loops strata_loops_from_mesh gives
+ * for strata_mesh_from_heightmap's mesh, without building the mesh or
+ * slicing it.
+ *
+ * The grid is strata_shape_grid's: vertex (i, j) = j*w + i at
+ * x = strata__grid_coord(i), z = strata__grid_coord(j), cell (i, j) cut
+ * into (v00, v01, v11) and (v00, v11, v10).  Bands and on-plane flags come
+ * from the slicer's classify kernel, cut points from its formula (low end
+ * to high end, the same float operations as core/slice.c place_vertices),
+ * a crossing at a vertex lying on its plane is that vertex: the same bits.
+ *
+ * Linking: a crossing is named by its edge and plane (numbered by a
+ * prefix sum over rows of edges).  In every triangle each plane it spans
+ * enters on its climbing side and leaves on its descending side: next[]
+ * of the first is the second.  Where the slicer names a crossing at a
+ * vertex lying on its plane by the wedge around it (slice_onplane.h),
+ * the edge names it here, and the triangles inside a wedge link its edges
+ * by pieces of no length: walking them is walking the wedge, so the
+ * polylines are the slicer's once repeated points are dropped.  A closed
+ * walk of fewer than three points is a fin, whose walls the slicer drops.
+ *
+ *   1 heights    samples x scale, as strata_mesh_from_heightmap (no copy)
+ *   2 classify   bands and vertices on planes (the slicer's kernel, a row
+ *                of heights at a time)
+ *   3 count      crossings per row of edges, a prefix sum
+ *   4 cut        per row of cells (threads): crossings placed, next[] set
+ *   5 trace      polylines, a plane a thread, canonical order */
+#include "alloc.h"
+#include "ctx.h"
+#include "heightmap.h"
+#include "lattice.h"
+#include "loops.h"
+#include "topology.h"
+#include "../simd/slice.h"
+
+#include <math.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define NONE UINT32_MAX
+
+/* A crossing of an edge by a plane: all a walk reads of it in one place
+ * (one cache line touched a point). */
+struct crossing {
+    float x, z;      /* its point */
+    uint32_t next;   /* the crossing the contour goes on to, NONE: none */
+    uint32_t vert;   /* the vertex it is (lying on its plane), or NONE */
+    uint16_t plane;
+    uint8_t hasprev; /* some crossing leads to it */
+    uint8_t seen;    /* walked */
+};
+
+typedef struct {
+    uint32_t w, h, nx, nz;
+    const float *data; /* samples, w*h: a height is data[v] * scale, the
+                          float product strata_mesh_from_heightmap makes */
+    float scale;
+    const float *xs, *zs;
+    const uint16_t *band;
+    const uint8_t *on;
+    const float *L;
+    uint64_t *goff; /* per group of edges (3 per row of cells + 1): first id */
+    struct crossing *c; /* per crossing */
+} grid_job;
+
+/* Edge groups: H_j (the nx edges along x of vertex row j) = 3j, V_j (the
+ * w edges along z of cell row j) = 3j + 1, D_j (its nx diagonals) = 3j + 2. */
+static inline uint32_t span(const grid_job *g, uint32_t a, uint32_t b)
+{
+    const uint32_t p = g->band[a], q = g->band[b];
+    return p < q ? q - p : p - q;
+}
+
+/* Bases of the crossings of group `grp` (edges a_i - b_i for i < n, from
+ * vertex a0 + i * 1 to b0 + i): base[i] = id of edge i's first crossing. */
+static void group_bases(const grid_job *g, uint32_t grp, uint32_t a0, uint32_t b0, uint32_t n,
+                        uint32_t *base)
+{
+    uint64_t at = g->goff[grp];
+    for (uint32_t i = 0; i < n; i++) {
+        base[i] = (uint32_t)at;
+        at += span(g, a0 + i, b0 + i);
+    }
+}
+
+/* Place the crossings of edge (a, b) from id base on. */
+static void place_edge(const grid_job *g, uint32_t a, uint32_t b, uint32_t base)
+{
+    uint32_t p = a, q = b;
+    if (g->band[p] == g->band[q])
+        return;
+    if (g->band[p] > g->band[q]) {
+        p = b;
+        q = a;
+    }
+    const uint32_t ip = p % g->w, jp = p / g->w, iq = q % g->w, jq = q / g->w;
+    const float xp = g->xs[ip], zp = g->zs[jp], xq = g->xs[iq], zq = g->zs[jq];
+    const float hp = g->data[p] * g->scale, dh = g->data[q] * g->scale - hp;
+    const float dx = xq - xp, dz = zq - zp;
+    uint32_t id = base;
+    for (uint32_t k = g->band[p] + 1u; k <= g->band[q]; k++, id++) {
+        struct crossing *c = &g->c[id];
+        c->plane = (uint16_t)k;
+        if (k == g->band[q] && g->on[q]) { /* the vertex itself */
+            c->x = xq;
+            c->z = zq;
+            c->vert = q;
+            continue;
+        }
+        const float t = (g->L[k] - hp) / dh;
+        c->x = xp + t * dx;
+        c->z = zp + t * dz;
+        c->vert = NONE;
+    }
+}
+
+/* One triangle (corners v[3] counter-clockwise seen from above, side s
+ * from v[s] to v[s+1] with its first crossing at base[s]): for every
+ * plane it spans, the crossing on its climbing side leads to the one on
+ * its descending side. */
+static inline void link_triangle(const grid_job *g, const uint32_t v[3], const uint32_t base[3])
+{
+    const uint32_t b[3] = {g->band[v[0]], g->band[v[1]], g->band[v[2]]};
+    if (b[0] == b[1] && b[1] == b[2])
+        return;
+    uint32_t lo = b[0], hi = b[0];
+    for (int s = 1; s < 3; s++) {
+        lo = b[s] < lo ? b[s] : lo;
+        hi = b[s] > hi ? b[s] : hi;
+    }
+    for (uint32_t k = lo + 1; k <= hi; k++) {
+        uint32_t ci = NONE, cj = NONE;
+        for (int s = 0; s < 3; s++) {
+            const uint32_t bs = b[s], bt = b[(s + 1) % 3];
+            const uint32_t slo = bs < bt ? bs : bt, shi = bs < bt ? bt : bs;
+            if (!(slo < k && k <= shi))
+                continue;
+            const uint32_t id = base[s] + (k - slo - 1);
+            if (bs < bt)
+                ci = id;
+            else
+                cj = id;
+        }
+        g->c[ci].next = cj;
+        g->c[cj].hasprev = 1;
+    }
+}
+
+/* Phase 4 on cell row j, with scratch for four rows of bases. */
+static void cut_row(const grid_job *g, uint32_t j, uint32_t *scratch)
+{
+    const uint32_t w = g->w, nx = g->nx;
+    uint32_t *bh0 = scratch, *bv = scratch + w, *bd = scratch + 2 * w, *bh1 = scratch + 3 * w;
+    const uint32_t r0 = j * w, r1 = (j + 1) * w;
+    group_bases(g, 3 * j, r0, r0 + 1, nx, bh0);
+    group_bases(g, 3 * j + 1, r0, r1, w, bv);
+    group_bases(g, 3 * j + 2, r0, r1 + 1, nx, bd);
+    group_bases(g, 3 * j + 3, r1, r1 + 1, nx, bh1);
+    for (uint32_t i = 0; i < nx; i++) {
+        place_edge(g, r0 + i, r0 + i + 1, bh0[i]);
+        place_edge(g, r0 + i, r1 + i + 1, bd[i]);
+        if (j + 1 == g->nz)
+            place_edge(g, r1 + i, r1 + i + 1, bh1[i]);
+    }
+    for (uint32_t i = 0; i < w; i++)
+        place_edge(g, r0 + i, r1 + i, bv[i]);
+    for (uint32_t i = 0; i < nx; i++) {
+        const uint32_t v00 = r0 + i, v10 = v00 + 1, v01 = r1 + i, v11 = v01 + 1;
+        const uint16_t b00 = g->band[v00];
+        if (b00 == g->band[v10] && b00 == g->band[v01] && b00 == g->band[v11])
+            continue; /* most cells: one band */
+        /* (v00, v01, v11): V_j i, H_{j+1} i, D_j i */
+        const uint32_t t0[3] = {v00, v01, v11}, s0[3] = {bv[i], bh1[i], bd[i]};
+        link_triangle(g, t0, s0);
+        /* (v00, v11, v10): D_j i, V_j i+1, H_j i */
+        const uint32_t t1[3] = {v00, v11, v10}, s1[3] = {bd[i], bv[i + 1], bh0[i]};
+        link_triangle(g, t1, s1);
+    }
+}
+
+/* Phase 5: walk from crossing c (open: until a crossing leads nowhere;
+ * closed: back to c), dropping repeated points; with fill, append them
+ * to l.  Returns the points kept. */
+static uint32_t walk(const grid_job *g, uint32_t c0, int closed, strata_loops *l, uint64_t at)
+{
+    uint32_t n = 0, s = c0;
+    float lx = 0, lz = 0, fx = 0, fz = 0;
+    do {
+        struct crossing *c = &g->c[s];
+        c->seen = 1;
+        if (n == 0 || c->x != lx || c->z != lz) {
+            lx = c->x;
+            lz = c->z;
+            if (n == 0) {
+                fx = lx;
+                fz = lz;
+            }
+            l->x[at + n] = lx;
+            l->y[at + n] = g->L[c->plane];
+            l->z[at + n] = lz;
+            l->vertex[at + n] = c->vert;
+            n++;
+        }
+        s = c->next;
+    } while (s != NONE && s != c0 && !g->c[s].seen);
+    if (closed && n > 1 && lx == fx && lz == fz)
+        n--; /* back at the first point through a wedge */
+    return n;
+}
+
+/* Scratch of one call, freed at once. */
+typedef struct {
+    void *p[24];
+    int n;
+    const strata_allocator *al;
+} bag;
+
+/* Free p early (it stays in the bag, as NULL). */
+static void bag_free(bag *b, void *p)
+{
+    for (int i = 0; i < b->n; i++)
+        if (b->p[i] == p) {
+            strata__free(b->al, p);
+            b->p[i] = NULL;
+        }
+}
+
+static void *bag_alloc(bag *b, size_t n, size_t size)
+{
+    void *p = strata__alloc_array(b->al, n ? n : 1, size);
+    if (p)
+        b->p[b->n++] = p;
+    return p;
+}
+
+/* Phase 5 on plane k: its crossings ids[0..n) (ascending), its polylines
+ * walked (open ones first, each from its first crossing in id order) into
+ * the points from `at` on (a walk writes at most one point a crossing of
+ * the plane, so the plane's n slots suffice) and into *out (grown).
+ * Returns NOMEM or OK. */
+typedef struct {
+    strata_loop *loops;
+    uint64_t nl, cap, np;
+    int nomem;
+} plane_lines;
+
+static void trace_plane(const grid_job *g, const uint32_t *ids, uint64_t n, uint32_t k,
+                        strata_loops *l, uint64_t at, plane_lines *out)
+{
+    const strata_allocator *al = &l->alloc;
+    for (int closed = 0; closed < 2; closed++) {
+        for (uint64_t i = 0; i < n; i++) {
+            const uint32_t c = ids[i];
+            const struct crossing *cc = &g->c[c];
+            if (cc->seen || cc->next == NONE || (!closed && cc->hasprev))
+                continue;
+            const uint32_t cnt = walk(g, c, closed, l, at + out->np);
+            if (cnt < (closed ? 3u : 2u))
+                continue; /* a fin, or a peak exactly on a plane */
+            if (out->nl == out->cap) {
+                const uint64_t cap = out->cap ? 2 * out->cap : 64;
+                strata_loop *nlp = strata__alloc_array(al, cap, sizeof *nlp);
+                if (!nlp) {
+                    out->nomem = 1;
+                    return;
+                }
+                if (out->nl)
+                    memcpy(nlp, out->loops, out->nl * sizeof *nlp);
+                strata__free(al, out->loops);
+                out->loops = nlp;
+                out->cap = cap;
+            }
+            strata_loop *lp = &out->loops[out->nl++];
+            memset(lp, 0, sizeof *lp);
+            lp->plane = k;
+            lp->closed = (uint32_t)closed;
+            lp->first = at + out->np;
+            lp->count = cnt;
+            out->np += cnt;
+        }
+    }
+}
+
+/* Phase 5: the crossings sorted by plane (a counting sort, ids ascending
+ * within a plane), the planes walked in parallel (a walk never leaves its
+ * plane) each into its own stretch of the points, then the stretches
+ * closed up in plane order: the same points and polylines whatever the
+ * thread count.  Points: room for C given. */
+static strata_status trace(strata_ctx *ctx, const grid_job *g, uint64_t C, uint32_t nL, bag *b,
+                           strata_loops *l)
+{
+    const strata_allocator *al = &l->alloc;
+    uint64_t *off = bag_alloc(b, (size_t)nL + 1, sizeof(uint64_t));
+    uint32_t *ids = bag_alloc(b, C, sizeof(uint32_t));
+    plane_lines *pl = bag_alloc(b, nL, sizeof(plane_lines));
+    if (!off || !ids || !pl)
+        return STRATA_ERR_NOMEM;
+    memset(off, 0, ((size_t)nL + 1) * sizeof(uint64_t));
+    memset(pl, 0, (size_t)nL * sizeof(plane_lines));
+    for (uint64_t c = 0; c < C; c++)
+        off[g->c[c].plane + 1]++;
+    for (uint32_t k = 0; k < nL; k++)
+        off[k + 1] += off[k];
+    {
+        uint64_t *at = bag_alloc(b, nL, sizeof(uint64_t));
+        if (!at)
+            return STRATA_ERR_NOMEM;
+        memcpy(at, off, (size_t)nL * sizeof(uint64_t));
+        for (uint64_t c = 0; c < C; c++)
+            ids[at[g->c[c].plane]++] = (uint32_t)c;
+        bag_free(b, at);
+    }
+    const int64_t nk = nL;
+#pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
+    for (int64_t k = 0; k < nk; k++)
+        trace_plane(g, ids + off[k], off[k + 1] - off[k], (uint32_t)k, l, off[k], &pl[k]);
+    uint64_t nl = 0, np = 0;
+    int nomem = 0;
+    for (uint32_t k = 0; k < nL; k++) {
+        nl += pl[k].nl;
+        nomem |= pl[k].nomem;
+    }
+    l->loops = nomem ? NULL : strata__alloc_array(al, nl ? nl : 1, sizeof(strata_loop));
+    if (l->loops) {
+        nl = 0;
+        for (uint32_t k = 0; k < nL; k++) {
+            /* close up: plane k's points move down to np */
+            const uint64_t shift = off[k] - np;
+            if (shift && pl[k].np) {
+                memmove(l->x + np, l->x + off[k], pl[k].np * sizeof(float));
+                memmove(l->y + np, l->y + off[k], pl[k].np * sizeof(float));
+                memmove(l->z + np, l->z + off[k], pl[k].np * sizeof(float));
+                memmove(l->vertex + np, l->vertex + off[k], pl[k].np * sizeof(uint32_t));
+            }
+            for (uint64_t i = 0; i < pl[k].nl; i++) {
+                l->loops[nl] = pl[k].loops[i];
+                l->loops[nl++].first -= shift;
+            }
+            np += pl[k].np;
+        }
+    }
+    for (uint32_t k = 0; k < nL; k++)
+        strata__free(al, pl[k].loops);
+    if (!l->loops)
+        return STRATA_ERR_NOMEM;
+    l->nloops = nl;
+    l->npoints = np;
+    return STRATA_OK;
+}
+
+static strata_status run(strata_ctx *ctx, const strata_heightmap *hm, float cell, float scale,
+                         const float *L, uint32_t nL, bag *b, strata_loops *l)
+{
+    const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
+    const uint64_t V = (uint64_t)w * h;
+    grid_job g = {.w = w, .h = h, .nx = w - 1, .nz = h - 1, .L = L};
+    /* 1 heights: the samples (read into memory if hm keeps them in its
+     * file), scaled where used */
+    const float *data = strata_heightmap_data(hm);
+    float *xs = bag_alloc(b, w, sizeof(float)), *zs = bag_alloc(b, h, sizeof(float));
+    uint16_t *band = bag_alloc(b, V + 1, sizeof(uint16_t));
+    uint8_t *on = bag_alloc(b, V, 1);
+    float *rows = bag_alloc(b, (size_t)ctx->threads * w, sizeof(float));
+    if (!xs || !zs || !band || !on || !rows)
+        return STRATA_ERR_NOMEM;
+    strata_status st;
+    if (!data) {
+        float *buf = bag_alloc(b, V, sizeof(float));
+        if (!buf)
+            return STRATA_ERR_NOMEM;
+        if ((st = strata_heightmap_read(hm, 0, 0, w, h, buf)) != STRATA_OK)
+            return st;
+        data = buf;
+    }
+    for (uint32_t i = 0; i < w; i++)
+        xs[i] = strata__grid_coord(i, g.nx, cell);
+    for (uint32_t j = 0; j < h; j++)
+        zs[j] = strata__grid_coord(j, g.nz, cell);
+    g.data = data;
+    g.scale = scale;
+    g.xs = xs;
+    g.zs = zs;
+    /* 2 classify, a row of heights at a time */
+    band[V] = 0;
+    int nonfinite = 0;
+#pragma omp parallel num_threads(ctx->threads) reduction(| : nonfinite)
+    {
+#ifdef _OPENMP
+        float *row = rows + (size_t)omp_get_thread_num() * w;
+#else
+        float *row = rows;
+#endif
+#pragma omp for schedule(static)
+        for (int64_t r = 0; r < (int64_t)h; r++) {
+            const float *src = data + (size_t)r * w;
+            for (uint32_t i = 0; i < w; i++)
+                row[i] = src[i] * scale;
+            uint64_t cnt[2] = {0, 0};
+            ctx->simd.classify(L, nL, row, w, band + (size_t)r * w, on + (size_t)r * w, cnt);
+            nonfinite |= cnt[1] != 0;
+        }
+    }
+    if (nonfinite)
+        return STRATA_ERR_NOT_FINITE;
+    g.band = band;
+    g.on = on;
+    if ((st = strata__progress(ctx, "loops", 0.2)) != STRATA_OK)
+        return st;
+    /* 3 count */
+    const uint32_t G = 3 * g.nz + 1;
+    uint64_t *goff = bag_alloc(b, (size_t)G + 1, sizeof(uint64_t));
+    if (!goff)
+        return STRATA_ERR_NOMEM;
+    g.goff = goff;
+#pragma omp parallel for num_threads(ctx->threads) schedule(static)
+    for (int64_t gi = 0; gi < (int64_t)G; gi++) {
+        const uint32_t j = (uint32_t)(gi / 3), kind = (uint32_t)(gi % 3);
+        const uint32_t r0 = j * w, r1 = r0 + w;
+        uint64_t sum = 0;
+        if (kind == 0)
+            for (uint32_t i = 0; i < g.nx; i++)
+                sum += span(&g, r0 + i, r0 + i + 1);
+        else if (kind == 1)
+            for (uint32_t i = 0; i < w; i++)
+                sum += span(&g, r0 + i, r1 + i);
+        else
+            for (uint32_t i = 0; i < g.nx; i++)
+                sum += span(&g, r0 + i, r1 + i + 1);
+        goff[gi] = sum;
+    }
+    uint64_t C = 0;
+    for (uint32_t gi = 0; gi < G; gi++) {
+        const uint64_t s = goff[gi];
+        goff[gi] = C;
+        C += s;
+    }
+    goff[G] = C;
+    if (C >= UINT32_MAX)
+        return STRATA_ERR_OVERFLOW;
+    if ((st = strata__progress(ctx, "loops", 0.3)) != STRATA_OK)
+        return st;
+    /* 4 cut */
+    g.c = bag_alloc(b, C, sizeof(struct crossing));
+    uint32_t *scratch = bag_alloc(b, (size_t)ctx->threads * 4 * w, sizeof(uint32_t));
+    if (!g.c || !scratch)
+        return STRATA_ERR_NOMEM;
+    /* next NONE, hasprev and seen 0, in parallel (first touch) */
+#pragma omp parallel for num_threads(ctx->threads) schedule(static)
+    for (int64_t i = 0; i < (int64_t)C; i++) {
+        g.c[i].next = NONE;
+        g.c[i].hasprev = 0;
+        g.c[i].seen = 0;
+    }
+#pragma omp parallel num_threads(ctx->threads)
+    {
+#ifdef _OPENMP
+        uint32_t *mine = scratch + (size_t)omp_get_thread_num() * 4 * w;
+#else
+        uint32_t *mine = scratch;
+#endif
+#pragma omp for schedule(dynamic, 16)
+        for (int64_t j = 0; j < (int64_t)g.nz; j++)
+            cut_row(&g, (uint32_t)j, mine);
+    }
+    if ((st = strata__progress(ctx, "loops", 0.7)) != STRATA_OK)
+        return st;
+    /* the bands, the scratch and the rows are done with: the loops' points
+     * take their place */
+    bag_free(b, band);
+    bag_free(b, on);
+    bag_free(b, scratch);
+    bag_free(b, rows);
+    g.band = NULL;
+    g.on = NULL;
+    /* 5 trace */
+    l->x = strata__alloc_array(&l->alloc, C ? C : 1, sizeof(float));
+    l->y = strata__alloc_array(&l->alloc, C ? C : 1, sizeof(float));
+    l->z = strata__alloc_array(&l->alloc, C ? C : 1, sizeof(float));
+    l->vertex = strata__alloc_array(&l->alloc, C ? C : 1, sizeof(uint32_t));
+    if (!l->x || !l->y || !l->z || !l->vertex)
+        return STRATA_ERR_NOMEM;
+    if ((st = trace(ctx, &g, C, nL, b, l)) != STRATA_OK)
+        return st;
+    return strata__loops_canonical(l);
+}
+
+strata_status strata_loops_from_heightmap(strata_ctx *ctx, const strata_heightmap *hm,
+                                          float cell_size, float height_scale,
+                                          const float *levels, uint32_t nlevels,
+                                          strata_loops **out)
+{
+    if (!out)
+        return STRATA_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!ctx || !hm || !(cell_size > 0.0f) || !isfinite(cell_size) || !isfinite(height_scale))
+        return STRATA_ERR_INVALID_ARG;
+    strata_status st = strata_levels_validate(levels, nlevels);
+    if (st != STRATA_OK)
+        return st;
+    if ((st = strata__heightmap_check_dims(strata_heightmap_width(hm),
+                                           strata_heightmap_height(hm))) != STRATA_OK)
+        return st;
+    if ((st = strata__progress(ctx, "loops", 0.0)) != STRATA_OK)
+        return st;
+    strata__bind_threads(ctx);
+    const strata_allocator *al = &ctx->alloc;
+    strata_loops *l = strata__alloc(al, sizeof *l);
+    if (!l)
+        return STRATA_ERR_NOMEM;
+    memset(l, 0, sizeof *l);
+    l->alloc = *al;
+    l->nplanes = nlevels;
+    l->geometry = STRATA_FLAT;
+    l->levels = strata__alloc_array(al, nlevels, sizeof(float));
+    l->plane_first = strata__alloc_array(al, (size_t)nlevels + 1, sizeof(uint64_t));
+    if (!l->levels || !l->plane_first) {
+        strata_loops_destroy(l);
+        return STRATA_ERR_NOMEM;
+    }
+    memcpy(l->levels, levels, nlevels * sizeof(float));
+    bag b = {.al = al};
+    st = run(ctx, hm, cell_size, height_scale, levels, nlevels, &b, l);
+    for (int i = 0; i < b.n; i++)
+        strata__free(al, b.p[i]);
+    if (st == STRATA_OK)
+        st = strata__progress(ctx, "loops", 1.0);
+    if (st != STRATA_OK) {
+        strata_loops_destroy(l);
+        return st;
+    }
+    *out = l;
+    return STRATA_OK;
+}

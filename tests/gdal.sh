@@ -1,0 +1,147 @@
+#!/bin/sh
+# GeoTIFF and other GDAL rasters from the command line: the cell size from
+# a projected geotransform, heights in the raster's units (scale and
+# offset applied), compression changing nothing, nodata cells left out
+# (and refused by worlds and templates), bad rasters.  Needs a build with
+# GDAL and gdal_translate (Debian gdal-bin); skipped (77) otherwise.
+# Run by `make check` with STRATA (the program) set.  POSIX sh.
+: "${STRATA:?STRATA must name the strata program}"
+case $STRATA in
+/*) ;;
+*) STRATA=$(pwd)/$STRATA ;;
+esac
+if ! "$STRATA" info | grep -q '^gdal: yes'; then
+    echo "SKIP: strata was built without GDAL (configure --with-gdal; Debian libgdal-dev)"
+    exit 77
+fi
+if ! command -v gdal_translate >/dev/null 2>&1; then
+    echo "SKIP: gdal_translate not found (Debian gdal-bin)"
+    exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-gdal.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+cd "$tmp" || exit 99
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    echo "FAIL: $*" >&2
+}
+same() { # DESC FILE1 FILE2
+    if cmp -s "$2" "$3"; then ok; else bad "$1: $2 and $3 differ"; fi
+}
+# fails CODE WORD DESC ARGS...: exit CODE, one "strata: " line naming WORD.
+fails() {
+    code=$1 word=$2 desc=$3
+    shift 3
+    "$STRATA" "$@" >out 2>err
+    rc=$?
+    if [ "$rc" -ne "$code" ]; then
+        bad "$desc: exit $rc, want $code: $(cat err)"
+    elif [ "$(wc -l <err)" -ne 1 ] || ! grep -q '^strata: ' err || ! grep -qF -- "$word" err; then
+        bad "$desc: want one 'strata: ...$word...' line, got: $(cat err)"
+    else
+        ok
+    fi
+}
+
+# asc FILE W H HOLE SCALE OFFSET: an ESRI ASCII grid of integer heights
+# (SCALE x (i + 2j mod 17) + OFFSET), with a 3 x 2 block of nodata at
+# (4..6, 3..4) when HOLE is 1.
+asc() {
+    awk -v w="$2" -v h="$3" -v hole="$4" -v s="$5" -v o="$6" 'BEGIN {
+        printf "ncols %d\nnrows %d\nxllcorner 500000\nyllcorner 4000000\ncellsize 30\nNODATA_value -9999\n", w, h
+        for (j = 0; j < h; j++) {
+            for (i = 0; i < w; i++) {
+                v = s * ((i + 2 * j) % 17) + o
+                if (hole && i >= 4 && i < 7 && j >= 3 && j < 5) v = -9999
+                printf "%s%d", (i ? " " : ""), v
+            }
+            printf "\n"
+        }
+    }' >"$1"
+}
+
+T="terrain --levels 3,6,9,12 --quiet"
+
+# ------------------------------------------------ georeferencing, units
+asc dem.asc 24 18 0 1 0
+gdal_translate -q -a_srs EPSG:32633 dem.asc utm.tif || bad "gdal_translate utm.tif"
+gdal_translate -q -a_srs EPSG:4326 dem.asc geo.tif || bad "gdal_translate geo.tif"
+gdal_translate -q -a_srs EPSG:32633 -co COMPRESS=DEFLATE -co TILED=YES -co BLOCKXSIZE=16 \
+    -co BLOCKYSIZE=16 dem.asc deflate.tif || bad "gdal_translate deflate.tif"
+"$STRATA" $T --heightmap utm.tif -o utm.ply && ok || bad "a projected GeoTIFF"
+"$STRATA" $T --heightmap utm.tif --cell-size 30 -o utm30.ply && ok || bad "--cell-size 30"
+same "a projected raster's cells are its pixel size (30 m)" utm.ply utm30.ply
+"$STRATA" $T --heightmap geo.tif -o geo.ply && ok || bad "a geographic GeoTIFF"
+"$STRATA" $T --heightmap geo.tif --cell-size 1 -o geo1.ply && ok || bad "--cell-size 1"
+same "degrees are no cell size: 1 unless --cell-size" geo.ply geo1.ply
+"$STRATA" $T --heightmap deflate.tif -o deflate.ply && ok || bad "a tiled, deflated GeoTIFF"
+same "compression and tiling change nothing" utm.ply deflate.ply
+# heights as the raster holds them (scale 1): the same as a PFM would give
+"$STRATA" $T --heightmap dem.asc --cell-size 30 -o asc.ply && ok || bad "an ASCII grid"
+same "an ASCII grid and its GeoTIFF" asc.ply utm.ply
+# the band's scale and offset apply: 2 v + 10 stored as v
+asc scaled.asc 24 18 0 2 10
+gdal_translate -q -a_srs EPSG:32633 -a_scale 2 -a_offset 10 dem.asc scaled.tif || bad "scaled.tif"
+gdal_translate -q -a_srs EPSG:32633 scaled.asc scaled-ref.tif || bad "scaled-ref.tif"
+"$STRATA" $T --heightmap scaled.tif -o scaled.ply && ok || bad "a scaled GeoTIFF"
+"$STRATA" $T --heightmap scaled-ref.tif -o scaled-ref.ply && ok || bad "scaled reference"
+same "scale and offset applied" scaled.ply scaled-ref.ply
+
+# ------------------------------------------------------------- nodata
+asc holes.asc 24 18 1 1 0
+gdal_translate -q -a_srs EPSG:32633 holes.asc holes.tif || bad "gdal_translate holes.tif"
+"$STRATA" $T --heightmap holes.tif --stats -o holes.ply 2>stats && ok || bad "a GeoTIFF with nodata"
+# grid triangles without a hole at a corner (the grid splits each cell
+# along (i, j)-(i+1, j+1)): 23 x 17 cells, two triangles each
+want=$(awk 'function hole(i, j) { return i >= 4 && i < 7 && j >= 3 && j < 5 }
+    BEGIN { n = 0
+        for (j = 0; j < 17; j++) for (i = 0; i < 23; i++) {
+            if (!hole(i, j) && !hole(i, j + 1) && !hole(i + 1, j + 1)) n++
+            if (!hole(i, j) && !hole(i + 1, j + 1) && !hole(i + 1, j)) n++
+        }
+        print n }')
+got=$(sed -n 's/^input\.triangles=//p' stats)
+[ "$got" = "$want" ] && ok || bad "nodata: $got input triangles, want $want"
+fails 1 "nodata" "a world from a raster with holes" $T --heightmap holes.tif --tile-cells 8 -o w
+[ ! -e w/tiles ] && ok || bad "the refused world left tiles"
+fails 1 "nodata" "a template with holes" $T --template holes.tif -o t.ply
+[ ! -e t.ply ] && ok || bad "the refused template left a file"
+
+# contour lines stop at the holes: every point lies on an edge of a grid
+# triangle without a nodata corner, so at least cell / sqrt 2 from every
+# nodata sample (with heights there, lines pass right through them); band
+# polygons and SVG layers need every height
+if "$STRATA" contours holes.tif -o holes.geojson --interval 2 --base 1 --quiet; then
+    near=$(python3 -c '
+import json, sys
+cell, w, h = 30.0, 24, 18
+holes = [(i * cell, (h - 1 - j) * cell) for i in range(4, 7) for j in range(3, 5)]
+d = min(((x - a) ** 2 + (y - b) ** 2) ** 0.5
+        for f in json.load(open(sys.argv[1]))["features"]
+        for x, y in f["geometry"]["coordinates"] for a, b in holes)
+print("%.3f" % (d / cell))' holes.geojson)
+    awk -v d="$near" 'BEGIN { exit !(d >= 0.7) }' && ok || bad "a contour within $near cells of nodata"
+else
+    bad "contours of a raster with nodata"
+fi
+fails 1 "nodata" "band polygons of a raster with holes" contours holes.tif --polygons --interval 2 -o p.geojson
+fails 1 "nodata" "SVG layers of a raster with holes" contours holes.tif --interval 2 -o p.svg
+[ ! -e p.geojson ] && [ ! -e p.svg ] && ok || bad "a refused contour job left a file"
+
+# -------------------------------------------------------- bad rasters
+head -c 600 utm.tif >cut.tif
+fails 1 "cut.tif" "a GeoTIFF cut short" $T --heightmap cut.tif -o cut.ply
+[ ! -e cut.ply ] && ok || bad "a file for a bad raster"
+printf 'ncols 4\nnrows 3\nxllcorner 0\nyllcorner 0\ncellsize 1\nNODATA_value -9\n-9 -9 -9 -9\n-9 -9 -9 -9\n-9 -9 -9 -9\n' >empty.asc
+fails 1 "empty.asc" "a raster of nodata only" $T --heightmap empty.asc -o e.ply
+printf 'ncols 5000\nnrows 5000\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2 3\n' >claims.asc
+fails 1 "claims.asc" "a small file claiming 25M samples" $T --heightmap claims.asc -o c.ply
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
