@@ -1,20 +1,23 @@
 // Drive headless Chromium through the DevTools protocol (CDP, over the
 // npm package "ws") to look at a world in strata's viewer.
 //
-//   node viewer.mjs WS_MODULE BROWSER_WS_URL PAGE_URL OUT_PREFIX ZOOM [WxH]
+//   node viewer.mjs WS_MODULE BROWSER_WS_URL PAGE_URL OUT_PREFIX ZOOMS [WxH]
 //
-// Opens PAGE_URL in a new tab of WxH pixels (default 640x480), waits for window.strataReady, saves
-// OUT_PREFIX-far.png, calls strataZoom(ZOOM), waits again, saves
-// OUT_PREFIX-near.png, and prints key=value lines:
-//   far.tiles far.visible far.depth far.share   (share: the fraction of
-//   near.tiles ...                               pixels not background)
+// Opens PAGE_URL in a new tab of WxH pixels (default 640x480), waits for
+// window.strataReady and saves OUT_PREFIX-view0.png; then for each factor
+// of ZOOMS (a comma-separated list) calls strataZoom(factor), waits again
+// and saves OUT_PREFIX-view1.png, ...  Prints key=value lines:
+//   view0.tiles view0.visible view0.depth view0.share   (share: the
+//   view1.tiles ...                                      fraction of
+//                                                        pixels not
+//                                                        background)
 //   errors=N   console errors and uncaught exceptions (each also printed)
 // Exits 1 on a timeout, 0 otherwise (the caller judges the figures).
 import { writeFileSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 
-const [wsModule, browserUrl, pageUrl, prefix, zoomText, size = '640x480'] = process.argv.slice(2);
+const [wsModule, browserUrl, pageUrl, prefix, zoomList, size = '640x480'] = process.argv.slice(2);
 const [width, height] = size.split('x').map(Number);
 const { default: WebSocket } = await import(pathToFileURL(wsModule).href);
 const READY_MS = 120000;
@@ -139,11 +142,14 @@ async function shot(name) {
                 `${name}.share=${share(png).toFixed(4)}`);
 }
 
-await ready('far');
-await shot('far');
-await evaluate(`window.strataZoom(${Number(zoomText)})`);
-await ready('near');
-await shot('near');
+await ready('view0');
+await shot('view0');
+const zooms = zoomList.split(',').map(Number);
+for (let i = 0; i < zooms.length; i++) {
+    await evaluate(`window.strataZoom(${zooms[i]})`);
+    await ready(`view${i + 1}`);
+    await shot(`view${i + 1}`);
+}
 console.log(`errors=${errors}`);
 await send('Target.closeTarget', { targetId });
 ws.close();

@@ -6,9 +6,10 @@
 # (tests/viewer.mjs).  Checks:
 #   - the server: content types, 403 for paths leaving its roots, 404, 405;
 #   - the page: ready (tiles loaded, nothing pending), no console error,
-#     a screenshot that is not blank (10-90% of the pixels are planet),
-#     zooming in fills more of the picture and, with --lod, draws deeper
-#     tiles; compressed and plain tiles give the same picture.
+#     three distances (8, 2 and 0.8 radii of the bounding sphere): the
+#     picture at 2 is not blank (10-90% of the pixels are planet), zooming
+#     in fills more of it and, with --lod, draws deeper tiles; compressed
+#     and plain tiles give the same pictures.
 # Screenshots are kept in tests/viewer-*.png of the build directory.
 #
 # Skipped (77) without node, the npm packages three, 3d-tiles-renderer and
@@ -92,9 +93,10 @@ serve() {
     STRATA_VIEWER=$SRCDIR/docs/viewer STRATA_NODE_MODULES=$modules \
         "$STRATA" view "$1" --port 0 --quiet >url 2>serve.err &
     server=$!
-    for _ in $(seq 1 100); do
-        [ -s url ] && break
+    i=0
+    while [ $i -lt 100 ] && [ ! -s url ]; do
         sleep 0.1
+        i=$((i + 1))
     done
     url=$(head -n 1 url)
     case $url in
@@ -145,11 +147,13 @@ check "the tile served is the file" \
     --no-default-browser-check --disable-extensions --mute-audio about:blank 2>chrome.err &
 browser=$!
 ws=
-for _ in $(seq 1 300); do
+i=0
+while [ $i -lt 300 ]; do
     ws=$(sed -n 's/^DevTools listening on \(ws:.*\)$/\1/p' chrome.err | head -n 1)
     [ -n "$ws" ] && break
     kill -0 "$browser" 2>/dev/null || break
     sleep 0.1
+    i=$((i + 1))
 done
 if [ -z "$ws" ]; then
     echo "Chromium ($chromium) did not start:"
@@ -159,31 +163,35 @@ if [ -z "$ws" ]; then
     exit 1
 fi
 
-# look NAME: the page on the current server, zoomed in to 0.4 of the distance
+# look NAME: the page on the current server from 8 bounding radii away
+# (view0), then at 2 (view1: about what a user first sees) and 0.8
+# (view2, close to the surface)
 look() {
-    if node "$SRCDIR/tests/viewer.mjs" "$modules/ws/wrapper.mjs" "$ws" "$url" "$tmp/$1" 0.4 \
-        >"$1.out" 2>&1; then
+    if node "$SRCDIR/tests/viewer.mjs" "$modules/ws/wrapper.mjs" "$ws" "${url}?distance=8" \
+        "$tmp/$1" 0.25,0.4 >"$1.out" 2>&1; then
         ok
     else
         bad "$1: the page did not get ready: $(tail -n 5 "$1.out")"
     fi
     sed 's/^/  /' "$1.out"
-    cp "$1-far.png" "$builddir/tests/viewer-$1-far.png" 2>/dev/null
-    cp "$1-near.png" "$builddir/tests/viewer-$1-near.png" 2>/dev/null
+    for v in view0 view1 view2; do
+        cp "$1-$v.png" "$builddir/tests/viewer-$1-$v.png" 2>/dev/null
+    done
 }
 
 look world
 stop
 o=world.out
 check "no console errors" '[ "$(field errors $o)" = 0 ]'
-check "tiles loaded" '[ "$(field far.tiles $o)" -gt 0 ] && [ "$(field far.visible $o)" -gt 0 ]'
-check "the picture is not blank (10-90% planet)" \
-    'below 0.10 "$(field far.share $o)" && below "$(field far.share $o)" 0.90'
-check "zoomed in: the planet fills more of the picture" \
-    'below "$(field far.share $o)" "$(field near.share $o)"'
-check "zoomed in: tiles still drawn" '[ "$(field near.visible $o)" -gt 0 ]'
+check "tiles loaded" '[ "$(field view0.tiles $o)" -gt 0 ] && [ "$(field view0.visible $o)" -gt 0 ]'
+check "the picture is not blank (10-90% planet at 2 radii)" \
+    'below 0.10 "$(field view1.share $o)" && below "$(field view1.share $o)" 0.90'
+check "zooming in fills more of the picture" \
+    'below "$(field view0.share $o)" "$(field view1.share $o)" && below "$(field view1.share $o)" "$(field view2.share $o)"'
+check "zoomed in: tiles still drawn" '[ "$(field view2.visible $o)" -gt 0 ]'
 if [ -n "$extra" ]; then
-    check "zoomed in: deeper tiles (--lod)" '[ "$(field near.depth $o)" -gt "$(field far.depth $o)" ]'
+    check "zooming in draws deeper tiles (--lod: depth $(field view0.depth $o) -> $(field view2.depth $o))" \
+        '[ "$(field view2.depth $o)" -gt "$(field view0.depth $o)" ]'
 else
     echo "no --lod in this strata: leaves-only tileset, tile depth not compared"
 fi
@@ -194,7 +202,7 @@ if [ -n "$compress" ]; then
     stop
     check "plain tiles: no console errors" '[ "$(field errors plain.out)" = 0 ]'
     check "compressed and plain tiles draw the same picture" \
-        'cmp -s world-far.png plain-far.png && cmp -s world-near.png plain-near.png'
+        'cmp -s world-view1.png plain-view1.png && cmp -s world-view2.png plain-view2.png'
 fi
 
 echo "$pass passed, $fail failed"

@@ -267,6 +267,25 @@ if "$STRATA" info | grep -q '^png: yes'; then
     check "nothing made when the preview cannot be written" '[ ! -e wq ]'
 fi
 
+# ------------------------------------------------------------ external tilesets
+# A world of more than 4096 tiles puts subtrees in tilesets/K/ID.json; a
+# content URI is relative to the tileset file that holds it (3D Tiles), so
+# every URI of every tileset file must name a file from that file's
+# directory.
+run terrain --cells 66 --tile-cells 1 --terraces 4 --quiet -o ext
+missing=0 uris=0
+for f in ext/tileset.json ext/tilesets/*/*.json; do
+    [ -f "$f" ] || continue
+    d=$(dirname "$f")
+    for u in $(grep -o '"uri":"[^"]*"' "$f" | sed 's/^"uri":"//; s/"$//'); do
+        uris=$((uris + 1))
+        [ -f "$d/$u" ] || missing=$((missing + 1))
+    done
+done
+check "external tilesets: some (4356 tiles)" '[ -n "$(ls ext/tilesets 2>/dev/null)" ]'
+check "every content URI resolves from its tileset's directory ($uris URIs, $missing missing)" \
+    '[ "$uris" -gt 4356 ] && [ "$missing" -eq 0 ]'
+
 # ------------------------------------------------------------ compressed tiles
 if "$STRATA" info | grep -q '^meshoptimizer: yes'; then
     run planet --level 6 --chunk-level 2 --terraces 12 --quiet --compress --threads 1 -o cz1
