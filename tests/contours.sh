@@ -8,11 +8,7 @@
 # same bytes for any thread count and instruction set.  Needs python3 with
 # shapely (Debian: python3-shapely); skips without it.
 
-: "${STRATA:?STRATA must name the strata program}"
-case $STRATA in
-/*) ;;
-*) STRATA=$(pwd)/$STRATA ;;
-esac
+. "$(dirname "$0")/lib.sh"
 unset STRATA_SIMD
 
 PY=
@@ -27,22 +23,7 @@ if [ -z "$PY" ]; then
     exit 77
 fi
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-contours.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-cd "$tmp" || exit 99
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-    fail=$((fail + 1))
-    echo "FAIL: $*" >&2
-}
-run() {
-    "$STRATA" "$@" >out 2>err
-    rc=$?
-}
+test_dir contours
 succeeds() {
     desc=$1
     shift
@@ -304,5 +285,4 @@ mkdir d.geojson
 fails 1 "d.geojson" "an output that is a directory" x.geojson contours dem.pfm -o d.geojson
 check "no temporary files left" '[ -z "$(ls | grep "\.tmp")" ]'
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -5,11 +5,7 @@
 # (and refused by worlds and templates), bad rasters.  Needs a build with
 # GDAL and gdal_translate (Debian gdal-bin); skipped (77) otherwise.
 # Run by `make check` with STRATA (the program) set.  POSIX sh.
-: "${STRATA:?STRATA must name the strata program}"
-case $STRATA in
-/*) ;;
-*) STRATA=$(pwd)/$STRATA ;;
-esac
+. "$(dirname "$0")/lib.sh"
 if ! "$STRATA" info | grep -q '^gdal: yes'; then
     echo "SKIP: strata was built without GDAL (configure --with-gdal; Debian libgdal-dev)"
     exit 77
@@ -19,27 +15,12 @@ if ! command -v gdal_translate >/dev/null 2>&1; then
     exit 77
 fi
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-gdal.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-cd "$tmp" || exit 99
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-    fail=$((fail + 1))
-    echo "FAIL: $*" >&2
-}
-same() { # DESC FILE1 FILE2
-    if cmp -s "$2" "$3"; then ok; else bad "$1: $2 and $3 differ"; fi
-}
+test_dir gdal
 # fails CODE WORD DESC ARGS...: exit CODE, one "strata: " line naming WORD.
 fails() {
     code=$1 word=$2 desc=$3
     shift 3
-    "$STRATA" "$@" >out 2>err
-    rc=$?
+    run "$@"
     if [ "$rc" -ne "$code" ]; then
         bad "$desc: exit $rc, want $code: $(cat err)"
     elif [ "$(wc -l <err)" -ne 1 ] || ! grep -q '^strata: ' err || ! grep -qF -- "$word" err; then
@@ -143,5 +124,4 @@ fails 1 "empty.asc" "a raster of nodata only" $T --heightmap empty.asc -o e.ply
 printf 'ncols 5000\nnrows 5000\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2 3\n' >claims.asc
 fails 1 "claims.asc" "a small file claiming 25M samples" $T --heightmap claims.asc -o c.ply
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -3,11 +3,7 @@
 # for 1, 2 and 3 ranks (planets and template terrains, planes by count and
 # given), resume, a failing rank.  Skipped (77) when the program was built
 # without MPI or mpirun is missing.  Run by `make check` with STRATA set.
-: "${STRATA:?STRATA must name the strata program}"
-case $STRATA in
-/*) ;;
-*) STRATA=$(pwd)/$STRATA ;;
-esac
+. "$(dirname "$0")/lib.sh"
 unset STRATA_SIMD OMP_NUM_THREADS
 if ! "$STRATA" info 2>/dev/null | grep -q '^mpi: yes'; then
     echo "SKIP: strata was built without MPI (configure --with-mpi)"
@@ -28,21 +24,7 @@ mpi() { # N ARGS...
     rc=$?
 }
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-mpi.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-cd "$tmp" || exit 99
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-    fail=$((fail + 1))
-    echo "FAIL: $*" >&2
-}
-same() { # DESC DIR1 DIR2: identical trees
-    if diff -r "$2" "$3" >/dev/null; then ok; else bad "$1: $(diff -rq "$2" "$3" | head -3)"; fi
-}
+test_dir mpi
 
 # MPI must start at all here (a container may lack what it needs)
 if ! mpirun --oversubscribe -n 2 true >/dev/null 2>&1; then
@@ -108,5 +90,4 @@ mpi 2 $P -o sh --shard 1/2
 [ "$(find sh/tiles -name '*.glb' | wc -l)" -eq 160 ] && ok || bad "--shard 1/2: 160 tiles"
 cmp -s sh/tiles/2/0.glb ref/tiles/2/0.glb && ok || bad "--shard tile equals the reference"
 
-echo "mpi.sh: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish mpi.sh

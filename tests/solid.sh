@@ -6,29 +6,10 @@
 # errors are checked first, without admesh; the rest skips (77) without it
 # (apt-get install admesh).  Run by `make check` with STRATA set.  POSIX sh.
 
-: "${STRATA:?STRATA must name the strata program}"
-case $STRATA in
-/*) ;;
-*) STRATA=$(pwd)/$STRATA ;;
-esac
+. "$(dirname "$0")/lib.sh"
 unset STRATA_SIMD
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-solid.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-cd "$tmp" || exit 99
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-    fail=$((fail + 1))
-    echo "FAIL: $*" >&2
-}
-run() {
-    "$STRATA" "$@" >out 2>err
-    rc=$?
-}
+test_dir solid
 # fails WORD DESC ARGS...: exit 2, one 'strata: ' line naming WORD, no file.
 fails() {
     word=$1 desc=$2
@@ -195,5 +176,4 @@ awk -v s="$side" 'BEGIN { d = s - 150; if (d < 0) d = -d; exit !(d <= 1e-4) }' &
 run terrain --heightmap blocks.pfm --levels 0,4 --solid=1.5 --print-size 22 -o print2.stl
 admesh_ok "printed blocks: volume scaled by (22 / 11)^3" print2.stl "$(((88 * 3 / 2 + 18 * 4) * 8))"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

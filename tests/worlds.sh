@@ -2,29 +2,10 @@
 # Worlds from the command line: the same bytes for any threads, ISA,
 # shards and resume after SIGKILL; tilesets; bad input.  Run by
 # `make check` with STRATA (the program) set.  POSIX sh.
-: "${STRATA:?STRATA must name the strata program}"
-case $STRATA in
-/*) ;;
-*) STRATA=$(pwd)/$STRATA ;;
-esac
+. "$(dirname "$0")/lib.sh"
 unset STRATA_SIMD OMP_NUM_THREADS
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-worlds.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-cd "$tmp" || exit 99
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-    fail=$((fail + 1))
-    echo "FAIL: $*" >&2
-}
-run() {
-    "$STRATA" "$@" >out 2>err
-    rc=$?
-}
+test_dir worlds
 # fails CODE WORD DESC ARGS...: exit CODE, one "strata: " line naming WORD.
 fails() {
     code=$1 word=$2 desc=$3
@@ -37,9 +18,6 @@ fails() {
     else
         ok
     fi
-}
-same() { # DESC DIR1 DIR2: identical trees
-    if diff -r "$2" "$3" >/dev/null; then ok; else bad "$1: $(diff -rq "$2" "$3" | head -3)"; fi
 }
 no_temps() { # DESC DIR
     n=$(find "$2" -name '*.tmp*' | wc -l)
@@ -323,5 +301,4 @@ rm -f t1/world.json
 printf '{"strataWorld": 1}' >t1/world.json
 fails 1 "world.json" "tileset with a broken manifest" tileset t1
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
