@@ -207,13 +207,20 @@ while p.poll() is None and not seen:
     seen = any(".tmp" in f for f in os.listdir(d))
     if not seen:
         time.sleep(0.0005)
-for s in sigs:
+late = False
+for i, s in enumerate(sigs):
     if seen and s != "none":
         p.send_signal(getattr(signal, s))
+        # the first signal came after the rename (the write was over) when
+        # the temporary is gone and the final file is there right after it
+        if i == 0:
+            late = (not any(".tmp" in f for f in os.listdir(d)) and
+                    os.path.exists(os.path.join(d, out)))
         time.sleep(0.001)
 err = p.stderr.read().decode()
 rc = p.wait()
-print(rc if seen else "missed", err.strip().replace("\n", " | "))
+print("late" if seen and late and rc == 0 else rc if seen else "missed",
+      err.strip().replace("\n", " | "))
 PY
     # sig_case WHAT WANT_RC WANT_MSG SIGNALS...: the run's status and message
     sig_case() {
@@ -225,6 +232,8 @@ PY
         shift
         if [ "$got" = missed ]; then
             skipped "$what: the run ended before its temporary was seen"
+        elif [ "$got" = late ]; then
+            skipped "$what: the signal came after the file was renamed into place"
         elif ! echo " $want " | grep -q " $got " || ! echo "$*" | grep -q "$msg"; then
             bad "$what: exit $got, '$*' (expected $want, '$msg')"
         elif [ -n "$(ls "$d")" ]; then
