@@ -753,6 +753,30 @@ static strata_status pass_b(slice_job *job, const slicer *s, chunk_tables *ct, s
 
 /* ------------------------------------------------------------ 8. finish */
 
+/* A wall quad's unit normal: that of its first triangle, else of its
+ * second; a quad of no area (its cut points rounded onto one spot, when
+ * a height lies within rounding of a plane) gets the surface normal
+ * there, so every normal has unit length (glTF requires it). */
+static void wall_normal(const strata_result *r, const strata_mesh *m, const uint32_t src[4],
+                        double n[3])
+{
+    strata__tri_normal(r->x, r->y, r->z, src[0], src[1], src[2], n);
+    if (n[0] != 0 || n[1] != 0 || n[2] != 0)
+        return;
+    strata__tri_normal(r->x, r->y, r->z, src[0], src[2], src[3], n);
+    if (n[0] != 0 || n[1] != 0 || n[2] != 0)
+        return;
+    n[0] = 0, n[1] = 1, n[2] = 0;
+    if (m->geometry != STRATA_FLAT) {
+        const double d[3] = {(double)r->x[src[2]] - m->center[0],
+                             (double)r->y[src[2]] - m->center[1],
+                             (double)r->z[src[2]] - m->center[2]};
+        const double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        if (len > 0)
+            n[0] = d[0] / len, n[1] = d[1] / len, n[2] = d[2] / len;
+    }
+}
+
 /* Replace each wall quad's vertices by four of its own with the quad's
  * normal; roof vertices get the surface normal (up, or radial). */
 static void add_normals(strata_ctx *ctx, strata_result *r, const strata_mesh *m,
@@ -787,7 +811,7 @@ static void add_normals(strata_ctx *ctx, strata_result *r, const strata_mesh *m,
             const uint32_t src[4] = {ix[0], ix[1], ix[2], ix[5]};
             const uint32_t base = first_wall_vertex + (uint32_t)(4 * (qb + (uint64_t)q));
             double n[3];
-            strata__tri_normal(r->x, r->y, r->z, src[0], src[1], src[2], n);
+            wall_normal(r, m, src, n);
             for (int c = 0; c < 4; c++) {
                 r->x[base + c] = r->x[src[c]];
                 r->y[base + c] = r->y[src[c]];

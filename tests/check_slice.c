@@ -708,6 +708,53 @@ START_TEST(test_wall_modes_and_normals)
 }
 END_TEST
 
+/* A height one float above a plane, its neighbours a million below:
+ * the crossings of its edges round onto its own spot, so its walls have
+ * no area.  Their normals still have unit length (the surface's there),
+ * as glTF asks. */
+START_TEST(test_degenerate_wall_normals)
+{
+    strata_ctx *ctx = ctx_new(1);
+    float xyz[27];
+    for (int j = 0, k = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++, k++) {
+            xyz[3 * k] = (float)i;
+            xyz[3 * k + 1] = k == 4 ? nextafterf(1.0f, 2.0f) : -1e6f;
+            xyz[3 * k + 2] = (float)j;
+        }
+    const uint32_t tris[24] = {0, 3, 4, 0, 4, 1, 1, 4, 5, 1, 5, 2,
+                               3, 6, 7, 3, 7, 4, 4, 7, 8, 4, 8, 5};
+    strata_mesh *m;
+    ck_assert_ok(strata_mesh_create(ctx, xyz, 9, tris, 8, &m));
+    const float L[2] = {-2e6f, 1.0f};
+    strata_slice_options o = slice_options(L, 2, STRATA_WALLS_UPPER, 0, 0);
+    strata_result *plain, *nrm;
+    ck_assert_ok(strata_slice(ctx, m, &o, &plain));
+    o.normals = 1;
+    ck_assert_ok(strata_slice(ctx, m, &o, &nrm));
+    strata_result_view vp, vn;
+    strata_result_get_view(plain, &vp);
+    strata_result_get_view(nrm, &vn);
+    const strata_terrace *t = &vp.terraces[1];
+    int flat = 0;
+    for (uint64_t i = t->wall_first; i < t->wall_first + t->wall_count; i += 3) {
+        double n[3];
+        cross(&vp, vp.indices[i], vp.indices[i + 1], vp.indices[i + 2], n);
+        flat += n[0] == 0 && n[1] == 0 && n[2] == 0;
+    }
+    ck_assert_int_gt(flat, 0); /* the case is there */
+    for (uint32_t i = 0; i < vn.nverts; i++) {
+        const double l = sqrt((double)vn.nx[i] * vn.nx[i] + (double)vn.ny[i] * vn.ny[i] +
+                              (double)vn.nz[i] * vn.nz[i]);
+        require(fabs(l - 1.0) < 1e-6, "normal %u has length %g", i, l);
+    }
+    strata_result_destroy(plain);
+    strata_result_destroy(nrm);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 START_TEST(test_single_terrace_is_flat)
 {
     rng_state = 3;
@@ -1390,6 +1437,7 @@ static Suite *slice_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_same_bytes, 0, 2);
     tcase_add_test(tc, test_wall_modes_and_normals);
+    tcase_add_test(tc, test_degenerate_wall_normals);
     tcase_add_test(tc, test_from_mesh);
     tcase_add_test(tc, test_arenas);
     tcase_add_loop_test(tc, test_every_allocation_failing, 0, 2);

@@ -96,6 +96,8 @@ glb separate terrain --cells 32 --walls separate --normals
 check "separate walls: wall materials" '[ "$(count separate.glb "\"name\":\"wall_")" -gt 0 ]'
 
 glb normals planet --level 2 --normals --palette ice
+# walls of no area (heights within rounding of a plane) still get unit normals
+glb flatwalls terrain --cells 150 --terraces 10 --normals
 check "normals: NORMAL attribute" '[ "$(count normals.glb "\"NORMAL\":1")" -gt 0 ]'
 
 glb polygon terrain --shape polygon --sides 5 --depth 2 --terraces 4 --walls lower --palette mono
