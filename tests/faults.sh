@@ -200,8 +200,11 @@ if command -v python3 >/dev/null 2>&1; then
     cat >"$tmp/sig.py" <<'PY'
 import os, signal, subprocess, sys, time
 strata, d, out, sigs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+def default_signals():  # a caller under nohup ignores SIGHUP; strata keeps an ignored one
+    for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, signal.SIG_DFL)
 p = subprocess.Popen([strata, "planet", "--level", "9", "-o", os.path.join(d, out)],
-                     stderr=subprocess.PIPE)
+                     stderr=subprocess.PIPE, preexec_fn=default_signals)
 seen = False
 while p.poll() is None and not seen:
     seen = any(".tmp" in f for f in os.listdir(d))
