@@ -498,6 +498,37 @@ static void solidify(strata_ctx *ctx, const job *o, strata_result *r, strata_sol
                                      : NULL});
 }
 
+/* --sea-level H: the plane at exactly (float)H among the levels, added
+ * in its place when they lack it (alone when there are none, as with
+ * --terraces 0).  *levels is replaced by a new array unless it was
+ * o->levels.v and already held H; o->levels.v is never freed here. */
+static void add_sea_level(const job *o, float **levels, uint32_t *nlevels)
+{
+    const float h = (float)o->sea_level;
+    const uint32_t n = *levels ? *nlevels : 0;
+    uint32_t at = 0;
+    while (at < n && (*levels)[at] < h)
+        at++;
+    if (at < n && (*levels)[at] == h)
+        return;
+    if (n >= STRATA_MAX_LEVELS)
+        usage_error("--sea-level %s: %u planes already, and a plane at %.9g would make more than "
+                    "the %u allowed",
+                    cli_given("sea-level"), n, (double)h, STRATA_MAX_LEVELS);
+    float *v = malloc(((size_t)n + 1) * sizeof *v);
+    if (!v)
+        die(EXIT_RUNTIME, "out of memory");
+    if (n)
+        memcpy(v, *levels, at * sizeof *v);
+    v[at] = h;
+    if (n > at)
+        memcpy(v + at + 1, *levels + at, (n - at) * sizeof *v);
+    if (*levels != o->levels.v)
+        free(*levels);
+    *levels = v;
+    *nlevels = n + 1;
+}
+
 static int run(job *o)
 {
     strata_fbm f;
@@ -557,6 +588,8 @@ static int run(job *o)
         check_call(st, (call){.what = o->terrace_curve.n ? "--terrace-curve" : "--terraces",
                               .why = st == STRATA_ERR_BAD_LEVELS ? why : NULL});
     }
+    if (o->sea)
+        add_sea_level(o, &levels, &nlevels);
     t[3] = now();
     strata_result *r;
     strata_arena_stats arena = {0};

@@ -85,6 +85,9 @@ typedef struct job {
     bool solid;         /* --solid given */
     double solid_depth; /* --solid=DEPTH; NAN: SOLID_DEPTH x the longest side */
     double print_size;  /* --print-size MM; NAN: not given */
+    /* shorelines and water (issue 12) */
+    bool sea;           /* --sea-level given */
+    double sea_level;   /* --sea-level H: a plane at H among the levels */
     /* worlds (apps/world.c) */
     long long chunk_level; /* planets; -1: not a world */
     long long tile_cells;  /* terrains; -1: not a world */

@@ -178,7 +178,7 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
                         "(look at the tiles with 'strata view DIR')",
                         j->preview, partial[i], *v ? " " : "", v);
     static const char *const mesh_only[] = {"loops", "print-size", "simplify-roofs", "props",
-                                            NULL};
+                                            "sea-level", NULL};
     for (int i = 0; mesh_only[i]; i++)
         if ((v = cli_given(mesh_only[i])))
             usage_error("--%s: not available for worlds (%s); make the mesh without it",
@@ -543,6 +543,11 @@ static const cli_option options[] = {
      .max = STRATA_MAX_LEVELS,
      .help = "explicit ascending plane heights instead of --terraces", .commands = WRITERS,
      .group = G_TERRACE},
+    {.name = "sea-level", .kind = CLI_REAL, .arg = "H", .target = &g_job.sea_level,
+     .mark = &g_job.sea, .min = -1e9, .max = 1e9, .def_text = "none",
+     .help = "a plane at exactly H (as a float) among the levels, added when they lack one, so a "
+             "terrace starts at the sea",
+     .commands = TERRAIN | PLANET, .group = G_TERRACE},
     {.name = "walls", .kind = CLI_CHOICE, .arg = "WHERE", .target = &g_job.walls,
      .choices = walls, .def = "upper", .commands = WRITERS, .group = G_TERRACE},
     {.name = "normals", .kind = CLI_FLAG, .target = &g_job.normals,

@@ -341,6 +341,19 @@ fails 1 "--terrace-curve" "flat terrace curve" terrain --cells 8 --terraces 4 --
 succeeds "--levels" planet --level 2 --levels -0.05,0,0.05 -o l.ply
 check "--levels gives 3 terraces" 'grep -q ", 3 terraces\$" err'
 
+# --sea-level H: a plane at exactly (float)H among the levels, once
+succeeds "--sea-level" terrain --cells 32 --terraces 4 --sea-level 0.3 --stats -o sea.ply
+check "--sea-level adds a plane: 5 terraces" 'grep -q ", 5 terraces\$" err'
+k=$(sed -n 's/^terrace\.\([0-9]*\)\.level=0\.300000012$/\1/p' err)
+check "--sea-level: a terrace starts at 0.3 (terrace $k)" '[ -n "$k" ] && grep -q "^terrace\.$k\.roof_triangles=[1-9]" err'
+check "--sea-level: the planes below and above it stay" 'grep -q "^terrace\.$((k - 1))\.level=" err && grep -q "^terrace\.$((k + 1))\.level=" err'
+succeeds "--sea-level on a level" terrain --cells 32 --levels 0.1,0.3,0.5 --sea-level 0.3 --stats -o sea2.ply
+check "--sea-level on a level adds nothing" 'grep -q ", 3 terraces\$" err'
+succeeds "--sea-level with --terraces 0" planet --level 3 --terraces 0 --sea-level 0.01 --stats -o sea3.ply
+check "--sea-level alone: one plane at 0.01" 'grep -q ", 1 terrace\$" err && grep -q "^terrace\.0\.level=0\.00999999978$" err'
+fails 2 "--sea-level" "--sea-level on worlds" terrain --tile-cells 16 --sea-level 1 -o seaw
+fails 2 "--sea-level" "--sea-level out of range" planet --sea-level 2e9 -o sea4.ply
+
 # The planet noise limit is documented and exact; the smallest radius gives
 # the planet of radius 1, scaled (the same counts).
 run planet --help
