@@ -529,6 +529,32 @@ static void add_sea_level(const job *o, float **levels, uint32_t *nlevels)
     *nlevels = n + 1;
 }
 
+/* --water: the sea at --sea-level over the terrain's domain (the
+ * polygon of --shape polygon as strata_shape_polygon makes it, else the
+ * rectangle the result spans) or around the planet. */
+static void add_water(strata_ctx *ctx, const job *o, strata_result *r)
+{
+    float outline[2 * 64];
+    uint32_t n = 0;
+    if (o->kind == JOB_TERRAIN && !o->heightmap && !o->template_path &&
+        o->shape == SHAPE_POLYGON) {
+        const float rad = (float)(o->size / 2);
+        n = (uint32_t)o->sides;
+        for (uint32_t i = 0; i < n; i++) {
+            const double ang = -2.0 * 3.14159265358979323846 * (double)i / (double)n;
+            outline[2 * i] = (float)((double)rad * cos(ang));
+            outline[2 * i + 1] = (float)((double)rad * sin(ang));
+        }
+    }
+    const long long level = o->level < WATER_SPHERE_LEVEL ? o->level : WATER_SPHERE_LEVEL;
+    const strata_status st = strata_result_add_water(ctx, r, (float)o->sea_level,
+                                                     n ? outline : NULL, n, (uint32_t)level);
+    check_call(st, (call){.what = "--water",
+                          .why = st == STRATA_ERR_INVALID_ARG
+                                     ? "the sea level lies at or below the planet's centre"
+                                     : NULL});
+}
+
 static int run(job *o)
 {
     strata_fbm f;
@@ -628,6 +654,8 @@ static int run(job *o)
     strata_solid_stats sst = {0, 0, 0, 0, 0};
     if (o->solid)
         solidify(ctx, o, r, &sst);
+    if (o->water)
+        add_water(ctx, o, r);
     double print_factor = 1;
     if (!isnan(o->print_size)) {
         strata_status pst = strata_result_fit_size(r, o->print_size, &print_factor);

@@ -178,7 +178,7 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
                         "(look at the tiles with 'strata view DIR')",
                         j->preview, partial[i], *v ? " " : "", v);
     static const char *const mesh_only[] = {"loops", "print-size", "simplify-roofs", "props",
-                                            "sea-level", NULL};
+                                            "sea-level", "water", NULL};
     for (int i = 0; mesh_only[i]; i++)
         if ((v = cli_given(mesh_only[i])))
             usage_error("--%s: not available for worlds (%s); make the mesh without it",
@@ -548,6 +548,11 @@ static const cli_option options[] = {
      .help = "a plane at exactly H (as a float) among the levels, added when they lack one, so a "
              "terrace starts at the sea",
      .commands = TERRAIN | PLANET, .group = G_TERRACE},
+    {.name = "water", .kind = CLI_FLAG, .target = &g_job.water,
+     .help = "add a translucent water surface at the sea level, a primitive and material of its "
+             "own: the terrain's domain (rectangle or polygon), or a planet's sphere of radius "
+             "R + H (an icosphere of the planet's --level, at most " XSTR(WATER_SPHERE_LEVEL) ")",
+     .needs = "sea-level", .commands = TERRAIN | PLANET, .group = G_TERRACE},
     {.name = "walls", .kind = CLI_CHOICE, .arg = "WHERE", .target = &g_job.walls,
      .choices = walls, .def = "upper", .commands = WRITERS, .group = G_TERRACE},
     {.name = "normals", .kind = CLI_FLAG, .target = &g_job.normals,

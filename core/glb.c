@@ -78,6 +78,7 @@ typedef struct prim {
     uint32_t terrace;
     unsigned char wall; /* a separate wall primitive: material wall_K */
     unsigned char skirt; /* a world tile's skirt: material skirt */
+    unsigned char water; /* strata_result_add_water: material water */
     unsigned char u16;  /* indices stored as unsigned short */
     uint64_t offset;    /* byte offset in the index buffer view */
     unsigned char *enc; /* compressed: the encoded indices */
@@ -129,7 +130,7 @@ static void plan_free(const strata_allocator *al, plan *p)
  * separate walls all roofs then all walls. */
 static strata_status plan_prims(const strata_result *r, const strata_allocator *al, plan *p)
 {
-    p->prims = strata__alloc_array(al, 2 * (size_t)r->nterraces + 1, sizeof *p->prims);
+    p->prims = strata__alloc_array(al, 2 * (size_t)r->nterraces + 3, sizeof *p->prims);
     if (!p->prims)
         return STRATA_ERR_NOMEM;
     size_t n = 0;
@@ -161,6 +162,15 @@ static strata_status plan_prims(const strata_result *r, const strata_allocator *
         q.count[0] = r->skirt_count;
         q.nindices = q.count[0];
         q.wall = q.skirt = 1;
+        p->prims[n++] = q;
+    }
+    if (r->water_count) { /* then the water's */
+        prim q;
+        memset(&q, 0, sizeof q);
+        q.first[0] = r->water_first;
+        q.count[0] = r->water_count;
+        q.nindices = q.count[0];
+        q.water = 1;
         p->prims[n++] = q;
     }
     p->nprims = n;
@@ -514,6 +524,14 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
             float rgb[3];
             strata_palette_color(pal, q->terrace, r->nterraces, q->wall, STRATA_COLOR_LINEAR,
                                  rgb);
+            if (q->water) { /* translucent blue, drawn after the opaque terrain */
+                strata__jtext_printf(j, "%s{\"name\":\"water\",\"alphaMode\":\"BLEND\","
+                                        "\"pbrMetallicRoughness\":{\"baseColorFactor\":"
+                                        "[0.02,0.15,0.45,0.6],\"metallicFactor\":0,"
+                                        "\"roughnessFactor\":0.2}}",
+                                     i ? "," : "");
+                continue;
+            }
             if (q->skirt)
                 strata__jtext_printf(j, "%s{\"name\":\"skirt\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
                                      i ? "," : "");

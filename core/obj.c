@@ -217,6 +217,11 @@ static void obj_faces(strata_out *o, obj_lines *l, const strata_result *r, uint6
 static void range_names(const strata_result *r, const strata_range *g, char *group, char *mtl,
                         size_t size)
 {
+    if (g->terrace == STRATA_TERRACE_WATER) {
+        snprintf(group, size, "water");
+        snprintf(mtl, size, "water");
+        return;
+    }
     const int sep = g->wall && r->walls == STRATA_WALLS_SEPARATE;
     snprintf(group, size, "%s_%ld", sep ? "walls" : "terrace", (long)g->terrace);
     snprintf(mtl, size, "%s_%ld", sep ? "wall" : "terrace", (long)g->terrace);
@@ -269,6 +274,11 @@ static void write_mtl(strata_out *o, const strata_result *r, const strata_range 
         if (strcmp(mtl, prev) == 0)
             continue;
         memcpy(prev, mtl, sizeof prev);
+        if (rg[k].terrace == STRATA_TERRACE_WATER) { /* translucent blue: d is opacity */
+            strata__out_str(o, "\nnewmtl water\nKd 0.1500 0.4200 0.7000\nKa 0 0 0\nKs 0 0 0\n"
+                               "d 0.6000\nillum 1\n");
+            continue;
+        }
         float rgb[3];
         const int dark = rg[k].wall && r->walls == STRATA_WALLS_SEPARATE;
         strata_palette_color(pal, (uint32_t)rg[k].terrace, r->nterraces, dark,

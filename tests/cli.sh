@@ -354,6 +354,16 @@ check "--sea-level alone: one plane at 0.01" 'grep -q ", 1 terrace\$" err && gre
 fails 2 "--sea-level" "--sea-level on worlds" terrain --tile-cells 16 --sea-level 1 -o seaw
 fails 2 "--sea-level" "--sea-level out of range" planet --sea-level 2e9 -o sea4.ply
 
+# --water: the sea as a group of its own; PLY terrace -2
+succeeds "--water OBJ" terrain --cells 16 --sea-level 0.1 --water -o water.obj
+check "--water: OBJ group and translucent material water" 'grep -q "^g water\$" water.obj && grep -q "^newmtl water\$" water.mtl && grep -q "^d 0\.6000\$" water.mtl'
+check "--water: the rectangle's 4 points at 0.1, 2 faces" '[ "$(grep -A4 "^g water" water.obj | grep -c "^f ")" = 2 ] && [ "$(grep "^v " water.obj | tail -n 4 | grep -c "^v [-0-9.e]* 0\.100000001 ")" = 4 ]'
+succeeds "--water PLY" terrain --shape polygon --sides 7 --sea-level 0.1 --water -o water.ply
+check "--water: 5 faces of terrace -2 for a heptagon" '[ "$(tail -c $((5 * 18)) water.ply | od -An -tx1 -v | tr -d " \n" | grep -o "03.\{24\}feffffff00" | wc -l)" = 5 ]'
+fails 2 "--sea-level" "--water without --sea-level" terrain --water -o w.ply
+fails 2 "--water" "--water on slice" slice flat.ply --water -o w.ply
+fails 2 "not available for worlds" "--water on worlds" planet --level 3 --chunk-level 1 --sea-level 0 --water -o ww
+
 # The planet noise limit is documented and exact; the smallest radius gives
 # the planet of radius 1, scaled (the same counts).
 run planet --help

@@ -109,6 +109,11 @@ glb props planet --level 4 --terraces 8 --props 300 --props-noise 2
 check "props: trees and rocks, each a node with EXT_mesh_gpu_instancing" \
     '[ "$(count props.glb "EXT_mesh_gpu_instancing")" = 3 ] && [ "$(count props.glb "\"TRANSLATION\"")" = 2 ]'
 
+glb water planet --level 4 --terraces 8 --sea-level 0 --water --normals
+check "water: a translucent material water" \
+    '[ "$(count water.glb "\"name\":\"water\",\"alphaMode\":\"BLEND\"")" = 1 ]'
+glb water-terrain terrain --shape polygon --sides 6 --depth 3 --sea-level 0.05 --water
+
 glb unsliced terrain --cells 8 --terraces 0
 check "unsliced: one primitive" '[ "$(count unsliced.glb "\"mode\":4")" = 1 ]'
 
