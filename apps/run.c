@@ -618,6 +618,7 @@ static int run(job *o)
         add_sea_level(o, &levels, &nlevels);
     t[3] = now();
     strata_result *r;
+    strata_loops *shore = NULL;
     strata_arena_stats arena = {0};
     if (levels) {
         strata_slice_options so;
@@ -630,6 +631,12 @@ static int run(job *o)
         check_mem(o, strata_slice(ctx, m, &so, &r), "slice");
         strata_ctx_arena_stats(ctx, &arena);
         job_write_loops(ctx, o, m, r, levels, nlevels); /* before --optimize reorders walls */
+        /* --shoreline: the coasts of the slice as made (with normals the
+         * walls do not link: the loops of the mesh, the same points) */
+        if (o->shore)
+            check(o->normals ? strata_loops_from_mesh(ctx, m, levels, nlevels, &shore)
+                             : strata_loops_from_result(ctx, r, &shore),
+                  "--shoreline");
     } else {
         check(strata_result_from_mesh(ctx, m, o->normals, &r), "mesh");
     }
@@ -656,6 +663,14 @@ static int run(job *o)
         solidify(ctx, o, r, &sst);
     if (o->water)
         add_water(ctx, o, r);
+    if (shore) {
+        const float h = (float)o->sea_level;
+        uint32_t k = 0;
+        while (k < nlevels && levels[k] != h)
+            k++;
+        check(strata_result_add_shoreline(ctx, r, shore, k, (float)o->shore_width), "--shoreline");
+        strata_loops_destroy(shore);
+    }
     double print_factor = 1;
     if (!isnan(o->print_size)) {
         strata_status pst = strata_result_fit_size(r, o->print_size, &print_factor);

@@ -90,6 +90,8 @@ typedef struct job {
     bool sea;           /* --sea-level given */
     double sea_level;   /* --sea-level H: a plane at H among the levels */
     bool water;         /* --water: a water surface at H */
+    bool shore;         /* --shoreline given */
+    double shore_width; /* --shoreline W */
     /* worlds (apps/world.c) */
     long long chunk_level; /* planets; -1: not a world */
     long long tile_cells;  /* terrains; -1: not a world */

@@ -222,6 +222,11 @@ static void range_names(const strata_result *r, const strata_range *g, char *gro
         snprintf(mtl, size, "water");
         return;
     }
+    if (g->terrace == STRATA_TERRACE_SHORE) {
+        snprintf(group, size, "shoreline");
+        snprintf(mtl, size, "shoreline");
+        return;
+    }
     const int sep = g->wall && r->walls == STRATA_WALLS_SEPARATE;
     snprintf(group, size, "%s_%ld", sep ? "walls" : "terrace", (long)g->terrace);
     snprintf(mtl, size, "%s_%ld", sep ? "wall" : "terrace", (long)g->terrace);
@@ -277,6 +282,11 @@ static void write_mtl(strata_out *o, const strata_result *r, const strata_range 
         if (rg[k].terrace == STRATA_TERRACE_WATER) { /* translucent blue: d is opacity */
             strata__out_str(o, "\nnewmtl water\nKd 0.1500 0.4200 0.7000\nKa 0 0 0\nKs 0 0 0\n"
                                "d 0.6000\nillum 1\n");
+            continue;
+        }
+        if (rg[k].terrace == STRATA_TERRACE_SHORE) { /* foam */
+            strata__out_str(o, "\nnewmtl shoreline\nKd 0.9000 0.9500 1.0000\nKa 0 0 0\n"
+                               "Ks 0 0 0\nd 0.8000\nillum 1\n");
             continue;
         }
         float rgb[3];

@@ -887,6 +887,36 @@ STRATA_API strata_status strata_loops_from_heightmap(strata_ctx *ctx,
 STRATA_API void strata_loops_get_view(const strata_loops *l, strata_loops_view *v);
 STRATA_API void strata_loops_destroy(strata_loops *l);
 
+/* Shorelines: a ribbon of quads along every polyline of plane `plane` of
+ * l (loops of r's slice: strata_loops_from_result, _from_mesh or
+ * _from_heightmap with the same levels), on the water side (the left:
+ * loops run uphill on the right), `width` wide, added to r after
+ * everything else (the view's shore_first, shore_count; its vertices
+ * [uv_first, uv_first + nuv), owned by r, with normals when r has them:
+ * up, or radial).  Per point of a polyline (a closed loop's first point
+ * again at its end) two vertices: on the coast, the loop's point bit for
+ * bit, and outside it, `width` away along the bisector of the sides of
+ * its two segments (one at an open end): FLAT at y = L[plane] exactly,
+ * RADIAL on the sphere radius + L[plane] about the centre, `width` along
+ * its great circle.  Texture coordinates: U the length of the polyline up
+ * to the point (double, from the float points) over width, the same for
+ * both vertices, so a texture repeats every `width` without stretching;
+ * V 0 on the coast, 1 outside.  Triangles face up (outwards), two a
+ * segment, except where the coast bends towards the water more sharply
+ * than `width` allows: there the outer edge folds over itself (a few
+ * triangles face down).  Writers: glTF a primitive of material "shoreline" with
+ * TEXCOORD_0 (its own POSITION, NORMAL and TEXCOORD_0 accessors over its
+ * vertices, indices from its first vertex; not with compress:
+ * STRATA_ERR_UNSUPPORTED); OBJ group and material "shoreline", PLY faces
+ * with terrace -3 (neither has the texture coordinates).  Polylines of
+ * one point are skipped.  Errors: STRATA_ERR_INVALID_ARG (NULL ctx, r or
+ * l, a shoreline already added, plane >= l's planes, width not > 0 or not
+ * finite, l and r of different geometries), STRATA_ERR_OVERFLOW (more
+ * than 2^32-1 vertices), STRATA_ERR_NOMEM (r unchanged). */
+STRATA_API strata_status strata_result_add_shoreline(strata_ctx *ctx, strata_result *r,
+                                                     const strata_loops *l, uint32_t plane,
+                                                     float width);
+
 /* Writing loops: strata_loops_write.
  *  - GeoJSON (.geojson or .json; RFC 7946): a FeatureCollection, one
  *    LineString feature per polyline with property "elev" (its plane's

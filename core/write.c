@@ -36,6 +36,8 @@ strata_range *strata__sorted_ranges(const strata_result *r, const strata_allocat
     }
     if (r->water_count)
         rg[m++] = (strata_range){r->water_first, r->water_count, STRATA_TERRACE_WATER, 0};
+    if (r->shore_count)
+        rg[m++] = (strata_range){r->shore_first, r->shore_count, STRATA_TERRACE_SHORE, 0};
     qsort(rg, m, sizeof *rg, range_cmp);
     *n = m;
     return rg;

@@ -1,10 +1,15 @@
-/* Suite "shore": water surfaces added to results (strata_result_add_water).
+/* Suite "shore": water surfaces and shorelines added to results
+ * (strata_result_add_water, strata_result_add_shoreline).
  *
  * The water must lie exactly at its height (FLAT: y == H; RADIAL: its
  * vertices at radius R + H about the centre, as an icosphere places
  * them), face up or outwards, cover the domain it is given, live in its
  * own index range after every terrace's, and leave the terrain's own
- * vertices and triangles as they were. */
+ * vertices and triangles as they were.  A shoreline must start on the
+ * loops' points bit for bit, reach `width` out on the downhill side (the
+ * terrain is below the sea there), carry U = length so far / width and V
+ * 0 or 1, face up, and be the same bytes for any thread count. */
+#define _GNU_SOURCE /* memmem, mkstemps */
 #include "testutil.h"
 
 #include <math.h>
@@ -290,6 +295,353 @@ START_TEST(test_ply_mark)
 }
 END_TEST
 
+/* A round hill: h = 2 - (x^2 + z^2) / 8 about the grid's middle, so each
+ * plane's coast is one closed loop with the sea outside. */
+static double hill(double x, double z) { return 2.0 - ((x - 6) * (x - 6) + (z - 6) * (z - 6)) / 8.0; }
+
+static strata_mesh *hill_mesh(strata_ctx *ctx)
+{
+    strata_mesh *g;
+    ck_assert_ok(strata_shape_grid(ctx, 48, 48, 0.25f, &g));
+    strata_mesh_view v;
+    strata_mesh_get_view(g, &v);
+    float *xyz = malloc(sizeof(float) * 3 * v.nverts);
+    uint32_t *tri = malloc(sizeof(uint32_t) * 3 * v.ntris);
+    for (uint32_t i = 0; i < v.nverts; i++) {
+        xyz[3 * i] = v.x[i] + 6.0f;
+        xyz[3 * i + 2] = v.z[i] + 6.0f;
+        xyz[3 * i + 1] = (float)hill(xyz[3 * i], xyz[3 * i + 2]);
+    }
+    for (uint32_t t = 0; t < v.ntris; t++) {
+        tri[3 * t] = v.a[t];
+        tri[3 * t + 1] = v.b[t];
+        tri[3 * t + 2] = v.c[t];
+    }
+    strata_mesh *m;
+    ck_assert_ok(strata_mesh_create(ctx, xyz, v.nverts, tri, v.ntris, &m));
+    free(xyz);
+    free(tri);
+    strata_mesh_destroy(g);
+    return m;
+}
+
+/* Check the shoreline of plane k of l in r (FLAT) against the loops. */
+static void check_flat_ribbon(const strata_result *r, const strata_loops *l, uint32_t k,
+                              float width, int normals)
+{
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    strata_loops_view lv;
+    strata_loops_get_view(l, &lv);
+    const float H = lv.levels[k];
+    uint32_t w = v.uv_first;
+    uint64_t quads = 0;
+    for (uint64_t i = lv.plane_first[k]; i < lv.plane_first[k + 1]; i++) {
+        const strata_loop *lp = &lv.loops[i];
+        const uint32_t pairs = lp->closed ? lp->count + 1 : lp->count;
+        double along = 0;
+        float last_u = -1;
+        for (uint32_t j = 0; j < pairs; j++, w += 2) {
+            const uint64_t p = lp->first + j % lp->count;
+            if (j) {
+                const uint64_t q = lp->first + (j - 1) % lp->count;
+                const double d[3] = {(double)lv.x[p] - lv.x[q], (double)lv.y[p] - lv.y[q],
+                                     (double)lv.z[p] - lv.z[q]};
+                along += sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            }
+            /* the coast: the loop's point, bits and all */
+            require(memcmp(&v.x[w], &lv.x[p], 4) == 0 && memcmp(&v.y[w], &lv.y[p], 4) == 0 &&
+                        memcmp(&v.z[w], &lv.z[p], 4) == 0,
+                    "coast vertex %u is not loop point %llu", w, (unsigned long long)p);
+            require_true(v.y[w] == H && v.y[w + 1] == H);
+            const double dx = (double)v.x[w + 1] - v.x[w], dz = (double)v.z[w + 1] - v.z[w];
+            ck_assert_double_eq_tol(sqrt(dx * dx + dz * dz), width, 1e-5 * (1 + width));
+            /* downhill: the hill is below the sea out there */
+            require(hill(v.x[w + 1], v.z[w + 1]) < H, "outer vertex %u at height %g >= %g",
+                    w + 1, hill(v.x[w + 1], v.z[w + 1]), (double)H);
+            const float *uv = v.uv + 2 * (size_t)(w - v.uv_first);
+            require_true(uv[0] == (float)(along / width) && uv[2] == uv[0]);
+            require_true(uv[1] == 0.0f && uv[3] == 1.0f);
+            require_ge(uv[0], last_u);
+            last_u = uv[0];
+            if (normals)
+                for (uint32_t c = w; c <= w + 1; c++)
+                    require_true(v.nx[c] == 0 && v.ny[c] == 1 && v.nz[c] == 0);
+        }
+        ck_assert_double_eq_tol(along, lp->length, 1e-9 * lp->length);
+        quads += pairs - 1;
+    }
+    require_eq(w, v.uv_first + v.nuv);
+    require_eq(v.nverts, w);
+    require_eq(v.shore_count, 6 * quads);
+    for (uint64_t i = v.shore_first; i < v.shore_first + v.shore_count; i += 3) {
+        for (int c = 0; c < 3; c++)
+            require_true(v.indices[i + c] >= v.uv_first && v.indices[i + c] < w);
+        require_gt(tri_up(&v, i), 0.0);
+    }
+}
+
+/* Loops from the result (no normals) and from the mesh (normals). */
+START_TEST(test_shore_flat)
+{
+    const int normals = _i;
+    strata_ctx *ctx = ctx_new(0);
+    strata_mesh *m = hill_mesh(ctx);
+    const float levels[] = {-1.0f, 0.5f, 1.0f, 1.75f};
+    strata_slice_options so;
+    strata_slice_defaults(&so);
+    so.levels = levels;
+    so.nlevels = 4;
+    so.normals = normals;
+    strata_result *r;
+    ck_assert_ok(strata_slice(ctx, m, &so, &r));
+    strata_loops *l;
+    if (normals) {
+        ck_assert_status(strata_loops_from_result(ctx, r, &l), STRATA_ERR_INVALID_ARG);
+        ck_assert_ok(strata_loops_from_mesh(ctx, m, levels, 4, &l));
+    } else {
+        ck_assert_ok(strata_loops_from_result(ctx, r, &l));
+    }
+    strata_loops_view lv;
+    strata_loops_get_view(l, &lv);
+    require_eq(lv.plane_first[2] - lv.plane_first[1], 1u); /* one coast at 0.5 */
+    require_eq(lv.loops[lv.plane_first[1]].closed, 1u);
+    ck_assert_status(strata_result_add_shoreline(ctx, r, l, 4, 0.3f), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_result_add_shoreline(ctx, r, l, 1, 0.0f), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_result_add_shoreline(ctx, r, l, 1, -1.0f), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_result_add_shoreline(ctx, r, l, 1, INFINITY), STRATA_ERR_INVALID_ARG);
+    ck_assert_ok(strata_result_add_water(ctx, r, 0.5f, NULL, 0, 0));
+    ck_assert_ok(strata_result_add_shoreline(ctx, r, l, 1, 0.3f));
+    check_flat_ribbon(r, l, 1, 0.3f, normals);
+    ck_assert_status(strata_result_add_shoreline(ctx, r, l, 1, 0.3f), STRATA_ERR_INVALID_ARG);
+    strata_loops_destroy(l);
+    strata_result_destroy(r);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Open polylines (a wavy terrain: coasts from border to border, islands
+ * and lakes), on every plane in turn. */
+START_TEST(test_shore_open)
+{
+    strata_ctx *ctx = ctx_new(0);
+    strata_mesh *m;
+    strata_result *r0 = wavy_terrain(ctx, 0, &m);
+    strata_loops *l;
+    ck_assert_ok(strata_loops_from_result(ctx, r0, &l));
+    strata_loops_view lv;
+    strata_loops_get_view(l, &lv);
+    int open = 0;
+    for (uint64_t i = 0; i < lv.nloops; i++)
+        open += !lv.loops[i].closed;
+    require_gt(open, 0);
+    const float levels[] = {-1.0f, -0.25f, 0.0f, 0.5f, 1.0f};
+    for (uint32_t k = 1; k < 5; k++) {
+        strata_slice_options so;
+        strata_slice_defaults(&so);
+        so.levels = levels;
+        so.nlevels = 5;
+        strata_result *r;
+        ck_assert_ok(strata_slice(ctx, m, &so, &r));
+        strata_result_view before;
+        strata_result_get_view(r, &before);
+        const uint32_t nv = before.nverts;
+        ck_assert_ok(strata_result_add_shoreline(ctx, r, l, k, 0.05f));
+        strata_result_view v;
+        strata_result_get_view(r, &v);
+        require_eq(v.uv_first, nv);
+        /* coasts on the loops, flat at L[k], W out, U and V as said */
+        uint32_t w = v.uv_first;
+        for (uint64_t i = lv.plane_first[k]; i < lv.plane_first[k + 1]; i++) {
+            const strata_loop *lp = &lv.loops[i];
+            const uint32_t pairs = lp->closed ? lp->count + 1 : lp->count;
+            float last = -1;
+            for (uint32_t j = 0; j < pairs; j++, w += 2) {
+                const uint64_t p = lp->first + j % lp->count;
+                require_true(v.x[w] == lv.x[p] && v.y[w] == lv.y[p] && v.z[w] == lv.z[p]);
+                require_true(v.y[w + 1] == levels[k]);
+                const double dx = (double)v.x[w + 1] - v.x[w], dz = (double)v.z[w + 1] - v.z[w];
+                ck_assert_double_eq_tol(sqrt(dx * dx + dz * dz), 0.05, 1e-6);
+                require_ge(v.uv[2 * (w - v.uv_first)], last);
+                last = v.uv[2 * (w - v.uv_first)];
+            }
+            ck_assert_double_eq_tol(last, lp->length / 0.05, 1e-4 * (1 + lp->length / 0.05));
+        }
+        require_eq(w, v.nverts);
+        strata_result_destroy(r);
+    }
+    strata_loops_destroy(l);
+    strata_result_destroy(r0);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* A planet: coasts on the loops, the outer edge on the sphere R + H,
+ * `width` along the surface, normals radial, facing outwards. */
+START_TEST(test_shore_planet)
+{
+    strata_ctx *ctx = ctx_new(0);
+    strata_mesh *m;
+    ck_assert_ok(strata_shape_icosphere(ctx, 4, 10.0f, &m));
+    strata_fbm f;
+    strata_fbm_defaults(&f);
+    f.frequency = 0.2f;
+    f.amplitude = 0.5f;
+    ck_assert_ok(strata_displace_radial(ctx, m, &f, NULL));
+    const float levels[] = {-0.5f, 0.0f, 0.2f};
+    strata_slice_options so;
+    strata_slice_defaults(&so);
+    so.levels = levels;
+    so.nlevels = 3;
+    strata_result *r;
+    ck_assert_ok(strata_slice(ctx, m, &so, &r));
+    strata_loops *l;
+    ck_assert_ok(strata_loops_from_result(ctx, r, &l));
+    strata_loops_view lv;
+    strata_loops_get_view(l, &lv);
+    require_gt(lv.plane_first[2] - lv.plane_first[1], 0u);
+    const float W = 0.1f;
+    ck_assert_ok(strata_result_add_shoreline(ctx, r, l, 1, W));
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    const double R = (double)v.radius + levels[1];
+    uint32_t w = v.uv_first;
+    for (uint64_t i = lv.plane_first[1]; i < lv.plane_first[2]; i++) {
+        const strata_loop *lp = &lv.loops[i];
+        for (uint32_t j = 0; j <= lp->count; j++, w += 2) {
+            const uint64_t p = lp->first + j % lp->count;
+            require_true(v.x[w] == lv.x[p] && v.y[w] == lv.y[p] && v.z[w] == lv.z[p]);
+            double a[3], b[3], la = 0, lb = 0, dot = 0;
+            const float *pa[3] = {&v.x[w], &v.y[w], &v.z[w]}, *pb[3] = {&v.x[w + 1], &v.y[w + 1], &v.z[w + 1]};
+            for (int c = 0; c < 3; c++) {
+                a[c] = (double)*pa[c] - v.center[c];
+                b[c] = (double)*pb[c] - v.center[c];
+                la += a[c] * a[c];
+                lb += b[c] * b[c];
+            }
+            la = sqrt(la);
+            lb = sqrt(lb);
+            for (int c = 0; c < 3; c++)
+                dot += a[c] * b[c];
+            ck_assert_double_eq_tol(lb, R, 1e-5 * R);
+            ck_assert_double_eq_tol(acos(fmin(1.0, dot / (la * lb))) * R, W, 1e-3 * W);
+        }
+    }
+    require_eq(w, v.nverts);
+    /* outwards, but where a coast bends more sharply than W towards the
+     * sea the outer edge folds over: count them */
+    uint64_t inwards = 0;
+    for (uint64_t i = v.shore_first; i < v.shore_first + v.shore_count; i += 3) {
+        const uint32_t a = v.indices[i], b = v.indices[i + 1], c = v.indices[i + 2];
+        const double u[3] = {v.x[b] - v.x[a], v.y[b] - v.y[a], v.z[b] - v.z[a]};
+        const double t[3] = {v.x[c] - v.x[a], v.y[c] - v.y[a], v.z[c] - v.z[a]};
+        const double n[3] = {u[1] * t[2] - u[2] * t[1], u[2] * t[0] - u[0] * t[2],
+                             u[0] * t[1] - u[1] * t[0]};
+        inwards += n[0] * (v.x[a] - v.center[0]) + n[1] * (v.y[a] - v.center[1]) +
+                       n[2] * (v.z[a] - v.center[2]) <=
+                   0.0;
+    }
+    require_le(inwards * 20, v.shore_count / 3); /* at most 5% */
+    strata_loops_destroy(l);
+    strata_result_destroy(r);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* The same GLB, PLY and OBJ bytes for 1, 2 and 3 threads. */
+START_TEST(test_shore_threads)
+{
+    static const char *const ext[] = {".glb", ".ply", ".obj"};
+    unsigned char *first[3] = {NULL, NULL, NULL};
+    size_t first_size[3];
+    for (int threads = 1; threads <= 3; threads++) {
+        strata_ctx *ctx = ctx_new(threads);
+        strata_mesh *m = hill_mesh(ctx);
+        const float levels[] = {-1.0f, 0.5f, 1.0f, 1.75f};
+        strata_slice_options so;
+        strata_slice_defaults(&so);
+        so.levels = levels;
+        so.nlevels = 4;
+        strata_result *r;
+        ck_assert_ok(strata_slice(ctx, m, &so, &r));
+        strata_loops *l;
+        ck_assert_ok(strata_loops_from_result(ctx, r, &l));
+        ck_assert_ok(strata_result_add_water(ctx, r, 0.5f, NULL, 0, 0));
+        ck_assert_ok(strata_result_add_shoreline(ctx, r, l, 1, 0.3f));
+        for (int e = 0; e < 3; e++) {
+            char path[64];
+            /* one name for all (OBJ names its .mtl) */
+            snprintf(path, sizeof path, "/tmp/strata-shore-%d%s", (int)getpid(), ext[e]);
+            ck_assert_ok(strata_result_write(ctx, r, path, NULL));
+            size_t size;
+            unsigned char *b = slurp(path, &size);
+            ck_assert_ptr_nonnull(b);
+            unlink(path);
+            if (e == 2) { /* and its .mtl */
+                path[strlen(path) - 4] = 0;
+                strcat(path, ".mtl");
+                unlink(path);
+            }
+            if (threads == 1) {
+                first[e] = b;
+                first_size[e] = size;
+            } else {
+                ck_assert_uint_eq(size, first_size[e]);
+                ck_assert_int_eq(memcmp(b, first[e], size), 0);
+                free(b);
+            }
+        }
+        strata_loops_destroy(l);
+        strata_result_destroy(r);
+        strata_mesh_destroy(m);
+        strata_ctx_destroy(ctx);
+    }
+    /* the GLB: a shoreline primitive with TEXCOORD_0, a translucent water */
+    ck_assert_ptr_nonnull(memmem(first[0], first_size[0], "\"TEXCOORD_0\"", 12));
+    static const char shore_mat[] = "\"name\":\"shoreline\",\"alphaMode\":\"BLEND\"";
+    static const char water_mat[] = "\"name\":\"water\",\"alphaMode\":\"BLEND\"";
+    ck_assert_ptr_nonnull(memmem(first[0], first_size[0], shore_mat, sizeof shore_mat - 1));
+    ck_assert_ptr_nonnull(memmem(first[0], first_size[0], water_mat, sizeof water_mat - 1));
+    ck_assert_ptr_nonnull(memmem(first[2], first_size[2], "\ng shoreline\n", 13));
+    for (int e = 0; e < 3; e++)
+        free(first[e]);
+}
+END_TEST
+
+/* Compressed GLB with a shoreline: refused, no file. */
+START_TEST(test_shore_compress)
+{
+    strata_ctx *ctx = ctx_new(1);
+    strata_mesh *m = hill_mesh(ctx);
+    const float levels[] = {-1.0f, 0.5f};
+    strata_slice_options so;
+    strata_slice_defaults(&so);
+    so.levels = levels;
+    so.nlevels = 2;
+    strata_result *r;
+    ck_assert_ok(strata_slice(ctx, m, &so, &r));
+    strata_loops *l;
+    ck_assert_ok(strata_loops_from_result(ctx, r, &l));
+    ck_assert_ok(strata_result_add_shoreline(ctx, r, l, 1, 0.3f));
+    if (strata_optimize_supported()) {
+        strata_write_options wo;
+        strata_write_defaults(&wo);
+        wo.compress = 1;
+        char path[64];
+        snprintf(path, sizeof path, "/tmp/strata-shore-c-%d.glb", (int)getpid());
+        ck_assert_status(strata_result_write(ctx, r, path, &wo), STRATA_ERR_UNSUPPORTED);
+        ck_assert_int_ne(access(path, F_OK), 0);
+    }
+    strata_loops_destroy(l);
+    strata_result_destroy(r);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 static Suite *shore_suite(void)
 {
     Suite *s = suite_create("shore");
@@ -298,6 +650,14 @@ static Suite *shore_suite(void)
     tcase_add_loop_test(tc, test_flat_outline, 0, 2);
     tcase_add_loop_test(tc, test_sphere, 0, 2);
     tcase_add_test(tc, test_ply_mark);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("Shoreline");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_shore_flat, 0, 2);
+    tcase_add_test(tc, test_shore_open);
+    tcase_add_test(tc, test_shore_planet);
+    tcase_add_test(tc, test_shore_threads);
+    tcase_add_test(tc, test_shore_compress);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -364,6 +364,19 @@ fails 2 "--sea-level" "--water without --sea-level" terrain --water -o w.ply
 fails 2 "--water" "--water on slice" slice flat.ply --water -o w.ply
 fails 2 "not available for worlds" "--water on worlds" planet --level 3 --chunk-level 1 --sea-level 0 --water -o ww
 
+# --shoreline W: a ribbon along the coasts; OBJ group shoreline, PLY terrace -3
+succeeds "--shoreline" terrain --cells 32 --sea-level 0 --shoreline 0.2 -o shore.obj
+check "--shoreline: OBJ group and material shoreline" 'grep -q "^g shoreline\$" shore.obj && grep -q "^newmtl shoreline\$" shore.mtl && [ "$(sed -n "/^g shoreline\$/,\$p" shore.obj | grep -c "^f ")" -gt 10 ]'
+succeeds "--shoreline PLY" terrain --cells 32 --sea-level 0 --shoreline 0.2 -o shore.ply
+check "--shoreline: the last face has terrace -3" '[ "$(tail -c 18 shore.ply | od -An -tx1 -v | tr -d " \n" | cut -c27-34)" = fdffffff ]'
+fails 2 "--sea-level" "--shoreline without --sea-level" terrain --shoreline 1 -o s.ply
+fails 2 "--shoreline 0" "--shoreline 0" terrain --sea-level 0 --shoreline 0 -o s.ply
+fails 2 "0 < W" "--shoreline -1" planet --sea-level 0 --shoreline -1 -o s.ply
+fails 2 "--shoreline" "--shoreline on slice" slice flat.ply --shoreline 1 -o s.ply
+if "$STRATA" info | grep -q '^meshoptimizer: yes'; then
+    fails 2 "--compress with --shoreline" "--shoreline with --compress" terrain --sea-level 0 --shoreline 1 --compress -o s.glb
+fi
+
 # The planet noise limit is documented and exact; the smallest radius gives
 # the planet of radius 1, scaled (the same counts).
 run planet --help
