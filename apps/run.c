@@ -794,6 +794,16 @@ static int run(job *o)
                     (unsigned long long)sst.fins_removed);
         if (!isnan(o->print_size))
             fprintf(stderr, "print.factor=%.9g\n", print_factor);
+        if (o->water || o->shore) {
+            strata_result_view wv;
+            strata_result_get_view(r, &wv);
+            if (o->water)
+                fprintf(stderr, "water.triangles=%llu\n",
+                        (unsigned long long)(wv.water_count / 3));
+            if (o->shore)
+                fprintf(stderr, "shoreline.vertices=%u\nshoreline.triangles=%llu\n", wv.nuv,
+                        (unsigned long long)(wv.shore_count / 3));
+        }
         if (props) {
             strata_props_view pv;
             strata_props_get_view(props, &pv);

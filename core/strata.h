@@ -781,7 +781,8 @@ STRATA_API void strata_result_get_view(const strata_result *r,
  * 0.2 x radius / 4^L below it: 5e-5 x radius at level 6); outline is
  * ignored.
  * Add it last, after strata_result_simplify_roofs and
- * strata_result_solidify (which expect a result as the slicer made it);
+ * strata_result_solidify (which expect a result as the slicer made it
+ * and refuse one with water or a shoreline: STRATA_ERR_INVALID_ARG);
  * strata_result_fit_size and the rotations move it with the rest; the
  * preview does not draw it.
  * Errors: STRATA_ERR_INVALID_ARG (NULL ctx or r, water already added, an

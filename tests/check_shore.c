@@ -413,6 +413,9 @@ START_TEST(test_shore_flat)
     ck_assert_ok(strata_result_add_water(ctx, r, 0.5f, NULL, 0, 0));
     ck_assert_ok(strata_result_add_shoreline(ctx, r, l, 1, 0.3f));
     check_flat_ribbon(r, l, 1, 0.3f, normals);
+    /* simplification and solids take results as the slicer made them */
+    ck_assert_status(strata_result_simplify_roofs(ctx, r, 1e-4, NULL), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_result_solidify(ctx, r, 1.0f, NULL), STRATA_ERR_INVALID_ARG);
     ck_assert_status(strata_result_add_shoreline(ctx, r, l, 1, 0.3f), STRATA_ERR_INVALID_ARG);
     strata_loops_destroy(l);
     strata_result_destroy(r);
