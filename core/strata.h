@@ -908,8 +908,10 @@ STRATA_API void strata_loops_destroy(strata_loops *l);
  * triangles face down).  Writers: glTF a primitive of material "shoreline" with
  * TEXCOORD_0 (its own POSITION, NORMAL and TEXCOORD_0 accessors over its
  * vertices, indices from its first vertex; not with compress:
- * STRATA_ERR_UNSUPPORTED); OBJ group and material "shoreline", PLY faces
- * with terrace -3 (neither has the texture coordinates).  Polylines of
+ * STRATA_ERR_UNSUPPORTED); OBJ group and material "shoreline", its texture
+ * coordinates as "vt U V" lines (one per shoreline vertex, in order) and
+ * its faces "f a/t b/t c/t" ("a/t/a" with normals); PLY faces with
+ * terrace -3, without texture coordinates.  Polylines of
  * one point are skipped.  Errors: STRATA_ERR_INVALID_ARG (NULL ctx, r or
  * l, a shoreline already added, plane >= l's planes, width not > 0 or not
  * finite, l and r of different geometries), STRATA_ERR_OVERFLOW (more

@@ -367,6 +367,7 @@ fails 2 "not available for worlds" "--water on worlds" planet --level 3 --chunk-
 # --shoreline W: a ribbon along the coasts; OBJ group shoreline, PLY terrace -3
 succeeds "--shoreline" terrain --cells 32 --sea-level 0 --shoreline 0.2 -o shore.obj
 check "--shoreline: OBJ group and material shoreline" 'grep -q "^g shoreline\$" shore.obj && grep -q "^newmtl shoreline\$" shore.mtl && [ "$(sed -n "/^g shoreline\$/,\$p" shore.obj | grep -c "^f ")" -gt 10 ]'
+check "--shoreline: OBJ vt per ribbon vertex, faces a/t" 'n=$(grep -c "^vt " shore.obj) && [ "$n" -gt 10 ] && [ $((n % 2)) = 0 ] && sed -n "/^g shoreline\$/,\$p" shore.obj | grep "^f " | head -n 1 | grep -Eq "^f [0-9]+/[0-9]+ [0-9]+/[0-9]+ [0-9]+/[0-9]+\$"'
 succeeds "--shoreline PLY" terrain --cells 32 --sea-level 0 --water --shoreline 0.2 --stats -o shore.ply
 check "--stats: water.triangles=2, shoreline figures" 'grep -q "^water\.triangles=2\$" err && grep -q "^shoreline\.vertices=[1-9][0-9]*\$" err && grep -q "^shoreline\.triangles=[1-9][0-9]*\$" err'
 check "--shoreline: the last face has terrace -3" '[ "$(tail -c 18 shore.ply | od -An -tx1 -v | tr -d " \n" | cut -c27-34)" = fdffffff ]'
