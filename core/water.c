@@ -1,5 +1,5 @@
-/* Water at a height: a surface of its own appended to a result
- * (strata_result_add_water). */
+/* Water and shorelines at a height: surfaces of their own appended to a
+ * result (strata_result_add_water, strata_result_add_shoreline). */
 #include "alloc.h"
 #include "ctx.h"
 #include "mesh.h"
@@ -9,9 +9,9 @@
 #include <math.h>
 #include <string.h>
 
-/* Twice the signed area of the polygon's turn at point i (the z of the
- * cross product in the x, z plane; positive: turning towards -z from +x,
- * i.e. counter-clockwise seen from above with y up). */
+/* The y of (b - a) x (c - b) for the outline's points a, b, c = i, i + 1,
+ * i + 2 (x, z pairs, cyclic): positive where a triangle a, b, c faces up
+ * (+y), counter-clockwise on the map (X = x, Y = -z). */
 static double turn(const float *p, uint32_t n, uint32_t i)
 {
     const uint32_t a = i, b = (i + 1) % n, c = (i + 2) % n;
@@ -158,7 +158,8 @@ static int side_of(const strata_loops *l, uint64_t a, uint64_t b, const double n
 }
 
 /* The shoreline's vertices and triangles of one polyline: pairs (coast,
- * outer) from vertex v, U from `u0`; returns the pairs written. */
+ * outer) from vertex v, U from 0, 6 indices a segment at ix; returns the
+ * pairs written. */
 static uint32_t ribbon(const strata_loops *l, const strata_loop *lp, float level, float width,
                        strata_result *r, uint32_t v, uint32_t *ix)
 {
