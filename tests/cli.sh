@@ -371,6 +371,11 @@ check "--shoreline: OBJ vt per ribbon vertex, faces a/t" 'n=$(grep -c "^vt " sho
 succeeds "--shoreline PLY" terrain --cells 32 --sea-level 0 --water --shoreline 0.2 --stats -o shore.ply
 check "--stats: water.triangles=2, shoreline figures" 'grep -q "^water\.triangles=2\$" err && grep -q "^shoreline\.vertices=[1-9][0-9]*\$" err && grep -q "^shoreline\.triangles=[1-9][0-9]*\$" err'
 check "--shoreline: the last face has terrace -3" '[ "$(tail -c 18 shore.ply | od -An -tx1 -v | tr -d " \n" | cut -c27-34)" = fdffffff ]'
+for t in 1 2 3; do
+    OMP_NUM_THREADS=$t run planet --level 4 --sea-level 0 --water --shoreline 0.05 --quiet -o "shore-$t.glb"
+done
+STRATA_SIMD=scalar run planet --level 4 --sea-level 0 --water --shoreline 0.05 --quiet -o shore-s.glb
+check "--water --shoreline: the same bytes for 1, 2, 3 threads and scalar" 'cmp -s shore-1.glb shore-2.glb && cmp -s shore-1.glb shore-3.glb && cmp -s shore-1.glb shore-s.glb'
 fails 2 "--sea-level" "--shoreline without --sea-level" terrain --shoreline 1 -o s.ply
 fails 2 "--shoreline 0" "--shoreline 0" terrain --sea-level 0 --shoreline 0 -o s.ply
 fails 2 "0 < W" "--shoreline -1" planet --sea-level 0 --shoreline -1 -o s.ply
