@@ -498,6 +498,63 @@ static void solidify(strata_ctx *ctx, const job *o, strata_result *r, strata_sol
                                      : NULL});
 }
 
+/* --sea-level H: the plane at exactly (float)H among the levels, added
+ * in its place when they lack it (alone when there are none, as with
+ * --terraces 0).  *levels is replaced by a new array unless it was
+ * o->levels.v and already held H; o->levels.v is never freed here. */
+static void add_sea_level(const job *o, float **levels, uint32_t *nlevels)
+{
+    const float h = (float)o->sea_level;
+    const uint32_t n = *levels ? *nlevels : 0;
+    uint32_t at = 0;
+    while (at < n && (*levels)[at] < h)
+        at++;
+    if (at < n && (*levels)[at] == h)
+        return;
+    if (n >= STRATA_MAX_LEVELS)
+        usage_error("--sea-level %s: %u planes already, and a plane at %.9g would make more than "
+                    "the %u allowed",
+                    cli_given("sea-level"), n, (double)h, STRATA_MAX_LEVELS);
+    float *v = malloc(((size_t)n + 1) * sizeof *v);
+    if (!v)
+        die(EXIT_RUNTIME, "out of memory");
+    if (n)
+        memcpy(v, *levels, at * sizeof *v);
+    v[at] = h;
+    if (n > at)
+        memcpy(v + at + 1, *levels + at, (n - at) * sizeof *v);
+    if (*levels != o->levels.v)
+        free(*levels);
+    *levels = v;
+    *nlevels = n + 1;
+}
+
+/* --water: the sea at --sea-level over the terrain's domain (the
+ * polygon of --shape polygon as strata_shape_polygon makes it, else the
+ * rectangle the result spans) or around the planet. */
+static void add_water(strata_ctx *ctx, const job *o, strata_result *r)
+{
+    float outline[2 * 64];
+    uint32_t n = 0;
+    if (o->kind == JOB_TERRAIN && !o->heightmap && !o->template_path &&
+        o->shape == SHAPE_POLYGON) {
+        const float rad = (float)(o->size / 2);
+        n = (uint32_t)o->sides;
+        for (uint32_t i = 0; i < n; i++) {
+            const double ang = -2.0 * 3.14159265358979323846 * (double)i / (double)n;
+            outline[2 * i] = (float)((double)rad * cos(ang));
+            outline[2 * i + 1] = (float)((double)rad * sin(ang));
+        }
+    }
+    const long long level = o->level < WATER_SPHERE_LEVEL ? o->level : WATER_SPHERE_LEVEL;
+    const strata_status st = strata_result_add_water(ctx, r, (float)o->sea_level,
+                                                     n ? outline : NULL, n, (uint32_t)level);
+    check_call(st, (call){.what = "--water",
+                          .why = st == STRATA_ERR_INVALID_ARG
+                                     ? "the sea level lies at or below the planet's centre"
+                                     : NULL});
+}
+
 static int run(job *o)
 {
     strata_fbm f;
@@ -557,8 +614,11 @@ static int run(job *o)
         check_call(st, (call){.what = o->terrace_curve.n ? "--terrace-curve" : "--terraces",
                               .why = st == STRATA_ERR_BAD_LEVELS ? why : NULL});
     }
+    if (o->sea)
+        add_sea_level(o, &levels, &nlevels);
     t[3] = now();
     strata_result *r;
+    strata_loops *shore = NULL;
     strata_arena_stats arena = {0};
     if (levels) {
         strata_slice_options so;
@@ -571,6 +631,12 @@ static int run(job *o)
         check_mem(o, strata_slice(ctx, m, &so, &r), "slice");
         strata_ctx_arena_stats(ctx, &arena);
         job_write_loops(ctx, o, m, r, levels, nlevels); /* before --optimize reorders walls */
+        /* --shoreline: the coasts of the slice as made (with normals the
+         * walls do not link: the loops of the mesh, the same points) */
+        if (o->shore)
+            check(o->normals ? strata_loops_from_mesh(ctx, m, levels, nlevels, &shore)
+                             : strata_loops_from_result(ctx, r, &shore),
+                  "--shoreline");
     } else {
         check(strata_result_from_mesh(ctx, m, o->normals, &r), "mesh");
     }
@@ -595,6 +661,16 @@ static int run(job *o)
     strata_solid_stats sst = {0, 0, 0, 0, 0};
     if (o->solid)
         solidify(ctx, o, r, &sst);
+    if (o->water)
+        add_water(ctx, o, r);
+    if (shore) {
+        const float h = (float)o->sea_level;
+        uint32_t k = 0;
+        while (k < nlevels && levels[k] != h)
+            k++;
+        check(strata_result_add_shoreline(ctx, r, shore, k, (float)o->shore_width), "--shoreline");
+        strata_loops_destroy(shore);
+    }
     double print_factor = 1;
     if (!isnan(o->print_size)) {
         strata_status pst = strata_result_fit_size(r, o->print_size, &print_factor);
@@ -718,6 +794,16 @@ static int run(job *o)
                     (unsigned long long)sst.fins_removed);
         if (!isnan(o->print_size))
             fprintf(stderr, "print.factor=%.9g\n", print_factor);
+        if (o->water || o->shore) {
+            strata_result_view wv;
+            strata_result_get_view(r, &wv);
+            if (o->water)
+                fprintf(stderr, "water.triangles=%llu\n",
+                        (unsigned long long)(wv.water_count / 3));
+            if (o->shore)
+                fprintf(stderr, "shoreline.vertices=%u\nshoreline.triangles=%llu\n", wv.nuv,
+                        (unsigned long long)(wv.shore_count / 3));
+        }
         if (props) {
             strata_props_view pv;
             strata_props_get_view(props, &pv);

@@ -16,6 +16,7 @@
 #define TERRAIN_AMPLITUDE 0.15 /* times --size */
 #define POLYGON_DEPTH 6
 #define HEIGHTMAP_SCALE 0.25 /* times the heightmap's extent */
+#define WATER_SPHERE_LEVEL 6 /* --water on planets: the sphere's level at most */
 #define SOLID_DEPTH 0.05     /* --solid: the base's depth, times the longest side */
 
 /* The range of radii and sizes.  Below LENGTH_MIN, the squared distances
@@ -85,6 +86,12 @@ typedef struct job {
     bool solid;         /* --solid given */
     double solid_depth; /* --solid=DEPTH; NAN: SOLID_DEPTH x the longest side */
     double print_size;  /* --print-size MM; NAN: not given */
+    /* shorelines and water (issue 12) */
+    bool sea;           /* --sea-level given */
+    double sea_level;   /* --sea-level H: a plane at H among the levels */
+    bool water;         /* --water: a water surface at H */
+    bool shore;         /* --shoreline given */
+    double shore_width; /* --shoreline W */
     /* worlds (apps/world.c) */
     long long chunk_level; /* planets; -1: not a world */
     long long tile_cells;  /* terrains; -1: not a world */

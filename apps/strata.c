@@ -144,7 +144,13 @@ static void check_compress(const job *j, bool world)
         usage_error("--compress: -o %s is not a .glb file (EXT_meshopt_compression is a glTF "
                     "extension; other formats cannot be compressed)",
                     j->output);
-    const char *v = cli_given("props");
+    const char *v = cli_given("shoreline");
+    if (v)
+        usage_error("--compress with --shoreline %s: shorelines (their own accessors and "
+                    "texture coordinates) are not written into compressed files yet; leave one "
+                    "out",
+                    v);
+    v = cli_given("props");
     if (v)
         usage_error("--compress with --props %s: instanced props are not written into "
                     "compressed files yet; leave one out (--props-csv lists the props)",
@@ -178,7 +184,7 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
                         "(look at the tiles with 'strata view DIR')",
                         j->preview, partial[i], *v ? " " : "", v);
     static const char *const mesh_only[] = {"loops", "print-size", "simplify-roofs", "props",
-                                            NULL};
+                                            "sea-level", "water", "shoreline", NULL};
     for (int i = 0; mesh_only[i]; i++)
         if ((v = cli_given(mesh_only[i])))
             usage_error("--%s: not available for worlds (%s); make the mesh without it",
@@ -543,6 +549,24 @@ static const cli_option options[] = {
      .max = STRATA_MAX_LEVELS,
      .help = "explicit ascending plane heights instead of --terraces", .commands = WRITERS,
      .group = G_TERRACE},
+    {.name = "sea-level", .kind = CLI_REAL, .arg = "H", .target = &g_job.sea_level,
+     .mark = &g_job.sea, .min = -1e9, .max = 1e9, .def_text = "none",
+     .help = "a plane at exactly H (as a float) among the levels, added when they lack one, so a "
+             "terrace starts at the sea",
+     .commands = TERRAIN | PLANET, .group = G_TERRACE},
+    {.name = "water", .kind = CLI_FLAG, .target = &g_job.water,
+     .help = "add a translucent water surface at the sea level, a primitive and material of its "
+             "own: the terrain's domain (rectangle or polygon), or a planet's sphere of radius "
+             "R + H (an icosphere of the planet's --level, at most " XSTR(WATER_SPHERE_LEVEL) ")",
+     .needs = "sea-level", .commands = TERRAIN | PLANET, .group = G_TERRACE},
+    {.name = "shoreline", .kind = CLI_REAL, .arg = "W", .target = &g_job.shore_width,
+     .mark = &g_job.shore,
+     .min = 0, .max = LENGTH_MAX, .flags = CLI_ABOVE_MIN, .def_text = "none",
+     .help = "add a ribbon W wide along every coast of the sea-level plane, on the water side, "
+             "flat at the sea level (planets: on the sphere R + H), a primitive and material of "
+             "its own with TEXCOORD_0: U the length along the coast over W, V 0 at the coast "
+             "and 1 outside",
+     .needs = "sea-level", .commands = TERRAIN | PLANET, .group = G_TERRACE},
     {.name = "walls", .kind = CLI_CHOICE, .arg = "WHERE", .target = &g_job.walls,
      .choices = walls, .def = "upper", .commands = WRITERS, .group = G_TERRACE},
     {.name = "normals", .kind = CLI_FLAG, .target = &g_job.normals,

@@ -78,6 +78,9 @@ typedef struct prim {
     uint32_t terrace;
     unsigned char wall; /* a separate wall primitive: material wall_K */
     unsigned char skirt; /* a world tile's skirt: material skirt */
+    unsigned char water; /* strata_result_add_water: material water */
+    unsigned char shore; /* strata_result_add_shoreline: material shoreline,
+                            accessors of its own, indices from uv_first */
     unsigned char u16;  /* indices stored as unsigned short */
     uint64_t offset;    /* byte offset in the index buffer view */
     unsigned char *enc; /* compressed: the encoded indices */
@@ -99,6 +102,9 @@ typedef struct plan {
     uint64_t prop_vtx_offset, prop_idx_offset, prop_bytes; /* built-in meshes + instances */
     int normals;
     float min[3], max[3];
+    int shore;                     /* a shoreline prim: its own accessors */
+    float shore_min[3], shore_max[3];
+    uint64_t uv_offset;            /* its TEXCOORD_0 in BIN, 8 bytes a vertex */
     uint64_t pos_bytes, nrm_bytes, idx_bytes; /* uncompressed bin = their sum */
     uint64_t bin_bytes;
     int compress;
@@ -129,7 +135,7 @@ static void plan_free(const strata_allocator *al, plan *p)
  * separate walls all roofs then all walls. */
 static strata_status plan_prims(const strata_result *r, const strata_allocator *al, plan *p)
 {
-    p->prims = strata__alloc_array(al, 2 * (size_t)r->nterraces + 1, sizeof *p->prims);
+    p->prims = strata__alloc_array(al, 2 * (size_t)r->nterraces + 4, sizeof *p->prims);
     if (!p->prims)
         return STRATA_ERR_NOMEM;
     size_t n = 0;
@@ -161,6 +167,24 @@ static strata_status plan_prims(const strata_result *r, const strata_allocator *
         q.count[0] = r->skirt_count;
         q.nindices = q.count[0];
         q.wall = q.skirt = 1;
+        p->prims[n++] = q;
+    }
+    if (r->water_count) { /* then the water's */
+        prim q;
+        memset(&q, 0, sizeof q);
+        q.first[0] = r->water_first;
+        q.count[0] = r->water_count;
+        q.nindices = q.count[0];
+        q.water = 1;
+        p->prims[n++] = q;
+    }
+    if (r->shore_count) { /* and the shoreline's */
+        prim q;
+        memset(&q, 0, sizeof q);
+        q.first[0] = r->shore_first;
+        q.count[0] = r->shore_count;
+        q.nindices = q.count[0];
+        q.shore = 1;
         p->prims[n++] = q;
     }
     p->nprims = n;
@@ -258,6 +282,9 @@ static strata_status plan_layout(const strata_result *r, plan *p, int threads)
         q->u16 = !scan || !(needs_u32(r->indices + q->first[0], q->count[0]) ||
                             needs_u32(r->indices + q->first[1], q->count[1]));
     }
+    for (size_t i = 0; i < p->nprims; i++)
+        if (p->prims[i].shore) /* indices from uv_first */
+            p->prims[i].u16 = r->nuv <= U16_LIMIT;
     uint64_t off = 0;
     for (size_t i = 0; i < p->nprims; i++) {
         prim *q = &p->prims[i];
@@ -288,6 +315,17 @@ static strata_status plan_layout(const strata_result *r, plan *p, int threads)
         }
     }
 
+    if (p->shore) {
+        p->uv_offset = p->bin_bytes;
+        p->bin_bytes += 8 * (uint64_t)r->nuv;
+        if (GLB_FIXED + p->bin_bytes > GLB_MAX) {
+            p->total = GLB_FIXED + p->bin_bytes;
+            return STRATA_ERR_TOO_LARGE;
+        }
+        const float *c[3] = {r->x, r->y, r->z};
+        for (int k = 0; k < 3; k++)
+            extremes(c[k] + r->uv_first, r->nuv, threads, &p->shore_min[k], &p->shore_max[k]);
+    }
     if (nv) {
         extremes(r->x, nv, threads, &p->min[0], &p->max[0]);
         extremes(r->y, nv, threads, &p->min[1], &p->max[1]);
@@ -429,6 +467,11 @@ static void json_views(strata_jtext *j, const plan *p, const int *used, int nuse
                                  (unsigned long long)p->kinds[used[u]].offset,
                                  40ull * p->kinds[used[u]].n);
     }
+    if (p->shore)
+        strata__jtext_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,"
+                                "\"byteStride\":8,\"target\":%d}",
+                             (unsigned long long)p->uv_offset,
+                             (unsigned long long)(p->bin_bytes - p->uv_offset), GL_ARRAY_BUFFER);
     strata__jtext_printf(j, "],");
     strata__jtext_printf(j, "\"buffers\":[{\"byteLength\":%llu}]", (unsigned long long)p->bin_bytes);
 }
@@ -486,7 +529,18 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
         /* mesh: accessor 0 POSITION, 1 NORMAL (optional), then indices */
         const size_t first_ix = p->normals ? 2 : 1;
         strata__jtext_printf(j, "\"meshes\":[{\"name\":\"%s\",\"primitives\":[", name);
+        const size_t shore_acc = nused ? acc : prop_acc;
         for (size_t i = 0; i < p->nprims && !j->nomem; i++) {
+            if (p->prims[i].shore) { /* POSITION, NORMAL, TEXCOORD_0 of its own */
+                strata__jtext_printf(j, "%s{\"attributes\":{\"POSITION\":%zu", i ? "," : "",
+                                     shore_acc);
+                if (p->normals)
+                    strata__jtext_printf(j, ",\"NORMAL\":%zu", shore_acc + 1);
+                strata__jtext_printf(j, ",\"TEXCOORD_0\":%zu", shore_acc + 1 + (size_t)p->normals);
+                strata__jtext_printf(j, "},\"indices\":%zu,\"material\":%zu,\"mode\":4}",
+                                     first_ix + i, i);
+                continue;
+            }
             strata__jtext_printf(j, "%s{\"attributes\":{\"POSITION\":0", i ? "," : "");
             if (p->normals)
                 strata__jtext_printf(j, ",\"NORMAL\":1");
@@ -514,6 +568,22 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
             float rgb[3];
             strata_palette_color(pal, q->terrace, r->nterraces, q->wall, STRATA_COLOR_LINEAR,
                                  rgb);
+            if (q->water) { /* translucent blue, drawn after the opaque terrain */
+                strata__jtext_printf(j, "%s{\"name\":\"water\",\"alphaMode\":\"BLEND\","
+                                        "\"pbrMetallicRoughness\":{\"baseColorFactor\":"
+                                        "[0.02,0.15,0.45,0.6],\"metallicFactor\":0,"
+                                        "\"roughnessFactor\":0.2}}",
+                                     i ? "," : "");
+                continue;
+            }
+            if (q->shore) { /* foam: a texture's colour times this */
+                strata__jtext_printf(j, "%s{\"name\":\"shoreline\",\"alphaMode\":\"BLEND\","
+                                        "\"pbrMetallicRoughness\":{\"baseColorFactor\":"
+                                        "[0.8,0.9,1,0.8],\"metallicFactor\":0,"
+                                        "\"roughnessFactor\":0.5}}",
+                                     i ? "," : "");
+                continue;
+            }
             if (q->skirt)
                 strata__jtext_printf(j, "%s{\"name\":\"skirt\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
                                      i ? "," : "");
@@ -611,6 +681,27 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
                                          GL_FLOAT, (unsigned long long)n, types[a]);
             }
         }
+        if (p->shore) { /* the shoreline's: views 0 and 1 from uv_first, then its uvs */
+            const size_t uv_view = first_ix + 1 + (nused ? 2 + (size_t)nused : 0);
+            strata__jtext_printf(j, ",{\"bufferView\":0,\"byteOffset\":%llu,\"componentType\":%d,"
+                                    "\"count\":%u,\"type\":\"VEC3\",\"min\":[",
+                                 12ull * r->uv_first, GL_FLOAT, r->nuv);
+            for (int c = 0; c < 3; c++) {
+                strata__jtext_float(j, p->shore_min[c]);
+                strata__jtext_printf(j, c < 2 ? "," : "],\"max\":[");
+            }
+            for (int c = 0; c < 3; c++) {
+                strata__jtext_float(j, p->shore_max[c]);
+                strata__jtext_printf(j, c < 2 ? "," : "]}");
+            }
+            if (p->normals)
+                strata__jtext_printf(j, ",{\"bufferView\":1,\"byteOffset\":%llu,"
+                                        "\"componentType\":%d,\"count\":%u,\"type\":\"VEC3\"}",
+                                     12ull * r->uv_first, GL_FLOAT, r->nuv);
+            strata__jtext_printf(j, ",{\"bufferView\":%zu,\"componentType\":%d,\"count\":%u,"
+                                    "\"type\":\"VEC2\"}",
+                                 uv_view, GL_FLOAT, r->nuv);
+        }
         strata__jtext_printf(j, "],");
         if (p->compress)
             json_compressed_views(j, r, p);
@@ -638,8 +729,9 @@ static strata_status make_plan(strata_ctx *ctx, const strata_result *r,
     p->normals = r->nx != NULL;
     p->compress = compress;
     strata_status st = STRATA_OK;
-    if (props && props->count && compress)
-        st = STRATA_ERR_UNSUPPORTED; /* instanced props in a compressed file: not yet */
+    if ((props && props->count && compress) || (r->shore_count && compress))
+        st = STRATA_ERR_UNSUPPORTED; /* instanced props, shorelines compressed: not yet */
+    p->shore = r->shore_count && r->nuv;
     if (st == STRATA_OK && props && props->count) {
         p->props = props;
         for (int k = 0; k < STRATA_PROP_KINDS && st == STRATA_OK; k++) {
@@ -683,8 +775,9 @@ strata_status strata_result_glb_size(strata_ctx *ctx, const strata_result *r, ui
 static void enc_u16(const strata_span *s, uint64_t i, uint64_t n, unsigned char *p)
 {
     const uint32_t *ix = (const uint32_t *)s->src[0] + i;
+    const uint32_t base = s->tag[0]; /* the shoreline's first vertex, else 0 */
     for (uint64_t k = 0; k < n; k++)
-        p = put_u16(p, ix[k]);
+        p = put_u16(p, ix[k] - base);
 }
 
 /* Indices as unsigned int (rec 4): the array's own bytes on a
@@ -692,12 +785,15 @@ static void enc_u16(const strata_span *s, uint64_t i, uint64_t n, unsigned char 
 static void enc_u32(const strata_span *s, uint64_t i, uint64_t n, unsigned char *p)
 {
     const uint32_t *ix = (const uint32_t *)s->src[0] + i;
+    const uint32_t base = s->tag[0]; /* the shoreline's first vertex, else 0 */
 #if STRATA_LITTLE_ENDIAN
-    memcpy(p, ix, (size_t)n * 4);
-#else
-    for (uint64_t k = 0; k < n; k++)
-        p = put_u32(p, ix[k]);
+    if (!base) {
+        memcpy(p, ix, (size_t)n * 4);
+        return;
+    }
 #endif
+    for (uint64_t k = 0; k < n; k++)
+        p = put_u32(p, ix[k] - base);
 }
 
 static strata_span bytes_span(const void *p, uint64_t n)
@@ -765,7 +861,7 @@ strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r, const c
     uint32_t nparts;
     const strata_prop_part *parts = strata__prop_parts(&nparts);
     strata_span *sp =
-        strata__alloc_array(al, 8 + 3 * p.nprims + 2 * nparts + STRATA_PROP_KINDS, sizeof *sp);
+        strata__alloc_array(al, 9 + 3 * p.nprims + 2 * nparts + STRATA_PROP_KINDS, sizeof *sp);
     if (!sp) {
         plan_free(al, &p);
         return STRATA_ERR_NOMEM;
@@ -795,6 +891,7 @@ strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r, const c
                     sp[n++] = (strata_span){.encode = q->u16 ? enc_u16 : enc_u32,
                                             .n = q->count[s],
                                             .rec = q->u16 ? 2 : 4,
+                                            .tag = {q->shore ? r->uv_first : 0, 0},
                                             .src = {r->indices + q->first[s]}};
                 const uint64_t bytes = q->nindices * (q->u16 ? 2 : 4);
                 sp[n++] = bytes_span(zeros, pad4(bytes) - bytes);
@@ -815,6 +912,9 @@ strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r, const c
                         sp[n++] = (strata_span){.encode = enc_f32, .n = 10 * p.kinds[k].n,
                                                 .rec = 4, .src = {p.kinds[k].trs}};
             }
+            if (p.shore)
+                sp[n++] = (strata_span){.encode = enc_f32, .n = 2 * (uint64_t)r->nuv, .rec = 4,
+                                        .src = {r->uv}};
         }
         strata__out_spans(&f, sp, n);
         strata__out_finish(&f);

@@ -52,7 +52,53 @@ void strata__result_clear(strata_result *r)
     r->nindices = 0;
     r->nterraces = 0;
     r->skirt_first = r->skirt_count = 0;
+    r->water_first = r->water_count = r->shore_first = r->shore_count = 0;
+    r->uv_first = r->nuv = 0;
     r->roof_verts = 0;
+}
+
+/* *p (elements of `size` bytes, `have` used) replaced by an array of
+ * `want` with the same first elements. */
+static int regrow(const strata_allocator *al, void **p, size_t have, size_t want, size_t size)
+{
+    void *q = strata__alloc_array(al, want, size);
+    if (!q)
+        return 0;
+    if (have)
+        memcpy(q, *p, have * size);
+    strata__free(al, *p);
+    *p = q;
+    return 1;
+}
+
+strata_status strata__result_grow(strata_result *r, uint64_t nv, uint64_t ni)
+{
+    if (nv > UINT32_MAX)
+        return STRATA_ERR_OVERFLOW;
+    if (ni > SIZE_MAX / sizeof(uint32_t))
+        return STRATA_ERR_OVERFLOW;
+    const strata_allocator *al = &r->alloc;
+    const size_t want_v = (size_t)(nv + nv / 8 > UINT32_MAX ? UINT32_MAX : nv + nv / 8);
+    float **pos[3] = {&r->x, &r->y, &r->z}, **nrm[3] = {&r->nx, &r->ny, &r->nz};
+    if (nv > r->cap_verts) {
+        for (int k = 0; k < 3; k++)
+            if (!regrow(al, (void **)pos[k], r->nverts, want_v, sizeof(float)))
+                return STRATA_ERR_NOMEM;
+        r->cap_verts = (uint32_t)want_v;
+    }
+    if (r->nx && nv > r->cap_normals) {
+        for (int k = 0; k < 3; k++)
+            if (!regrow(al, (void **)nrm[k], r->nverts, want_v, sizeof(float)))
+                return STRATA_ERR_NOMEM;
+        r->cap_normals = (uint32_t)want_v;
+    }
+    if (ni > r->cap_indices) {
+        const uint64_t want = ni + ni / 8 > SIZE_MAX / sizeof(uint32_t) ? ni : ni + ni / 8;
+        if (!regrow(al, (void **)&r->indices, (size_t)r->nindices, (size_t)want, sizeof(uint32_t)))
+            return STRATA_ERR_NOMEM;
+        r->cap_indices = want;
+    }
+    return STRATA_OK;
 }
 
 strata_status strata__result_reserve(strata_result *r, uint32_t nverts, uint64_t nindices,
@@ -139,7 +185,7 @@ void strata_result_destroy(strata_result *r)
     if (!r)
         return;
     strata_allocator al = r->alloc;
-    void *arrays[] = {r->x, r->y, r->z, r->nx, r->ny, r->nz, r->indices, r->terraces};
+    void *arrays[] = {r->x, r->y, r->z, r->nx, r->ny, r->nz, r->indices, r->terraces, r->uv};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         strata__free(&al, arrays[i]);
     strata__free(&al, r);
@@ -161,6 +207,13 @@ void strata_result_get_view(const strata_result *r, strata_result_view *v)
     v->geometry = r->geometry;
     memcpy(v->center, r->center, sizeof v->center);
     v->radius = r->radius;
+    v->water_first = r->water_first;
+    v->water_count = r->water_count;
+    v->shore_first = r->shore_first;
+    v->shore_count = r->shore_count;
+    v->uv_first = r->uv_first;
+    v->nuv = r->nuv;
+    v->uv = r->uv;
 }
 
 /* Area of the triangles in indices [first, first+count), summed in index

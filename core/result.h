@@ -23,6 +23,13 @@ struct strata_result {
     /* World tiles with skirts (core/skirt.c): the skirt's triangles,
      * after every terrace's, outside their ranges (count 0: none). */
     uint64_t skirt_first, skirt_count;
+    /* strata_result_add_water / add_shoreline (core/water.c): their
+     * triangles after everything else, outside the terraces' ranges
+     * (count 0: none); the shoreline's vertices are [uv_first, uv_first +
+     * nuv) with texture coordinates uv (2 floats a vertex). */
+    uint64_t water_first, water_count, shore_first, shore_count;
+    uint32_t uv_first, nuv;
+    float *uv;
     uint32_t roof_verts; /* strata_slice: ids below are the input's vertices
                             (roof copies; a loop point there is a vertex
                             lying exactly on its plane); else 0 */
@@ -45,6 +52,9 @@ STRATA_HIDDEN strata_status strata__result_alloc(const strata_allocator *a,
 STRATA_HIDDEN strata_status strata__result_reserve(strata_result *r, uint32_t nverts,
                                                    uint64_t nindices, uint32_t nterraces,
                                                    int normals);
+/* Room in r for nv vertices and ni indices (normals too when r has
+ * them), keeping what is there.  STRATA_ERR_NOMEM leaves r as it was. */
+STRATA_HIDDEN strata_status strata__result_grow(strata_result *r, uint64_t nv, uint64_t ni);
 /* Empty r (no vertices, indices or terraces), keeping its arrays. */
 STRATA_HIDDEN void strata__result_clear(strata_result *r);
 

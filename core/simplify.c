@@ -554,8 +554,8 @@ static strata_status assemble(strata_result *r, roof *g, double *areas_before)
 strata_status strata_result_simplify_roofs(strata_ctx *ctx, strata_result *r, double err,
                                            strata_simplify_stats *stats)
 {
-    if (!ctx || !r || !(err > 0) || !isfinite(err))
-        return STRATA_ERR_INVALID_ARG;
+    if (!ctx || !r || !(err > 0) || !isfinite(err) || r->water_count || r->shore_count)
+        return STRATA_ERR_INVALID_ARG; /* water, shorelines: added after it */
     uint64_t max = 0, before = 0;
     for (uint32_t k = 0; k < r->nterraces; k++) {
         const strata_terrace *t = &r->terraces[k];

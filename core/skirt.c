@@ -54,37 +54,6 @@ static int regrow(const strata_allocator *al, void **p, size_t have, size_t want
     return 1;
 }
 
-/* Room in r for nv vertices and ni indices, keeping what is there. */
-static strata_status keep_room(strata_result *r, uint64_t nv, uint64_t ni)
-{
-    if (nv > UINT32_MAX)
-        return STRATA_ERR_OVERFLOW;
-    const strata_allocator *al = &r->alloc;
-    if (nv > r->cap_verts) {
-        const size_t want = (size_t)(nv + nv / 8 > UINT32_MAX ? UINT32_MAX : nv + nv / 8);
-        if (!regrow(al, (void **)&r->x, r->nverts, want, sizeof(float)) ||
-            !regrow(al, (void **)&r->y, r->nverts, want, sizeof(float)) ||
-            !regrow(al, (void **)&r->z, r->nverts, want, sizeof(float)))
-            return STRATA_ERR_NOMEM;
-        r->cap_verts = (uint32_t)want;
-    }
-    if (r->nx && nv > r->cap_normals) {
-        const size_t want = (size_t)(nv + nv / 8 > UINT32_MAX ? UINT32_MAX : nv + nv / 8);
-        if (!regrow(al, (void **)&r->nx, r->nverts, want, sizeof(float)) ||
-            !regrow(al, (void **)&r->ny, r->nverts, want, sizeof(float)) ||
-            !regrow(al, (void **)&r->nz, r->nverts, want, sizeof(float)))
-            return STRATA_ERR_NOMEM;
-        r->cap_normals = (uint32_t)want;
-    }
-    if (ni > r->cap_indices) {
-        const size_t want = (size_t)(ni + ni / 8);
-        if (!regrow(al, (void **)&r->indices, (size_t)r->nindices, want, sizeof(uint32_t)))
-            return STRATA_ERR_NOMEM;
-        r->cap_indices = want;
-    }
-    return STRATA_OK;
-}
-
 /* The sides of the region each vertex of r lies near (bits 0..2: planet
  * sides c0-c1, c1-c2, c2-c0; bits 0..3: terrain x0, x1, z0, z1). */
 static void mark_sides(const strata_world *w, uint64_t id, const strata_result *r,
@@ -308,7 +277,7 @@ strata_status strata__skirt_add(const strata_world *w, uint64_t id, strata_resul
     /* With normals, as the walls: four vertices of its own per quad, with
      * the quad's normal (the border vertices keep theirs). */
     const uint32_t per = r->nx ? 4 : 2;
-    const strata_status st = keep_room(r, (uint64_t)nv + per * quads, ni + 6 * quads);
+    const strata_status st = strata__result_grow(r, (uint64_t)nv + per * quads, ni + 6 * quads);
     if (st != STRATA_OK)
         return st;
     for (uint64_t q = 0; q < quads; q++) {

@@ -636,8 +636,8 @@ strata_status strata_result_solidify(strata_ctx *ctx, strata_result *r, float de
 {
     if (!ctx || !r || !(depth > 0) || !isfinite(depth) || r->nterraces == 0 || r->nindices == 0)
         return STRATA_ERR_INVALID_ARG;
-    if (r->geometry != STRATA_FLAT || r->nx)
-        return STRATA_ERR_INVALID_ARG;
+    if (r->geometry != STRATA_FLAT || r->nx || r->water_count || r->shore_count)
+        return STRATA_ERR_INVALID_ARG; /* water, shorelines: added after it */
     if (strata__cancelled(ctx))
         return STRATA_ERR_CANCELLED;
     const strata_allocator *al = &r->alloc;

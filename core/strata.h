@@ -742,10 +742,57 @@ typedef struct strata_result_view {
     strata_geometry geometry;
     float center[3];
     float radius;
+    /* strata_result_add_water, strata_result_add_shoreline: their index
+     * ranges (after every terrace's; count 0: none), and the shoreline's
+     * vertices [uv_first, uv_first + nuv) with their texture coordinates
+     * (uv: 2 floats a vertex, U then V; NULL without a shoreline) */
+    uint64_t water_first, water_count;
+    uint64_t shore_first, shore_count;
+    uint32_t uv_first, nuv;
+    const float *uv;
 } strata_result_view;
 
 STRATA_API void strata_result_get_view(const strata_result *r,
                                        strata_result_view *v);
+
+/* ------------------------------------------------------------------ */
+/* Water                                                               */
+/* ------------------------------------------------------------------ */
+
+/* The largest sphere_level strata_result_add_water takes. */
+#define STRATA_WATER_SPHERE_LEVEL_MAX 8
+
+/* Add a water surface at height `level` to r, as triangles of its own
+ * after everything else (the view's water_first, water_count: outside
+ * every terrace's range, so loops, roof simplification, props and the
+ * index optimiser leave it alone; writers give it a material of its own:
+ * glTF "water", translucent; OBJ group and material "water"; PLY faces
+ * with terrace -2).  Its vertices are appended to r's (with normals when
+ * r has them: up, or radial), owned by r like the rest; nothing else of r
+ * changes.  FLAT: the convex polygon `outline` (npoints x, z pairs, at
+ * least 3, in either turning direction, no three consecutive points on a
+ * line) at y = level, fanned from its first point into npoints - 2
+ * triangles facing up; outline NULL: the rectangle the vertices of r span
+ * in x and z (2 triangles).  RADIAL: the sphere of radius radius + level
+ * about r's centre, an icosphere of sphere_level (0 to
+ * STRATA_WATER_SPHERE_LEVEL_MAX: 10 x 4^L + 2 vertices, 20 x 4^L
+ * triangles, facing outwards; its vertices at that radius, as
+ * strata_shape_icosphere places them, its faces' middles up to about
+ * 0.2 x radius / 4^L below it: 5e-5 x radius at level 6); outline is
+ * ignored.
+ * Add it last, after strata_result_simplify_roofs and
+ * strata_result_solidify (which expect a result as the slicer made it
+ * and refuse one with water or a shoreline: STRATA_ERR_INVALID_ARG);
+ * strata_result_fit_size and the rotations move it with the rest; the
+ * preview does not draw it.
+ * Errors: STRATA_ERR_INVALID_ARG (NULL ctx or r, water already added, an
+ * outline that is not convex or has fewer than 3 points, an empty r with
+ * no outline, a radius + level that is not > 0, sphere_level out of
+ * range, a level that is not finite), STRATA_ERR_OVERFLOW (more than
+ * 2^32-1 vertices), STRATA_ERR_NOMEM (r unchanged). */
+STRATA_API strata_status strata_result_add_water(strata_ctx *ctx, strata_result *r,
+                                                 float level, const float *outline,
+                                                 uint32_t npoints, uint32_t sphere_level);
 
 /* ------------------------------------------------------------------ */
 /* Edge loops: contours                                                */
@@ -840,6 +887,38 @@ STRATA_API strata_status strata_loops_from_heightmap(strata_ctx *ctx,
                                                      strata_loops **out);
 STRATA_API void strata_loops_get_view(const strata_loops *l, strata_loops_view *v);
 STRATA_API void strata_loops_destroy(strata_loops *l);
+
+/* Shorelines: a ribbon of quads along every polyline of plane `plane` of
+ * l (loops of r's slice: strata_loops_from_result, _from_mesh or
+ * _from_heightmap with the same levels), on the water side (the left:
+ * loops run uphill on the right), `width` wide, added to r after
+ * everything else (the view's shore_first, shore_count; its vertices
+ * [uv_first, uv_first + nuv), owned by r, with normals when r has them:
+ * up, or radial).  Per point of a polyline (a closed loop's first point
+ * again at its end) two vertices: on the coast, the loop's point bit for
+ * bit, and outside it, `width` away along the bisector of the sides of
+ * its two segments (one at an open end): FLAT at y = L[plane] exactly,
+ * RADIAL on the sphere radius + L[plane] about the centre, `width` along
+ * its great circle.  Texture coordinates: U the length of the polyline up
+ * to the point (double, from the float points) over width, the same for
+ * both vertices, so a texture repeats every `width` without stretching;
+ * V 0 on the coast, 1 outside.  Triangles face up (outwards), two a
+ * segment, except where the coast bends towards the water more sharply
+ * than `width` allows: there the outer edge folds over itself (a few
+ * triangles face down).  Writers: glTF a primitive of material "shoreline" with
+ * TEXCOORD_0 (its own POSITION, NORMAL and TEXCOORD_0 accessors over its
+ * vertices, indices from its first vertex; not with compress:
+ * STRATA_ERR_UNSUPPORTED); OBJ group and material "shoreline", its texture
+ * coordinates as "vt U V" lines (one per shoreline vertex, in order) and
+ * its faces "f a/t b/t c/t" ("a/t/a" with normals); PLY faces with
+ * terrace -3, without texture coordinates.  Polylines of
+ * one point are skipped.  Errors: STRATA_ERR_INVALID_ARG (NULL ctx, r or
+ * l, a shoreline already added, plane >= l's planes, width not > 0 or not
+ * finite, l and r of different geometries), STRATA_ERR_OVERFLOW (more
+ * than 2^32-1 vertices), STRATA_ERR_NOMEM (r unchanged). */
+STRATA_API strata_status strata_result_add_shoreline(strata_ctx *ctx, strata_result *r,
+                                                     const strata_loops *l, uint32_t plane,
+                                                     float width);
 
 /* Writing loops: strata_loops_write.
  *  - GeoJSON (.geojson or .json; RFC 7946): a FeatureCollection, one
@@ -965,6 +1044,9 @@ STRATA_API void strata_write_defaults(strata_write_options *opt);
  *    with one material per group: `Kd` is the palette's sRGB colour
  *    (strata_palette_color with STRATA_COLOR_SRGB), four decimals.
  *  GLB: see "glTF" below.
+ *  Water (strata_result_add_water): PLY faces with terrace -2 (wall 0);
+ *    OBJ group and material "water" (Kd 0.15 0.42 0.70, d 0.6: opacity);
+ *    glTF a primitive of material "water" after the others.
  *
  * PLY and GLB are written by the context's worker threads, each encoding
  * blocks of the file at their final offsets; OBJ (variable length text)
@@ -1174,6 +1256,10 @@ STRATA_API void strata_palette_color(const strata_palette *p, uint32_t k,
  *  - materials are pbrMetallicRoughness with baseColorFactor the palette
  *    colour in LINEAR light (glTF's convention), metallicFactor 0,
  *    roughnessFactor 0.9;
+ *  - water (strata_result_add_water): a primitive after every terrace's
+ *    (and a world tile's skirt) with material "water": alphaMode BLEND,
+ *    baseColorFactor (0.02, 0.15, 0.45, 0.6) in linear light,
+ *    metallicFactor 0, roughnessFactor 0.2;
  *  - all primitives share one POSITION accessor (float VEC3, with min and
  *    max) and, when the result has normals, one NORMAL accessor; each has
  *    its own indices accessor, UNSIGNED_SHORT when every index it holds is

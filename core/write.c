@@ -23,7 +23,7 @@ static int range_cmp(const void *a, const void *b)
 
 strata_range *strata__sorted_ranges(const strata_result *r, const strata_allocator *al, size_t *n)
 {
-    strata_range *rg = strata__alloc_array(al, 2 * (size_t)r->nterraces + 1, sizeof *rg);
+    strata_range *rg = strata__alloc_array(al, 2 * (size_t)r->nterraces + 3, sizeof *rg);
     if (!rg)
         return NULL;
     size_t m = 0;
@@ -34,6 +34,10 @@ strata_range *strata__sorted_ranges(const strata_result *r, const strata_allocat
         if (t->wall_count)
             rg[m++] = (strata_range){t->wall_first, t->wall_count, (int32_t)k, 1};
     }
+    if (r->water_count)
+        rg[m++] = (strata_range){r->water_first, r->water_count, STRATA_TERRACE_WATER, 0};
+    if (r->shore_count)
+        rg[m++] = (strata_range){r->shore_first, r->shore_count, STRATA_TERRACE_SHORE, 0};
     qsort(rg, m, sizeof *rg, range_cmp);
     *n = m;
     return rg;

@@ -13,7 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A terrace's roof or wall index range. */
+/* The terrace of the water's range (PLY's terrace property, OBJ's group
+ * "water"). */
+#define STRATA_TERRACE_WATER (-2)
+/* The terrace of the shoreline's range (group "shoreline"). */
+#define STRATA_TERRACE_SHORE (-3)
+
+/* A terrace's roof or wall index range, or the water's. */
 typedef struct strata_range {
     uint64_t first, count;
     int32_t terrace;

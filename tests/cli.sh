@@ -341,6 +341,49 @@ fails 1 "--terrace-curve" "flat terrace curve" terrain --cells 8 --terraces 4 --
 succeeds "--levels" planet --level 2 --levels -0.05,0,0.05 -o l.ply
 check "--levels gives 3 terraces" 'grep -q ", 3 terraces\$" err'
 
+# --sea-level H: a plane at exactly (float)H among the levels, once
+succeeds "--sea-level" terrain --cells 32 --terraces 4 --sea-level 0.3 --stats -o sea.ply
+check "--sea-level adds a plane: 5 terraces" 'grep -q ", 5 terraces\$" err'
+k=$(sed -n 's/^terrace\.\([0-9]*\)\.level=0\.300000012$/\1/p' err)
+check "--sea-level: a terrace starts at 0.3 (terrace $k)" '[ -n "$k" ] && grep -q "^terrace\.$k\.roof_triangles=[1-9]" err'
+check "--sea-level: the planes below and above it stay" 'grep -q "^terrace\.$((k - 1))\.level=" err && grep -q "^terrace\.$((k + 1))\.level=" err'
+succeeds "--sea-level on a level" terrain --cells 32 --levels 0.1,0.3,0.5 --sea-level 0.3 --stats -o sea2.ply
+check "--sea-level on a level adds nothing" 'grep -q ", 3 terraces\$" err'
+succeeds "--sea-level with --terraces 0" planet --level 3 --terraces 0 --sea-level 0.01 --stats -o sea3.ply
+check "--sea-level alone: one plane at 0.01" 'grep -q ", 1 terrace\$" err && grep -q "^terrace\.0\.level=0\.00999999978$" err'
+fails 2 "--sea-level" "--sea-level on worlds" terrain --tile-cells 16 --sea-level 1 -o seaw
+fails 2 "--sea-level" "--sea-level out of range" planet --sea-level 2e9 -o sea4.ply
+
+# --water: the sea as a group of its own; PLY terrace -2
+succeeds "--water OBJ" terrain --cells 16 --sea-level 0.1 --water -o water.obj
+check "--water: OBJ group and translucent material water" 'grep -q "^g water\$" water.obj && grep -q "^newmtl water\$" water.mtl && grep -q "^d 0\.6000\$" water.mtl'
+check "--water: the rectangle's 4 points at 0.1, 2 faces" '[ "$(grep -A4 "^g water" water.obj | grep -c "^f ")" = 2 ] && [ "$(grep "^v " water.obj | tail -n 4 | grep -c "^v [-0-9.e]* 0\.100000001 ")" = 4 ]'
+succeeds "--water PLY" terrain --shape polygon --sides 7 --sea-level 0.1 --water -o water.ply
+check "--water: 5 faces of terrace -2 for a heptagon" '[ "$(tail -c $((5 * 18)) water.ply | od -An -tx1 -v | tr -d " \n" | grep -o "03.\{24\}feffffff00" | wc -l)" = 5 ]'
+fails 2 "--sea-level" "--water without --sea-level" terrain --water -o w.ply
+fails 2 "--water" "--water on slice" slice flat.ply --water -o w.ply
+fails 2 "not available for worlds" "--water on worlds" planet --level 3 --chunk-level 1 --sea-level 0 --water -o ww
+
+# --shoreline W: a ribbon along the coasts; OBJ group shoreline, PLY terrace -3
+succeeds "--shoreline" terrain --cells 32 --sea-level 0 --shoreline 0.2 -o shore.obj
+check "--shoreline: OBJ group and material shoreline" 'grep -q "^g shoreline\$" shore.obj && grep -q "^newmtl shoreline\$" shore.mtl && [ "$(sed -n "/^g shoreline\$/,\$p" shore.obj | grep -c "^f ")" -gt 10 ]'
+check "--shoreline: OBJ vt per ribbon vertex, faces a/t" 'n=$(grep -c "^vt " shore.obj) && [ "$n" -gt 10 ] && [ $((n % 2)) = 0 ] && sed -n "/^g shoreline\$/,\$p" shore.obj | grep "^f " | head -n 1 | grep -Eq "^f [0-9]+/[0-9]+ [0-9]+/[0-9]+ [0-9]+/[0-9]+\$"'
+succeeds "--shoreline PLY" terrain --cells 32 --sea-level 0 --water --shoreline 0.2 --stats -o shore.ply
+check "--stats: water.triangles=2, shoreline figures" 'grep -q "^water\.triangles=2\$" err && grep -q "^shoreline\.vertices=[1-9][0-9]*\$" err && grep -q "^shoreline\.triangles=[1-9][0-9]*\$" err'
+check "--shoreline: the last face has terrace -3" '[ "$(tail -c 18 shore.ply | od -An -tx1 -v | tr -d " \n" | cut -c27-34)" = fdffffff ]'
+for t in 1 2 3; do
+    OMP_NUM_THREADS=$t run planet --level 4 --sea-level 0 --water --shoreline 0.05 --quiet -o "shore-$t.glb"
+done
+STRATA_SIMD=scalar run planet --level 4 --sea-level 0 --water --shoreline 0.05 --quiet -o shore-s.glb
+check "--water --shoreline: the same bytes for 1, 2, 3 threads and scalar" 'cmp -s shore-1.glb shore-2.glb && cmp -s shore-1.glb shore-3.glb && cmp -s shore-1.glb shore-s.glb'
+fails 2 "--sea-level" "--shoreline without --sea-level" terrain --shoreline 1 -o s.ply
+fails 2 "--shoreline 0" "--shoreline 0" terrain --sea-level 0 --shoreline 0 -o s.ply
+fails 2 "0 < W" "--shoreline -1" planet --sea-level 0 --shoreline -1 -o s.ply
+fails 2 "--shoreline" "--shoreline on slice" slice flat.ply --shoreline 1 -o s.ply
+if "$STRATA" info | grep -q '^meshoptimizer: yes'; then
+    fails 2 "--compress with --shoreline" "--shoreline with --compress" terrain --sea-level 0 --shoreline 1 --compress -o s.glb
+fi
+
 # The planet noise limit is documented and exact; the smallest radius gives
 # the planet of radius 1, scaled (the same counts).
 run planet --help

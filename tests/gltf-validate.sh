@@ -111,6 +111,17 @@ glb props planet --level 4 --terraces 8 --props 300 --props-noise 2
 check "props: trees and rocks, each a node with EXT_mesh_gpu_instancing" \
     '[ "$(count props.glb "EXT_mesh_gpu_instancing")" = 3 ] && [ "$(count props.glb "\"TRANSLATION\"")" = 2 ]'
 
+glb water planet --level 4 --terraces 8 --sea-level 0 --water --normals
+check "water: a translucent material water" \
+    '[ "$(count water.glb "\"name\":\"water\",\"alphaMode\":\"BLEND\"")" = 1 ]'
+glb water-terrain terrain --shape polygon --sides 6 --depth 3 --sea-level 0.05 --water
+glb shore planet --level 5 --terraces 8 --sea-level 0 --water --shoreline 0.02 --normals
+check "shoreline: a primitive with TEXCOORD_0, material shoreline" \
+    '[ "$(count shore.glb "\"TEXCOORD_0\"")" = 1 ] && [ "$(count shore.glb "\"name\":\"shoreline\"")" = 1 ]'
+glb shore-terrain terrain --cells 300 --sea-level 0.1 --water --shoreline 0.05
+check "shoreline on a big terrain: its indices from its first vertex, unsigned short" \
+    '[ "$(count shore-terrain.glb "\"componentType\":5125")" -gt 0 ] && json shore-terrain.glb | grep -q "\"TEXCOORD_0\""'
+
 glb unsliced terrain --cells 8 --terraces 0
 check "unsliced: one primitive" '[ "$(count unsliced.glb "\"mode\":4")" = 1 ]'
 
