@@ -34,10 +34,11 @@ strata_status strata__ring_reserve(strata_ring_scratch *s, const strata_allocato
     const uint32_t vsize = table_size(nverts), esize = table_size(nedges);
     if (s->vslot && s->vmask + 1 >= vsize && s->emask + 1 >= esize)
         return STRATA_OK;
-    if (s->al) {
+    if (s->al) { /* the scratch's owner's allocator, once set, stays */
         strata__free(s->al, s->vslot);
         strata__free(s->al, s->ekey);
         strata__free(s->al, s->eval);
+        al = s->al;
     }
     s->al = al;
     s->vslot = strata__alloc_array(al, vsize, sizeof(uint32_t));

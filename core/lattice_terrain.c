@@ -84,9 +84,10 @@ static strata_status heights_room(const strata_terrain_lattice *tl, strata_tile_
         return STRATA_OK;
     if (s->ring.al)
         strata__free(s->ring.al, s->heights);
-    s->ring.al = tl->al;
+    else
+        s->ring.al = tl->al; /* the scratch's owner's allocator, once set, stays */
     s->cap = 0;
-    if (!(s->heights = strata__alloc_array(tl->al, nwin, sizeof(float))))
+    if (!(s->heights = strata__alloc_array(s->ring.al, nwin, sizeof(float))))
         return STRATA_ERR_NOMEM;
     s->cap = nwin;
     return STRATA_OK;
@@ -105,9 +106,11 @@ static strata_status lattice_heights(const strata_terrain_lattice *tl, strata_ti
     const uint32_t g0 = strata__terrain_grid_x(tl, i0), g1 = strata__terrain_grid_x(tl, i0 + w - 1);
     const size_t gw = (size_t)g1 - g0 + 1;
     if (s->row_cap < gw) {
-        strata__free(tl->al, s->row);
+        if (!s->ring.al)
+            s->ring.al = tl->al; /* the scratch's owner's allocator, once set, stays */
+        strata__free(s->ring.al, s->row);
         s->row_cap = 0;
-        if (!(s->row = strata__alloc_array(tl->al, gw, sizeof(float))))
+        if (!(s->row = strata__alloc_array(s->ring.al, gw, sizeof(float))))
             return STRATA_ERR_NOMEM;
         s->row_cap = gw;
     }

@@ -69,7 +69,9 @@ static strata_status world_scratch(strata_ctx *ctx, const strata_world *w,
     if (!(s = strata__alloc(&ctx->alloc, sizeof *s)))
         return STRATA_ERR_NOMEM;
     memset(s, 0, sizeof *s);
-    s->skirt.al = &ctx->alloc;
+    /* ctx's own allocator for everything the scratch holds: worlds and
+     * the contexts that make their chunks may go in any order */
+    s->skirt.al = s->ring.al = s->tile.ring.al = &ctx->alloc;
     ctx->world_scratch = s;
     ctx->world_scratch_free = world_scratch_free;
     strata_status st = w->kind == STRATA_WORLD_PLANET
@@ -718,8 +720,10 @@ strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *o
     w->normals = o->normals != 0;
     if (o->kind == STRATA_WORLD_PLANET) {
         if ((st = strata__planet_lattice_init(ctx, o->level, o->chunk_level, o->radius,
-                                              &w->planet)) == STRATA_OK)
+                                              &w->planet)) == STRATA_OK) {
+            w->planet.al = &w->alloc; /* the world outlives ctx */
             st = strata__planet_caps(&w->planet, &w->alloc, &w->cap);
+        }
     } else {
         strata_terrain_source src;
         st = strata__terrain_source_init(&src, o->heightmap, o->patch_cells, o->height_scale,
@@ -727,6 +731,7 @@ strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *o
         if (st == STRATA_OK)
             st = strata__terrain_lattice_init(ctx, &src, o->cell_size, o->tile_cells,
                                               &w->terrain);
+        w->terrain.al = &w->alloc; /* the world outlives ctx */
         const uint32_t most = w->terrain.ntx > w->terrain.ntz ? w->terrain.ntx : w->terrain.ntz;
         while (st == STRATA_OK && (1ull << w->leaf_depth) < most)
             w->leaf_depth++;

@@ -282,8 +282,10 @@ strata_status strata__world_lod_init(strata_ctx *ctx, strata_world *w,
         for (uint32_t k = 0; k < n && st == STRATA_OK; k++)
             if ((st = strata__planet_lattice_init(ctx, L - C + (int)k - w->lod_coarsen, (int)k,
                                                   w->planet.radius,
-                                                  &w->lod_planet[k])) == STRATA_OK)
+                                                  &w->lod_planet[k])) == STRATA_OK) {
+                w->lod_planet[k].al = &w->alloc; /* the world outlives ctx */
                 st = strata__planet_caps(&w->lod_planet[k], &w->alloc, &w->lod_cap[k]);
+            }
     } else {
         w->lod_terrain = strata__alloc_array(&w->alloc, n, sizeof *w->lod_terrain);
         if (!w->lod_terrain)
@@ -291,11 +293,13 @@ strata_status strata__world_lod_init(strata_ctx *ctx, strata_world *w,
         memset(w->lod_terrain, 0, n * sizeof *w->lod_terrain);
         const uint32_t tile = w->terrain.tile;
         w->lod_coarsen = tile % 2 == 0;
-        for (uint32_t k = 0; k < n && st == STRATA_OK; k++)
+        for (uint32_t k = 0; k < n && st == STRATA_OK; k++) {
             st = strata__terrain_lattice_init_stride(ctx, &w->terrain.src, w->terrain.cell,
                                                      tile >> w->lod_coarsen,
                                                      1u << (n - k + w->lod_coarsen),
                                                      &w->lod_terrain[k]);
+            w->lod_terrain[k].al = &w->alloc; /* the world outlives ctx */
+        }
     }
     if (st == STRATA_OK)
         st = lod_errors(ctx, w);
