@@ -183,8 +183,8 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
             usage_error("--preview %s: draws a whole world made in one run; not with --%s%s%s "
                         "(look at the tiles with 'strata view DIR')",
                         j->preview, partial[i], *v ? " " : "", v);
-    static const char *const mesh_only[] = {"loops", "print-size", "simplify-roofs", "props",
-                                            "sea-level", "water", "shoreline", NULL};
+    static const char *const mesh_only[] = {"loops", "print-size", "props", "sea-level",
+                                            "water", "shoreline", NULL};
     for (int i = 0; mesh_only[i]; i++)
         if ((v = cli_given(mesh_only[i])))
             usage_error("--%s: not available for worlds (%s); make the mesh without it",

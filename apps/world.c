@@ -153,6 +153,9 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
     wo->normals = o->normals;
     wo->lod = o->lod;
     wo->skirts = o->skirt != 0;
+    if (o->simplify) /* --simplify-roofs[=ERR] */
+        wo->simplify_roofs =
+            isnan(o->simplify_error) ? STRATA_SIMPLIFY_DEFAULT_ERROR : o->simplify_error;
 }
 
 /* The message of a failure to place the planes (or to create the world). */

@@ -1849,12 +1849,17 @@ typedef struct strata_world_options {
      * after them and its triangles after the terraces' (a primitive
      * "skirt" of its own in glTF, terrace -1 in PLY). */
     int skirts;
+    /* > 0: every tile's roofs simplified by strata_result_simplify_roofs
+     * with this error, after slicing and before its skirt (their borders,
+     * the tile's border among them, are locked, so tiles still meet bit
+     * for bit); part of the fingerprint.  0: off (the default). */
+    double simplify_roofs;
 } strata_world_options;
 
 /* Defaults: PLANET, level 6, chunk level 2, radius 1; terrain: no
  * heightmap, cells 0 x 0, cell size 1, height scale 1, tiles of 256
  * cells; no noise, no curve; 16 terraces; walls UPPER, no normals; no
- * lod, skirts on (when lod is). */
+ * lod, skirts on (when lod is); no simplification. */
 STRATA_API void strata_world_defaults(strata_world_options *opt);
 
 /* Create a world (measuring its height range when the planes are asked

@@ -219,6 +219,12 @@ static strata_status fingerprint(strata_world *w, const strata_world_options *o)
      * add tiles but leave the leaves' bytes (and this) as they are. */
     if (w->skirts)
         fnv_bytes(&f, "lod skirts", 10);
+    if (w->simplify > 0) { /* changes every tile's bytes */
+        uint64_t bits;
+        memcpy(&bits, &w->simplify, sizeof bits);
+        fnv_bytes(&f, "simplified roofs", 16);
+        fnv_u64(&f, bits);
+    }
     w->fingerprint = f.h;
     return STRATA_OK;
 }
@@ -304,6 +310,9 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
         so.normals = w->normals;
         st = strata_slice_into(ctx, s->mesh, &so, r);
     }
+    if (st == STRATA_OK && w->simplify > 0 &&
+        (st = strata_result_simplify_roofs(ctx, r, w->simplify, NULL)) != STRATA_OK)
+        strata__result_clear(r);
     if (st == STRATA_OK && w->skirts) {
         uint32_t k;
         uint64_t i;
@@ -669,6 +678,8 @@ static strata_status check_world_options(const strata_world_options *o)
     }
     if (o->noise && strata_fbm_validate(o->noise) != STRATA_OK)
         return STRATA_ERR_INVALID_ARG;
+    if (!(o->simplify_roofs >= 0) || !isfinite(o->simplify_roofs))
+        return STRATA_ERR_INVALID_ARG;
     if (o->kind == STRATA_WORLD_PLANET && o->noise && !(strata_fbm_bound(o->noise) < o->radius))
         return STRATA_ERR_INVALID_ARG;
     if (o->walls != STRATA_WALLS_UPPER && o->walls != STRATA_WALLS_LOWER &&
@@ -718,6 +729,7 @@ strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *o
     w->curve = o->curve;
     w->walls = o->walls;
     w->normals = o->normals != 0;
+    w->simplify = o->simplify_roofs;
     if (o->kind == STRATA_WORLD_PLANET) {
         if ((st = strata__planet_lattice_init(ctx, o->level, o->chunk_level, o->radius,
                                               &w->planet)) == STRATA_OK) {

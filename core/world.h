@@ -35,6 +35,7 @@ struct strata_world {
     float *cap;
     /* levels of detail (core/world_lod.c) */
     int lod, skirts;
+    double simplify; /* strata_world_options.simplify_roofs */
     int lod_coarsen; /* 1: inner tiles at half a leaf's resolution along a side */
     strata_tileset_desc layout;            /* ids of the tiles, per depth */
     strata_planet_lattice *lod_planet;     /* depth k < C: level L-C+k, chunk level k */

@@ -433,6 +433,55 @@ static strata_world *small_planet(strata_ctx *ctx)
     return w;
 }
 
+/* simplify_roofs: every chunk is the plain world's chunk with its roofs
+ * simplified by strata_result_simplify_roofs (byte for byte), fewer
+ * triangles in all, a fingerprint of its own; bad errors refused. */
+START_TEST(test_simplified_chunks)
+{
+    strata_ctx *ctx = ctx_new(2);
+    strata_world_options o;
+    strata_world_defaults(&o);
+    o.level = 6;
+    o.chunk_level = 2;
+    o.noise = planet_noise();
+    o.terraces = 16;
+    strata_world *plain, *simple;
+    ck_assert_ok(strata_world_create(ctx, &o, &plain));
+    o.simplify_roofs = 1e-4;
+    ck_assert_ok(strata_world_create(ctx, &o, &simple));
+    ck_assert(strata_world_fingerprint(plain) != strata_world_fingerprint(simple));
+    strata_result *a, *b;
+    ck_assert_ok(strata_result_create(ctx, &a));
+    ck_assert_ok(strata_result_create(ctx, &b));
+    uint64_t before = 0, after = 0;
+    for (uint64_t id = 0; id < strata_world_chunk_count(plain); id++) {
+        strata_result_view v;
+        ck_assert_ok(strata_world_make_chunk(ctx, plain, id, a));
+        strata_result_get_view(a, &v);
+        before += v.nindices / 3;
+        ck_assert_ok(strata_result_simplify_roofs(ctx, a, 1e-4, NULL));
+        ck_assert_ok(strata_world_make_chunk(ctx, simple, id, b));
+        strata_result_get_view(b, &v);
+        after += v.nindices / 3;
+        char what[48];
+        snprintf(what, sizeof what, "simplified chunk %llu", (unsigned long long)id);
+        result_same(a, b, what);
+    }
+    ck_assert_uint_lt(after, before);
+    strata_result_destroy(a);
+    strata_result_destroy(b);
+    strata_world_destroy(plain);
+    strata_world_destroy(simple);
+    const double bad[] = {-1e-4, NAN, INFINITY};
+    for (int k = 0; k < 3; k++) {
+        strata_world *w = (strata_world *)&w;
+        o.simplify_roofs = bad[k];
+        ck_assert_int_eq(strata_world_create(ctx, &o, &w), STRATA_ERR_INVALID_ARG);
+    }
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 /* One chunk alone == the same chunk after others, on 1 or 2 threads and
  * on every instruction set of this CPU. */
 START_TEST(test_chunk_independence)
@@ -1349,6 +1398,7 @@ int main(void)
     tc = tcase_create("Sameness");
     tcase_set_timeout(tc, 900);
     tcase_add_test(tc, test_chunk_independence);
+    tcase_add_test(tc, test_simplified_chunks);
     tcase_add_test(tc, test_directories);
     tcase_add_loop_test(tc, test_preview_canvas, 0, 2);
     suite_add_tcase(s, tc);

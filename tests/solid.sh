@@ -41,7 +41,6 @@ fails "--print-size: not available for worlds" "print size of a world" terrain -
 
 fails "--simplify-roofs 0: out of range (valid: 0 < ERR <= 1)" "zero error" terrain --cells 8 --simplify-roofs=0 -o bad.stl
 fails "--simplify-roofs -1: out of range" "negative error" planet --level 2 --simplify-roofs=-1 -o bad.stl
-fails "--simplify-roofs: not available for worlds" "simplify a world" planet --level 3 --chunk-level 1 --simplify-roofs -o badw
 
 fails "--props -2: out of range (valid: 0 < DENSITY" "negative density" planet --level 2 --props -2 --props-csv p.csv -o bad.stl
 fails "--props-terraces 2-30: terrace 30 does not exist (there are 12: 0..11)" "no such terrace" terrain --cells 8 --props 1 --props-terraces 2-30 --props-csv p.csv -o bad.stl

@@ -264,6 +264,18 @@ check "external tilesets: some (4356 tiles)" '[ -n "$(ls ext/tilesets 2>/dev/nul
 check "every content URI resolves from its tileset's directory ($uris URIs, $missing missing)" \
     '[ "$uris" -gt 4356 ] && [ "$missing" -eq 0 ]'
 
+# ------------------------------------------------------------ simplified roofs
+# Tiles with fewer roof triangles (borders locked, so the tiles still weld
+# into one closed surface: check_world compares every chunk with the
+# library call), the same bytes for any thread count, and a world of their
+# own: a plain directory is not resumed into a simplified one.
+SR="planet --level 6 --chunk-level 2 --terraces 12 --quiet --tile-format ply"
+run $SR -o sr0 && run $SR --simplify-roofs --threads 1 -o sr1 && run $SR --simplify-roofs --threads 3 -o sr3
+same "--simplify-roofs: 1 and 3 threads" sr1 sr3
+[ "$(du -sb sr1/tiles | cut -f1)" -lt "$(du -sb sr0/tiles | cut -f1)" ] && ok ||
+    bad "--simplify-roofs: tiles not smaller"
+fails 1 "another world" "--resume of a plain world with --simplify-roofs" $SR --simplify-roofs --resume -o sr0
+
 # ------------------------------------------------------------ compressed tiles
 if "$STRATA" info | grep -q '^meshoptimizer: yes'; then
     run planet --level 6 --chunk-level 2 --terraces 12 --quiet --compress --threads 1 -o cz1
