@@ -5,42 +5,17 @@
 # primitive and triangle counts.  Run by `make check` with STRATA (the
 # program) and SRCDIR set.  Exits 77 (skipped) without node or the package.
 #
-# The package is looked up in, in order: $STRATA_GLTF_VALIDATOR (the
-# package directory), $HOME/.cache/strata-npm (where .ci/run installs it:
-# npm install --prefix "$HOME/.cache/strata-npm" gltf-validator), the
-# build directory's node_modules, then node's own module path.
+# The package is looked up as tests/lib.sh's find_validator says.
 # POSIX sh only.
 
-: "${STRATA:?STRATA must name the strata program}"
-: "${SRCDIR:=.}"
-case $STRATA in
-/*) ;;
-*) STRATA=$(pwd)/$STRATA ;;
-esac
-case $SRCDIR in
-/*) ;;
-*) SRCDIR=$(pwd)/$SRCDIR ;;
-esac
-builddir=$(pwd)
+. "$(dirname "$0")/lib.sh"
 unset STRATA_SIMD
 
 if ! command -v node >/dev/null 2>&1; then
     echo "SKIP: node is not installed (apt-get install nodejs npm)"
     exit 77
 fi
-module=
-for dir in ${STRATA_GLTF_VALIDATOR:+"$STRATA_GLTF_VALIDATOR"} \
-    "${HOME:-/nonexistent}/.cache/strata-npm/node_modules/gltf-validator" \
-    "$builddir/node_modules/gltf-validator"; do
-    if [ -f "$dir/module.mjs" ]; then
-        module=$dir/module.mjs
-        break
-    fi
-done
-if [ -z "$module" ]; then
-    dir=$(node -e 'try { console.log(require("path").dirname(require.resolve("gltf-validator/package.json"))) } catch (e) {}' 2>/dev/null)
-    [ -n "$dir" ] && [ -f "$dir/module.mjs" ] && module=$dir/module.mjs
-fi
+find_validator
 if [ -z "$module" ]; then
     echo "SKIP: npm package gltf-validator not found; install it with"
     echo "  npm install --prefix \"\$HOME/.cache/strata-npm\" gltf-validator"
@@ -48,21 +23,7 @@ if [ -z "$module" ]; then
 fi
 echo "validator: $module"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-gltf.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-cd "$tmp" || exit 99
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-    fail=$((fail + 1))
-    echo "FAIL: $*"
-}
-check() {
-    if eval "$2"; then ok; else bad "$1"; fi
-}
+test_dir gltf
 
 # glb NAME ARGS...: write NAME.glb with the program, then validate it.
 glb() {
@@ -171,5 +132,4 @@ else
     echo "assimp not installed: importer cross-check skipped (Debian: assimp-utils)"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

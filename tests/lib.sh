@@ -1,17 +1,27 @@
 # Shared scaffolding of the shell tests, sourced as
 #     . "$(dirname "$0")/lib.sh"
 #     test_dir NAME
-# test_dir makes STRATA absolute, moves into a fresh temporary directory
-# (removed on exit; SIGINT and SIGTERM exit 130) and clears the counters.
-# Then ok / bad DESC count results, run ARGS... runs strata with stdout in
-# ./out and stderr in ./err (status in rc), same DESC A B compares two
-# files or trees, and finish prints "N passed, N failed" (the closing line
-# make check reads) and returns non-zero on any failure.  POSIX sh.
+# Sourcing makes STRATA and SRCDIR absolute and sets builddir (the
+# directory make check runs in); test_dir moves into a fresh temporary
+# directory (removed on exit; SIGINT and SIGTERM exit 130) and clears the
+# counters.  Then ok / bad DESC count results, check DESC EXPR counts an
+# eval'd shell test, run ARGS... runs strata with stdout in ./out and
+# stderr in ./err (status in rc), same DESC A B compares two files or
+# trees, find_validator sets module to the Khronos glTF-Validator's
+# module.mjs (empty when node or the package is missing), and finish
+# prints "N passed, N failed" (the closing line make check reads) and
+# returns non-zero on any failure.  POSIX sh.
 : "${STRATA:?STRATA must name the strata program}"
+: "${SRCDIR:=.}"
 case $STRATA in
 /*) ;;
 *) STRATA=$(pwd)/$STRATA ;;
 esac
+case $SRCDIR in
+/*) ;;
+*) SRCDIR=$(pwd)/$SRCDIR ;;
+esac
+builddir=$(pwd)
 
 test_dir() {
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-$1.XXXXXX") || exit 99
@@ -26,9 +36,33 @@ bad() {
     fail=$((fail + 1))
     echo "FAIL: $*" >&2
 }
+check() {
+    if eval "$2"; then ok; else bad "$1"; fi
+}
 run() {
     "$STRATA" "$@" >out 2>err
     rc=$?
+}
+# The validator is looked up in, in order: $STRATA_GLTF_VALIDATOR (the
+# package directory), $HOME/.cache/strata-npm (where .ci/run installs it:
+# npm install --prefix "$HOME/.cache/strata-npm" gltf-validator), the
+# build directory's node_modules, then node's own module path.
+find_validator() {
+    module=
+    command -v node >/dev/null 2>&1 || return 0
+    for dir in ${STRATA_GLTF_VALIDATOR:+"$STRATA_GLTF_VALIDATOR"} \
+        "${HOME:-/nonexistent}/.cache/strata-npm/node_modules/gltf-validator" \
+        "$builddir/node_modules/gltf-validator"; do
+        if [ -f "$dir/module.mjs" ]; then
+            module=$dir/module.mjs
+            return 0
+        fi
+    done
+    dir=$(node -e 'try { console.log(require("path").dirname(require.resolve("gltf-validator/package.json"))) } catch (e) {}' 2>/dev/null)
+    if [ -n "$dir" ] && [ -f "$dir/module.mjs" ]; then
+        module=$dir/module.mjs
+    fi
+    return 0
 }
 same() { # DESC A B: identical files, or trees
     if diff -r "$2" "$3" >/dev/null 2>&1; then

@@ -12,17 +12,7 @@
 # Run by `make check` with STRATA and SRCDIR set; exits 77 without
 # python3.  POSIX sh only.
 
-: "${STRATA:?STRATA must name the strata program}"
-: "${SRCDIR:=.}"
-case $STRATA in
-/*) ;;
-*) STRATA=$(pwd)/$STRATA ;;
-esac
-case $SRCDIR in
-/*) ;;
-*) SRCDIR=$(pwd)/$SRCDIR ;;
-esac
-builddir=$(pwd)
+. "$(dirname "$0")/lib.sh"
 unset STRATA_SIMD
 
 if ! command -v python3 >/dev/null 2>&1; then
@@ -31,34 +21,10 @@ if ! command -v python3 >/dev/null 2>&1; then
 fi
 walk="python3 $SRCDIR/tests/tileset-walk.py"
 
-module=
-if command -v node >/dev/null 2>&1; then
-    for dir in ${STRATA_GLTF_VALIDATOR:+"$STRATA_GLTF_VALIDATOR"} \
-        "${HOME:-/nonexistent}/.cache/strata-npm/node_modules/gltf-validator" \
-        "$builddir/node_modules/gltf-validator"; do
-        if [ -f "$dir/module.mjs" ]; then
-            module=$dir/module.mjs
-            break
-        fi
-    done
-fi
+find_validator
 [ -n "$module" ] || echo "glTF-Validator not found: tiles not validated (see tests/gltf-validate.sh)"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-walk.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-cd "$tmp" || exit 99
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-    fail=$((fail + 1))
-    echo "FAIL: $*"
-}
-check() {
-    if eval "$2"; then ok; else bad "$1"; fi
-}
+test_dir walk
 
 # world NAME ARGS...: make world NAME with the program, walk its tileset,
 # validate its tiles.
@@ -150,5 +116,4 @@ check "--skirt without --lod: usage error" \
 check "--lod without a world: usage error" \
     '"$STRATA" planet --level 4 --lod -o x.glb 2>err; [ $? = 2 ] && grep -q -- "--lod" err'
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
