@@ -479,20 +479,6 @@ START_TEST(test_polygon_fan)
 }
 END_TEST
 
-/* Solid angle of a triangle seen from the origin (Van Oosterom-Strackee). */
-static double solid_angle(const double a[3], const double b[3], const double c[3])
-{
-    const double la = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-    const double lb = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
-    const double lc = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
-    const double det = a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
-                       a[2] * (b[0] * c[1] - b[1] * c[0]);
-    const double ab = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-    const double bc = b[0] * c[0] + b[1] * c[1] + b[2] * c[2];
-    const double ca = c[0] * a[0] + c[1] * a[1] + c[2] * a[2];
-    return 2.0 * atan2(det, la * lb * lc + ab * lc + bc * la + ca * lb);
-}
-
 START_TEST(test_planet)
 {
     rng_state = 77 + (uint64_t)_i;
