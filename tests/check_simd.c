@@ -323,8 +323,10 @@ END_TEST
 
 /* The automatic choice by the rule strata.h documents, found out here
  * independently of simd/dispatch.c: NEON on AArch64; on x86-64 AVX-512
- * on AMD family 1Ah models 00h-0Fh (Zen 5 EPYC), else AVX2. */
-static int zen5_epyc(void)
+ * on AMD family 1Ah models 00h-0Fh (Zen 5 EPYC, every kernel) and Intel
+ * family 06h model CFh (Emerald Rapids, every kernel but edge_spans),
+ * else AVX2.  cpu_rule() gives 1 for the first, 2 for the second. */
+static int cpu_rule(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     unsigned a, b, c, d;
@@ -332,11 +334,16 @@ static int zen5_epyc(void)
     if (!__get_cpuid(0, &a, &b, &c, &d))
         return 0;
     memcpy(vendor, &b, 4), memcpy(vendor + 4, &d, 4), memcpy(vendor + 8, &c, 4);
-    if (strcmp(vendor, "AuthenticAMD") || !__get_cpuid(1, &a, &b, &c, &d))
+    if (!__get_cpuid(1, &a, &b, &c, &d))
         return 0;
-    const unsigned family = ((a >> 8) & 0xF) + ((a >> 20) & 0xFF); /* base family 15 */
-    const unsigned model = ((a >> 12) & 0xF0) | ((a >> 4) & 0xF);
-    return ((a >> 8) & 0xF) == 0xF && family == 0x1A && model <= 0x0F;
+    const unsigned base = (a >> 8) & 0xF;
+    const unsigned family = base + (base == 0xF ? (a >> 20) & 0xFF : 0);
+    const unsigned model = (base == 0x6 || base == 0xF ? (a >> 12) & 0xF0 : 0) | ((a >> 4) & 0xF);
+    if (!strcmp(vendor, "AuthenticAMD") && family == 0x1A && model <= 0x0F)
+        return 1;
+    if (!strcmp(vendor, "GenuineIntel") && family == 0x06 && model == 0xCF)
+        return 2;
+    return 0;
 #else
     return 0;
 #endif
@@ -347,7 +354,7 @@ static strata_isa best_expected(void)
     const unsigned m = strata_cpu_isas();
     if (m & STRATA_ISA_BIT(STRATA_ISA_NEON))
         return STRATA_ISA_NEON;
-    if ((m & STRATA_ISA_BIT(STRATA_ISA_AVX512)) && zen5_epyc())
+    if ((m & STRATA_ISA_BIT(STRATA_ISA_AVX512)) && cpu_rule())
         return STRATA_ISA_AVX512;
     if (m & STRATA_ISA_BIT(STRATA_ISA_AVX2))
         return STRATA_ISA_AVX2;
@@ -365,23 +372,31 @@ static void check_reason(const strata_ctx *c, const char *contains)
 }
 
 /* The automatic table holds, entry by entry, the kernels of the ISA it
- * reports (every AVX-512 kernel pays on the processors of the rule). */
+ * reports, but for edge_spans on Emerald Rapids, which keeps AVX2's. */
 START_TEST(test_auto_table)
 {
     unsetenv("STRATA_SIMD");
-    strata_ctx *a, *f;
+    strata_ctx *a, *f, *f2 = NULL;
     ck_assert_ok(strata_ctx_create(NULL, &a));
     ck_assert_int_eq(strata_ctx_isa(a), best_expected());
     ck_assert_ok(strata_ctx_create(NULL, &f));
     ck_assert_ok(strata_ctx_set_isa(f, best_expected()));
+    const int keep_avx2_spans = best_expected() == STRATA_ISA_AVX512 && cpu_rule() == 2;
+    if (keep_avx2_spans) {
+        ck_assert_ok(strata_ctx_create(NULL, &f2));
+        ck_assert_ok(strata_ctx_set_isa(f2, STRATA_ISA_AVX2));
+    }
     const strata_dispatch *da = &a->simd, *df = &f->simd;
     ck_assert(da->fbm2 == df->fbm2 && da->fbm3 == df->fbm3 && da->classify == df->classify &&
               da->tri_levels == df->tri_levels && da->place_roofs == df->place_roofs &&
-              da->edge_spans == df->edge_spans && da->radial_samples == df->radial_samples &&
-              da->radial_move == df->radial_move);
+              da->radial_samples == df->radial_samples && da->radial_move == df->radial_move);
+    ck_assert(da->edge_spans == (keep_avx2_spans ? f2->simd.edge_spans : df->edge_spans));
     if (best_expected() == STRATA_ISA_AVX512)
-        check_reason(a, "family 1Ah");
-    else if (strata_cpu_isas() & STRATA_ISA_BIT(STRATA_ISA_AVX512))
+        check_reason(a, cpu_rule() == 1 ? "family 1Ah" : "family 06h model CFh");
+    if (keep_avx2_spans)
+        check_reason(a, "avx2 kept for edge_spans");
+    else if (best_expected() != STRATA_ISA_AVX512 &&
+             (strata_cpu_isas() & STRATA_ISA_BIT(STRATA_ISA_AVX512)))
         check_reason(a, "not measured to pay");
     else
         check_reason(a, "");
@@ -389,6 +404,8 @@ START_TEST(test_auto_table)
     ck_assert_str_eq(strata_ctx_isa_reason(NULL), "");
     strata_ctx_destroy(a);
     strata_ctx_destroy(f);
+    if (f2)
+        strata_ctx_destroy(f2);
 }
 END_TEST
 
