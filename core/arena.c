@@ -40,11 +40,14 @@ void *strata__arena_alloc(strata_arena *a, size_t size)
         return NULL;
     if ((size_t)(a->end - a->cur) < need) {
         const size_t grow = a->nblocks < 7 ? ARENA_FIRST << a->nblocks : ARENA_MAX;
-        const size_t payload = need > grow - HEADER_BYTES ? need : grow - HEADER_BYTES;
+        size_t payload = need > grow - HEADER_BYTES ? need : grow - HEADER_BYTES;
         if (payload > SIZE_MAX - HEADER_BYTES)
             return NULL;
-        arena_block *b = strata__alloc(a->al, HEADER_BYTES + payload);
-        if (!b)
+        size_t got = 0;
+        arena_block *b = a->pool ? strata__pool_take(a->pool, HEADER_BYTES + payload, &got) : NULL;
+        if (b)
+            payload = got - HEADER_BYTES;
+        else if (!(b = strata__alloc(a->al, HEADER_BYTES + payload)))
             return NULL;
         b->next = a->blocks;
         b->size = payload;
@@ -66,7 +69,10 @@ void strata__arena_free(strata_arena *a)
 {
     for (arena_block *b = a->blocks, *next; b; b = next) {
         next = b->next;
-        strata__free(a->al, b);
+        if (a->pool)
+            strata__pool_put(a->pool, b, HEADER_BYTES + b->size);
+        else
+            strata__free(a->al, b);
     }
     a->blocks = NULL;
     a->cur = a->end = NULL;

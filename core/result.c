@@ -180,10 +180,29 @@ strata_status strata_result_create(strata_ctx *ctx, strata_result **out)
     return STRATA_OK;
 }
 
+strata_pool *strata__result_pool(strata_result *r)
+{
+    if (!r->kept && (r->kept = strata__alloc(&r->alloc, sizeof *r->kept)) != NULL) {
+        r->kept->old = r->kept->kept = NULL;
+        atomic_flag_clear(&r->kept->busy);
+    }
+    return r->kept;
+}
+
+void strata_result_trim(strata_result *r)
+{
+    if (!r || !r->kept)
+        return;
+    strata__pool_free(r->kept, &r->alloc);
+    strata__free(&r->alloc, r->kept);
+    r->kept = NULL;
+}
+
 void strata_result_destroy(strata_result *r)
 {
     if (!r)
         return;
+    strata_result_trim(r);
     strata_allocator al = r->alloc;
     void *arrays[] = {r->x, r->y, r->z, r->nx, r->ny, r->nz, r->indices, r->terraces, r->uv};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)

@@ -3,6 +3,7 @@
 #ifndef STRATA_RESULT_H
 #define STRATA_RESULT_H
 
+#include "alloc.h"
 #include "base.h"
 
 #include <stdint.h>
@@ -39,7 +40,14 @@ struct strata_result {
     uint32_t cap_verts, cap_normals;
     uint64_t cap_indices;
     uint32_t cap_terraces;
+    /* The slicer's scratch memory that strata_slice_into keeps for the
+     * next slice into r (core/slice.c), from r's allocator: its tables,
+     * the cut triangles' arena blocks and staging lists.  NULL: none. */
+    strata_pool *kept;
 };
+
+/* r->kept, created empty if r has none; NULL without memory. */
+STRATA_HIDDEN strata_pool *strata__result_pool(strata_result *r);
 
 /* An empty result with the given counts allocated (normals if asked). */
 STRATA_HIDDEN strata_status strata__result_alloc(const strata_allocator *a,

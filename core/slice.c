@@ -155,7 +155,8 @@ static strata_status classify_vertices(slice_job *job, vertex_bands *out)
  * plane): the j-th from the edge's low end (j from 0) has its top copy at
  * id cut_base[e] + 2j and its bottom copy at the next id. */
 typedef struct {
-    uint32_t *cut_base; /* per edge */
+    uint32_t *cut_base; /* per edge; set only where the edge crosses a plane */
+    uint64_t *cross;    /* bit e: edge e's ends are in different bands */
     uint32_t nverts;    /* output vertices, not counting the wall vertices
                            that normals add */
 } crossing_ids;
@@ -180,6 +181,7 @@ typedef struct {
     const strata_onplane *op;
     uint64_t *blk; /* per block: its crossings' vertex count, then its first id */
     uint32_t *cut_base;
+    uint64_t *cross;
 } number_arg;
 
 static size_t edge_block_end(const slice_job *job, size_t b)
@@ -195,7 +197,8 @@ static strata_status count_block(void *arg, size_t b, int thread)
     const strata_mesh *m = a->job->m;
     const size_t e0 = b * PREFIX_BLOCK, e1 = edge_block_end(a->job, b);
     const uint64_t sum =
-        a->job->ctx->simd.edge_spans(m->ev0 + e0, m->ev1 + e0, e1 - e0, a->vb->band) -
+        a->job->ctx->simd.edge_spans(m->ev0 + e0, m->ev1 + e0, e1 - e0, a->vb->band,
+                                     a->cross + e0 / 64) -
         /* crossings at a vertex: the wedge edges in [e0, e1) */
         (strata__onplane_rank(a->op, (uint32_t)e1) - strata__onplane_rank(a->op, (uint32_t)e0));
     a->blk[b] = 2 * sum;
@@ -208,10 +211,13 @@ static strata_status number_block(void *arg, size_t b, int thread)
     const number_arg *a = arg;
     const strata_mesh *m = a->job->m;
     uint64_t at = a->blk[b];
-    for (size_t e = b * PREFIX_BLOCK, e1 = edge_block_end(a->job, b); e < e1; e++) {
-        a->cut_base[e] = (uint32_t)(at > UINT32_MAX ? UINT32_MAX : at);
-        at += 2 * (uint64_t)crossings(m, a->vb->band, a->vb->on, (uint32_t)e);
-    }
+    const size_t e0 = b * PREFIX_BLOCK, e1 = edge_block_end(a->job, b);
+    for (size_t w = e0 / 64; w * 64 < e1; w++)
+        for (uint64_t bits = a->cross[w]; bits; bits &= bits - 1) {
+            const uint32_t e = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+            a->cut_base[e] = (uint32_t)(at > UINT32_MAX ? UINT32_MAX : at);
+            at += 2 * (uint64_t)crossings(m, a->vb->band, a->vb->on, e);
+        }
     return STRATA_OK;
 }
 
@@ -219,10 +225,12 @@ static strata_status number_crossings(slice_job *job, const vertex_bands *vb,
                                       const strata_onplane *op, crossing_ids *out)
 {
     const size_t nblk = ((size_t)job->own_edges + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
-    number_arg a = {job, vb, op, NULL, NULL};
+    number_arg a = {job, vb, op, NULL, NULL, NULL};
     a.cut_base = strata__scratch_alloc(&job->edges, job->own_edges, sizeof(uint32_t));
+    a.cross =
+        strata__scratch_alloc(&job->edges, ((size_t)job->own_edges + 63) / 64, sizeof(uint64_t));
     a.blk = strata__scratch_alloc(&job->edges, nblk, sizeof(uint64_t));
-    if (!a.cut_base || !a.blk)
+    if (!a.cut_base || !a.cross || !a.blk)
         return STRATA_ERR_NOMEM;
     strata__par_blocks(job->ctx, nblk, count_block, &a, NULL, 0, 0, 0);
     uint64_t next = (uint64_t)job->own_verts + op->nbottom;
@@ -235,6 +243,7 @@ static strata_status number_crossings(slice_job *job, const vertex_bands *vb,
     if (next > UINT32_MAX)
         return STRATA_ERR_OVERFLOW;
     out->cut_base = a.cut_base;
+    out->cross = a.cross;
     out->nverts = (uint32_t)next;
     return STRATA_OK;
 }
@@ -299,6 +308,16 @@ typedef struct {
     int nomem;
 } worker;
 
+/* Free w's staging list, or keep it in its arena's pool. */
+static void drop_stage(worker *w)
+{
+    if (w->stage && w->arena.pool)
+        strata__pool_put(w->arena.pool, w->stage, w->cap * sizeof *w->stage);
+    else
+        strata__free(w->arena.al, w->stage);
+    w->stage = NULL;
+}
+
 /* Room for `more` staged triangles; 0 (and w->nomem set) without memory. */
 static int reserve(worker *w, size_t more)
 {
@@ -307,14 +326,17 @@ static int reserve(worker *w, size_t more)
     size_t cap = w->cap ? 2 * w->cap : 4096;
     while (cap - w->nstage < more)
         cap *= 2;
-    tagged *n = strata__alloc_array(w->arena.al, cap, sizeof *n);
-    if (!n) {
+    size_t got = 0;
+    tagged *n = w->arena.pool ? strata__pool_take(w->arena.pool, cap * sizeof *n, &got) : NULL;
+    if (n)
+        cap = got / sizeof *n;
+    else if (!(n = strata__alloc_array(w->arena.al, cap, sizeof *n))) {
         w->nomem = 1;
         return 0;
     }
     if (w->nstage)
         memcpy(n, w->stage, w->nstage * sizeof *n);
-    strata__free(w->arena.al, w->stage);
+    drop_stage(w);
     w->stage = n;
     w->cap = cap;
     return 1;
@@ -429,6 +451,24 @@ static void slice_triangle(const slicer *s, uint32_t t, worker *out)
 /* Triangles per tri_levels call: its marks fit on the stack. */
 #define MARK_BLOCK 4096
 
+/* The end of the run of equal marks that starts at i (four marks a step
+ * while they match). */
+static inline uint32_t run_end(const uint16_t *mark, uint32_t i, uint32_t nb)
+{
+    const uint16_t k = mark[i];
+    const uint64_t kk = k * UINT64_C(0x0001000100010001);
+    uint32_t j = i + 1;
+    for (; j + 4 <= nb; j += 4) {
+        uint64_t v;
+        memcpy(&v, mark + j, sizeof v);
+        if (v != kk) /* little- or big-endian: find the first differing mark */
+            break;
+    }
+    while (j < nb && mark[j] == k)
+        j++;
+    return j;
+}
+
 /* Pass A on chunk c (triangles t0..t1): count one-band triangles into
  * fast[] (indices per bucket), cut the others into w's arena, counted
  * into w->gen; *out_cut gets them (NULL when none). */
@@ -442,11 +482,13 @@ static void chunk_pass_a(strata_ctx *ctx, const slicer *s, uint32_t t0, uint32_t
     for (uint32_t b0 = t0; b0 < t1; b0 += MARK_BLOCK) {
         const uint32_t nb = t1 - b0 < MARK_BLOCK ? t1 - b0 : MARK_BLOCK;
         ctx->simd.tri_levels(m->a + b0, m->b + b0, m->c + b0, nb, s->band, mark);
-        for (uint32_t i = 0; i < nb; i++) {
+        for (uint32_t i = 0, j; i < nb; i = j) { /* runs of one mark */
+            j = run_end(mark, i, nb);
             if (STRATA_LIKELY(mark[i] != STRATA_MULTI_BAND))
-                fast[mark[i] * roof_step] += 3;
+                fast[mark[i] * roof_step] += 3 * (uint64_t)(j - i);
             else
-                slice_triangle(s, b0 + i, w);
+                for (uint32_t t = i; t < j; t++)
+                    slice_triangle(s, b0 + t, w);
         }
     }
     *out_cut = NULL;
@@ -484,17 +526,21 @@ static void chunk_pass_b(strata_ctx *ctx, const slicer *s, uint32_t t0, uint32_t
     for (uint32_t b0 = t0; b0 < t1; b0 += MARK_BLOCK) {
         const uint32_t nb = t1 - b0 < MARK_BLOCK ? t1 - b0 : MARK_BLOCK;
         ctx->simd.tri_levels(m->a + b0, m->b + b0, m->c + b0, nb, s->band, mark);
-        for (uint32_t i = 0; i < nb; i++) {
+        for (uint32_t i = 0, j; i < nb; i = j) { /* runs of one mark */
+            j = run_end(mark, i, nb);
             if (mark[i] == STRATA_MULTI_BAND)
                 continue;
             const uint32_t b = mark[i] * roof_step;
-            uint32_t *o = idx + at[b];
-            o[0] = m->a[b0 + i];
-            o[1] = m->b[b0 + i];
-            o[2] = m->c[b0 + i];
-            at[b] += 3;
-            if (area)
-                area[b] += tri_area(r, flat, o);
+            uint32_t *const o = idx + at[b];
+            const uint32_t *const a = m->a + b0, *const bb = m->b + b0, *const c = m->c + b0;
+            for (uint32_t t = i, k = 0; t < j; t++, k += 3) {
+                o[k] = a[t];
+                o[k + 1] = bb[t];
+                o[k + 2] = c[t];
+            }
+            at[b] += 3 * (uint64_t)(j - i);
+            for (uint32_t k = 0; area && k < 3 * (j - i); k += 3)
+                area[b] += tri_area(r, flat, o + k);
         }
     }
     for (uint64_t i = 0; i < ncut; i++) {
@@ -524,6 +570,8 @@ typedef struct {
     tagged **cut;      /* per chunk: its cut triangles in an arena */
     uint64_t *ncut;    /* per chunk */
     worker *workers;   /* per thread */
+    strata_pool *pool;          /* NULL, or the workers' arenas' pool */
+    const strata_allocator *al; /* the workers' arenas' */
 } chunk_tables;
 
 /* Run pass A (r == NULL) or B over all chunks, in one parallel region:
@@ -575,7 +623,7 @@ static void release_workers(chunk_tables *ct, int threads)
 {
     for (int i = 0; ct->workers && i < threads; i++) {
         strata__arena_free(&ct->workers[i].arena);
-        strata__free(ct->workers[i].arena.al, ct->workers[i].stage);
+        drop_stage(&ct->workers[i]);
     }
 }
 
@@ -604,8 +652,10 @@ static strata_status pass_a(slice_job *job, const slicer *s, chunk_tables *ct)
     ct->workers = strata__scratch_alloc(&job->call, (size_t)ctx->threads, sizeof(worker));
     if (ct->workers) {
         memset(ct->workers, 0, (size_t)ctx->threads * sizeof(worker));
-        for (int i = 0; i < ctx->threads; i++)
-            strata__arena_init(&ct->workers[i].arena, &ctx->alloc);
+        for (int i = 0; i < ctx->threads; i++) {
+            strata__arena_init(&ct->workers[i].arena, ct->al);
+            ct->workers[i].arena.pool = ct->pool;
+        }
     }
     if (!ct->fast || !ct->gen || !ct->cut || !ct->ncut || !ct->workers)
         return STRATA_ERR_NOMEM;
@@ -672,7 +722,7 @@ static strata_status lay_out(slice_job *job, const slicer *s, chunk_tables *ct,
 typedef struct {
     const slice_job *job;
     const vertex_bands *vb;
-    const uint32_t *cut_base;
+    const crossing_ids *cr;
     strata_place g;
     size_t nvblk;
     strata_result *r;
@@ -695,27 +745,28 @@ static strata_status place_block(void *arg, size_t b, int thread)
         return STRATA_OK;
     }
     b -= a->nvblk;
-    for (size_t e = b * PREFIX_BLOCK, e1 = edge_block_end(job, b); e < e1; e++) {
-        uint32_t p = m->ev0[e], q = m->ev1[e];
-        if (band[p] == band[q])
-            continue;
-        if (band[p] > band[q]) { /* canonical direction: low to high */
-            uint32_t tmp = p;
-            p = q;
-            q = tmp;
+    const size_t e0 = b * PREFIX_BLOCK, e1 = edge_block_end(job, b);
+    for (size_t w = e0 / 64; w * 64 < e1; w++)
+        for (uint64_t bits = a->cr->cross[w]; bits; bits &= bits - 1) {
+            const size_t e = w * 64 + (size_t)__builtin_ctzll(bits);
+            uint32_t p = m->ev0[e], q = m->ev1[e];
+            if (band[p] > band[q]) { /* canonical direction: low to high */
+                uint32_t tmp = p;
+                p = q;
+                q = tmp;
+            }
+            const uint32_t top = band[q] - a->vb->on[q]; /* the highest plane inside the edge */
+            const float hp = m->h[p], dh = m->h[q] - m->h[p];
+            const float dx = m->x[q] - m->x[p], dy = m->y[q] - m->y[p], dz = m->z[q] - m->z[p];
+            uint32_t o = a->cr->cut_base[e];
+            for (uint32_t k = band[p] + 1; k <= top; k++, o += 2) {
+                const float t = (L[k] - hp) / dh;
+                const float px = m->x[p] + t * dx, py = m->y[p] + t * dy, pz = m->z[p] + t * dz;
+                strata__place_point(&a->g, px, py, pz, L[k], &r->x[o], &r->y[o], &r->z[o]);
+                strata__place_point(&a->g, px, py, pz, L[k - 1], &r->x[o + 1], &r->y[o + 1],
+                                    &r->z[o + 1]);
+            }
         }
-        const uint32_t top = band[q] - a->vb->on[q]; /* the highest plane inside the edge */
-        const float hp = m->h[p], dh = m->h[q] - m->h[p];
-        const float dx = m->x[q] - m->x[p], dy = m->y[q] - m->y[p], dz = m->z[q] - m->z[p];
-        uint32_t o = a->cut_base[e];
-        for (uint32_t k = band[p] + 1; k <= top; k++, o += 2) {
-            const float t = (L[k] - hp) / dh;
-            const float px = m->x[p] + t * dx, py = m->y[p] + t * dy, pz = m->z[p] + t * dz;
-            strata__place_point(&a->g, px, py, pz, L[k], &r->x[o], &r->y[o], &r->z[o]);
-            strata__place_point(&a->g, px, py, pz, L[k - 1], &r->x[o + 1], &r->y[o + 1],
-                                &r->z[o + 1]);
-        }
-    }
     return STRATA_OK;
 }
 
@@ -725,7 +776,7 @@ static void place_vertices(slice_job *job, const vertex_bands *vb, const strata_
     const strata_mesh *m = job->m;
     place_arg a = {job,
                    vb,
-                   cr->cut_base,
+                   cr,
                    {m->geometry, {m->center[0], m->center[1], m->center[2]}, m->radius},
                    ((size_t)job->own_verts + PREFIX_BLOCK - 1) / PREFIX_BLOCK,
                    r};
@@ -910,8 +961,10 @@ static strata_status run_phases(slice_job *job, chunk_tables *ct, strata_result 
     return strata__progress(ctx, "slice", 1.0);
 }
 
-strata_status strata_slice_into(strata_ctx *ctx, const strata_mesh *m,
-                                const strata_slice_options *opt, strata_result *r)
+/* strata_slice_into; keep: take the scratch memory from r's kept blocks
+ * and keep it there for the next call. */
+static strata_status slice_into(strata_ctx *ctx, const strata_mesh *m,
+                                const strata_slice_options *opt, strata_result *r, int keep)
 {
     strata__bind_threads(ctx); /* no-op once bound */
     if (r)
@@ -931,13 +984,21 @@ strata_status strata_slice_into(strata_ctx *ctx, const strata_mesh *m,
                      .own_edges = m->nedges - m->ghost_edges, .own_tris = m->ntris - m->ghost_tris,
                      .L = opt->levels, .nplanes = opt->nlevels, .walls = opt->walls,
                      .normals = opt->normals, .areas = opt->areas};
-    strata__scratch_init(&job.call, &ctx->alloc);
-    strata__scratch_init(&job.edges, &ctx->alloc);
-    chunk_tables ct = {0};
+    strata_pool *pool = keep ? strata__result_pool(r) : NULL;
+    if (keep && !pool)
+        return STRATA_ERR_NOMEM;
+    if (pool)
+        strata__pool_begin(pool);
+    const strata_allocator *al = pool ? &r->alloc : &ctx->alloc;
+    strata__scratch_init(&job.call, al, pool);
+    strata__scratch_init(&job.edges, al, pool);
+    chunk_tables ct = {.pool = pool, .al = al};
     st = run_phases(&job, &ct, r);
     release_workers(&ct, ctx->threads);
     strata__scratch_release(&job.edges);
     strata__scratch_release(&job.call);
+    if (pool)
+        strata__pool_end(pool, al);
     if (st != STRATA_OK) {
         memset(&ctx->arena_stats, 0, sizeof ctx->arena_stats); /* e.g. cancelled at the end */
         strata__result_clear(r);
@@ -945,8 +1006,14 @@ strata_status strata_slice_into(strata_ctx *ctx, const strata_mesh *m,
     return st;
 }
 
-/* strata_slice_into a new result: one code path, so the two cannot
- * differ. */
+strata_status strata_slice_into(strata_ctx *ctx, const strata_mesh *m,
+                                const strata_slice_options *opt, strata_result *r)
+{
+    return slice_into(ctx, m, opt, r, 1);
+}
+
+/* slice_into a new result, keeping no scratch (the result is filled
+ * once): one code path, so the two cannot differ. */
 strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_slice_options *opt,
                            strata_result **out)
 {
@@ -958,7 +1025,7 @@ strata_status strata_slice(strata_ctx *ctx, const strata_mesh *m, const strata_s
     strata_result *r;
     strata_status st = strata_result_create(ctx, &r);
     if (st == STRATA_OK)
-        st = strata_slice_into(ctx, m, opt, r);
+        st = slice_into(ctx, m, opt, r, 0);
     if (st != STRATA_OK) {
         memset(&ctx->arena_stats, 0, sizeof ctx->arena_stats);
         strata_result_destroy(r);

@@ -9,14 +9,16 @@
  * block, so nothing of it is touched before its phase writes it. */
 typedef struct scratch_block {
     struct scratch_block *next;
-    void *mem; /* big pieces: the piece itself */
+    void *mem;   /* big pieces: the piece itself */
+    size_t size; /* big pieces: its bytes */
 } scratch_block;
 #define HEADER_BYTES (((sizeof(scratch_block) + STRATA_ALIGN - 1) / STRATA_ALIGN) * STRATA_ALIGN)
 
-void strata__scratch_init(strata_scratch *s, const strata_allocator *al)
+void strata__scratch_init(strata_scratch *s, const strata_allocator *al, strata_pool *pool)
 {
     memset(s, 0, sizeof *s);
     s->al = al;
+    s->pool = pool;
 }
 
 /* need bytes (a multiple of 64, below STRATA_SCRATCH_OWN) from the newest
@@ -50,10 +52,14 @@ void *strata__scratch_alloc(strata_scratch *s, size_t n, size_t size)
     if (need < STRATA_SCRATCH_OWN)
         return take_shared(s, need);
     scratch_block *rec = take_shared(s, HEADER_BYTES);
-    void *p = rec ? strata__alloc(s->al, bytes) : NULL;
-    if (!p)
-        return NULL; /* the record, if any, goes with its shared block */
+    if (!rec)
+        return NULL;
+    size_t got = bytes;
+    void *p = s->pool ? strata__pool_take(s->pool, bytes, &got) : NULL;
+    if (!p && !(p = strata__alloc(s->al, bytes)))
+        return NULL; /* the record goes with its shared block */
     rec->mem = p;
+    rec->size = got;
     rec->next = s->own;
     s->own = rec;
     return p;
@@ -61,11 +67,15 @@ void *strata__scratch_alloc(strata_scratch *s, size_t n, size_t size)
 
 void strata__scratch_release(strata_scratch *s)
 {
-    for (scratch_block *r = s->own; r; r = r->next) /* records first: */
-        strata__free(s->al, r->mem);                 /* they live in shared blocks */
+    for (scratch_block *r = s->own; r; r = r->next) { /* records first: */
+        if (s->pool)                                   /* they live in shared blocks */
+            strata__pool_put(s->pool, r->mem, r->size);
+        else
+            strata__free(s->al, r->mem);
+    }
     for (scratch_block *b = s->shared, *next; b; b = next) {
         next = b->next;
         strata__free(s->al, b);
     }
-    strata__scratch_init(s, s->al);
+    strata__scratch_init(s, s->al, s->pool);
 }

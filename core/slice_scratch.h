@@ -10,14 +10,15 @@
  * and the default allocator's huge-page advice applies); smaller ones
  * share blocks of STRATA_SCRATCH_BLOCK bytes.
  *
- * The arena keeps every block it took, so a later change can keep the
- * memory between calls (rewind instead of release) and hand the same
- * warm blocks to the next slice.  Not thread-safe: allocate from the
- * calling thread.
+ * With a pool (strata_pool, alloc.h) the big pieces come from its kept
+ * blocks when one fits and go back to it on release: strata_slice_into
+ * hands the same warm blocks to the next slice into a result.  Not
+ * thread-safe: allocate from the calling thread.
  */
 #ifndef STRATA_SLICE_SCRATCH_H
 #define STRATA_SLICE_SCRATCH_H
 
+#include "alloc.h"
 #include "base.h"
 
 #include <stddef.h>
@@ -31,9 +32,13 @@ typedef struct strata_scratch {
     struct scratch_block *own;    /* records of the big pieces, newest first
                                      (the records live in shared blocks) */
     unsigned char *cur, *end;     /* free part of the newest shared block */
+    strata_pool *pool;            /* NULL, or where big pieces come from
+                                     first and go back to */
 } strata_scratch;
 
-STRATA_HIDDEN void strata__scratch_init(strata_scratch *s, const strata_allocator *al);
+/* An empty arena; pool may be NULL. */
+STRATA_HIDDEN void strata__scratch_init(strata_scratch *s, const strata_allocator *al,
+                                       strata_pool *pool);
 /* Room for n elements of `size` bytes at a 64-byte boundary,
  * uninitialised; never NULL for n == 0 while memory lasts.  NULL without
  * memory or when n * size overflows. */

@@ -684,13 +684,21 @@ STRATA_API strata_status strata_result_create(strata_ctx *ctx, strata_result **o
  * shrinks (destroy it to give the memory back), except that its normal
  * arrays are freed by a slice without normals.  A thread that slices
  * chunk after chunk into one result thus allocates a few times and
- * writes warm memory.  One slice into a given result at a time.
+ * writes warm memory.  The slicer's own working memory (about as much
+ * again as the output on a terrain, the per-edge and per-vertex tables
+ * and the cut triangles' arenas) is kept with r too, from r's allocator,
+ * so the next slice into r touches no fresh page; strata_result_trim
+ * gives it back.  One slice into a given result at a time.
  * Errors as strata_slice, and STRATA_ERR_INVALID_ARG for a NULL r; on any
  * error r is left empty (no vertices, indices or terraces), keeps its
  * arrays and can be sliced into again. */
 STRATA_API strata_status strata_slice_into(strata_ctx *ctx, const strata_mesh *m,
                                            const strata_slice_options *opt,
                                            strata_result *r);
+
+/* Free the slicer's working memory that strata_slice_into keeps with r
+ * (its output stays).  NULL is allowed. */
+STRATA_API void strata_result_trim(strata_result *r);
 
 /* Working memory of the last strata_slice on a context.  The slicer cuts
  * the triangles that span several terraces into per-thread arenas (one per

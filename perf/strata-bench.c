@@ -1124,6 +1124,7 @@ typedef struct {
     uint32_t nL;
     float *x, *y, *z, *h, *v_h; /* radial_move's copies; v_h: the heights */
     uint16_t *lev, *mark;
+    uint64_t *cross; /* edge_spans' bits */
     uint8_t *on;
     float *ox, *oy, *oz;
     uint64_t sink;
@@ -1228,7 +1229,8 @@ static double run_kernel(void *p)
         break;
     case KB_EDGE_SPANS:
         for (size_t i = 0; i < n; i += SB)
-            sink += d->edge_spans(a->v.ev0 + i, a->v.ev1 + i, n - i < SB ? n - i : SB, a->lev);
+            sink += d->edge_spans(a->v.ev0 + i, a->v.ev1 + i, n - i < SB ? n - i : SB, a->lev,
+                                  a->cross + i / 64);
         break;
     }
     const double t = now() - t0;
@@ -1268,6 +1270,7 @@ static void bench_kernels(strata_ctx *ctx)
     a.lev[nv] = 0;
     a.on = xalloc(nv);
     a.mark = xalloc((size_t)a.v.ntris * sizeof *a.mark);
+    a.cross = xalloc(((size_t)a.v.nedges + 63) / 64 * sizeof *a.cross);
     a.ox = xalloc(nv * sizeof *a.ox), a.oy = xalloc(nv * sizeof *a.oy), a.oz = xalloc(nv * sizeof *a.oz);
     /* Levels for the kernels that read them, from the scalar classify. */
     {
@@ -1346,6 +1349,7 @@ static void bench_kernels(strata_ctx *ctx)
         puts("");
     free(px), free(py), free(pz), free(gx), free(gy), free(a.out);
     free(a.x), free(a.y), free(a.z), free(a.h), free(a.v_h), free(a.lev), free(a.on), free(a.mark);
+    free(a.cross);
     free(a.ox), free(a.oy), free(a.oz);
     strata_mesh_destroy(in.m);
 }

@@ -26,7 +26,7 @@ typedef void (*strata_place_roofs_kernel)(const struct strata_place *g, const fl
                                           const uint16_t *lev, size_t n, float *ox, float *oy,
                                           float *oz);
 typedef uint64_t (*strata_edge_spans_kernel)(const uint32_t *ev0, const uint32_t *ev1, size_t n,
-                                             const uint16_t *lev);
+                                              const uint16_t *lev, uint64_t *cross);
 typedef size_t (*strata_radial_samples_kernel)(const float c[3], float radius, const float *x,
                                                const float *y, const float *z, size_t n,
                                                float *sx, float *sy, float *sz);

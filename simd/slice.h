@@ -84,10 +84,27 @@ static inline void strata__place_point(const strata_place *g, float px, float py
  *   for i < n: strata__place_point(g, x[i], y[i], z[i], L[lev[i]],
  *   &ox[i], &oy[i], &oz[i]).
  *
- * edge_spans(ev0, ev1, n, lev) -> sum over e < n of |lev[ev0[e]] -
+ * edge_spans(ev0, ev1, n, lev, cross) -> sum over e < n of |lev[ev0[e]] -
  *   lev[ev1[e]]| (the planes crossing each edge), with the padding rule of
- *   tri_levels.
+ *   tri_levels; bit e % 64 of cross[e / 64] is set when the two differ
+ *   (the edge crosses a plane), and the bits from n to the end of the
+ *   last word are 0: cross holds (n + 63) / 64 words.
  */
+
+/* edge_spans on n <= 64 edges: their sum, and their bits in *bits. */
+static inline uint64_t strata__spans_word(const uint32_t *ev0, const uint32_t *ev1, size_t n,
+                                          const uint16_t *lev, uint64_t *bits)
+{
+    uint64_t sum = 0, b = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t p = lev[ev0[i]], q = lev[ev1[i]];
+        sum += p < q ? q - p : p - q;
+        b |= (uint64_t)(p != q) << i;
+    }
+    *bits = b;
+    return sum;
+}
+
 #define STRATA_SLICE_KERNELS(isa)                                                              \
     STRATA_HIDDEN void strata__classify_##isa(const float *L, uint32_t nL, const float *h,      \
                                               size_t n, uint16_t *lev, uint8_t *on,             \
@@ -100,7 +117,8 @@ static inline void strata__place_point(const strata_place *g, float px, float py
                                                  const float *z, const uint16_t *lev, size_t n, \
                                                  float *ox, float *oy, float *oz);              \
     STRATA_HIDDEN uint64_t strata__edge_spans_##isa(const uint32_t *ev0, const uint32_t *ev1,   \
-                                                    size_t n, const uint16_t *lev)
+                                                    size_t n, const uint16_t *lev,              \
+                                                    uint64_t *cross)
 
 STRATA_SLICE_KERNELS(c); /* simd/generic/slice_c.c: the reference */
 #ifdef HAVE_AVX2

@@ -209,9 +209,16 @@ static void kc_topology(kc_run *r)
             for (int o = 0; o < KC_OFFSETS; o++) {
                 const size_t n = kc_lengths[li], off = KC_OFFSET(o);
                 uint64_t span[2] = {0, 0};
-                for (int t = 0; t < (r->db ? 2 : 1); t++)
-                    span[t] = (t ? r->db : r->da)->edge_spans(a + off, c + off, n, lev);
+                /* the bits, and a word after them that must stay as it was */
+                uint64_t cross[2][(KC_MAXN + 63) / 64 + 1];
+                const size_t words = (n + 63) / 64 + 1;
+                for (int t = 0; t < (r->db ? 2 : 1); t++) {
+                    memset(cross[t], 0xA5, sizeof cross[t]);
+                    span[t] = (t ? r->db : r->da)->edge_spans(a + off, c + off, n, lev, cross[t]);
+                }
                 kc_out(r, "sum", 0, n, off, &span[0], r->db ? &span[1] : NULL, sizeof span[0]);
+                kc_out(r, "cross", 0, n, off, cross[0], r->db ? cross[1] : NULL,
+                       words * sizeof cross[0][0]);
             }
         }
     }
@@ -219,7 +226,8 @@ static void kc_topology(kc_run *r)
      * of 65533 planes: 2^17 steps of 16 lanes). */
     enum { NE = 1 << 21 };
     uint32_t *e0 = malloc(NE * sizeof *e0), *e1 = malloc(NE * sizeof *e1);
-    if (!e0 || !e1) {
+    uint64_t *cross = malloc(NE / 64 * sizeof *cross);
+    if (!e0 || !e1 || !cross) {
         fprintf(stderr, "kernel-cases: out of memory\n");
         exit(99);
     }
@@ -229,11 +237,12 @@ static void kc_topology(kc_run *r)
         e0[e] = (uint32_t)(2 * (e % 1000)), e1[e] = (uint32_t)(2 * (e % 700) + 1);
     uint64_t sum[2] = {0, 0};
     for (int t = 0; t < (r->db ? 2 : 1); t++)
-        sum[t] = (t ? r->db : r->da)->edge_spans(e0, e1, NE - 5, lev);
+        sum[t] = (t ? r->db : r->da)->edge_spans(e0, e1, NE - 5, lev, cross);
     snprintf(r->group, sizeof r->group, "edge_spans wide");
     kc_out(r, "sum", 0, NE - 5, 0, &sum[0], r->db ? &sum[1] : NULL, sizeof sum[0]);
     free(e0);
     free(e1);
+    free(cross);
 }
 
 /* Points: ordinary ones, the centre itself, special coordinates, points

@@ -43,12 +43,10 @@ void strata__place_roofs_c(const strata_place *g, const float *L, const float *x
 }
 
 uint64_t strata__edge_spans_c(const uint32_t *ev0, const uint32_t *ev1, size_t n,
-                              const uint16_t *lev)
+                              const uint16_t *lev, uint64_t *cross)
 {
     uint64_t sum = 0;
-    for (size_t e = 0; e < n; e++) {
-        const uint32_t p = lev[ev0[e]], q = lev[ev1[e]];
-        sum += p < q ? q - p : p - q;
-    }
+    for (size_t e = 0; e < n; e += 64)
+        sum += strata__spans_word(ev0 + e, ev1 + e, n - e < 64 ? n - e : 64, lev, &cross[e / 64]);
     return sum;
 }

@@ -212,28 +212,37 @@ void strata__place_roofs_avx2(const strata_place *g, const float *L, const float
 }
 
 uint64_t strata__edge_spans_avx2(const uint32_t *ev0, const uint32_t *ev1, size_t n,
-                                 const uint16_t *lev)
+                                 const uint16_t *lev, uint64_t *cross)
 {
     uint64_t sum = 0;
     size_t e = 0;
-    while (e + VL <= n) {
-        /* 32-bit lane sums: at most 65534 per step, flushed every 2^15
-         * steps, far below 2^32. */
+    while (e + 64 <= n) {
+        /* 32-bit lane sums: at most 8 x 65534 per step, flushed every
+         * 2^12 steps, below 2^32. */
         __m256i acc = _mm256_setzero_si256();
-        for (size_t steps = 0; steps < 32768 && e + VL <= n; steps++, e += VL) {
-            const __m256i i0 = _mm256_loadu_si256((const __m256i *)(ev0 + e));
-            const __m256i i1 = _mm256_loadu_si256((const __m256i *)(ev1 + e));
-            if (STRATA_UNLIKELY(any_high_bit(_mm256_or_si256(i0, i1)))) {
-                sum += strata__edge_spans_c(ev0 + e, ev1 + e, VL, lev);
-                continue;
+        for (size_t steps = 0; steps < 4096 && e + 64 <= n; steps++, e += 64) {
+            uint64_t bits = 0;
+            for (int j = 0; j < 64; j += VL) {
+                const __m256i i0 = _mm256_loadu_si256((const __m256i *)(ev0 + e + j));
+                const __m256i i1 = _mm256_loadu_si256((const __m256i *)(ev1 + e + j));
+                if (STRATA_UNLIKELY(any_high_bit(_mm256_or_si256(i0, i1)))) {
+                    uint64_t b;
+                    sum += strata__spans_word(ev0 + e + j, ev1 + e + j, VL, lev, &b);
+                    bits |= b << j;
+                    continue;
+                }
+                const __m256i l0 = gather_lev(lev, i0), l1 = gather_lev(lev, i1);
+                acc = _mm256_add_epi32(acc, _mm256_abs_epi32(_mm256_sub_epi32(l0, l1)));
+                const unsigned same =
+                    (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(l0, l1)));
+                bits |= (uint64_t)(~same & 0xFFu) << j;
             }
-            const __m256i d = _mm256_sub_epi32(gather_lev(lev, i0), gather_lev(lev, i1));
-            acc = _mm256_add_epi32(acc, _mm256_abs_epi32(d));
+            cross[e / 64] = bits;
         }
         const __m256i w = _mm256_add_epi64(_mm256_cvtepu32_epi64(_mm256_castsi256_si128(acc)),
                                            _mm256_cvtepu32_epi64(_mm256_extracti128_si256(acc, 1)));
         const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
         sum += (uint64_t)_mm_cvtsi128_si64(s2) + (uint64_t)_mm_extract_epi64(s2, 1);
     }
-    return sum + strata__edge_spans_c(ev0 + e, ev1 + e, n - e, lev);
+    return sum + strata__edge_spans_c(ev0 + e, ev1 + e, n - e, lev, cross + e / 64);
 }

@@ -178,27 +178,34 @@ void strata__place_roofs_avx512(const strata_place *g, const float *L, const flo
 }
 
 uint64_t strata__edge_spans_avx512(const uint32_t *ev0, const uint32_t *ev1, size_t n,
-                                   const uint16_t *lev)
+                                   const uint16_t *lev, uint64_t *cross)
 {
     uint64_t sum = 0;
     size_t e = 0;
-    while (e + VL <= n) {
-        /* 32-bit lane sums: at most 65534 per step, flushed every 2^15
-         * steps, far below 2^32. */
+    while (e + 64 <= n) {
+        /* 32-bit lane sums: at most 4 x 65534 per step, flushed every
+         * 2^13 steps, below 2^32. */
         __m512i acc = _mm512_setzero_si512();
-        for (size_t steps = 0; steps < 32768 && e + VL <= n; steps++, e += VL) {
-            const __m512i i0 = _mm512_loadu_si512(ev0 + e);
-            const __m512i i1 = _mm512_loadu_si512(ev1 + e);
-            if (STRATA_UNLIKELY(any_high_bit(_mm512_or_si512(i0, i1)))) {
-                sum += strata__edge_spans_c(ev0 + e, ev1 + e, VL, lev);
-                continue;
+        for (size_t steps = 0; steps < 8192 && e + 64 <= n; steps++, e += 64) {
+            uint64_t bits = 0;
+            for (int j = 0; j < 64; j += VL) {
+                const __m512i i0 = _mm512_loadu_si512(ev0 + e + j);
+                const __m512i i1 = _mm512_loadu_si512(ev1 + e + j);
+                if (STRATA_UNLIKELY(any_high_bit(_mm512_or_si512(i0, i1)))) {
+                    uint64_t b;
+                    sum += strata__spans_word(ev0 + e + j, ev1 + e + j, VL, lev, &b);
+                    bits |= b << j;
+                    continue;
+                }
+                const __m512i l0 = gather_lev(lev, i0), l1 = gather_lev(lev, i1);
+                acc = _mm512_add_epi32(acc, _mm512_abs_epi32(_mm512_sub_epi32(l0, l1)));
+                bits |= (uint64_t)_mm512_cmpneq_epi32_mask(l0, l1) << j;
             }
-            const __m512i d = _mm512_sub_epi32(gather_lev(lev, i0), gather_lev(lev, i1));
-            acc = _mm512_add_epi32(acc, _mm512_abs_epi32(d));
+            cross[e / 64] = bits;
         }
         const __m512i lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(acc));
         const __m512i hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(acc, 1));
         sum += (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(lo, hi));
     }
-    return sum + strata__edge_spans_c(ev0 + e, ev1 + e, n - e, lev);
+    return sum + strata__edge_spans_c(ev0 + e, ev1 + e, n - e, lev, cross + e / 64);
 }
