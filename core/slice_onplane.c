@@ -42,6 +42,8 @@ static strata_status hot_triangles(strata_ctx *ctx, strata_scratch *sc, const st
 #pragma omp parallel for num_threads(ctx->threads) schedule(static)
     for (int64_t b = 0; b < nblk; b++) {
         uint32_t at = blk[b];
+        if (at == (b + 1 < nblk ? blk[b + 1] : nhot))
+            continue; /* no hot triangle here (the usual case) */
         const int64_t t1 = (b + 1) * HOT_BLOCK < T64 ? (b + 1) * HOT_BLOCK : T64;
         for (int64_t t = b * HOT_BLOCK; t < t1; t++)
             if (on[m->a[t]] | on[m->b[t]] | on[m->c[t]])
