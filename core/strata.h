@@ -899,13 +899,15 @@ STRATA_API void strata_loops_destroy(strata_loops *l);
  * bit, and outside it, `width` away along the bisector of the sides of
  * its two segments (one at an open end): FLAT at y = L[plane] exactly,
  * RADIAL on the sphere radius + L[plane] about the centre, `width` along
- * its great circle.  Texture coordinates: U the length of the polyline up
+ * its great circle.  Where the coast bends towards the water more sharply
+ * than `width` allows, the bisectors of a segment's ends meet before
+ * `width`: both outer points stop short, at most 0.9 of the way to where
+ * they meet, so the outer edge never folds over.  Texture coordinates: U the length of the polyline up
  * to the point (double, from the float points) over width, the same for
  * both vertices, so a texture repeats every `width` without stretching;
- * V 0 on the coast, 1 outside.  Triangles face up (outwards), two a
- * segment, except where the coast bends towards the water more sharply
- * than `width` allows: there the outer edge folds over itself (a few
- * triangles face down).  Writers: glTF a primitive of material "shoreline" with
+ * V 0 on the coast, 1 outside.  Triangles face up (outwards), each with
+ * an area, two a segment (except at a segment of no length or an exact
+ * hairpin, which no outer point mends).  Writers: glTF a primitive of material "shoreline" with
  * TEXCOORD_0 (its own POSITION, NORMAL and TEXCOORD_0 accessors over its
  * vertices, indices from its first vertex; not with compress:
  * STRATA_ERR_UNSUPPORTED); OBJ group and material "shoreline", its texture
