@@ -909,8 +909,7 @@ STRATA_API void strata_loops_destroy(strata_loops *l);
  * an area, two a segment (except at a segment of no length or an exact
  * hairpin, which no outer point mends).  Writers: glTF a primitive of material "shoreline" with
  * TEXCOORD_0 (its own POSITION, NORMAL and TEXCOORD_0 accessors over its
- * vertices, indices from its first vertex; not with compress:
- * STRATA_ERR_UNSUPPORTED); OBJ group and material "shoreline", its texture
+ * vertices, indices from its first vertex; compressed too); OBJ group and material "shoreline", its texture
  * coordinates as "vt U V" lines (one per shoreline vertex, in order) and
  * its faces "f a/t b/t c/t" ("a/t/a" with normals); PLY faces with
  * terrace -3, without texture coordinates.  Polylines of
@@ -1029,8 +1028,8 @@ typedef struct strata_write_options {
                                          EXT_mesh_gpu_instancing (listed in
                                          extensionsUsed, so a viewer without
                                          it draws one of each); NULL: none.
-                                         Not with compress (for now:
-                                         STRATA_ERR_UNSUPPORTED) */
+                                         With compress their views are
+                                         compressed too */
 } strata_write_options;
 
 /* Defaults: STRATA_FORMAT_AUTO, palette NULL, compress 0. */
@@ -1272,9 +1271,12 @@ STRATA_API void strata_palette_color(const strata_palette *p, uint32_t k,
  *
  * Compressed (strata_write_options.compress), the same document declares
  * EXT_meshopt_compression in extensionsUsed and extensionsRequired: the
- * BIN chunk (buffer 0) holds one stream per buffer view (positions and
- * normals in mode ATTRIBUTES, each primitive's indices, then a buffer
- * view of their own, in mode INDICES), and the views lie in buffer 1, a
+ * BIN chunk (buffer 0) holds one stream per buffer view (positions,
+ * normals, a shoreline's TEXCOORD_0 and props' vertices in mode
+ * ATTRIBUTES, so are the props' instance translations, rotations and
+ * scales, a view each; each primitive's and each prop part's indices,
+ * then a buffer view of their own, in mode INDICES; the water is a
+ * primitive like the others), and the views lie in buffer 1, a
  * fallback buffer without data ("fallback": true) sized for the
  * uncompressed layout.  Decoded (meshopt_decodeVertexBuffer,
  * meshopt_decodeIndexSequence) every view holds exactly the bytes of the

@@ -677,37 +677,6 @@ START_TEST(test_shore_threads)
 }
 END_TEST
 
-/* Compressed GLB with a shoreline: refused, no file. */
-START_TEST(test_shore_compress)
-{
-    strata_ctx *ctx = ctx_new(1);
-    strata_mesh *m = hill_mesh(ctx);
-    const float levels[] = {-1.0f, 0.5f};
-    strata_slice_options so;
-    strata_slice_defaults(&so);
-    so.levels = levels;
-    so.nlevels = 2;
-    strata_result *r;
-    ck_assert_ok(strata_slice(ctx, m, &so, &r));
-    strata_loops *l;
-    ck_assert_ok(strata_loops_from_result(ctx, r, &l));
-    ck_assert_ok(strata_result_add_shoreline(ctx, r, l, 1, 0.3f));
-    if (strata_optimize_supported()) {
-        strata_write_options wo;
-        strata_write_defaults(&wo);
-        wo.compress = 1;
-        char path[64];
-        snprintf(path, sizeof path, "/tmp/strata-shore-c-%d.glb", (int)getpid());
-        ck_assert_status(strata_result_write(ctx, r, path, &wo), STRATA_ERR_UNSUPPORTED);
-        ck_assert_int_ne(access(path, F_OK), 0);
-    }
-    strata_loops_destroy(l);
-    strata_result_destroy(r);
-    strata_mesh_destroy(m);
-    strata_ctx_destroy(ctx);
-}
-END_TEST
-
 static Suite *shore_suite(void)
 {
     Suite *s = suite_create("shore");
@@ -724,7 +693,6 @@ static Suite *shore_suite(void)
     tcase_add_loop_test(tc, test_shore_folds, 0, 3);
     tcase_add_loop_test(tc, test_shore_planet, 0, 2);
     tcase_add_test(tc, test_shore_threads);
-    tcase_add_test(tc, test_shore_compress);
     suite_add_tcase(s, tc);
     return s;
 }
