@@ -784,7 +784,7 @@ STRATA_API void strata_result_get_view(const strata_result *r,
  * strata_result_solidify (which expect a result as the slicer made it
  * and refuse one with water or a shoreline: STRATA_ERR_INVALID_ARG);
  * strata_result_fit_size and the rotations move it with the rest; the
- * preview does not draw it.
+ * preview draws it translucent (see "Preview images"; canvases do not).
  * Errors: STRATA_ERR_INVALID_ARG (NULL ctx or r, water already added, an
  * outline that is not convex or has fewer than 3 points, an empty r with
  * no outline, a radius + level that is not > 0, sphere_level out of
@@ -1331,7 +1331,15 @@ STRATA_API strata_status strata_result_glb_size(strata_ctx *ctx, const strata_re
  * grid, so shared edges leave neither gaps nor double hits); the nearest
  * triangle wins, ties go to the larger packed colour, which makes the
  * image independent of the drawing order and the thread count: the same
- * bytes for the same result and options, always. */
+ * bytes for the same result and options, always.
+ * Water (strata_result_add_water; canvases ignore it): drawn and shaded
+ * the same way into a layer of its own in the sRGB of its glTF colour,
+ * linear (0.02, 0.15, 0.45), i.e. about (38.68, 108.01, 178.86) of 255;
+ * where it is nearer than the terrain (or covers the background) the
+ * pixel is the water at alpha 0.6 over it ("over", rounded per channel:
+ * with an opaque pixel below, (153 water + 102 below) / 255); where the
+ * terrain is nearer the pixel is the terrain's.  The layer costs another
+ * 8 bytes a pixel. */
 
 typedef enum strata_preview_view {
     STRATA_VIEW_AUTO = 0,    /* PLANET for RADIAL results, else OBLIQUE */
