@@ -144,17 +144,6 @@ static void check_compress(const job *j, bool world)
         usage_error("--compress: -o %s is not a .glb file (EXT_meshopt_compression is a glTF "
                     "extension; other formats cannot be compressed)",
                     j->output);
-    const char *v = cli_given("shoreline");
-    if (v)
-        usage_error("--compress with --shoreline %s: shorelines (their own accessors and "
-                    "texture coordinates) are not written into compressed files yet; leave one "
-                    "out",
-                    v);
-    v = cli_given("props");
-    if (v)
-        usage_error("--compress with --props %s: instanced props are not written into "
-                    "compressed files yet; leave one out (--props-csv lists the props)",
-                    v);
 }
 
 /* -o: a mesh file, or for a world a directory. */

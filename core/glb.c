@@ -20,11 +20,14 @@
  *
  * Compressed (EXT_meshopt_compression, core/meshopt.c), the BIN chunk
  * holds the encoded streams instead, each zero-padded to 4 bytes:
- * positions, normals, then one stream per primitive's indices.  The
- * buffer views keep the uncompressed layout above, in buffer 1, a
- * fallback buffer without data (so the extension is required), except
- * that each primitive's indices are a view of their own: a stream decodes
- * into one whole view. */
+ * positions, normals, one stream per primitive's indices (the
+ * shoreline's from its first vertex, as stored), then the props' vertices,
+ * their parts' indices, per kind the translations, rotations and scales
+ * apart, and the shoreline's texture coordinates.  The buffer views keep
+ * the uncompressed layout above, in buffer 1, a fallback buffer without
+ * data (so the extension is required), except that a stream decodes into
+ * one whole view: each primitive's indices, each prop part's and each
+ * instance attribute are a view of their own. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "alloc.h"
@@ -94,6 +97,23 @@ typedef struct prop_kind {
     uint64_t offset; /* of trs in the BIN chunk */
 } prop_kind;
 
+/* Compressed: a view after the primitives' indices (see the top), a
+ * stream of its own. */
+typedef struct xview {
+    const float *f;       /* mode ATTRIBUTES: count elements of stride bytes */
+    const uint16_t *ix;   /* or mode INDICES: count u16 indices (stride 2) */
+    uint64_t count;
+    uint32_t stride, nverts; /* nverts: above every index */
+    int target;           /* its GL target, 0: none (instance attributes) */
+    uint64_t offset;      /* in the uncompressed layout, the fallback buffer */
+    unsigned char *enc;   /* the encoded stream */
+    uint64_t enc_bytes, enc_offset;
+} xview;
+
+/* The props' vertices, 8 parts' indices at most, 3 views a kind, the
+ * shoreline's texture coordinates. */
+#define MAX_XVIEWS (1 + 8 + 3 * STRATA_PROP_KINDS + 1)
+
 typedef struct plan {
     prim *prims;
     size_t nprims;
@@ -110,6 +130,9 @@ typedef struct plan {
     int compress;
     unsigned char *pos_enc, *nrm_enc; /* compressed: the encoded vertices, */
     uint64_t pos_enc_bytes, nrm_enc_bytes; /* at BIN offsets 0 and pad4(pos) */
+    xview xv[MAX_XVIEWS];             /* and the views after the indices */
+    size_t nxv;
+    uint64_t raw_bytes;               /* the uncompressed BIN: the fallback's */
     strata_jtext json;
     uint64_t total; /* the file's size */
 } plan;
@@ -121,6 +144,10 @@ static void plan_free(const strata_allocator *al, plan *p)
     strata__free(al, p->pos_enc);
     strata__free(al, p->nrm_enc);
     p->pos_enc = p->nrm_enc = NULL;
+    for (size_t i = 0; i < p->nxv; i++) {
+        strata__free(al, p->xv[i].enc);
+        p->xv[i].enc = NULL;
+    }
     for (int k = 0; k < STRATA_PROP_KINDS; k++) {
         strata__free(al, p->kinds[k].trs);
         p->kinds[k].trs = NULL;
@@ -348,18 +375,99 @@ static strata_status encode_vec3(const strata_allocator *al, const float *x, con
     return st;
 }
 
-/* Compressed: the streams (positions, normals, each primitive's indices),
- * encoded as independent items over the threads, and their places in the
- * BIN chunk.  A failure reports the status of the first item that failed,
- * whatever the threads. */
+/* Compressed: the views after the primitives' indices (see the top), in
+ * the order of the uncompressed layout. */
+static strata_status plan_xviews(const strata_result *r, plan *p)
+{
+    p->nxv = 0;
+    if (p->prop_bytes) {
+        uint32_t npv, nparts;
+        const float *pv = strata__prop_vertices(&npv);
+        const strata_prop_part *parts = strata__prop_parts(&nparts);
+        if (nparts > 8)
+            return STRATA_ERR_INVALID_ARG; /* more than MAX_XVIEWS holds */
+        p->xv[p->nxv++] = (xview){.f = pv, .count = npv, .stride = 12,
+                                  .target = GL_ARRAY_BUFFER, .offset = p->prop_vtx_offset};
+        uint64_t off = p->prop_idx_offset;
+        for (uint32_t i = 0; i < nparts; i++) {
+            if (p->kinds[parts[i].kind].n)
+                p->xv[p->nxv++] = (xview){.ix = parts[i].indices, .count = parts[i].nindices,
+                                          .stride = 2, .nverts = npv,
+                                          .target = GL_ELEMENT_ARRAY_BUFFER, .offset = off};
+            off += pad4(2 * (uint64_t)parts[i].nindices);
+        }
+        for (int k = 0; k < STRATA_PROP_KINDS; k++) {
+            const uint64_t n = p->kinds[k].n, at[3] = {0, 3 * n, 7 * n}; /* floats */
+            static const uint32_t strides[3] = {12, 16, 12};
+            for (int a = 0; n && a < 3; a++)
+                p->xv[p->nxv++] = (xview){.f = p->kinds[k].trs + at[a], .count = n,
+                                          .stride = strides[a],
+                                          .offset = p->kinds[k].offset + 4 * at[a]};
+        }
+    }
+    if (p->shore)
+        p->xv[p->nxv++] = (xview){.f = r->uv, .count = r->nuv, .stride = 8,
+                                  .target = GL_ARRAY_BUFFER, .offset = p->uv_offset};
+    return STRATA_OK;
+}
+
+/* An xview's stream: floats as the file stores them, or u16 indices
+ * widened, then encoded. */
+static strata_status encode_xview(const strata_allocator *al, xview *x)
+{
+    const uint64_t n = x->ix ? x->count : x->count * x->stride / 4;
+    void *raw = strata__alloc_array(al, n ? (size_t)n : 1, 4);
+    if (!raw)
+        return STRATA_ERR_NOMEM;
+    strata_status st;
+    if (x->ix) {
+        uint32_t *ix = raw;
+        for (uint64_t i = 0; i < n; i++)
+            ix[i] = x->ix[i];
+        st = strata__meshopt_indices(al, ix, n, NULL, 0, x->nverts, &x->enc, &x->enc_bytes);
+    } else {
+        unsigned char *b = raw;
+        for (uint64_t i = 0; i < n; i++)
+            b = put_f32(b, x->f[i]);
+        st = strata__meshopt_attributes(al, raw, x->count, x->stride, &x->enc, &x->enc_bytes);
+    }
+    strata__free(al, raw);
+    return st;
+}
+
+/* A primitive's indices: the shoreline's from its first vertex, as the
+ * uncompressed file stores them. */
+static strata_status encode_prim(const strata_result *r, const strata_allocator *al, prim *q)
+{
+    if (!q->shore)
+        return strata__meshopt_indices(al, r->indices + q->first[0], q->count[0],
+                                       r->indices + q->first[1], q->count[1], r->nverts, &q->enc,
+                                       &q->enc_bytes);
+    uint32_t *ix = strata__alloc_array(al, q->nindices ? (size_t)q->nindices : 1, 4);
+    if (!ix)
+        return STRATA_ERR_NOMEM;
+    for (uint64_t i = 0; i < q->nindices; i++)
+        ix[i] = r->indices[q->first[0] + i] - r->uv_first;
+    const strata_status st =
+        strata__meshopt_indices(al, ix, q->nindices, NULL, 0, r->nuv, &q->enc, &q->enc_bytes);
+    strata__free(al, ix);
+    return st;
+}
+
+/* Compressed: the streams (positions, normals, each primitive's indices,
+ * the views after them), encoded as independent items over the threads,
+ * and their places in the BIN chunk.  A failure reports the status of the
+ * first item that failed, whatever the threads. */
 static strata_status plan_compress(const strata_result *r, const strata_allocator *al, plan *p,
                                    int threads)
 {
     if (!p->nprims)
         return STRATA_OK;
-    const int64_t nitems = 2 + (int64_t)p->nprims;
+    strata_status st = plan_xviews(r, p);
+    if (st != STRATA_OK)
+        return st;
+    const int64_t nitems = 2 + (int64_t)p->nprims + (int64_t)p->nxv;
     int64_t failed = nitems;
-    strata_status st = STRATA_OK;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
     for (int64_t i = 0; i < nitems; i++) {
         strata_status s = STRATA_OK;
@@ -367,12 +475,10 @@ static strata_status plan_compress(const strata_result *r, const strata_allocato
             s = encode_vec3(al, r->x, r->y, r->z, r->nverts, &p->pos_enc, &p->pos_enc_bytes);
         else if (i == 1 && p->normals)
             s = encode_vec3(al, r->nx, r->ny, r->nz, r->nverts, &p->nrm_enc, &p->nrm_enc_bytes);
-        else if (i >= 2) {
-            prim *q = &p->prims[i - 2];
-            s = strata__meshopt_indices(al, r->indices + q->first[0], q->count[0],
-                                        r->indices + q->first[1], q->count[1], r->nverts, &q->enc,
-                                        &q->enc_bytes);
-        }
+        else if (i >= 2 && i < 2 + (int64_t)p->nprims)
+            s = encode_prim(r, al, &p->prims[i - 2]);
+        else if (i >= 2)
+            s = encode_xview(al, &p->xv[i - 2 - (int64_t)p->nprims]);
         if (s != STRATA_OK) {
 #pragma omp critical(strata_glb_compress)
             if (i < failed) {
@@ -388,6 +494,11 @@ static strata_status plan_compress(const strata_result *r, const strata_allocato
         p->prims[i].enc_offset = off;
         off += pad4(p->prims[i].enc_bytes);
     }
+    for (size_t i = 0; i < p->nxv; i++) {
+        p->xv[i].enc_offset = off;
+        off += pad4(p->xv[i].enc_bytes);
+    }
+    p->raw_bytes = p->bin_bytes;
     p->bin_bytes = off;
     return STRATA_OK;
 }
@@ -431,10 +542,22 @@ static void json_compressed_views(strata_jtext *j, const strata_result *r, const
         json_meshopt(j, q->enc_offset, q->enc_bytes, size, q->nindices, "INDICES");
         strata__jtext_raw(j, "}");
     }
+    for (size_t i = 0; i < p->nxv && !j->nomem; i++) {
+        const xview *x = &p->xv[i];
+        strata__jtext_printf(j, ",{\"buffer\":1,\"byteOffset\":%llu,\"byteLength\":%llu",
+                             (unsigned long long)x->offset,
+                             (unsigned long long)(x->count * x->stride));
+        if (x->target == GL_ARRAY_BUFFER) /* vertex attributes: strided */
+            strata__jtext_printf(j, ",\"byteStride\":%u", x->stride);
+        if (x->target)
+            strata__jtext_printf(j, ",\"target\":%d", x->target);
+        json_meshopt(j, x->enc_offset, x->enc_bytes, x->stride, x->count,
+                     x->ix ? "INDICES" : "ATTRIBUTES");
+        strata__jtext_raw(j, "}");
+    }
     strata__jtext_printf(j, "],\"buffers\":[{\"byteLength\":%llu},{\"byteLength\":%llu,"
                             "\"extensions\":{\"EXT_meshopt_compression\":{\"fallback\":true}}}]",
-                         (unsigned long long)p->bin_bytes,
-                         (unsigned long long)(p->pos_bytes + p->nrm_bytes + p->idx_bytes));
+                         (unsigned long long)p->bin_bytes, (unsigned long long)p->raw_bytes);
 }
 
 /* The buffer views and buffers of an uncompressed file. */
@@ -486,7 +609,7 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
 
     strata__jtext_printf(j, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"strata %s\"},", STRATA_VERSION);
     /* the props' kinds with instances: a node, a mesh and a view each
-     * (never with compression: make_plan refuses the two together) */
+     * (compressed: a view each attribute) */
     int used[STRATA_PROP_KINDS], nused = 0;
     for (int k = 0; k < STRATA_PROP_KINDS; k++)
         if (p->prop_bytes && p->kinds[k].n)
@@ -494,14 +617,16 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
     uint32_t nparts = 0;
     const strata_prop_part *parts = strata__prop_parts(&nparts);
     static const char *const kind_names[STRATA_PROP_KINDS] = {"trees", "rocks"};
-    if (p->compress && p->nprims)
-        strata__jtext_raw(j, "\"extensionsUsed\":[\"EXT_meshopt_compression\"],"
-                             "\"extensionsRequired\":[\"EXT_meshopt_compression\"],");
+    const int compressed = p->compress && p->nprims;
+    if (compressed)
+        strata__jtext_printf(j, "\"extensionsUsed\":[\"EXT_meshopt_compression\"%s],"
+                                "\"extensionsRequired\":[\"EXT_meshopt_compression\"],",
+                             nused ? ",\"EXT_mesh_gpu_instancing\"" : "");
     strata__jtext_printf(j, "\"scene\":0,\"scenes\":[{\"nodes\":[0");
     for (int u = 0; u < nused; u++)
         strata__jtext_printf(j, ",%d", 1 + u);
     strata__jtext_printf(j, "]}],");
-    if (nused)
+    if (nused && !compressed)
         strata__jtext_printf(j, "\"extensionsUsed\":[\"EXT_mesh_gpu_instancing\"],");
     const char *name = r->geometry == STRATA_RADIAL ? "planet" : "terrain";
     if (!p->nprims) {
@@ -636,8 +761,10 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
                       (unsigned long long)q->nindices);
         }
         /* views after the terrain's: props' vertices, their indices, then
-         * one per kind of instances */
-        const size_t prop_view = first_ix + 1;
+         * one per kind of instances (compressed: one per used part, then
+         * three per kind) */
+        const size_t prop_view = first_ix + (p->compress ? p->nprims : 1);
+        size_t xview_at = prop_view + 1;
         if (nused) {
             uint32_t npv;
             const float *v = strata__prop_vertices(&npv);
@@ -665,7 +792,8 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
                         strata__jtext_printf(j, ",{\"bufferView\":%zu,\"byteOffset\":%llu,"
                                                 "\"componentType\":%d,\"count\":%u,"
                                                 "\"type\":\"SCALAR\"}",
-                                             prop_view + 1, (unsigned long long)off,
+                                             p->compress ? xview_at++ : prop_view + 1,
+                                             (unsigned long long)(p->compress ? 0 : off),
                                              GL_UNSIGNED_SHORT, parts[i].nindices);
                 off += pad4(2 * (uint64_t)parts[i].nindices);
             }
@@ -677,12 +805,15 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
                     strata__jtext_printf(j, ",{\"bufferView\":%zu,\"byteOffset\":%llu,"
                                             "\"componentType\":%d,\"count\":%llu,"
                                             "\"type\":\"%s\"}",
-                                         prop_view + 2 + (size_t)u, (unsigned long long)at[a],
-                                         GL_FLOAT, (unsigned long long)n, types[a]);
+                                         p->compress ? xview_at++ : prop_view + 2 + (size_t)u,
+                                         (unsigned long long)(p->compress ? 0 : at[a]), GL_FLOAT,
+                                         (unsigned long long)n, types[a]);
             }
         }
         if (p->shore) { /* the shoreline's: views 0 and 1 from uv_first, then its uvs */
-            const size_t uv_view = first_ix + 1 + (nused ? 2 + (size_t)nused : 0);
+            const size_t uv_view =
+                p->compress ? first_ix + p->nprims + p->nxv - 1
+                            : first_ix + 1 + (nused ? 2 + (size_t)nused : 0);
             strata__jtext_printf(j, ",{\"bufferView\":0,\"byteOffset\":%llu,\"componentType\":%d,"
                                     "\"count\":%u,\"type\":\"VEC3\",\"min\":[",
                                  12ull * r->uv_first, GL_FLOAT, r->nuv);
@@ -729,8 +860,6 @@ static strata_status make_plan(strata_ctx *ctx, const strata_result *r,
     p->normals = r->nx != NULL;
     p->compress = compress;
     strata_status st = STRATA_OK;
-    if ((props && props->count && compress) || (r->shore_count && compress))
-        st = STRATA_ERR_UNSUPPORTED; /* instanced props, shorelines compressed: not yet */
     p->shore = r->shore_count && r->nuv;
     if (st == STRATA_OK && props && props->count) {
         p->props = props;
@@ -822,6 +951,10 @@ static size_t compressed_spans(const plan *p, strata_span *sp)
         sp[n++] = bytes_span(q->enc, q->enc_bytes);
         sp[n++] = bytes_span(zeros, pad4(q->enc_bytes) - q->enc_bytes);
     }
+    for (size_t i = 0; i < p->nxv; i++) {
+        sp[n++] = bytes_span(p->xv[i].enc, p->xv[i].enc_bytes);
+        sp[n++] = bytes_span(zeros, pad4(p->xv[i].enc_bytes) - p->xv[i].enc_bytes);
+    }
     return n;
 }
 
@@ -857,11 +990,11 @@ strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r, const c
     strata_out f = STRATA_OUT_INIT(ctx);
     /* header and JSON chunk, BIN chunk header, positions, normals (each
      * with padding when compressed), per primitive its two index runs and
-     * padding, and the props' meshes and instances */
+     * padding, the props' meshes and instances, the texture coordinates
+     * (compressed: the views after the indices, each with padding) */
     uint32_t nparts;
     const strata_prop_part *parts = strata__prop_parts(&nparts);
-    strata_span *sp =
-        strata__alloc_array(al, 9 + 3 * p.nprims + 2 * nparts + STRATA_PROP_KINDS, sizeof *sp);
+    strata_span *sp = strata__alloc_array(al, 9 + 3 * p.nprims + 2 * MAX_XVIEWS, sizeof *sp);
     if (!sp) {
         plan_free(al, &p);
         return STRATA_ERR_NOMEM;

@@ -13,7 +13,13 @@
  * colour in the low half, updated with an atomic max.  The maximum of a set
  * does not depend on the order its elements arrive in, so threads can draw
  * any triangles in any order and the image is always the same: the
- * nearest fragment, ties to the larger colour. */
+ * nearest fragment, ties to the larger colour.
+ *
+ * Water (strata_result_add_water) is drawn the same way into a buffer of
+ * its own; resolving, a pixel whose water is nearer than its terrain gets
+ * the water's colour at the glTF material's alpha over the terrain (or the
+ * background), and any other pixel the terrain's alone.  One translucent
+ * layer needs no sorting, so this too is independent of the order. */
 #define _POSIX_C_SOURCE 200809L
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -35,6 +41,11 @@
 #define MARGIN 0.04f    /* of the image side, on each border */
 #define PIECE 16384u    /* triangles per work item */
 #define DEG 0.0174532925f /* one degree in radians */
+
+/* The water: the glTF material's linear baseColorFactor (0.02, 0.15,
+ * 0.45) in sRGB, 0..255, and its alpha 0.6 in 255ths. */
+static const float water_rgb[3] = {38.68f, 108.01f, 178.86f};
+#define WATER_ALPHA 153u
 
 /* ------------------------------------------------------------ camera */
 
@@ -255,6 +266,7 @@ typedef struct job {
 typedef struct piece {
     uint64_t first, count; /* in indices */
     float rgb[3];          /* palette colour, 0..255 */
+    bool water;            /* drawn into the water's buffer */
 } piece;
 
 static void draw_triangle(const job *jb, uint32_t ia, uint32_t ib, uint32_t ic, const float rgb[3])
@@ -338,11 +350,30 @@ static void draw_triangle(const job *jb, uint32_t ia, uint32_t ib, uint32_t ic, 
     }
 }
 
-/* Work items: every roof and wall range cut into pieces of PIECE
- * triangles, each with its terrace's roof or wall colour. */
-static piece *make_pieces(const strata_result *res, const strata_preview_options *o, size_t *np)
+/* The range [first, first + count) of indices cut into pieces of PIECE
+ * triangles from p[*m] on (p NULL: counted only). */
+static void cut_range(piece *p, size_t *m, uint64_t first, uint64_t count, const float rgb[3],
+                      bool water)
 {
     const uint64_t step = 3 * (uint64_t)PIECE;
+    count -= count % 3;
+    for (uint64_t s = 0; s < count; s += step, (*m)++) {
+        if (!p)
+            continue;
+        p[*m].first = first + s;
+        p[*m].count = count - s < step ? count - s : step;
+        for (int ch = 0; ch < 3; ch++)
+            p[*m].rgb[ch] = rgb[ch];
+        p[*m].water = water;
+    }
+}
+
+/* Work items: every roof and wall range cut into pieces of PIECE
+ * triangles, each with its terrace's roof or wall colour; with water,
+ * the water's range too. */
+static piece *make_pieces(const strata_result *res, const strata_preview_options *o, bool water,
+                          size_t *np)
+{
     size_t n = 0;
     for (int pass = 0; pass < 2; pass++) {
         piece *p = NULL;
@@ -354,21 +385,18 @@ static piece *make_pieces(const strata_result *res, const strata_preview_options
             for (int w = 0; w < 2; w++) {
                 float rgb[3];
                 strata_palette_color(o->palette, k, res->nterraces, w, STRATA_COLOR_SRGB, rgb);
-                uint64_t first = w ? t->wall_first : t->roof_first;
-                uint64_t count = w ? t->wall_count : t->roof_count;
+                for (int ch = 0; ch < 3; ch++)
+                    rgb[ch] *= 255;
+                const uint64_t first = w ? t->wall_first : t->roof_first;
+                const uint64_t count = w ? t->wall_count : t->roof_count;
                 if (first > res->nindices || count > res->nindices - first)
                     continue; /* not from a valid result */
-                count -= count % 3;
-                for (uint64_t s = 0; s < count; s += step, m++) {
-                    if (!p)
-                        continue;
-                    p[m].first = first + s;
-                    p[m].count = count - s < step ? count - s : step;
-                    for (int ch = 0; ch < 3; ch++)
-                        p[m].rgb[ch] = 255 * rgb[ch];
-                }
+                cut_range(p, &m, first, count, rgb, false);
             }
         }
+        if (water && res->water_first <= res->nindices &&
+            res->water_count <= res->nindices - res->water_first)
+            cut_range(p, &m, res->water_first, res->water_count, water_rgb, true);
         n = m;
         if (p) {
             *np = n;
@@ -410,13 +438,14 @@ static strata_status check_args(const strata_result *r, const strata_preview_opt
 }
 
 /* Draw r's triangles into fb (size x size keys) through cam, with ctx's
- * threads; palette from o.  Working memory: 12 bytes a vertex. */
+ * threads; palette from o; its water into wfb (NULL: none).  Working
+ * memory: 12 bytes a vertex. */
 static strata_status draw_result(strata_ctx *ctx, const strata_result *r, const camera *cam,
                                  const strata_preview_options *o, _Atomic uint64_t *fb,
-                                 uint32_t size)
+                                 _Atomic uint64_t *wfb, uint32_t size)
 {
     size_t np = 0;
-    piece *pieces = make_pieces(r, o, &np);
+    piece *pieces = make_pieces(r, o, wfb != NULL, &np);
     if (!pieces)
         return STRATA_ERR_NOMEM;
     /* Every vertex projected once (a triangle then reads 12 bytes a corner
@@ -433,6 +462,7 @@ static strata_status draw_result(strata_ctx *ctx, const strata_result *r, const 
             sv[i].x = INVALID;
 
     const job jb = {r, cam, sv, fb, (int32_t)size, r->geometry == STRATA_RADIAL};
+    const job wjb = {r, cam, sv, wfb, (int32_t)size, r->geometry == STRATA_RADIAL};
     const int64_t n = (int64_t)np;
 #pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
     for (int64_t i = 0; i < n; i++) {
@@ -441,7 +471,7 @@ static strata_status draw_result(strata_ctx *ctx, const strata_result *r, const 
         const piece *p = &pieces[i];
         const uint32_t *ix = r->indices + p->first;
         for (uint64_t t = 0; t < p->count; t += 3)
-            draw_triangle(&jb, ix[t], ix[t + 1], ix[t + 2], p->rgb);
+            draw_triangle(p->water ? &wjb : &jb, ix[t], ix[t + 1], ix[t + 2], p->rgb);
     }
     strata__free(&r->alloc, pieces);
     strata__free(&ctx->alloc, sv);
@@ -462,8 +492,22 @@ static _Atomic uint64_t *fb_new(strata_ctx *ctx, const strata_allocator *al, uin
     return fb;
 }
 
-/* The image of fb: each key's colour, background where none. */
-static void resolve(strata_ctx *ctx, _Atomic uint64_t *fb, uint32_t size,
+/* Water of colour w (a key's low bytes) at WATER_ALPHA over the pixel o
+ * (RGBA, not premultiplied): "over" in 255ths, rounded. */
+static void water_over(uint64_t w, uint8_t *o)
+{
+    const uint32_t a = WATER_ALPHA, ua = o[3], rest = ua * (255 - a); /* in 255^2 */
+    const uint32_t oa = 255 * a + rest;                                /* in 255^2 */
+    for (int c = 0; c < 3; c++) {
+        const uint32_t wc = (uint32_t)(w >> (8 * c)) & 255;
+        o[c] = (uint8_t)((255 * a * wc + rest * o[c] + oa / 2) / oa);
+    }
+    o[3] = (uint8_t)((oa + 127) / 255);
+}
+
+/* The image of fb: each key's colour, background where none; with wfb,
+ * the water over it where the water is nearer. */
+static void resolve(strata_ctx *ctx, _Atomic uint64_t *fb, _Atomic uint64_t *wfb, uint32_t size,
                     const uint8_t background[4], uint8_t *rgba)
 {
     const int64_t nrows = (int64_t)size;
@@ -481,6 +525,10 @@ static void resolve(strata_ctx *ctx, _Atomic uint64_t *fb, uint32_t size,
                 o[2] = (uint8_t)(key >> 16);
                 o[3] = 255;
             }
+            const uint64_t wkey =
+                wfb ? atomic_load_explicit(&wfb[i], memory_order_relaxed) : 0;
+            if (wkey && (wkey >> 32) > (key >> 32))
+                water_over(wkey, o);
         }
     }
 }
@@ -506,15 +554,21 @@ strata_status strata_preview_render(strata_ctx *ctx, const strata_result *r,
     bool empty;
     if ((st = setup_camera(ctx, r, view, opt->size, &cam, &empty)) != STRATA_OK)
         return st;
-    _Atomic uint64_t *fb = fb_new(ctx, &ctx->alloc, opt->size);
+    _Atomic uint64_t *fb = fb_new(ctx, &ctx->alloc, opt->size), *wfb = NULL;
+    if (fb && r->water_count && !empty && !(wfb = fb_new(ctx, &ctx->alloc, opt->size))) {
+        strata__free(&ctx->alloc, (void *)fb);
+        fb = NULL;
+    }
     if (!fb)
         return STRATA_ERR_NOMEM;
-    if (!empty && (st = draw_result(ctx, r, &cam, opt, fb, opt->size)) != STRATA_OK) {
+    if (!empty && (st = draw_result(ctx, r, &cam, opt, fb, wfb, opt->size)) != STRATA_OK) {
         strata__free(&ctx->alloc, (void *)fb);
+        strata__free(&ctx->alloc, (void *)wfb);
         return st;
     }
-    resolve(ctx, fb, opt->size, opt->background, rgba);
+    resolve(ctx, fb, wfb, opt->size, opt->background, rgba);
     strata__free(&ctx->alloc, (void *)fb);
+    strata__free(&ctx->alloc, (void *)wfb);
     return strata__progress(ctx, "preview", 1.0);
 }
 
@@ -609,7 +663,7 @@ strata_status strata_preview_canvas_draw(strata_ctx *ctx, strata_preview_canvas 
         return STRATA_ERR_INVALID_ARG;
     if (!r->nverts || !r->nindices)
         return STRATA_OK;
-    return draw_result(ctx, r, &c->cam, &c->opt, c->fb, c->opt.size);
+    return draw_result(ctx, r, &c->cam, &c->opt, c->fb, NULL, c->opt.size);
 }
 
 strata_status strata_preview_canvas_image(strata_ctx *ctx, const strata_preview_canvas *c,
@@ -617,7 +671,7 @@ strata_status strata_preview_canvas_image(strata_ctx *ctx, const strata_preview_
 {
     if (!ctx || !c || !rgba)
         return STRATA_ERR_INVALID_ARG;
-    resolve(ctx, c->fb, c->opt.size, c->opt.background, rgba);
+    resolve(ctx, c->fb, NULL, c->opt.size, c->opt.background, rgba);
     return STRATA_OK;
 }
 
@@ -691,7 +745,7 @@ strata_status strata_preview_canvas_write_png(strata_ctx *ctx, const strata_prev
     uint8_t *img = strata__alloc_array(&ctx->alloc, (size_t)c->opt.size * c->opt.size, 4);
     if (!img)
         return STRATA_ERR_NOMEM;
-    resolve(ctx, c->fb, c->opt.size, c->opt.background, img);
+    resolve(ctx, c->fb, NULL, c->opt.size, c->opt.background, img);
     return png_file(ctx, img, c->opt.size, c->opt.background, path);
 #else
     (void)ctx, (void)c, (void)path;

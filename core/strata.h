@@ -792,7 +792,7 @@ STRATA_API void strata_result_get_view(const strata_result *r,
  * strata_result_solidify (which expect a result as the slicer made it
  * and refuse one with water or a shoreline: STRATA_ERR_INVALID_ARG);
  * strata_result_fit_size and the rotations move it with the rest; the
- * preview does not draw it.
+ * preview draws it translucent (see "Preview images"; canvases do not).
  * Errors: STRATA_ERR_INVALID_ARG (NULL ctx or r, water already added, an
  * outline that is not convex or has fewer than 3 points, an empty r with
  * no outline, a radius + level that is not > 0, sphere_level out of
@@ -907,16 +907,17 @@ STRATA_API void strata_loops_destroy(strata_loops *l);
  * bit, and outside it, `width` away along the bisector of the sides of
  * its two segments (one at an open end): FLAT at y = L[plane] exactly,
  * RADIAL on the sphere radius + L[plane] about the centre, `width` along
- * its great circle.  Texture coordinates: U the length of the polyline up
+ * its great circle.  Where the coast bends towards the water more sharply
+ * than `width` allows, the bisectors of a segment's ends meet before
+ * `width`: both outer points stop short, at most 0.9 of the way to where
+ * they meet, so the outer edge never folds over.  Texture coordinates: U the length of the polyline up
  * to the point (double, from the float points) over width, the same for
  * both vertices, so a texture repeats every `width` without stretching;
- * V 0 on the coast, 1 outside.  Triangles face up (outwards), two a
- * segment, except where the coast bends towards the water more sharply
- * than `width` allows: there the outer edge folds over itself (a few
- * triangles face down).  Writers: glTF a primitive of material "shoreline" with
+ * V 0 on the coast, 1 outside.  Triangles face up (outwards), each with
+ * an area, two a segment (except at a segment of no length or an exact
+ * hairpin, which no outer point mends).  Writers: glTF a primitive of material "shoreline" with
  * TEXCOORD_0 (its own POSITION, NORMAL and TEXCOORD_0 accessors over its
- * vertices, indices from its first vertex; not with compress:
- * STRATA_ERR_UNSUPPORTED); OBJ group and material "shoreline", its texture
+ * vertices, indices from its first vertex; compressed too); OBJ group and material "shoreline", its texture
  * coordinates as "vt U V" lines (one per shoreline vertex, in order) and
  * its faces "f a/t b/t c/t" ("a/t/a" with normals); PLY faces with
  * terrace -3, without texture coordinates.  Polylines of
@@ -1035,8 +1036,8 @@ typedef struct strata_write_options {
                                          EXT_mesh_gpu_instancing (listed in
                                          extensionsUsed, so a viewer without
                                          it draws one of each); NULL: none.
-                                         Not with compress (for now:
-                                         STRATA_ERR_UNSUPPORTED) */
+                                         With compress their views are
+                                         compressed too */
 } strata_write_options;
 
 /* Defaults: STRATA_FORMAT_AUTO, palette NULL, compress 0. */
@@ -1278,9 +1279,12 @@ STRATA_API void strata_palette_color(const strata_palette *p, uint32_t k,
  *
  * Compressed (strata_write_options.compress), the same document declares
  * EXT_meshopt_compression in extensionsUsed and extensionsRequired: the
- * BIN chunk (buffer 0) holds one stream per buffer view (positions and
- * normals in mode ATTRIBUTES, each primitive's indices, then a buffer
- * view of their own, in mode INDICES), and the views lie in buffer 1, a
+ * BIN chunk (buffer 0) holds one stream per buffer view (positions,
+ * normals, a shoreline's TEXCOORD_0 and props' vertices in mode
+ * ATTRIBUTES, so are the props' instance translations, rotations and
+ * scales, a view each; each primitive's and each prop part's indices,
+ * then a buffer view of their own, in mode INDICES; the water is a
+ * primitive like the others), and the views lie in buffer 1, a
  * fallback buffer without data ("fallback": true) sized for the
  * uncompressed layout.  Decoded (meshopt_decodeVertexBuffer,
  * meshopt_decodeIndexSequence) every view holds exactly the bytes of the
@@ -1335,7 +1339,15 @@ STRATA_API strata_status strata_result_glb_size(strata_ctx *ctx, const strata_re
  * grid, so shared edges leave neither gaps nor double hits); the nearest
  * triangle wins, ties go to the larger packed colour, which makes the
  * image independent of the drawing order and the thread count: the same
- * bytes for the same result and options, always. */
+ * bytes for the same result and options, always.
+ * Water (strata_result_add_water; canvases ignore it): drawn and shaded
+ * the same way into a layer of its own in the sRGB of its glTF colour,
+ * linear (0.02, 0.15, 0.45), i.e. about (38.68, 108.01, 178.86) of 255;
+ * where it is nearer than the terrain (or covers the background) the
+ * pixel is the water at alpha 0.6 over it ("over", rounded per channel:
+ * with an opaque pixel below, (153 water + 102 below) / 255); where the
+ * terrain is nearer the pixel is the terrain's.  The layer costs another
+ * 8 bytes a pixel. */
 
 typedef enum strata_preview_view {
     STRATA_VIEW_AUTO = 0,    /* PLANET for RADIAL results, else OBLIQUE */

@@ -1,6 +1,6 @@
 /* Suite "preview": the software rasteriser (colours and shading where
  * terraces are, background where nothing is, walls darker than roofs,
- * determinism across runs and thread counts) and the PNG writer (decoded
+ * translucent water, determinism across runs and thread counts) and the PNG writer (decoded
  * back, atomic on failure). */
 #define _POSIX_C_SOURCE 200809L
 #ifdef HAVE_CONFIG_H
@@ -118,6 +118,14 @@ static float shade(float ny, float nz)
 
 static int near(int a, int b) { return abs(a - b) <= 1; }
 
+/* The four corner pixels of img are o's background. */
+static void corners_background(const uint8_t *img, const strata_preview_options *o)
+{
+    const size_t n = o->size, corners[4] = {0, n - 1, (n - 1) * n, n * n - 1};
+    for (int c = 0; c < 4; c++)
+        ck_assert_mem_eq(img + 4 * corners[c], o->background, 4);
+}
+
 #if HAVE_SPNG || HAVE_LIBPNG
 #endif
 
@@ -204,10 +212,7 @@ START_TEST(test_top_ramp_colours)
             }
         }
     }
-    /* the corners lie in the margin */
-    const size_t corners[4] = {0, o.size - 1, (size_t)(o.size - 1) * o.size, (size_t)o.size * o.size - 1};
-    for (int c = 0; c < 4; c++)
-        ck_assert_mem_eq(img + 4 * corners[c], o.background, 4);
+    corners_background(img, &o); /* in the margin */
     free(img);
     strata_result_destroy(r);
     strata_ctx_destroy(ctx);
@@ -356,6 +361,101 @@ START_TEST(test_deterministic)
     }
     strata_result_destroy(p);
     strata_result_destroy(t);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Water (strata_result_add_water) drawn translucent, alpha 0.6 as its
+ * glTF material: the ramp seen from the top with the sea at 1.5 covers
+ * the strips of terraces 0 and 1 (roofs at 0 and 1), which turn bluer,
+ * exactly the sRGB water colour (0.02, 0.15, 0.45 linear) shaded like a
+ * roof, at 0.6 over them; terraces 2 and 3 stand above it, unchanged, and
+ * so does the margin. */
+START_TEST(test_water_terrain)
+{
+    strata_ctx *ctx = ctx_new(0);
+    strata_result *r = ramp(ctx, 32, 0);
+    strata_preview_options o;
+    strata_preview_defaults(&o);
+    o.size = 200;
+    o.view = STRATA_VIEW_TOP;
+    const strata_palette pal = palette_of(four, 4);
+    o.palette = &pal;
+    uint8_t *dry = render(ctx, r, &o);
+    ck_assert_ok(strata_result_add_water(ctx, r, 1.5f, NULL, 0, 0));
+    uint8_t *wet = render(ctx, r, &o);
+    const float s = shade(0, 1);
+    const float water[3] = {38.68f, 108.01f, 178.86f};
+    const int x0 = 8, w = 184; /* the fitted span, as test_top_ramp_colours */
+    for (int k = 0; k < 4; k++)
+        for (int row = 20; row < 180; row += 7)
+            for (int col = x0 + k * w / 4 + w / 16; col < x0 + (k + 1) * w / 4 - w / 16; col++) {
+                const size_t i = 4 * ((size_t)row * o.size + (size_t)col);
+                const uint8_t *a = dry + i, *b = wet + i;
+                if (k >= 2) {
+                    require(!memcmp(a, b, 4), "terrace %d above the sea, (%d, %d) changed", k,
+                            col, row);
+                    continue;
+                }
+                require(b[2] - b[0] > a[2] - a[0] && b[2] > a[2],
+                        "terrace %d under the sea, (%d, %d) not bluer: %d %d %d, dry %d %d %d", k,
+                        col, row, b[0], b[1], b[2], a[0], a[1], a[2]);
+                for (int ch = 0; ch < 3; ch++) {
+                    const int wc = (int)(water[ch] * s + 0.5f);
+                    const int want = (153 * wc + 102 * a[ch] + 127) / 255;
+                    require(near(b[ch], want), "(%d, %d) channel %d: %d, want %d", col, row, ch,
+                            b[ch], want);
+                }
+                require(b[3] == 255, "alpha %d", b[3]);
+            }
+    corners_background(wet, &o);
+    free(dry);
+    free(wet);
+    strata_result_destroy(r);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* A grey planet with its sea at its fourth plane: where the picture
+ * changes it turns bluer (the sea over the lower terraces), much of it
+ * does and much (the land above the sea, the background) does not; the
+ * same bytes for 1 and 3 threads. */
+START_TEST(test_water_planet)
+{
+    strata_ctx *ctx = ctx_new(0);
+    strata_result *r = planet(ctx, 5);
+    strata_preview_options o;
+    strata_preview_defaults(&o);
+    o.size = 160;
+    const strata_palette pal = palette_of(grey, 1);
+    o.palette = &pal;
+    uint8_t *dry = render(ctx, r, &o);
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    const float sea = v.terraces[3].level;
+    ck_assert_ok(strata_result_add_water(ctx, r, sea, NULL, 0, 5));
+    uint8_t *wet = render(ctx, r, &o);
+    ck_assert_ok(strata_ctx_set_threads(ctx, 3));
+    uint8_t *wet3 = render(ctx, r, &o);
+    ck_assert_mem_eq(wet, wet3, (size_t)o.size * o.size * 4);
+    size_t changed = 0, same_land = 0;
+    for (size_t i = 0; i < (size_t)o.size * o.size; i++) {
+        const uint8_t *a = dry + 4 * i, *b = wet + 4 * i;
+        if (!memcmp(a, b, 4)) {
+            same_land += memcmp(a, o.background, 4) != 0;
+            continue;
+        }
+        changed++;
+        require(b[2] - b[0] > a[2] - a[0], "pixel %zu changed but not bluer: %d %d %d, dry %d %d %d",
+                i, b[0], b[1], b[2], a[0], a[1], a[2]);
+    }
+    const size_t npx = (size_t)o.size * o.size;
+    ck_assert_msg(changed > npx / 20, "%zu pixels under the sea", changed);
+    ck_assert_msg(same_land > npx / 20, "%zu pixels of land above the sea", same_land);
+    free(dry);
+    free(wet);
+    free(wet3);
+    strata_result_destroy(r);
     strata_ctx_destroy(ctx);
 }
 END_TEST
@@ -568,6 +668,8 @@ static Suite *preview_suite(void)
     tcase_add_test(tc, test_planet_view);
     tcase_add_test(tc, test_deterministic);
     tcase_add_test(tc, test_degenerate);
+    tcase_add_test(tc, test_water_terrain);
+    tcase_add_test(tc, test_water_planet);
     suite_add_tcase(s, tc);
     TCase *lim = tcase_create("Limits");
     tcase_add_test(lim, test_bad_args);

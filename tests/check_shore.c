@@ -7,8 +7,9 @@
  * own index range after every terrace's, and leave the terrain's own
  * vertices and triangles as they were.  A shoreline must start on the
  * loops' points bit for bit, reach `width` out on the downhill side (the
- * terrain is below the sea there), carry U = length so far / width and V
- * 0 or 1, face up, and be the same bytes for any thread count. */
+ * terrain is below the sea there; less where the coast bends towards the
+ * sea more sharply than that), carry U = length so far / width and V 0 or
+ * 1, face up, every triangle, and be the same bytes for any thread count. */
 #define _GNU_SOURCE /* memmem, mkstemps */
 #include "testutil.h"
 
@@ -45,6 +46,29 @@ static double tri_up(const strata_result_view *v, uint64_t i)
     const double ux = (double)v->x[b] - v->x[a], uz = (double)v->z[b] - v->z[a];
     const double wx = (double)v->x[c] - v->x[a], wz = (double)v->z[c] - v->z[a];
     return uz * wx - ux * wz;
+}
+
+/* The shoreline's triangles that face down (FLAT: -y; RADIAL: towards
+ * the centre, seen at their first corner) or have no area: a ribbon
+ * folded over where a coast bends towards the water more sharply than its
+ * width allows. */
+static uint64_t shore_wrong_way(const strata_result_view *v)
+{
+    uint64_t wrong = 0;
+    for (uint64_t i = v->shore_first; i < v->shore_first + v->shore_count; i += 3) {
+        const uint32_t a = v->indices[i], b = v->indices[i + 1], c = v->indices[i + 2];
+        const double u[3] = {(double)v->x[b] - v->x[a], (double)v->y[b] - v->y[a],
+                             (double)v->z[b] - v->z[a]};
+        const double t[3] = {(double)v->x[c] - v->x[a], (double)v->y[c] - v->y[a],
+                             (double)v->z[c] - v->z[a]};
+        const double n[3] = {u[1] * t[2] - u[2] * t[1], u[2] * t[0] - u[0] * t[2],
+                             u[0] * t[1] - u[1] * t[0]};
+        const double up[3] = {v->geometry == STRATA_RADIAL ? v->x[a] - v->center[0] : 0.0,
+                              v->geometry == STRATA_RADIAL ? v->y[a] - v->center[1] : 1.0,
+                              v->geometry == STRATA_RADIAL ? v->z[a] - v->center[2] : 0.0};
+        wrong += !(n[0] * up[0] + n[1] * up[1] + n[2] * up[2] > 0.0);
+    }
+    return wrong;
 }
 
 /* The terrain before the water is a prefix of the result after it. */
@@ -454,8 +478,9 @@ START_TEST(test_shore_open)
         strata_result_view v;
         strata_result_get_view(r, &v);
         require_eq(v.uv_first, nv);
-        /* coasts on the loops, flat at L[k], W out, U and V as said */
-        uint32_t w = v.uv_first;
+        /* coasts on the loops, flat at L[k], W out (less where the coast
+         * bends sharply towards the water), U and V as said */
+        uint32_t w = v.uv_first, full = 0;
         for (uint64_t i = lv.plane_first[k]; i < lv.plane_first[k + 1]; i++) {
             const strata_loop *lp = &lv.loops[i];
             const uint32_t pairs = lp->closed ? lp->count + 1 : lp->count;
@@ -465,13 +490,17 @@ START_TEST(test_shore_open)
                 require_true(v.x[w] == lv.x[p] && v.y[w] == lv.y[p] && v.z[w] == lv.z[p]);
                 require_true(v.y[w + 1] == levels[k]);
                 const double dx = (double)v.x[w + 1] - v.x[w], dz = (double)v.z[w + 1] - v.z[w];
-                ck_assert_double_eq_tol(sqrt(dx * dx + dz * dz), 0.05, 1e-6);
+                const double out = sqrt(dx * dx + dz * dz);
+                require(out > 0 && out < 0.05 + 1e-6, "outer vertex %u %g out", w + 1, out);
+                full += fabs(out - 0.05) < 1e-6;
                 require_ge(v.uv[2 * (w - v.uv_first)], last);
                 last = v.uv[2 * (w - v.uv_first)];
             }
             ck_assert_double_eq_tol(last, lp->length / 0.05, 1e-4 * (1 + lp->length / 0.05));
         }
         require_eq(w, v.nverts);
+        require_ge(full * 10, 9 * (uint64_t)v.nuv / 2); /* mostly the full width */
+        require_eq(shore_wrong_way(&v), 0u);
         strata_result_destroy(r);
     }
     strata_loops_destroy(l);
@@ -481,8 +510,50 @@ START_TEST(test_shore_open)
 }
 END_TEST
 
+/* Sharp bends: the wavy terrain's coasts (islands, lakes, bays) with
+ * ribbons wider than many of their bends, on every plane: each drawn in
+ * somewhere, and not one triangle facing down or of no area. */
+START_TEST(test_shore_folds)
+{
+    static const float widths[] = {0.05f, 0.25f, 1.0f};
+    const float W = widths[_i];
+    strata_ctx *ctx = ctx_new(0);
+    strata_mesh *m;
+    strata_result *r0 = wavy_terrain(ctx, 0, &m);
+    strata_loops *l;
+    ck_assert_ok(strata_loops_from_result(ctx, r0, &l));
+    const float levels[] = {-1.0f, -0.25f, 0.0f, 0.5f, 1.0f};
+    uint64_t drawn_in = 0;
+    for (uint32_t k = 1; k < 5; k++) {
+        strata_slice_options so;
+        strata_slice_defaults(&so);
+        so.levels = levels;
+        so.nlevels = 5;
+        strata_result *r;
+        ck_assert_ok(strata_slice(ctx, m, &so, &r));
+        ck_assert_ok(strata_result_add_shoreline(ctx, r, l, k, W));
+        strata_result_view v;
+        strata_result_get_view(r, &v);
+        require_gt(v.shore_count, 0u);
+        for (uint32_t w = v.uv_first; w < v.nverts; w += 2) {
+            const double dx = (double)v.x[w + 1] - v.x[w], dz = (double)v.z[w + 1] - v.z[w];
+            drawn_in += sqrt(dx * dx + dz * dz) < W * (1 - 1e-6);
+        }
+        require(shore_wrong_way(&v) == 0, "W %g plane %u: %llu of %llu triangles face down",
+                (double)W, k, (unsigned long long)shore_wrong_way(&v),
+                (unsigned long long)v.shore_count / 3);
+        strata_result_destroy(r);
+    }
+    require_gt(drawn_in, 0u);
+    strata_loops_destroy(l);
+    strata_result_destroy(r0);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 /* A planet: coasts on the loops, the outer edge on the sphere R + H,
- * `width` along the surface, normals radial, facing outwards. */
+ * `width` along the surface (at most), normals radial, facing outwards. */
 START_TEST(test_shore_planet)
 {
     strata_ctx *ctx = ctx_new(0);
@@ -505,12 +576,12 @@ START_TEST(test_shore_planet)
     strata_loops_view lv;
     strata_loops_get_view(l, &lv);
     require_gt(lv.plane_first[2] - lv.plane_first[1], 0u);
-    const float W = 0.1f;
+    const float W = _i ? 0.5f : 0.1f;
     ck_assert_ok(strata_result_add_shoreline(ctx, r, l, 1, W));
     strata_result_view v;
     strata_result_get_view(r, &v);
     const double R = (double)v.radius + levels[1];
-    uint32_t w = v.uv_first;
+    uint32_t w = v.uv_first, full = 0;
     for (uint64_t i = lv.plane_first[1]; i < lv.plane_first[2]; i++) {
         const strata_loop *lp = &lv.loops[i];
         for (uint32_t j = 0; j <= lp->count; j++, w += 2) {
@@ -529,24 +600,16 @@ START_TEST(test_shore_planet)
             for (int c = 0; c < 3; c++)
                 dot += a[c] * b[c];
             ck_assert_double_eq_tol(lb, R, 1e-5 * R);
-            ck_assert_double_eq_tol(acos(fmin(1.0, dot / (la * lb))) * R, W, 1e-3 * W);
+            const double out = acos(fmin(1.0, dot / (la * lb))) * R;
+            require(out > 0 && out < W * (1 + 1e-3), "outer vertex %u %g out", w + 1, out);
+            full += out > W * (1 - 1e-3);
         }
     }
     require_eq(w, v.nverts);
-    /* outwards, but where a coast bends more sharply than W towards the
-     * sea the outer edge folds over: count them */
-    uint64_t inwards = 0;
-    for (uint64_t i = v.shore_first; i < v.shore_first + v.shore_count; i += 3) {
-        const uint32_t a = v.indices[i], b = v.indices[i + 1], c = v.indices[i + 2];
-        const double u[3] = {v.x[b] - v.x[a], v.y[b] - v.y[a], v.z[b] - v.z[a]};
-        const double t[3] = {v.x[c] - v.x[a], v.y[c] - v.y[a], v.z[c] - v.z[a]};
-        const double n[3] = {u[1] * t[2] - u[2] * t[1], u[2] * t[0] - u[0] * t[2],
-                             u[0] * t[1] - u[1] * t[0]};
-        inwards += n[0] * (v.x[a] - v.center[0]) + n[1] * (v.y[a] - v.center[1]) +
-                       n[2] * (v.z[a] - v.center[2]) <=
-                   0.0;
-    }
-    require_le(inwards * 20, v.shore_count / 3); /* at most 5% */
+    require_ge(full * 4, 3 * (uint64_t)v.nuv / 2); /* mostly the full width */
+    /* outwards everywhere, also where a coast bends towards the sea more
+     * sharply than W (the outer edge drawn in there, not folded over) */
+    require_eq(shore_wrong_way(&v), 0u);
     strata_loops_destroy(l);
     strata_result_destroy(r);
     strata_mesh_destroy(m);
@@ -614,37 +677,6 @@ START_TEST(test_shore_threads)
 }
 END_TEST
 
-/* Compressed GLB with a shoreline: refused, no file. */
-START_TEST(test_shore_compress)
-{
-    strata_ctx *ctx = ctx_new(1);
-    strata_mesh *m = hill_mesh(ctx);
-    const float levels[] = {-1.0f, 0.5f};
-    strata_slice_options so;
-    strata_slice_defaults(&so);
-    so.levels = levels;
-    so.nlevels = 2;
-    strata_result *r;
-    ck_assert_ok(strata_slice(ctx, m, &so, &r));
-    strata_loops *l;
-    ck_assert_ok(strata_loops_from_result(ctx, r, &l));
-    ck_assert_ok(strata_result_add_shoreline(ctx, r, l, 1, 0.3f));
-    if (strata_optimize_supported()) {
-        strata_write_options wo;
-        strata_write_defaults(&wo);
-        wo.compress = 1;
-        char path[64];
-        snprintf(path, sizeof path, "/tmp/strata-shore-c-%d.glb", (int)getpid());
-        ck_assert_status(strata_result_write(ctx, r, path, &wo), STRATA_ERR_UNSUPPORTED);
-        ck_assert_int_ne(access(path, F_OK), 0);
-    }
-    strata_loops_destroy(l);
-    strata_result_destroy(r);
-    strata_mesh_destroy(m);
-    strata_ctx_destroy(ctx);
-}
-END_TEST
-
 static Suite *shore_suite(void)
 {
     Suite *s = suite_create("shore");
@@ -658,9 +690,9 @@ static Suite *shore_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_shore_flat, 0, 2);
     tcase_add_test(tc, test_shore_open);
-    tcase_add_test(tc, test_shore_planet);
+    tcase_add_loop_test(tc, test_shore_folds, 0, 3);
+    tcase_add_loop_test(tc, test_shore_planet, 0, 2);
     tcase_add_test(tc, test_shore_threads);
-    tcase_add_test(tc, test_shore_compress);
     suite_add_tcase(s, tc);
     return s;
 }

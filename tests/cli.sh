@@ -381,7 +381,11 @@ fails 2 "--shoreline 0" "--shoreline 0" terrain --sea-level 0 --shoreline 0 -o s
 fails 2 "0 < W" "--shoreline -1" planet --sea-level 0 --shoreline -1 -o s.ply
 fails 2 "--shoreline" "--shoreline on slice" slice flat.ply --shoreline 1 -o s.ply
 if "$STRATA" info | grep -q '^meshoptimizer: yes'; then
-    fails 2 "--compress with --shoreline" "--shoreline with --compress" terrain --sea-level 0 --shoreline 1 --compress -o s.glb
+    for t in 1 2 3; do
+        OMP_NUM_THREADS=$t run planet --level 4 --sea-level 0 --water --shoreline 0.05 --props 300 --compress --quiet -o "shorec-$t.glb"
+    done
+    check "--water --shoreline --props --compress: the same bytes for 1, 2, 3 threads" 'cmp -s shorec-1.glb shorec-2.glb && cmp -s shorec-1.glb shorec-3.glb && [ "$(wc -c <shorec-1.glb)" -lt "$(wc -c <shore-1.glb)" ]'
+    succeeds "--shoreline --props --compress on a terrain" terrain --cells 64 --sea-level 0 --water --shoreline 0.2 --props 2 --compress -o s.glb
 fi
 
 # The planet noise limit is documented and exact; the smallest radius gives

@@ -93,6 +93,10 @@ if "$STRATA" info | grep -q '^meshoptimizer: yes'; then
     glb compressed terrain --cells 256 --terraces 6 --walls separate --normals --compress
     check "compressed: the extension is required" \
         '[ "$(count compressed.glb "\"extensionsRequired\":\[\"EXT_meshopt_compression\"\]")" = 1 ]'
+    glb compressed-shore planet --level 5 --terraces 8 --sea-level 0 --water --shoreline 0.02 --props 300 --normals --compress
+    check "compressed shoreline and props: TEXCOORD_0 and instancing in a compressed file" \
+        '[ "$(count compressed-shore.glb "\"TEXCOORD_0\"")" = 1 ] && [ "$(count compressed-shore.glb "\"TRANSLATION\"")" = 2 ]'
+    glb compressed-shore-terrain terrain --cells 300 --sea-level 0.1 --water --shoreline 0.05 --props 2 --compress
     if "$STRATA" planet --level 5 --chunk-level 1 --compress --quiet -o world 2>err; then
         ok
         if node "$SRCDIR/tests/gltf-validate.mjs" "$module" world/tiles/1/*.glb >report 2>&1; then
