@@ -2169,8 +2169,8 @@ STRATA_API strata_status strata_world_run(strata_ctx *ctx, const strata_world *w
  * kernel whose AVX-512 version was faster on that processor uses it, the
  * others keep AVX2, and strata_ctx_isa() reports avx512.  Today that is
  * AMD family 1Ah models 00h-0Fh (Zen 5 EPYC, full-width 512-bit units),
- * where every AVX-512 kernel pays, and Intel family 06h model CFh (Xeon
- * Emerald Rapids), where all but edge_spans do.  Elsewhere AVX2 stays the default for
+ * and Intel family 06h model CFh (Xeon Emerald Rapids), where every
+ * AVX-512 kernel pays.  Elsewhere AVX2 stays the default for
  * want of a measurement: Zen 4 runs 512-bit operations on 256-bit units
  * and some Intel cores lower their clock for them; on those, measure with
  * `perf/strata-bench --stage kernels` and force avx512 where it wins.
