@@ -61,7 +61,7 @@
  * roof/wall); the others are cut here into tagged triangles in the
  * running thread's arena.  Prefix sums over buckets then chunks give
  * every chunk its write offsets.  Pass B: each chunk writes its one-band
- * triangles (input ids, found by the kernel again) and then copies its
+ * triangles (input ids, found by pass A's marks) and then copies its
  * cut triangles from the arena, each to its bucket's cursor.  Within a
  * bucket the layout is therefore chunk by chunk in input order, a chunk's
  * one-band triangles before its cut ones, whatever the thread count.
@@ -448,9 +448,6 @@ static void slice_triangle(const slicer *s, uint32_t t, worker *out)
 
 /* ------------------------------------------------------------ chunks */
 
-/* Triangles per tri_levels call: its marks fit on the stack. */
-#define MARK_BLOCK 4096
-
 /* The end of the run of equal marks that starts at i (four marks a step
  * while they match). */
 static inline uint32_t run_end(const uint16_t *mark, uint32_t i, uint32_t nb)
@@ -469,27 +466,25 @@ static inline uint32_t run_end(const uint16_t *mark, uint32_t i, uint32_t nb)
     return j;
 }
 
-/* Pass A on chunk c (triangles t0..t1): count one-band triangles into
- * fast[] (indices per bucket), cut the others into w's arena, counted
- * into w->gen; *out_cut gets them (NULL when none). */
+/* Pass A on chunk c (triangles t0..t1): mark them (mark[t - t0]: the
+ * band of a one-band triangle, else STRATA_MULTI_BAND), count one-band
+ * triangles into fast[] (indices per bucket), cut the others into w's
+ * arena, counted into w->gen; *out_cut gets them (NULL when none). */
 static void chunk_pass_a(strata_ctx *ctx, const slicer *s, uint32_t t0, uint32_t t1,
-                         uint64_t *fast, worker *w, tagged **out_cut)
+                         uint16_t *mark, uint64_t *fast, worker *w, tagged **out_cut)
 {
     const strata_mesh *m = s->m;
     const uint32_t roof_step = s->walls == STRATA_WALLS_SEPARATE ? 1 : 2;
-    uint16_t mark[MARK_BLOCK];
+    const uint32_t nt = t1 - t0;
     w->nstage = 0;
-    for (uint32_t b0 = t0; b0 < t1; b0 += MARK_BLOCK) {
-        const uint32_t nb = t1 - b0 < MARK_BLOCK ? t1 - b0 : MARK_BLOCK;
-        ctx->simd.tri_levels(m->a + b0, m->b + b0, m->c + b0, nb, s->band, mark);
-        for (uint32_t i = 0, j; i < nb; i = j) { /* runs of one mark */
-            j = run_end(mark, i, nb);
-            if (STRATA_LIKELY(mark[i] != STRATA_MULTI_BAND))
-                fast[mark[i] * roof_step] += 3 * (uint64_t)(j - i);
-            else
-                for (uint32_t t = i; t < j; t++)
-                    slice_triangle(s, b0 + t, w);
-        }
+    ctx->simd.tri_levels(m->a + t0, m->b + t0, m->c + t0, nt, s->band, mark);
+    for (uint32_t i = 0, j; i < nt; i = j) { /* runs of one mark */
+        j = run_end(mark, i, nt);
+        if (STRATA_LIKELY(mark[i] != STRATA_MULTI_BAND))
+            fast[mark[i] * roof_step] += 3 * (uint64_t)(j - i);
+        else
+            for (uint32_t t = i; t < j; t++)
+                slice_triangle(s, t0 + t, w);
     }
     *out_cut = NULL;
     if (w->nstage && !w->nomem) {
@@ -511,10 +506,11 @@ static inline double tri_area(const strata_result *r, int flat_roof, const uint3
     return 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
 }
 
-/* Pass B on chunk c: write its one-band triangles and then its cut
- * triangles (ncut of them at cuts) at the cursors `at` (indices per
- * bucket, advanced), summing their areas per bucket into area[]. */
-static void chunk_pass_b(strata_ctx *ctx, const slicer *s, uint32_t t0, uint32_t t1,
+/* Pass B on chunk c: write its one-band triangles (by pass A's marks)
+ * and then its cut triangles (ncut of them at cuts) at the cursors `at`
+ * (indices per bucket, advanced), summing their areas per bucket into
+ * area[]. */
+static void chunk_pass_b(const slicer *s, uint32_t t0, uint32_t t1, const uint16_t *mark,
                          const tagged *cuts, uint64_t ncut, uint64_t *at, double *area,
                          strata_result *r)
 {
@@ -522,26 +518,22 @@ static void chunk_pass_b(strata_ctx *ctx, const slicer *s, uint32_t t0, uint32_t
     const int flat = m->geometry == STRATA_FLAT;
     const uint32_t roof_step = s->walls == STRATA_WALLS_SEPARATE ? 1 : 2;
     uint32_t *idx = r->indices;
-    uint16_t mark[MARK_BLOCK];
-    for (uint32_t b0 = t0; b0 < t1; b0 += MARK_BLOCK) {
-        const uint32_t nb = t1 - b0 < MARK_BLOCK ? t1 - b0 : MARK_BLOCK;
-        ctx->simd.tri_levels(m->a + b0, m->b + b0, m->c + b0, nb, s->band, mark);
-        for (uint32_t i = 0, j; i < nb; i = j) { /* runs of one mark */
-            j = run_end(mark, i, nb);
-            if (mark[i] == STRATA_MULTI_BAND)
-                continue;
-            const uint32_t b = mark[i] * roof_step;
-            uint32_t *const o = idx + at[b];
-            const uint32_t *const a = m->a + b0, *const bb = m->b + b0, *const c = m->c + b0;
-            for (uint32_t t = i, k = 0; t < j; t++, k += 3) {
-                o[k] = a[t];
-                o[k + 1] = bb[t];
-                o[k + 2] = c[t];
-            }
-            at[b] += 3 * (uint64_t)(j - i);
-            for (uint32_t k = 0; area && k < 3 * (j - i); k += 3)
-                area[b] += tri_area(r, flat, o + k);
+    const uint32_t nt = t1 - t0;
+    const uint32_t *const a = m->a + t0, *const bb = m->b + t0, *const c = m->c + t0;
+    for (uint32_t i = 0, j; i < nt; i = j) { /* runs of one mark */
+        j = run_end(mark, i, nt);
+        if (mark[i] == STRATA_MULTI_BAND)
+            continue;
+        const uint32_t b = mark[i] * roof_step;
+        uint32_t *const o = idx + at[b];
+        for (uint32_t t = i, k = 0; t < j; t++, k += 3) {
+            o[k] = a[t];
+            o[k + 1] = bb[t];
+            o[k + 2] = c[t];
         }
+        at[b] += 3 * (uint64_t)(j - i);
+        for (uint32_t k = 0; area && k < 3 * (j - i); k += 3)
+            area[b] += tri_area(r, flat, o + k);
     }
     for (uint64_t i = 0; i < ncut; i++) {
         const uint32_t b = cuts[i].bucket;
@@ -567,6 +559,7 @@ typedef struct {
     uint64_t *fast;    /* nchunks x nb: one-band indices, then offsets */
     uint64_t *gen;     /* nchunks x nb: cut indices */
     double *area;      /* nchunks x nb */
+    uint16_t *mark;    /* per own triangle: pass A's mark (chunk_pass_a) */
     tagged **cut;      /* per chunk: its cut triangles in an arena */
     uint64_t *ncut;    /* per chunk */
     worker *workers;   /* per thread */
@@ -597,13 +590,13 @@ static strata_status chunk_block(void *arg, size_t c, int thread)
                    t1 = (uint32_t)(end < s->ntris ? end : s->ntris);
     const size_t row = c * ct->stride;
     if (a->r) {
-        chunk_pass_b(a->ctx, s, t0, t1, ct->cut[c], ct->ncut[c], ct->fast + row,
+        chunk_pass_b(s, t0, t1, ct->mark + t0, ct->cut[c], ct->ncut[c], ct->fast + row,
                      ct->area ? ct->area + row : NULL, a->r);
         return STRATA_OK;
     }
     worker *w = &ct->workers[thread];
     w->gen = ct->gen + row;
-    chunk_pass_a(a->ctx, s, t0, t1, ct->fast + row, w, &ct->cut[c]);
+    chunk_pass_a(a->ctx, s, t0, t1, ct->mark + t0, ct->fast + row, w, &ct->cut[c]);
     ct->ncut[c] = w->nomem ? 0 : w->nstage;
     return w->nomem ? STRATA_ERR_NOMEM : STRATA_OK;
 }
@@ -647,6 +640,7 @@ static strata_status pass_a(slice_job *job, const slicer *s, chunk_tables *ct)
     const size_t cells = (size_t)(ct->nchunks ? ct->nchunks : 1) * ct->stride;
     ct->fast = strata__scratch_alloc(&job->call, cells, sizeof(uint64_t));
     ct->gen = strata__scratch_alloc(&job->call, cells, sizeof(uint64_t));
+    ct->mark = strata__scratch_alloc(&job->call, T, sizeof(uint16_t));
     ct->cut = strata__scratch_alloc(&job->call, (size_t)ct->nchunks, sizeof(tagged *));
     ct->ncut = strata__scratch_alloc(&job->call, (size_t)ct->nchunks, sizeof(uint64_t));
     ct->workers = strata__scratch_alloc(&job->call, (size_t)ctx->threads, sizeof(worker));
@@ -657,7 +651,7 @@ static strata_status pass_a(slice_job *job, const slicer *s, chunk_tables *ct)
             ct->workers[i].arena.pool = ct->pool;
         }
     }
-    if (!ct->fast || !ct->gen || !ct->cut || !ct->ncut || !ct->workers)
+    if (!ct->fast || !ct->gen || !ct->mark || !ct->cut || !ct->ncut || !ct->workers)
         return STRATA_ERR_NOMEM;
     memset(ct->fast, 0, cells * sizeof(uint64_t));
     memset(ct->gen, 0, cells * sizeof(uint64_t));
