@@ -541,33 +541,67 @@ typedef struct {
     const float *x, *y, *z; /* z NULL: 2D */
     size_t n;
     float *out;
+    double cpu; /* the process CPU seconds of the fastest run (best_of) */
 } fbm_arg;
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static double run_fbm(void *p)
 {
     fbm_arg *a = p;
-    const double t0 = now();
+    const double c0 = cpu_now(), t0 = now();
     check(a->z ? strata_fbm3_batch(a->ctx, &a->f, a->x, a->y, a->z, a->n, a->out)
                : strata_fbm2_batch(a->ctx, &a->f, a->x, a->y, a->n, a->out),
           "fbm");
-    return now() - t0;
+    const double t = now() - t0, c = cpu_now() - c0;
+    a->cpu = c < a->cpu ? c : a->cpu;
+    return t;
 }
 
-static void bench_fbm_run(fbm_arg *a, const char *stage, const char *input)
+/* One line per run at a->f.octaves, plus, when short_octaves > 0, a line
+ * at that many octaves measured just before it, and on the main line
+ * per_octave_ns = (t(octaves) - t(short_octaves)) / (octaves -
+ * short_octaves) per point: what one more octave costs, without the
+ * fixed part (loads, stores, blocks, threads).  cpu_seconds is the
+ * process CPU time of the fastest run: on a shared machine, with one
+ * thread, it leaves out the time the thread waited for a core. */
+static void bench_fbm_run(fbm_arg *a, const char *stage, const char *input, int short_octaves)
 {
+    const int octaves = a->f.octaves;
     for (int ri = 0; ri < nruns(); ri++) {
         set_run(a->ctx, ri);
-        const double s = best_of(run_fbm, a);
-        bench_begin(stage, a->ctx, a->n);
-        printf(" input=%s octaves=%d seconds=%.6f mpts_per_s=%.2f ns_per_point_octave=%.3f",
-               input, a->f.octaves, s, a->n / s / 1e6, s * 1e9 / ((double)a->n * a->f.octaves));
-        /* min_bytes: 4 B a point out, 4 B a coordinate in. */
-        print_bw_share((double)a->n * (a->z ? 16.0 : 12.0), s, strata_ctx_threads(a->ctx));
-        bench_end();
-        char what[48];
-        snprintf(what, sizeof what, "input=%s", input);
-        record_ctx(stage, what, a->ctx, s);
+        double s_short = 0, c_short = 0;
+        for (int pass = short_octaves > 0 ? 0 : 1; pass < 2; pass++) {
+            a->f.octaves = pass ? octaves : short_octaves;
+            a->cpu = INFINITY;
+            const double s = best_of(run_fbm, a);
+            bench_begin(stage, a->ctx, a->n);
+            printf(" input=%s octaves=%d seconds=%.6f cpu_seconds=%.6f mpts_per_s=%.2f"
+                   " ns_per_point_octave=%.3f",
+                   input, a->f.octaves, s, a->cpu, a->n / s / 1e6,
+                   s * 1e9 / ((double)a->n * a->f.octaves));
+            if (!pass) {
+                s_short = s;
+                c_short = a->cpu;
+            } else if (short_octaves > 0) {
+                const double k = 1e9 / ((double)a->n * (octaves - short_octaves));
+                printf(" per_octave_ns=%.3f per_octave_cpu_ns=%.3f", (s - s_short) * k,
+                       (a->cpu - c_short) * k);
+            }
+            /* min_bytes: 4 B a point out, 4 B a coordinate in. */
+            print_bw_share((double)a->n * (a->z ? 16.0 : 12.0), s, strata_ctx_threads(a->ctx));
+            bench_end();
+            char what[48];
+            snprintf(what, sizeof what, "input=%s octaves=%d", input, a->f.octaves);
+            record_ctx(stage, what, a->ctx, s);
+        }
     }
+    a->f.octaves = octaves;
 }
 
 /* n points of a Fibonacci sphere of radius 1: deterministic, evenly
@@ -595,8 +629,8 @@ static void bench_fbm(strata_ctx *ctx)
         float *out = xalloc(n * sizeof *out);
         sphere_points(n, x, y, z);
         memset(out, 0, n * sizeof *out); /* fault the pages in before timing */
-        fbm_arg a = {ctx, f, x, y, z, n, out};
-        bench_fbm_run(&a, "fbm3", "sphere");
+        fbm_arg a = {ctx, f, x, y, z, n, out, 0};
+        bench_fbm_run(&a, "fbm3", "sphere", 1);
         free(x);
         free(y);
         free(z);
@@ -612,8 +646,8 @@ static void bench_fbm(strata_ctx *ctx)
                 y[(size_t)j * w + i] = 8.0f * (float)j / (float)w;
             }
         memset(out, 0, n * sizeof *out);
-        fbm_arg a = {ctx, f, x, y, NULL, n, out};
-        bench_fbm_run(&a, "fbm2", "grid");
+        fbm_arg a = {ctx, f, x, y, NULL, n, out, 0};
+        bench_fbm_run(&a, "fbm2", "grid", 0);
         free(x);
         free(y);
         free(out);

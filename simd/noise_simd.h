@@ -28,6 +28,10 @@
  * and may define, where one instruction does it (AVX-512 vpternlogd):
  *   vi_xor3(a, b, c)          a ^ b ^ c
  *   vi_xor_and(a, b, c)       a ^ (b & c)
+ * and, where a float->int conversion can round down by itself (AVX-512
+ * embedded rounding), both of:
+ *   vf_cvt_floor(v)           (int32_t)floor(v) for |v| < 2^31
+ *   vi_cvtf(i)                (float)i
  *
  * and may set NS_STEPWISE to 0 (see v_terms_n()).
  *
@@ -72,18 +76,27 @@ VINLINE vf v_clamp_coord(vf v)
     return vf_min_hi(v, vf_set1(COORD_LIMIT));
 }
 
-/* floor_int() and (float)floor_int(): for |v| <= 2^25 the floor of a
+/* floor_int() and (float)floor_int().  With vf_cvt_floor the reference's
+ * two steps, one instruction each (|v| <= 2^25 after the clamps, so i
+ * converts back exactly).  Otherwise: for |v| <= 2^25 the floor of a
  * float is a float, so rounding down gives (float)i exactly, except that
- * floor(-0) is -0 where (float)0 is +0; adding +0 fixes that.  Saves the
- * scalar code's convert back and compare. */
+ * floor(-0) is -0 where (float)0 is +0; adding +0 fixes that.  Either
+ * saves the scalar code's convert back and compare. */
 VINLINE vi v_floor(vf v, vf *fi)
 {
+#ifdef vf_cvt_floor
+    const vi i = vf_cvt_floor(v);
+    *fi = vi_cvtf(i);
+    return i;
+#else
     *fi = vf_add(vf_floor(v), vf_set1(0.0f));
     return vf_cvtt(*fi);
+#endif
 }
 
 /* floor_int() and (float)floor_int() for the simplex functions: v_floor()
- * without the +0, which changes no bit there.  vf_floor(v) is -0 only for
+ * (exactly the reference's with vf_cvt_floor), else v_floor() without
+ * the +0, which changes no bit there.  vf_floor(v) is -0 only for
  * v = -0, and v = x + sk is -0 only for x = sk = -0.  The float floors
  * only enter t = (sum of the floors) * G and x - (fi - t):
  *  - if t != 0, fi - t = -t for either zero, and t is the same;
@@ -95,8 +108,12 @@ VINLINE vi v_floor(vf v, vf *fi)
  * (Perlin's x - fi would differ for x = -0: it keeps v_floor().) */
 VINLINE vi v_floor_s(vf v, vf *fi)
 {
+#ifdef vf_cvt_floor
+    return v_floor(v, fi);
+#else
     *fi = vf_floor(v);
     return vf_cvtt(*fi);
+#endif
 }
 
 /* clamp_unit() */

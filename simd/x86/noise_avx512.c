@@ -27,6 +27,11 @@ typedef __mmask16 vm;
 #define vf_min_hi(v, hi) _mm512_min_ps(v, hi)
 #define vf_floor(v) _mm512_roundscale_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
 #define vf_cvtt _mm512_cvttps_epi32
+/* vcvtps2dq with embedded round-down: floor and convert in one
+ * instruction (vrndscaleps + vcvttps2dq are three uops on Intel cores);
+ * vcvtdq2ps gives the reference's (float)i. */
+#define vf_cvt_floor(v) _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
+#define vi_cvtf _mm512_cvtepi32_ps
 #define vf_gt(a, b) _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ)
 #define vf_ge(a, b) _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ)
 #define vi_add _mm512_add_epi32
