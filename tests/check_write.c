@@ -860,6 +860,7 @@ typedef struct stl_seen {
     float zmin, zmax;
     double volume;
     uint64_t base_facets; /* all three corners at zmin */
+    uint64_t base_down;   /* of those, the ones whose normal is (0, 0, -1) */
 } stl_seen;
 
 static float stl_f32(const unsigned char *p)
@@ -887,7 +888,7 @@ static void roundtrip_stl(strata_ctx *ctx, strata_result *r, stl_seen *seen)
     ck_assert_uint_eq(len, 84 + 50 * ntri);
     ck_assert_uint_eq(le32(b + 80), ntri);
     float ymin = INFINITY, ymax = -INFINITY;
-    stl_seen s = {INFINITY, -INFINITY, 0, 0};
+    stl_seen s = {INFINITY, -INFINITY, 0, 0, 0};
     for (uint64_t t = 0; t < ntri; t++) {
         const unsigned char *p = b + 84 + 50 * t;
         const uint32_t *c = v.indices + 3 * t;
@@ -922,8 +923,10 @@ static void roundtrip_stl(strata_ctx *ctx, strata_result *r, stl_seen *seen)
     }
     for (uint64_t t = 0; t < ntri; t++) {
         const unsigned char *p = b + 84 + 50 * t;
-        s.base_facets += stl_f32(p + 20) == s.zmin && stl_f32(p + 32) == s.zmin &&
-                         stl_f32(p + 44) == s.zmin;
+        if (stl_f32(p + 20) == s.zmin && stl_f32(p + 32) == s.zmin && stl_f32(p + 44) == s.zmin) {
+            s.base_facets++;
+            s.base_down += stl_f32(p + 8) == -1.0f;
+        }
     }
     ck_assert(ntri > 0);
     ck_assert_float_eq(s.zmin, ymin);
@@ -967,6 +970,7 @@ START_TEST(test_stl_solid)
     roundtrip_stl(ctx, r, &s);
     ck_assert_float_eq_tol(s.zmin, lowest - 1.0f, 1e-5);
     ck_assert_uint_gt(s.base_facets, 0);
+    ck_assert_uint_eq(s.base_down, s.base_facets);
     /* 12 x 12 footprint: at least the slab under the lowest point */
     ck_assert_double_gt(s.volume, 144.0);
     ck_assert_double_lt(s.volume, 144.0 * (s.zmax - s.zmin));
