@@ -637,8 +637,9 @@ static const cli_option options[] = {
              "cracks between tiles of different depths (0: none)",
      .needs = "lod", .commands = MAKERS, .group = G_WORLD},
     {.name = "dry-run", .kind = CLI_FLAG, .target = &g_job.dry_run,
-     .help = "print the chunks, triangles, bytes and peak memory a run would take (from one "
-             "chunk made for real), write nothing",
+     .help = "print the chunks, triangles, bytes (with --compress: uncompressed, and about "
+             "how many compressed) and peak memory a run would take (from one chunk made for "
+             "real), write nothing",
      .commands = MAKERS, .group = G_WORLD},
     {.name = "partial", .kind = CLI_FLAG, .target = &g_job.partial,
      .help = "write the tileset of the tiles present even when some are missing",
