@@ -742,11 +742,15 @@ static int run(job *o)
     wo.palette = &pal;
     wo.compress = o->compress;
     wo.props = props;
-    /* strata slice: the file in the input's frame, the preview y-up */
-    if (o->kind == JOB_SLICE)
+    /* strata slice: the file in the input's frame, the preview y-up; but
+     * an .stl is always z-up (the writer turns y-up into z-up), so the
+     * input's up is the file's z whatever it was */
+    const size_t plen = strlen(path);
+    const bool turn = o->kind == JOB_SLICE && !(plen >= 4 && !strcasecmp(path + plen - 4, ".stl"));
+    if (turn)
         check(strata_result_rotate_from_y_up(r, (strata_axis)o->up), "rotate");
     strata_status st = strata_result_write(ctx, r, path, &wo);
-    if (o->kind == JOB_SLICE)
+    if (turn)
         check(strata_result_rotate_to_y_up(r, (strata_axis)o->up), "rotate");
     check_call(st, (call){.path = path, .write = true,
                           .why = st == STRATA_ERR_TOO_LARGE

@@ -637,8 +637,9 @@ static const cli_option options[] = {
              "cracks between tiles of different depths (0: none)",
      .needs = "lod", .commands = MAKERS, .group = G_WORLD},
     {.name = "dry-run", .kind = CLI_FLAG, .target = &g_job.dry_run,
-     .help = "print the chunks, triangles, bytes and peak memory a run would take (from one "
-             "chunk made for real), write nothing",
+     .help = "print the chunks, triangles, bytes (with --compress: uncompressed, and about "
+             "how many compressed) and peak memory a run would take (from one chunk made for "
+             "real), write nothing",
      .commands = MAKERS, .group = G_WORLD},
     {.name = "partial", .kind = CLI_FLAG, .target = &g_job.partial,
      .help = "write the tileset of the tiles present even when some are missing",
@@ -689,17 +690,17 @@ static const cli_option options[] = {
      .help = ".geojson or .json (GeoJSON), or .svg", .commands = CONTOURS, .group = G_COMMON},
     {.name = "output", .alias = 'o', .kind = CLI_STRING, .arg = "FILE",
      .target = &g_job.output, .def = "planet.ply",
-     .help = ".ply (binary), .obj (+ .mtl), .glb (binary glTF) or .stl (binary) file; a "
+     .help = ".ply (binary), .obj (+ .mtl), .glb (binary glTF) or .stl (binary, z-up) file; a "
              "directory for worlds",
      .commands = PLANET, .group = G_COMMON},
     {.name = "output", .alias = 'o', .kind = CLI_STRING, .arg = "FILE",
      .target = &g_job.output, .def = "terrain.ply",
-     .help = ".ply (binary), .obj (+ .mtl), .glb (binary glTF) or .stl (binary) file; a "
+     .help = ".ply (binary), .obj (+ .mtl), .glb (binary glTF) or .stl (binary, z-up) file; a "
              "directory for worlds",
      .commands = TERRAIN, .group = G_COMMON},
     {.name = "output", .alias = 'o', .kind = CLI_STRING, .arg = "FILE",
      .target = &g_job.output, .check = check_output, .flags = CLI_REQUIRED,
-     .help = ".ply (binary), .obj (+ .mtl), .glb (binary glTF) or .stl (binary) file",
+     .help = ".ply (binary), .obj (+ .mtl), .glb (binary glTF) or .stl (binary, z-up) file",
      .commands = SLICE, .group = G_COMMON},
     {.name = "props", .kind = CLI_REAL, .arg = "DENSITY", .target = &g_job.props_density,
      .mark = &g_job.props, .min = 0, .max = 1e9, .flags = CLI_ABOVE_MIN,

@@ -1,9 +1,15 @@
 /* Binary STL files (write.h): an 80-byte header, the triangle count and
  * 50 bytes a triangle (the facet normal, three corners, a zero attribute
- * word), little-endian.  STL has no units and no shared vertices; the
- * corners are the result's positions as they are. */
+ * word), little-endian.  STL has no units and no shared vertices.  Slicers
+ * for 3D printing take +z as up, strata +y: every corner and facet normal
+ * gets the quarter turn about x that `--up z` imports undo,
+ * (x, y, z) -> (x, -z, y) (strata__from_y_up: a rotation, determinant +1,
+ * so nothing is mirrored and the corners keep their counter-clockwise
+ * order seen from outside).  A terrain then stands on the build plate:
+ * its heights (a solid's base the lowest) are the file's z. */
 #define _POSIX_C_SOURCE 200809L
 #include "ctx.h"
+#include "mesh.h"
 #include "output.h"
 #include "result.h"
 #include "write.h"
@@ -49,12 +55,15 @@ strata_status strata__stl_write(strata_ctx *ctx, const strata_result *r, const c
             unsigned char rec[50], *p = rec;
             float n[3];
             facet_normal(r, v[0], v[1], v[2], n);
+            strata__from_y_up(&n[0], &n[1], &n[2], STRATA_AXIS_Z);
             for (int k = 0; k < 3; k++)
                 p = put_f32(p, n[k]);
             for (int k = 0; k < 3; k++) {
-                p = put_f32(p, r->x[v[k]]);
-                p = put_f32(p, r->y[v[k]]);
-                p = put_f32(p, r->z[v[k]]);
+                float x = r->x[v[k]], y = r->y[v[k]], z = r->z[v[k]];
+                strata__from_y_up(&x, &y, &z, STRATA_AXIS_Z);
+                p = put_f32(p, x);
+                p = put_f32(p, y);
+                p = put_f32(p, z);
             }
             put_u16(p, 0);
             strata__out_bytes(&o, rec, sizeof rec);

@@ -1011,7 +1011,8 @@ typedef enum strata_format {
     STRATA_FORMAT_PLY = 1,  /* binary little-endian PLY */
     STRATA_FORMAT_OBJ = 2,  /* Wavefront OBJ + MTL beside it */
     STRATA_FORMAT_GLB = 3,  /* binary glTF 2.0 (see "glTF" below) */
-    STRATA_FORMAT_STL = 4   /* binary STL: triangles with facet normals */
+    STRATA_FORMAT_STL = 4   /* binary STL: triangles with facet normals,
+                               z-up (see strata_result_write) */
 } strata_format;
 
 typedef struct strata_palette strata_palette; /* see "Palettes" below */
@@ -1053,6 +1054,17 @@ STRATA_API void strata_write_defaults(strata_write_options *opt);
  *    with one material per group: `Kd` is the palette's sRGB colour
  *    (strata_palette_color with STRATA_COLOR_SRGB), four decimals.
  *  GLB: see "glTF" below.
+ *  STL: per triangle its unit facet normal (zero for a degenerate one),
+ *    three corners and a zero attribute word.  Turned z-up, as slicers for
+ *    3D printing expect: each corner and normal (x, y, z) is written as
+ *    (x, -z, y), exactly (the quarter turn about x that
+ *    strata_result_rotate_from_y_up makes for STRATA_AXIS_Z: a rotation,
+ *    nothing mirrored, triangles still counter-clockwise seen from
+ *    outside).  A terrain's heights are the file's z, a solid's base
+ *    (strata_result_solidify) its lowest z; nothing is moved, so the base
+ *    is at its own height, not at z 0 (slicers drop a model onto the
+ *    plate).  The turn applies to whatever r holds: one already turned
+ *    z-up by the caller is turned again.
  *  Water (strata_result_add_water): PLY faces with terrace -2 (wall 0);
  *    OBJ group and material "water" (Kd 0.15 0.42 0.70, d 0.6: opacity);
  *    glTF a primitive of material "water" after the others.

@@ -854,9 +854,29 @@ END_TEST
 
 /* ------------------------------------------------------------ STL */
 
-/* r written as binary STL: the size, the count, every corner bit for bit
- * and a unit facet normal along the corners' cross product. */
-static void roundtrip_stl(strata_ctx *ctx, strata_result *r)
+/* What roundtrip_stl read back: the file's z range and the signed volume
+ * its triangles enclose (positive when they face outwards). */
+typedef struct stl_seen {
+    float zmin, zmax;
+    double volume;
+    uint64_t base_facets; /* all three corners at zmin */
+    uint64_t base_down;   /* of those, the ones whose normal is (0, 0, -1) */
+} stl_seen;
+
+static float stl_f32(const unsigned char *p)
+{
+    const uint32_t u = le32(p);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* r written as binary STL, z-up: the size, the count, every corner bit for
+ * bit as (x, -z, y) of r's (a quarter turn about x, 0 - z as the writer
+ * computes it), a unit facet normal along the file's corners' cross
+ * product, the file's z range that of r's y (its heights); *seen gets
+ * what was read. */
+static void roundtrip_stl(strata_ctx *ctx, strata_result *r, stl_seen *seen)
 {
     char *d = tmpdir_new(), *path = join(d, "out.stl");
     ck_assert_ok(write_as(ctx, r, path, STRATA_FORMAT_AUTO));
@@ -867,46 +887,114 @@ static void roundtrip_stl(strata_ctx *ctx, strata_result *r)
     const uint64_t ntri = v.nindices / 3;
     ck_assert_uint_eq(len, 84 + 50 * ntri);
     ck_assert_uint_eq(le32(b + 80), ntri);
+    float ymin = INFINITY, ymax = -INFINITY;
+    stl_seen s = {INFINITY, -INFINITY, 0, 0, 0};
     for (uint64_t t = 0; t < ntri; t++) {
         const unsigned char *p = b + 84 + 50 * t;
         const uint32_t *c = v.indices + 3 * t;
+        double q[3][3];
         for (int k = 0; k < 3; k++) {
-            const unsigned char *q = p + 12 + 12 * k;
-            require(same_float(v.x[c[k]], le32(q)) && same_float(v.y[c[k]], le32(q + 4)) &&
-                        same_float(v.z[c[k]], le32(q + 8)),
+            const unsigned char *e = p + 12 + 12 * k;
+            require(same_float(v.x[c[k]], le32(e)) && same_float(0.0f - v.z[c[k]], le32(e + 4)) &&
+                        same_float(v.y[c[k]], le32(e + 8)),
                     "triangle %llu corner %d", (unsigned long long)t, k);
+            for (int j = 0; j < 3; j++)
+                q[k][j] = stl_f32(e + 4 * j);
+            ymin = fminf(ymin, v.y[c[k]]);
+            ymax = fmaxf(ymax, v.y[c[k]]);
+            s.zmin = fminf(s.zmin, (float)q[k][2]);
+            s.zmax = fmaxf(s.zmax, (float)q[k][2]);
         }
-        float n[3];
-        for (int k = 0; k < 3; k++) {
-            const uint32_t u = le32(p + 4 * k);
-            memcpy(&n[k], &u, 4);
-        }
-        const double ux = v.x[c[1]] - (double)v.x[c[0]], uy = v.y[c[1]] - (double)v.y[c[0]],
-                     uz = v.z[c[1]] - (double)v.z[c[0]];
-        const double wx = v.x[c[2]] - (double)v.x[c[0]], wy = v.y[c[2]] - (double)v.y[c[0]],
-                     wz = v.z[c[2]] - (double)v.z[c[0]];
+        const double n[3] = {stl_f32(p), stl_f32(p + 4), stl_f32(p + 8)};
+        const double ux = q[1][0] - q[0][0], uy = q[1][1] - q[0][1], uz = q[1][2] - q[0][2];
+        const double wx = q[2][0] - q[0][0], wy = q[2][1] - q[0][1], wz = q[2][2] - q[0][2];
         const double cx = uy * wz - uz * wy, cy = uz * wx - ux * wz, cz = ux * wy - uy * wx;
         const double cl = sqrt(cx * cx + cy * cy + cz * cz);
-        const double nl = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
+        const double nl = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
         require(fabs(nl - 1) < 1e-5, "triangle %llu normal length %g", (unsigned long long)t, nl);
         require(n[0] * cx + n[1] * cy + n[2] * cz > (1 - 1e-4) * cl,
                 "triangle %llu normal off its face", (unsigned long long)t);
         require_true(p[48] == 0 && p[49] == 0);
+        /* the tetrahedron from the origin: a closed surface's sum is its volume */
+        s.volume += (q[0][0] * (q[1][1] * q[2][2] - q[1][2] * q[2][1]) +
+                     q[0][1] * (q[1][2] * q[2][0] - q[1][0] * q[2][2]) +
+                     q[0][2] * (q[1][0] * q[2][1] - q[1][1] * q[2][0])) /
+                    6;
     }
+    for (uint64_t t = 0; t < ntri; t++) {
+        const unsigned char *p = b + 84 + 50 * t;
+        if (stl_f32(p + 20) == s.zmin && stl_f32(p + 32) == s.zmin && stl_f32(p + 44) == s.zmin) {
+            s.base_facets++;
+            s.base_down += stl_f32(p + 8) == -1.0f;
+        }
+    }
+    ck_assert(ntri > 0);
+    ck_assert_float_eq(s.zmin, ymin);
+    ck_assert_float_eq(s.zmax, ymax);
     free(b);
     int temps, n = dir_entries(d, &temps);
     ck_assert_int_eq(n, 1);
     ck_assert_int_eq(temps, 0);
     free(path);
     tmpdir_remove(d);
+    *seen = s;
 }
 
 START_TEST(test_stl_sliced)
 {
     strata_ctx *ctx = ctx_new(0);
     strata_result *r = sliced(ctx, _i);
-    roundtrip_stl(ctx, r);
+    stl_seen s;
+    roundtrip_stl(ctx, r, &s);
+    /* hills up to about 2.5 high on a 12 x 12 grid: the heights are z */
+    ck_assert(s.zmin < -1 && s.zmax > 1 && s.zmax < 3);
     strata_result_destroy(r);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* A solid terrain: closed, its triangles facing outwards (positive
+ * volume), the flat base at the file's lowest z, facing down, and the
+ * terrain above it. */
+START_TEST(test_stl_solid)
+{
+    strata_ctx *ctx = ctx_new(0);
+    strata_result *r = sliced(ctx, 0);
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    float lowest = INFINITY;
+    for (uint32_t i = 0; i < v.nverts; i++)
+        lowest = fminf(lowest, v.y[i]);
+    ck_assert_ok(strata_result_solidify(ctx, r, 1.0f, NULL));
+    stl_seen s;
+    roundtrip_stl(ctx, r, &s);
+    ck_assert_float_eq_tol(s.zmin, lowest - 1.0f, 1e-5);
+    ck_assert_uint_gt(s.base_facets, 0);
+    ck_assert_uint_eq(s.base_down, s.base_facets);
+    /* 12 x 12 footprint: at least the slab under the lowest point */
+    ck_assert_double_gt(s.volume, 144.0);
+    ck_assert_double_lt(s.volume, 144.0 * (s.zmax - s.zmin));
+    strata_result_destroy(r);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* A planet (an icosphere of radius 2): outwards, a little less than the
+ * sphere's volume. */
+START_TEST(test_stl_planet)
+{
+    strata_ctx *ctx = ctx_new(0);
+    strata_mesh *ico;
+    ck_assert_ok(strata_shape_icosphere(ctx, 3, 2.0f, &ico));
+    strata_result *r;
+    ck_assert_ok(strata_result_from_mesh(ctx, ico, 0, &r));
+    stl_seen s;
+    roundtrip_stl(ctx, r, &s);
+    const double sphere = 4.0 / 3.0 * M_PI * 8.0;
+    ck_assert_double_gt(s.volume, 0.95 * sphere);
+    ck_assert_double_lt(s.volume, sphere);
+    strata_result_destroy(r);
+    strata_mesh_destroy(ico);
     strata_ctx_destroy(ctx);
 }
 END_TEST
@@ -999,6 +1087,8 @@ static Suite *write_suite(void)
     tcase_add_loop_test(tc, test_obj_unsliced, 0, 2);
     tcase_add_loop_test(tc, test_obj_sliced, 0, 6);
     tcase_add_loop_test(tc, test_stl_sliced, 0, 6);
+    tcase_add_test(tc, test_stl_solid);
+    tcase_add_test(tc, test_stl_planet);
     tcase_add_test(tc, test_formats);
     suite_add_tcase(s, tc);
     TCase *th = tcase_create("Threads");

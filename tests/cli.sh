@@ -475,6 +475,23 @@ if grep -q "^meshoptimizer: yes\$" out; then
     succeeds "--compress world" planet --level 4 --chunk-level 1 --compress -o cw
     succeeds "tileset of a compressed world" tileset cw
     check "compressed world tiles require the extension" 'grep -q extensionsRequired cw/tiles/1/0.glb'
+    # --dry-run --compress: the plain bytes said to be so, and the compressed
+    # ones from the sample chunk compressed in TMPDIR (left empty), below
+    # them; the world made for real within a factor of 2 of it.  Without a
+    # TMPDIR to write in: unknown, said why, still exit 0.
+    mkdir dtmp
+    TMPDIR=$PWD/dtmp run terrain --cells 256 --tile-cells 64 --compress --dry-run -o dw
+    plain=$(sed -n 's/^bytes: about \([0-9]*\) (.*) uncompressed$/\1/p' out)
+    comp=$(sed -n 's/^compressed_bytes: about \([0-9]*\) (.*): 0\.[0-9][0-9] of the bytes, as the sample chunk$/\1/p' out)
+    check "--dry-run --compress: plain and compressed bytes ($(cat out err))" '[ "$rc" -eq 0 ] && [ -n "$plain" ] && [ -n "$comp" ] && [ "$comp" -gt 0 ] && [ "$comp" -lt "$plain" ]'
+    check "--dry-run --compress: nothing left in TMPDIR, no world" '[ -z "$(ls -A dtmp)" ] && [ ! -e dw ]'
+    succeeds "the compressed world for real" terrain --cells 256 --tile-cells 64 --compress -o dw
+    real=$(find dw -name '*.glb' -exec cat {} + | wc -c)
+    check "--dry-run --compress: $comp within a factor of 2 of $real" '[ "$((comp * 2))" -gt "$real" ] && [ "$comp" -lt "$((real * 2))" ]'
+    TMPDIR=$PWD/no-such-dir run terrain --cells 256 --tile-cells 64 --compress --dry-run -o dw2
+    check "--dry-run --compress, no TMPDIR: unknown ($(cat out err))" '[ "$rc" -eq 0 ] && grep -q "^bytes: about [0-9]* (.*) uncompressed$" out && grep -q "^compressed_bytes: unknown (no sample chunk written in $PWD/no-such-dir: No such file or directory); " out && [ ! -e dw2 ]'
+    run terrain --cells 256 --tile-cells 64 --dry-run -o dw2
+    check "--dry-run without --compress: plain bytes only" '[ "$rc" -eq 0 ] && grep -q "^bytes: about [0-9]* ([^)]*)$" out && ! grep -q compressed out'
 else
     fails 2 "without meshoptimizer" "--compress without meshoptimizer" terrain --cells 8 --compress -o c.glb
 fi

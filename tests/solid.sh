@@ -119,11 +119,33 @@ admesh_ok() {
     fi
 }
 
+# ranges_ok DESC FILE XLO XHI YLO YHI ZLO ZHI: the box admesh reads.  STL
+# is z-up: the heights are z (a solid's base the lowest), the image's x is
+# x and its rows run down y (the top row at the largest y, seen from above
+# as the image is).
+ranges_ok() {
+    desc=$1 file=$2
+    shift 2
+    admesh "$file" >report 2>&1
+    box=$(awk '/^Min X|^Min Y|^Min Z/ { gsub(",", ""); printf "%s%g %g", sep, $4, $8; sep = " " }' report)
+    [ "$box" = "$*" ] && ok || bad "$desc: x y z from $box, want $*"
+}
+
 # The domain is 11 x 8 = 88 (pixels 1 apart); the base 1.5 below plane 0.
 run terrain --heightmap blocks.pfm --levels 0,4 --solid=1.5 -o blocks.stl --stats
 if [ "$rc" -ne 0 ]; then bad "blocks: exit $rc: $(cat err)"; else ok; fi
 admesh_ok "blocks (fins and wedges on the border)" blocks.stl "$((88 * 3 / 2 + 18 * 4))"
 grep -q '^solid.fins_removed=[1-9]' err && ok || bad "blocks: no border fin met: $(grep solid err)"
+ranges_ok "blocks: the base at z -1.5, the roofs at 4" blocks.stl -5.5 5.5 -4 4 -1.5 4
+run terrain --heightmap blocks.pfm --levels 0,4 -o open.stl
+ranges_ok "blocks, no solid: planes 0 and 4 are z" open.stl -5.5 5.5 -4 4 0 4
+# strata slice: an .stl is z-up too, the input's up axis its z; with
+# --up z that is the input's own frame (heights -4..4 cut to planes -2, 2)
+run terrain --heightmap blocks.pfm --levels 0,4 -o blocks.ply
+run slice blocks.ply --levels 0,4 -o slice.stl
+ranges_ok "slice, up y: the heights are z" slice.stl -5.5 5.5 -4 4 0 4
+run slice blocks.ply --up z --levels -2,2 -o slice.stl
+ranges_ok "slice --up z: the input's frame" slice.stl -5.5 5.5 0 4 -2 2
 
 run terrain --heightmap ramp.pfm --levels 0,1,2,3,4,5,6,7,8,9,10 --solid=1.5 -o ramp.stl
 if [ "$rc" -ne 0 ]; then bad "ramp: exit $rc: $(cat err)"; else ok; fi
@@ -172,6 +194,11 @@ side=$(awk '/^Min X|^Min Y|^Min Z/ { gsub(",", ""); lo = $4; hi = $8; if (hi - l
     END { print m }' report)
 awk -v s="$side" 'BEGIN { d = s - 150; if (d < 0) d = -d; exit !(d <= 1e-4) }' && ok ||
     bad "print-size 150: longest side $side"
+# on the build plate: the square footprint is x and y (150 each), the
+# heights z, the base lowest
+awk '/^Min X|^Min Y/ { gsub(",", ""); d = $8 - $4 - 150; if (d < -1e-4 || d > 1e-4) bad = 1 }
+     /^Min Z/ { gsub(",", ""); if (!($8 - $4 < 150)) bad = 1 } END { exit bad }' report && ok ||
+    bad "print-size 150: not lying flat: $(grep '^Min' report)"
 run terrain --heightmap blocks.pfm --levels 0,4 --solid=1.5 --print-size 22 -o print2.stl
 admesh_ok "printed blocks: volume scaled by (22 / 11)^3" print2.stl "$(((88 * 3 / 2 + 18 * 4) * 8))"
 
