@@ -11,7 +11,9 @@
  * what it makes in a small struct:
  *
  *   1 classify_vertices      each vertex's band, and whether it lies
- *                            exactly on its plane (a kernel)
+ *                            exactly on its plane (a kernel); then
+ *                            vertices within rounding of a plane are
+ *                            snapped onto it (strata__onplane_snap)
  *   2 strata__onplane_build  only with vertices on planes: their wedges
  *                            and fins (the rare path, slice_onplane.c)
  *   3 number_crossings       ids of every edge's crossings (prefix sum)
@@ -38,7 +40,8 @@
  * Output vertex ids:
  *   [0, V)          the roof copy of input vertex v, at L[band(v)]
  *   [V, V+P)        bottom copies (at L[band-1]) of input vertices lying
- *                   exactly on their plane (h == L[band], band > 0): one
+ *                   on their plane (h == L[band], band > 0, or snapped
+ *                   onto it, slice_onplane.h): one
  *                   per lower wedge around such a vertex (slice_onplane.h)
  *                   that has an own edge, numbered in the order of the
  *                   wedges' smallest edge id
@@ -53,7 +56,10 @@
  * A crossing exactly at the high end q of an edge (h(q) == L[k]) is not a
  * new point: its top copy is q itself, its bottom copy that of q's wedge
  * the edge leads into.  Polygons and walls that collapse onto q are
- * dropped, so no triangle has zero area.
+ * dropped, so no triangle has zero area.  A vertex that a crossing would
+ * come within rounding of (a hair above a plane, or below the next) is
+ * snapped onto that plane first and goes the same way: no crossing is
+ * computed that could round onto a vertex.
  *
  * Triangles are processed in fixed-size chunks, which threads take in
  * any order.  Pass A: a kernel marks the triangles lying inside one band
@@ -107,7 +113,8 @@ typedef struct {
     uint16_t *band; /* V + 1 (the kernels may read one past the end in
                        32-bit lanes); bands < 65535: 16 bits keep the
                        table in cache on big meshes */
-    uint8_t *on;    /* V: h == L[band] and band > 0 */
+    uint8_t *on;    /* V: h == L[band] and band > 0, or snapped onto
+                       plane band (strata__onplane_snap) */
     uint64_t non;   /* vertices with on set */
 } vertex_bands;
 
@@ -805,9 +812,10 @@ static strata_status pass_b(slice_job *job, const slicer *s, chunk_tables *ct, s
 /* ------------------------------------------------------------ 8. finish */
 
 /* A wall quad's unit normal: that of its first triangle, else of its
- * second; a quad of no area (its cut points rounded onto one spot, when
- * a height lies within rounding of a plane) gets the surface normal
- * there, so every normal has unit length (glTF requires it). */
+ * second; a quad of no area gets the surface normal there, so every
+ * normal has unit length (glTF requires it).  Heights within rounding of
+ * a plane no longer make such quads (they are snapped onto it); input
+ * corners at one spot (x, z) with different heights still can. */
 static void wall_normal(const strata_result *r, const strata_mesh *m, const uint32_t src[4],
                         double n[3])
 {
@@ -931,7 +939,9 @@ static strata_status run_phases(slice_job *job, chunk_tables *ct, strata_result 
     const strata_mesh *m = job->m;
     strata_status st;
     vertex_bands vb;
-    if ((st = classify_vertices(job, &vb)) != STRATA_OK)
+    if ((st = classify_vertices(job, &vb)) != STRATA_OK ||
+        (st = strata__onplane_snap(ctx, &job->edges, m, job->L, vb.band, vb.on, &vb.non)) !=
+            STRATA_OK)
         return st;
     strata_onplane op = {0};
     if (vb.non > 0 && (st = strata__onplane_build(ctx, &job->edges, m, vb.band, vb.on,

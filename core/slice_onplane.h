@@ -2,7 +2,9 @@
  * (core/slice_onplane.c).
  *
  * A vertex q with h(q) == L[band(q)], band(q) > 0, counts as lying
- * infinitesimally above its plane (simulation of simplicity).  A crossing
+ * infinitesimally above its plane (simulation of simplicity); so does a
+ * vertex within rounding of a plane, snapped onto it first
+ * (strata__onplane_snap).  A crossing
  * of plane band(q) exactly at the high end q of an edge is then not a new
  * point: its top copy is q itself.  The neighbours of q below the plane
  * form wedges around q that touch only at q; each wedge gets its own
@@ -58,6 +60,31 @@ STRATA_HIDDEN strata_status strata__onplane_build(strata_ctx *ctx, strata_scratc
                                                   const strata_mesh *m, const uint16_t *band,
                                                   const uint8_t *on, uint32_t own_edges,
                                                   uint32_t first_id, strata_onplane *out);
+
+/* Snap the vertices lying within rounding of a plane onto it, before the
+ * wedges are built.  Take an edge whose ends lie in different bands and
+ * its crossing of the plane nearest one of its ends, computed as
+ * core/slice.c places it (from the low end, t = (L[k] - h_low) / dh) and
+ * moved to that end's roof level.  If it comes within 8 ulps (of the
+ * edge's largest coordinate) of that end's roof copy in every coordinate
+ * (RADIAL: after projection), or, FLAT, keeps one of the end's
+ * coordinates x, z that the edge changes (the crossing would lie on one
+ * line with the end and its neighbour along that axis), the crossing's
+ * rounding, not the surface, would decide the small roof triangles it
+ * makes with that end: they could come out with no area (two corners at
+ * one point, or three on a line) or folded.  The end is then taken as
+ * lying on that plane instead: a vertex a hair above its plane gets
+ * on = 1; one a hair below the next plane moves up to it (band + 1, on =
+ * 1: its roof copy lies on that plane, its wedges' bottom copies where its
+ * roof copy was).  A vertex found both ways takes the first.  Decided
+ * over every edge of m, context included, from the bands and flags of the
+ * classify kernel (before any change), so the result depends on the
+ * input alone: any thread count and ISA give the same.  A chunk's own
+ * vertices have all their edges in its mesh, so they snap as on the whole
+ * surface.  *non grows by the vertices snapped.  STRATA_ERR_NOMEM. */
+STRATA_HIDDEN strata_status strata__onplane_snap(strata_ctx *ctx, strata_scratch *sc,
+                                                 const strata_mesh *m, const float *L,
+                                                 uint16_t *band, uint8_t *on, uint64_t *non);
 
 /* Write each wedge's bottom copy into the output positions x, y, z. */
 STRATA_HIDDEN void strata__onplane_place(strata_ctx *ctx, const strata_onplane *op,
