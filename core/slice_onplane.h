@@ -63,25 +63,34 @@ STRATA_HIDDEN strata_status strata__onplane_build(strata_ctx *ctx, strata_scratc
 
 /* Snap the vertices lying within rounding of a plane onto it, before the
  * wedges are built.  Take an edge whose ends lie in different bands and
- * its crossing of the plane nearest one of its ends, computed as
- * core/slice.c places it (from the low end, t = (L[k] - h_low) / dh) and
- * moved to that end's roof level.  If it comes within 8 ulps (of the
- * edge's largest coordinate) of that end's roof copy in every coordinate
- * (RADIAL: after projection), or, FLAT, keeps one of the end's
- * coordinates x, z that the edge changes (the crossing would lie on one
- * line with the end and its neighbour along that axis), the crossing's
- * rounding, not the surface, would decide the small roof triangles it
- * makes with that end: they could come out with no area (two corners at
- * one point, or three on a line) or folded.  The end is then taken as
- * lying on that plane instead: a vertex a hair above its plane gets
- * on = 1; one a hair below the next plane moves up to it (band + 1, on =
- * 1: its roof copy lies on that plane, its wedges' bottom copies where its
- * roof copy was).  A vertex found both ways takes the first.  Decided
- * over every edge of m, context included, from the bands and flags of the
- * classify kernel (before any change), so the result depends on the
- * input alone: any thread count and ISA give the same.  A chunk's own
- * vertices have all their edges in its mesh, so they snap as on the whole
- * surface.  *non grows by the vertices snapped.  STRATA_ERR_NOMEM. */
+ * its crossing of the plane nearest one of its ends (the end's own plane
+ * when it is the high end, the next one up when it is the low end),
+ * computed as core/slice.c places it (from the low end, t = (L[k] -
+ * h_low) / dh) and moved to that end's roof level.  The end snaps when
+ *   - the crossing lands on the end's roof copy: every coordinate
+ *     (RADIAL: after projection), or, FLAT, one of x, z that the edge
+ *     changes (the crossing would lie on one line with the end and its
+ *     neighbour along that axis); or
+ *   - two such crossings of one plane at the end, each within 16 ulps of
+ *     it, lie on one point or on one line with it though their edges do
+ *     not (not within 6 degrees of opposite directions).
+ * Either way the crossings' rounding, not the surface, would decide the
+ * small roof triangles at that end, and some would have no area.  The end
+ * is then taken as lying on that plane instead: a vertex a hair above its
+ * plane gets on = 1; one a hair below the next plane moves up to it (band
+ * + 1, on = 1: its roof copy lies on that plane, its wedges' bottom
+ * copies where its roof copy was).  A vertex found both ways (planes
+ * within rounding of each other) takes the first.  Decided over every
+ * edge of m, context included, from the bands and flags of the classify
+ * kernel (before any change), so the result depends on the input alone:
+ * any thread count and ISA give the same.  A chunk's own vertices have
+ * all their edges in its mesh, so they snap as on the whole surface.
+ *
+ * Not covered: crossings of two planes on one edge rounding onto one
+ * point (planes closer than the rounding of the crossings), and tiny
+ * folds (triangles a few ulps wide facing the wrong way) where crossings
+ * come within a few ulps of an end without landing.  *non grows by the
+ * vertices snapped.  STRATA_ERR_NOMEM. */
 STRATA_HIDDEN strata_status strata__onplane_snap(strata_ctx *ctx, strata_scratch *sc,
                                                  const strata_mesh *m, const float *L,
                                                  uint16_t *band, uint8_t *on, uint64_t *non);
