@@ -560,28 +560,37 @@ static void check_planet(const strata_result *res, const float *L, float R, int 
     free(wall);
 }
 
-START_TEST(test_planet)
+/* A level-4 icosphere of radius 2 with radial bumps (their pattern
+ * shifted by phase), RADIAL about the origin with base radius 2. */
+static strata_mesh *bumpy_planet(strata_ctx *ctx, float phase)
 {
-    rng_state = 77 + (uint64_t)_i;
-    const uint32_t n = terrace_counts[_i];
-    strata_ctx *ctx = ctx_new(1);
-    strata_mesh *sphere;
+    strata_mesh *sphere, *m;
     ck_assert_ok(strata_shape_icosphere(ctx, 4, 2.0f, &sphere));
-    /* Radial random bumps: rebuild with scaled positions, then RADIAL. */
     strata_mesh_view v;
     strata_mesh_get_view(sphere, &v);
     float *xyz;
     uint32_t *tri;
     mesh_arrays(sphere, &xyz, &tri);
     for (uint32_t i = 0; i < v.nverts; i++) {
-        const float s = 1.0f + 0.15f * sinf(3 * v.x[i]) * cosf(2 * v.y[i] + v.z[i]);
+        const float s = 1.0f + 0.15f * sinf(3 * v.x[i] + phase) * cosf(2 * v.y[i] + v.z[i]);
         xyz[3 * i] *= s;
         xyz[3 * i + 1] *= s;
         xyz[3 * i + 2] *= s;
     }
-    strata_mesh *m;
     ck_assert_ok(strata_mesh_create(ctx, xyz, v.nverts, tri, v.ntris, &m));
     ck_assert_ok(strata_mesh_set_geometry(m, STRATA_RADIAL, NULL, 2.0f));
+    free(xyz);
+    free(tri);
+    strata_mesh_destroy(sphere);
+    return m;
+}
+
+START_TEST(test_planet)
+{
+    rng_state = 77 + (uint64_t)_i;
+    const uint32_t n = terrace_counts[_i];
+    strata_ctx *ctx = ctx_new(1);
+    strata_mesh *m = bumpy_planet(ctx, 0.0f);
     float *L = malloc(sizeof *L * n);
     uniform_levels(m, n, L);
     strata_slice_options o = slice_options(L, n, STRATA_WALLS_UPPER, 0, 1);
@@ -589,16 +598,39 @@ START_TEST(test_planet)
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     check_planet(res, L, 2.0f, 0);
     free(L);
-    free(xyz);
-    free(tri);
     strata_result_destroy(res);
     strata_mesh_destroy(m);
-    strata_mesh_destroy(sphere);
     strata_ctx_destroy(ctx);
 }
 END_TEST
 
 /* ------------------------------------------- heights within rounding */
+
+/* Two results hold the same bytes (what strata_slice_into promises). */
+static void same_result(const strata_result *ra, const strata_result *rb, const char *what)
+{
+    strata_result_view a, b;
+    strata_result_get_view(ra, &a);
+    strata_result_get_view(rb, &b);
+    require(a.nverts == b.nverts && a.nindices == b.nindices && a.nterraces == b.nterraces &&
+                a.walls == b.walls && a.geometry == b.geometry && a.radius == b.radius &&
+                !memcmp(a.center, b.center, sizeof a.center) && (a.nx == NULL) == (b.nx == NULL),
+            "%s: %u/%u vertices, %llu/%llu indices, %u/%u terraces, normals %d/%d", what,
+            a.nverts, b.nverts, (unsigned long long)a.nindices, (unsigned long long)b.nindices,
+            a.nterraces, b.nterraces, a.nx != NULL, b.nx != NULL);
+    require(!memcmp(a.x, b.x, sizeof(float) * a.nverts) &&
+                !memcmp(a.y, b.y, sizeof(float) * a.nverts) &&
+                !memcmp(a.z, b.z, sizeof(float) * a.nverts) &&
+                !memcmp(a.indices, b.indices, sizeof(uint32_t) * a.nindices) &&
+                !memcmp(a.terraces, b.terraces, sizeof(strata_terrace) * a.nterraces),
+            "%s: the bytes differ", what);
+    if (a.nx)
+        require(!memcmp(a.nx, b.nx, sizeof(float) * a.nverts) &&
+                    !memcmp(a.ny, b.ny, sizeof(float) * a.nverts) &&
+                    !memcmp(a.nz, b.nz, sizeof(float) * a.nverts),
+                "%s: the normals differ", what);
+}
+
 
 /* h moved by d ulps (d < 0: down). */
 static float nudge(float h, int d)
@@ -623,17 +655,7 @@ static void check_threads_isa(const strata_mesh *m, const float *L, uint32_t n, 
         ck_assert_ok(strata_slice(ctx, m, &o, &res[k]));
         strata_ctx_destroy(ctx);
     }
-    strata_result_view a, b;
-    strata_result_get_view(res[0], &a);
-    strata_result_get_view(res[1], &b);
-    require_eq(a.nverts, b.nverts);
-    require_eq(a.nindices, b.nindices);
-    ck_assert_mem_eq(a.x, b.x, sizeof(float) * a.nverts);
-    ck_assert_mem_eq(a.y, b.y, sizeof(float) * a.nverts);
-    ck_assert_mem_eq(a.z, b.z, sizeof(float) * a.nverts);
-    ck_assert_mem_eq(a.nx, b.nx, sizeof(float) * a.nverts);
-    ck_assert_mem_eq(a.indices, b.indices, sizeof(uint32_t) * a.nindices);
-    ck_assert_mem_eq(a.terraces, b.terraces, sizeof(strata_terrace) * a.nterraces);
+    same_result(res[0], res[1], "1 thread scalar, 2 threads best ISA");
     strata_result_destroy(res[0]);
     strata_result_destroy(res[1]);
 }
@@ -704,22 +726,7 @@ START_TEST(test_planet_near_planes)
 {
     rng_state = 313 + (uint64_t)_i;
     strata_ctx *ctx = ctx_new(1);
-    strata_mesh *sphere;
-    ck_assert_ok(strata_shape_icosphere(ctx, 4, 2.0f, &sphere));
-    strata_mesh_view v;
-    strata_mesh_get_view(sphere, &v);
-    float *xyz;
-    uint32_t *tri;
-    mesh_arrays(sphere, &xyz, &tri);
-    for (uint32_t i = 0; i < v.nverts; i++) {
-        const float s = 1.0f + 0.15f * sinf(3 * v.x[i] + (float)_i) * cosf(2 * v.y[i] + v.z[i]);
-        xyz[3 * i] *= s;
-        xyz[3 * i + 1] *= s;
-        xyz[3 * i + 2] *= s;
-    }
-    strata_mesh *m;
-    ck_assert_ok(strata_mesh_create(ctx, xyz, v.nverts, tri, v.ntris, &m));
-    ck_assert_ok(strata_mesh_set_geometry(m, STRATA_RADIAL, NULL, 2.0f));
+    strata_mesh *m = bumpy_planet(ctx, (float)_i);
     strata_mesh_view mv;
     strata_mesh_get_view(m, &mv);
     float L[64];
@@ -739,10 +746,7 @@ START_TEST(test_planet_near_planes)
     check_planet(res, L, 2.0f, 4);
     check_threads_isa(m, L, n, walls);
     strata_result_destroy(res);
-    free(xyz);
-    free(tri);
     strata_mesh_destroy(m);
-    strata_mesh_destroy(sphere);
     strata_ctx_destroy(ctx);
 }
 END_TEST
@@ -1270,31 +1274,6 @@ START_TEST(test_cancel_anywhere)
 END_TEST
 
 /* ------------------------------------------------ slicing into a result */
-
-/* Two results hold the same bytes (what strata_slice_into promises). */
-static void same_result(const strata_result *ra, const strata_result *rb, const char *what)
-{
-    strata_result_view a, b;
-    strata_result_get_view(ra, &a);
-    strata_result_get_view(rb, &b);
-    require(a.nverts == b.nverts && a.nindices == b.nindices && a.nterraces == b.nterraces &&
-                a.walls == b.walls && a.geometry == b.geometry && a.radius == b.radius &&
-                !memcmp(a.center, b.center, sizeof a.center) && (a.nx == NULL) == (b.nx == NULL),
-            "%s: %u/%u vertices, %llu/%llu indices, %u/%u terraces, normals %d/%d", what,
-            a.nverts, b.nverts, (unsigned long long)a.nindices, (unsigned long long)b.nindices,
-            a.nterraces, b.nterraces, a.nx != NULL, b.nx != NULL);
-    require(!memcmp(a.x, b.x, sizeof(float) * a.nverts) &&
-                !memcmp(a.y, b.y, sizeof(float) * a.nverts) &&
-                !memcmp(a.z, b.z, sizeof(float) * a.nverts) &&
-                !memcmp(a.indices, b.indices, sizeof(uint32_t) * a.nindices) &&
-                !memcmp(a.terraces, b.terraces, sizeof(strata_terrace) * a.nterraces),
-            "%s: the bytes differ", what);
-    if (a.nx)
-        require(!memcmp(a.nx, b.nx, sizeof(float) * a.nverts) &&
-                    !memcmp(a.ny, b.ny, sizeof(float) * a.nverts) &&
-                    !memcmp(a.nz, b.nz, sizeof(float) * a.nverts),
-                "%s: the normals differ", what);
-}
 
 static void require_empty(const strata_result *r, const char *what)
 {
