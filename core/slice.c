@@ -11,12 +11,14 @@
  * what it makes in a small struct:
  *
  *   1 classify_vertices      each vertex's band, and whether it lies
- *                            exactly on its plane (a kernel); then
- *                            vertices within rounding of a plane are
- *                            snapped onto it (strata__onplane_snap)
+ *                            exactly on its plane (a kernel)
  *   2 strata__onplane_build  only with vertices on planes: their wedges
  *                            and fins (the rare path, slice_onplane.c)
- *   3 number_crossings       ids of every edge's crossings (prefix sum)
+ *   3 number_crossings       ids of every edge's crossings (prefix sum);
+ *                            then the vertices within rounding of a
+ *                            plane snap onto it (strata__onplane_snap,
+ *                            over the crossing edges), and if any did,
+ *                            2 and 3 again
  *   4 pass_a                 one-band triangles counted, the others cut
  *                            into per-thread arenas
  *   5 lay_out                write offsets per chunk and bucket; the
@@ -939,19 +941,31 @@ static strata_status run_phases(slice_job *job, chunk_tables *ct, strata_result 
     const strata_mesh *m = job->m;
     strata_status st;
     vertex_bands vb;
-    if ((st = classify_vertices(job, &vb)) != STRATA_OK ||
-        (st = strata__onplane_snap(ctx, &job->edges, m, job->L, vb.band, vb.on, &vb.non)) !=
-            STRATA_OK)
+    if ((st = classify_vertices(job, &vb)) != STRATA_OK)
         return st;
     strata_onplane op = {0};
-    if (vb.non > 0 && (st = strata__onplane_build(ctx, &job->edges, m, vb.band, vb.on,
-                                                  job->own_edges, job->own_verts, &op)) != STRATA_OK)
-        return st;
-    if ((st = strata__progress(ctx, "slice", 0.15)) != STRATA_OK)
-        return st;
     crossing_ids cr;
-    if ((st = number_crossings(job, &vb, &op, &cr)) != STRATA_OK ||
-        (st = strata__progress(ctx, "slice", 0.3)) != STRATA_OK)
+    uint64_t nsnap = 0;
+    for (int round = 0; round < 2; round++) {
+        /* Vertices within rounding of a plane snap onto it (nearly never:
+         * then the wedges and numbers are made again, once). */
+        if (round == 1 && !nsnap)
+            break;
+        if (vb.non > 0 && (st = strata__onplane_build(ctx, &job->edges, m, vb.band, vb.on,
+                                                      job->own_edges, job->own_verts, &op)) !=
+                              STRATA_OK)
+            return st;
+        if (round == 0 && (st = strata__progress(ctx, "slice", 0.15)) != STRATA_OK)
+            return st;
+        if ((st = number_crossings(job, &vb, &op, &cr)) != STRATA_OK)
+            return st;
+        if (round == 0 && (st = strata__onplane_snap(ctx, &job->edges, m, job->L, cr.cross,
+                                                     job->own_edges, vb.band, vb.on, &nsnap)) !=
+                              STRATA_OK)
+            return st;
+        vb.non += nsnap;
+    }
+    if ((st = strata__progress(ctx, "slice", 0.3)) != STRATA_OK)
         return st;
     const slicer s = {m,     job->own_tris, job->nplanes, job->walls, vb.band,
                       vb.on, op,            cr.cut_base,  job->own_verts};

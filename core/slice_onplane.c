@@ -268,8 +268,8 @@ typedef struct {
     float d[3]; /* the edge's direction from the end (unplaced) */
 } near_cut;
 
-/* Crossings within this many ulps (of the largest coordinate) of an end
- * in every coordinate are near it. */
+/* Crossings within this many ulps (of the largest coordinate; up to twice
+ * as many) of an end in every coordinate are near it. */
 #define NEAR_ULPS 16
 
 enum { FAR = 0, LANDS = 1, NEAR = 2 };
@@ -277,19 +277,22 @@ enum { FAR = 0, LANDS = 1, NEAR = 2 };
 /* Where the crossing at (px, py, pz) on the edge from `other` to v, moved
  * to `level`, lies from v's own point at that level: LANDS on it (every
  * coordinate; FLAT, which keeps x and z, also one of x, z that the edge
- * changes), NEAR it (then *nc is filled but for its key), or FAR. */
+ * changes when the crossing is near), NEAR it (within NEAR_ULPS to twice
+ * that many ulps of the largest coordinate in every coordinate; then *nc
+ * is filled but for its key), or FAR. */
 static int crossing_at(const strata_place *g, const strata_mesh *m, float px, float py,
                        float pz, uint32_t v, uint32_t other, float level, near_cut *nc)
 {
     const float xv = m->x[v], yv = m->y[v], zv = m->z[v];
     if (g->geometry == STRATA_FLAT) { /* y is the level for all */
-        const int eqx = px == xv, eqz = pz == zv;
-        if ((eqx && eqz) || (eqx && m->x[other] != xv) || (eqz && m->z[other] != zv))
+        if (px == xv && pz == zv)
             return LANDS;
         const float big = fmaxf(fmaxf(fabsf(xv), fabsf(zv)), fmaxf(fabsf(px), fabsf(pz)));
-        const float tol = NEAR_ULPS * (nextafterf(big, INFINITY) - big);
+        const float tol = NEAR_ULPS * 0x1p-23f * big; /* 16 to 32 ulps */
         if (!(fabsf(px - xv) <= tol && fabsf(pz - zv) <= tol))
             return FAR;
+        if ((px == xv && m->x[other] != xv) || (pz == zv && m->z[other] != zv))
+            return LANDS;
         *nc = (near_cut){0, {px, level, pz}, {xv, level, zv},
                          {m->x[other] - xv, 0.0f, m->z[other] - zv}};
         return NEAR;
@@ -315,7 +318,7 @@ static int crossing_at(const strata_place *g, const strata_mesh *m, float px, fl
     if (n.c[0] == n.v[0] && n.c[1] == n.v[1] && n.c[2] == n.v[2])
         return LANDS;
     const float big = fmaxf(fmaxf(fabsf(n.v[0]), fabsf(n.v[1])), fabsf(n.v[2]));
-    const float tol = NEAR_ULPS * (nextafterf(big, INFINITY) - big);
+    const float tol = NEAR_ULPS * 0x1p-23f * big;
     if (!(fabsf(n.c[0] - n.v[0]) <= tol && fabsf(n.c[1] - n.v[1]) <= tol &&
           fabsf(n.c[2] - n.v[2]) <= tol))
         return FAR;
@@ -337,20 +340,48 @@ static void snap_edge(const strata_place *g, const strata_mesh *m, const float *
                       near_cut *near, uint32_t *nl, uint32_t *nn)
 {
     uint32_t p = m->ev0[e], q = m->ev1[e];
-    if (band[p] == band[q])
+    uint32_t bp = band[p], bq = band[q];
+    if (bp == bq)
         return;
-    if (band[p] > band[q]) { /* canonical direction: low to high */
+    if (bp > bq) { /* canonical direction: low to high */
         const uint32_t tmp = p;
         p = q;
         q = tmp;
+        bp = bq;
+        bq = band[q];
     }
-    if (band[q] - on[q] <= band[p])
+    /* First by heights alone (the flags only then): only an end within
+     * 2^-8 of the edge's climb of the plane is looked at further (a
+     * crossing 2^-8 of the edge from its end is thousands of ulps from it
+     * unless the coordinates are over 2^14 times the edge: meshes finer
+     * than floats hold well). */
+    const float hp = m->h[p], dh = m->h[q] - hp;
+    const float fmax = 0x1p-8f * dh;
+    float fq = m->h[q] - L[bq], fp = L[bp + 1] - hp;
+    if (!(fq <= fmax) && !(fp <= fmax))
+        return;
+    if (bq - on[q] <= bp)
         return; /* its one crossing is q itself */
-    const float hp = m->h[p], dh = m->h[q] - m->h[p];
+    fq = on[q] ? INFINITY : fq;
+    fp = on[p] ? INFINITY : fp;
     const float dx = m->x[q] - m->x[p], dy = m->y[q] - m->y[p], dz = m->z[q] - m->z[p];
+    /* A crossing a fraction f = |L[k] - h_v| / |dh| of the edge from its
+     * end v is about f * |d| from it, so it can come near v (16 to 32
+     * ulps of the coordinates, plus the rounding of t * d) only if
+     * |L[k] - h_v| * D <= |dh| * 2^-16 * (D + big), D the largest
+     * coordinate change, big the largest coordinate.  (On RADIAL meshes
+     * this misses edges steeper than about 10:1, whose crossings are near
+     * their ends in the projection while far in space.) */
+    const int flat = g->geometry == STRATA_FLAT;
+    const float D = fmaxf(fmaxf(fabsf(dx), flat ? 0.0f : fabsf(dy)), fabsf(dz));
+    const float big = fmaxf(fmaxf(fmaxf(fabsf(m->x[p]), fabsf(m->z[p])),
+                                  fmaxf(fabsf(m->x[q]), fabsf(m->z[q]))),
+                            flat ? 0.0f : fmaxf(fabsf(m->y[p]), fabsf(m->y[q])));
+    const float reach = fabsf(dh) * 0x1p-16f * (D + big);
     for (int low = 0; low < 2; low++) {
         const uint32_t v = low ? p : q, k = low ? band[p] + 1u : band[q];
-        if (on[v])
+        const float f = low ? fp : fq;
+        if (!(f <= fmax) || f * D > reach)
             continue;
         const float t = (L[k] - hp) / dh;
         const float px = m->x[p] + t * dx, py = m->y[p] + t * dy, pz = m->z[p] + t * dz;
@@ -404,18 +435,33 @@ typedef struct {
     const uint16_t *band;
     const uint8_t *on;
     strata_place g;
+    const uint64_t *cross; /* own edges crossing a plane */
+    uint32_t own_edges;
     uint32_t *blk; /* per block: its crossings landing on or near an end */
 } snap_arg;
+
+/* snap_edge over the edges of block b that cross a plane: the own ones by
+ * the bitmap, the context ones (few) by their bands. */
+static void snap_block_edges(const snap_arg *a, size_t b, uint64_t *lands, near_cut *near,
+                             uint32_t *nl, uint32_t *nn)
+{
+    const size_t e0 = b * SNAP_BLOCK;
+    const size_t e1 = a->m->nedges - e0 < SNAP_BLOCK ? a->m->nedges : e0 + SNAP_BLOCK;
+    const size_t own1 = e1 < a->own_edges ? e1 : a->own_edges;
+    for (size_t w = e0 / 64; w * 64 < own1; w++)
+        for (uint64_t bits = a->cross[w]; bits; bits &= bits - 1)
+            snap_edge(&a->g, a->m, a->L, a->band, a->on,
+                      (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits)), lands, near, nl, nn);
+    for (size_t e = e0 > own1 ? e0 : own1; e < e1; e++)
+        snap_edge(&a->g, a->m, a->L, a->band, a->on, (uint32_t)e, lands, near, nl, nn);
+}
 
 static strata_status snap_count_block(void *arg, size_t b, int thread)
 {
     (void)thread;
     const snap_arg *a = arg;
-    const size_t e0 = b * SNAP_BLOCK;
-    const size_t e1 = a->m->nedges - e0 < SNAP_BLOCK ? a->m->nedges : e0 + SNAP_BLOCK;
     uint32_t nl = 0, nn = 0;
-    for (size_t e = e0; e < e1; e++)
-        snap_edge(&a->g, a->m, a->L, a->band, a->on, (uint32_t)e, NULL, NULL, &nl, &nn);
+    snap_block_edges(a, b, NULL, NULL, &nl, &nn);
     a->blk[b] = nl + nn;
     return STRATA_OK;
 }
@@ -432,11 +478,14 @@ static int cmp_near(const void *pa, const void *pb)
 }
 
 strata_status strata__onplane_snap(strata_ctx *ctx, strata_scratch *sc, const strata_mesh *m,
-                                   const float *L, uint16_t *band, uint8_t *on, uint64_t *non)
+                                   const float *L, const uint64_t *cross, uint32_t own_edges,
+                                   uint16_t *band, uint8_t *on, uint64_t *nsnap)
 {
+    *nsnap = 0;
     const size_t nblk = ((size_t)m->nedges + SNAP_BLOCK - 1) / SNAP_BLOCK;
-    snap_arg a = {m, L, band, on, {m->geometry, {m->center[0], m->center[1], m->center[2]},
-                                   m->radius}, NULL};
+    snap_arg a = {m,     L,         band, on, {m->geometry, {m->center[0], m->center[1], m->center[2]},
+                                               m->radius},
+                  cross, own_edges, NULL};
     if (!(a.blk = strata__scratch_alloc(sc, nblk, sizeof(uint32_t))))
         return STRATA_ERR_NOMEM;
     strata__par_blocks(ctx, nblk, snap_count_block, &a, NULL, 0, 0, 0);
@@ -451,12 +500,9 @@ strata_status strata__onplane_snap(strata_ctx *ctx, strata_scratch *sc, const st
     if (!snap || !near)
         return STRATA_ERR_NOMEM;
     uint32_t ns = 0, nn = 0;
-    for (size_t b = 0; b < nblk; b++) {
-        const size_t e0 = b * SNAP_BLOCK;
-        const size_t e1 = m->nedges - e0 < SNAP_BLOCK ? m->nedges : e0 + SNAP_BLOCK;
-        for (size_t e = e0; a.blk[b] && e < e1; e++)
-            snap_edge(&a.g, m, L, band, on, (uint32_t)e, snap, near, &ns, &nn);
-    }
+    for (size_t b = 0; b < nblk; b++)
+        if (a.blk[b])
+            snap_block_edges(&a, b, snap, near, &ns, &nn);
     /* Crossings near one end of the same plane, two by two: an end with
      * two on one line with it (or at one point) snaps too. */
     qsort(near, nn, sizeof *near, cmp_near);
@@ -480,7 +526,7 @@ strata_status strata__onplane_snap(strata_ctx *ctx, strata_scratch *sc, const st
             continue;
         band[v] = (uint16_t)(band[v] + (snap[i] & 1u));
         on[v] = 1;
-        ++*non;
+        ++*nsnap;
     }
     return STRATA_OK;
 }
