@@ -14,7 +14,11 @@
  *                            exactly on its plane (a kernel)
  *   2 strata__onplane_build  only with vertices on planes: their wedges
  *                            and fins (the rare path, slice_onplane.c)
- *   3 number_crossings       ids of every edge's crossings (prefix sum)
+ *   3 number_crossings       ids of every edge's crossings (prefix sum);
+ *                            then the vertices within rounding of a
+ *                            plane snap onto it (strata__onplane_snap,
+ *                            over the crossing edges), and if any did,
+ *                            2 and 3 again
  *   4 pass_a                 one-band triangles counted, the others cut
  *                            into per-thread arenas
  *   5 lay_out                write offsets per chunk and bucket; the
@@ -38,7 +42,8 @@
  * Output vertex ids:
  *   [0, V)          the roof copy of input vertex v, at L[band(v)]
  *   [V, V+P)        bottom copies (at L[band-1]) of input vertices lying
- *                   exactly on their plane (h == L[band], band > 0): one
+ *                   on their plane (h == L[band], band > 0, or snapped
+ *                   onto it, slice_onplane.h): one
  *                   per lower wedge around such a vertex (slice_onplane.h)
  *                   that has an own edge, numbered in the order of the
  *                   wedges' smallest edge id
@@ -53,7 +58,10 @@
  * A crossing exactly at the high end q of an edge (h(q) == L[k]) is not a
  * new point: its top copy is q itself, its bottom copy that of q's wedge
  * the edge leads into.  Polygons and walls that collapse onto q are
- * dropped, so no triangle has zero area.
+ * dropped, so no triangle has zero area.  A vertex that a crossing would
+ * come within rounding of (a hair above a plane, or below the next) is
+ * snapped onto that plane first and goes the same way: no crossing is
+ * computed that could round onto a vertex.
  *
  * Triangles are processed in fixed-size chunks, which threads take in
  * any order.  Pass A: a kernel marks the triangles lying inside one band
@@ -107,7 +115,8 @@ typedef struct {
     uint16_t *band; /* V + 1 (the kernels may read one past the end in
                        32-bit lanes); bands < 65535: 16 bits keep the
                        table in cache on big meshes */
-    uint8_t *on;    /* V: h == L[band] and band > 0 */
+    uint8_t *on;    /* V: h == L[band] and band > 0, or snapped onto
+                       plane band (strata__onplane_snap) */
     uint64_t non;   /* vertices with on set */
 } vertex_bands;
 
@@ -799,9 +808,10 @@ static strata_status pass_b(slice_job *job, const slicer *s, chunk_tables *ct, s
 /* ------------------------------------------------------------ 8. finish */
 
 /* A wall quad's unit normal: that of its first triangle, else of its
- * second; a quad of no area (its cut points rounded onto one spot, when
- * a height lies within rounding of a plane) gets the surface normal
- * there, so every normal has unit length (glTF requires it). */
+ * second; a quad of no area gets the surface normal there, so every
+ * normal has unit length (glTF requires it).  Heights within rounding of
+ * a plane no longer make such quads (they are snapped onto it); input
+ * corners at one spot (x, z) with different heights still can. */
 static void wall_normal(const strata_result *r, const strata_mesh *m, const uint32_t src[4],
                         double n[3])
 {
@@ -928,14 +938,28 @@ static strata_status run_phases(slice_job *job, chunk_tables *ct, strata_result 
     if ((st = classify_vertices(job, &vb)) != STRATA_OK)
         return st;
     strata_onplane op = {0};
-    if (vb.non > 0 && (st = strata__onplane_build(ctx, &job->edges, m, vb.band, vb.on,
-                                                  job->own_edges, job->own_verts, &op)) != STRATA_OK)
-        return st;
-    if ((st = strata__progress(ctx, "slice", 0.15)) != STRATA_OK)
-        return st;
     crossing_ids cr;
-    if ((st = number_crossings(job, &vb, &op, &cr)) != STRATA_OK ||
-        (st = strata__progress(ctx, "slice", 0.3)) != STRATA_OK)
+    uint64_t nsnap = 0;
+    for (int round = 0; round < 2; round++) {
+        /* Vertices within rounding of a plane snap onto it (nearly never:
+         * then the wedges and numbers are made again, once). */
+        if (round == 1 && !nsnap)
+            break;
+        if (vb.non > 0 && (st = strata__onplane_build(ctx, &job->edges, m, vb.band, vb.on,
+                                                      job->own_edges, job->own_verts, &op)) !=
+                              STRATA_OK)
+            return st;
+        if (round == 0 && (st = strata__progress(ctx, "slice", 0.15)) != STRATA_OK)
+            return st;
+        if ((st = number_crossings(job, &vb, &op, &cr)) != STRATA_OK)
+            return st;
+        if (round == 0 && (st = strata__onplane_snap(ctx, &job->edges, m, job->L, cr.cross,
+                                                     job->own_edges, vb.band, vb.on, &nsnap)) !=
+                              STRATA_OK)
+            return st;
+        vb.non += nsnap;
+    }
+    if ((st = strata__progress(ctx, "slice", 0.3)) != STRATA_OK)
         return st;
     const slicer s = {m,     job->own_tris, job->nplanes, job->walls, vb.band,
                       vb.on, op,            cr.cut_base,  job->own_verts};

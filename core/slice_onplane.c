@@ -4,9 +4,11 @@
  * lies on its plane. */
 #include "ctx.h"
 #include "mesh.h"
+#include "par.h"
 #include "slice_onplane.h"
 #include "../simd/slice.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,6 +252,283 @@ strata_status strata__onplane_build(strata_ctx *ctx, strata_scratch *sc, const s
     out->wedge_bot = bot;
     out->wedge_first = first;
     return nw > 0 ? find_fins(sc, m, band, on, hot, nhot, root, out) : STRATA_OK;
+}
+
+/* ------------------------------------------------------------ snapping */
+
+/* Edges per block of the snap pass. */
+#define SNAP_BLOCK 65536
+
+/* A crossing near an end of its edge (strata__onplane_snap): the end
+ * (vertex << 1 | 1 when it is the low end), where the crossing and the
+ * end's point lie at the end's roof level, and the edge's direction. */
+typedef struct {
+    uint64_t key;
+    float c[3], v[3];
+    float d[3]; /* the edge's direction from the end (unplaced) */
+} near_cut;
+
+/* Crossings within this many ulps (of the largest coordinate; up to twice
+ * as many) of an end in every coordinate are near it. */
+#define NEAR_ULPS 16
+
+enum { FAR = 0, LANDS = 1, NEAR = 2 };
+
+/* Where the crossing at (px, py, pz) on the edge from `other` to v, moved
+ * to `level`, lies from v's own point at that level: LANDS on it (every
+ * coordinate; FLAT, which keeps x and z, also one of x, z that the edge
+ * changes when the crossing is near), NEAR it (within NEAR_ULPS to twice
+ * that many ulps of the largest coordinate in every coordinate; then *nc
+ * is filled but for its key), or FAR. */
+static int crossing_at(const strata_place *g, const strata_mesh *m, float px, float py,
+                       float pz, uint32_t v, uint32_t other, float level, near_cut *nc)
+{
+    const float xv = m->x[v], yv = m->y[v], zv = m->z[v];
+    if (g->geometry == STRATA_FLAT) { /* y is the level for all */
+        if (px == xv && pz == zv)
+            return LANDS;
+        const float big = fmaxf(fmaxf(fabsf(xv), fabsf(zv)), fmaxf(fabsf(px), fabsf(pz)));
+        const float tol = NEAR_ULPS * 0x1p-23f * big; /* 16 to 32 ulps */
+        if (!(fabsf(px - xv) <= tol && fabsf(pz - zv) <= tol))
+            return FAR;
+        if ((px == xv && m->x[other] != xv) || (pz == zv && m->z[other] != zv))
+            return LANDS;
+        *nc = (near_cut){0, {px, level, pz}, {xv, level, zv},
+                         {m->x[other] - xv, 0.0f, m->z[other] - zv}};
+        return NEAR;
+    }
+    /* The projection keeps the direction from the centre: two points
+     * project near one another only if their directions agree to a few
+     * parts in 2^23.  Those farther apart (nearly every crossing) are not
+     * projected. */
+    const double a[3] = {(double)px - g->center[0], (double)py - g->center[1],
+                         (double)pz - g->center[2]};
+    const double b[3] = {(double)xv - g->center[0], (double)yv - g->center[1],
+                         (double)zv - g->center[2]};
+    const double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                         a[0] * b[1] - a[1] * b[0]};
+    const double s2 = c[0] * c[0] + c[1] * c[1] + c[2] * c[2],
+                 ab2 = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) *
+                       (b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+    if (s2 > 0x1p-30 * ab2) /* sin^2 of their angle over (2^-15)^2 */
+        return FAR;
+    near_cut n;
+    strata__place_point(g, px, py, pz, level, &n.c[0], &n.c[1], &n.c[2]);
+    strata__place_point(g, xv, yv, zv, level, &n.v[0], &n.v[1], &n.v[2]);
+    if (n.c[0] == n.v[0] && n.c[1] == n.v[1] && n.c[2] == n.v[2])
+        return LANDS;
+    const float big = fmaxf(fmaxf(fabsf(n.v[0]), fabsf(n.v[1])), fabsf(n.v[2]));
+    const float tol = NEAR_ULPS * 0x1p-23f * big;
+    if (!(fabsf(n.c[0] - n.v[0]) <= tol && fabsf(n.c[1] - n.v[1]) <= tol &&
+          fabsf(n.c[2] - n.v[2]) <= tol))
+        return FAR;
+    n.d[0] = m->x[other] - xv;
+    n.d[1] = m->y[other] - yv;
+    n.d[2] = m->z[other] - zv;
+    *nc = n;
+    return NEAR;
+}
+
+/* Edge e's ends that crossings land on or come near: into lands[] (keys,
+ * vertex << 1 | 1 for the low end) and near[] (filled when not NULL), how
+ * many of each added to *nl, *nn.  The high end's crossing is that of
+ * plane band(hi), the low end's that of plane band(lo) + 1 moved to
+ * L[band(lo)]; both computed as core/slice.c place_block computes them,
+ * to the bit. */
+static void snap_edge(const strata_place *g, const strata_mesh *m, const float *L,
+                      const uint16_t *band, const uint8_t *on, uint32_t e, uint64_t *lands,
+                      near_cut *near, uint32_t *nl, uint32_t *nn)
+{
+    uint32_t p = m->ev0[e], q = m->ev1[e];
+    uint32_t bp = band[p], bq = band[q];
+    if (bp == bq)
+        return;
+    if (bp > bq) { /* canonical direction: low to high */
+        const uint32_t tmp = p;
+        p = q;
+        q = tmp;
+        bp = bq;
+        bq = band[q];
+    }
+    /* First by heights alone (the flags only then): only an end within
+     * 2^-8 of the edge's climb of the plane is looked at further (a
+     * crossing 2^-8 of the edge from its end is thousands of ulps from it
+     * unless the coordinates are over 2^14 times the edge: meshes finer
+     * than floats hold well). */
+    const float hp = m->h[p], dh = m->h[q] - hp;
+    const float fmax = 0x1p-8f * dh;
+    float fq = m->h[q] - L[bq], fp = L[bp + 1] - hp;
+    if (!(fq <= fmax) && !(fp <= fmax))
+        return;
+    if (bq - on[q] <= bp)
+        return; /* its one crossing is q itself */
+    fq = on[q] ? INFINITY : fq;
+    fp = on[p] ? INFINITY : fp;
+    const float dx = m->x[q] - m->x[p], dy = m->y[q] - m->y[p], dz = m->z[q] - m->z[p];
+    /* A crossing a fraction f = |L[k] - h_v| / |dh| of the edge from its
+     * end v is about f * |d| from it, so it can come near v (16 to 32
+     * ulps of the coordinates, plus the rounding of t * d) only if
+     * |L[k] - h_v| * D <= |dh| * 2^-16 * (D + big), D the largest
+     * coordinate change, big the largest coordinate.  (On RADIAL meshes
+     * this misses edges steeper than about 10:1, whose crossings are near
+     * their ends in the projection while far in space.) */
+    const int flat = g->geometry == STRATA_FLAT;
+    const float D = fmaxf(fmaxf(fabsf(dx), flat ? 0.0f : fabsf(dy)), fabsf(dz));
+    const float big = fmaxf(fmaxf(fmaxf(fabsf(m->x[p]), fabsf(m->z[p])),
+                                  fmaxf(fabsf(m->x[q]), fabsf(m->z[q]))),
+                            flat ? 0.0f : fmaxf(fabsf(m->y[p]), fabsf(m->y[q])));
+    const float reach = fabsf(dh) * 0x1p-16f * (D + big);
+    for (int low = 0; low < 2; low++) {
+        const uint32_t v = low ? p : q, k = low ? band[p] + 1u : band[q];
+        const float f = low ? fp : fq;
+        if (!(f <= fmax) || f * D > reach)
+            continue;
+        const float t = (L[k] - hp) / dh;
+        const float px = m->x[p] + t * dx, py = m->y[p] + t * dy, pz = m->z[p] + t * dz;
+        near_cut nc;
+        const int at = crossing_at(g, m, px, py, pz, v, low ? q : p, L[band[v]], &nc);
+        const uint64_t key = (uint64_t)v << 1 | (unsigned)low;
+        if (at == LANDS) {
+            if (lands)
+                lands[*nl] = key;
+            ++*nl;
+        } else if (at == NEAR) {
+            if (near) {
+                nc.key = key;
+                near[*nn] = nc;
+            }
+            ++*nn;
+        }
+    }
+}
+
+/* Do crossings i and j near one end lie on one point or on one line with
+ * it, as placed, though their edges leave the end in different directions
+ * (and not in nearly opposite ones, which no triangle has both of: on a
+ * grid, the crossings of a row's two edges at a vertex always lie on its
+ * line)?  Then the triangle of the three would have no area, and so would
+ * any triangle with both crossings if they are at one point. */
+static int flat_with(const near_cut *i, const near_cut *j)
+{
+    double a[3], b[3], di[3], dj[3];
+    for (int c = 0; c < 3; c++) {
+        a[c] = (double)i->c[c] - i->v[c];
+        b[c] = (double)j->c[c] - j->v[c];
+        di[c] = i->d[c];
+        dj[c] = j->d[c];
+    }
+    const double e[3] = {di[1] * dj[2] - di[2] * dj[1], di[2] * dj[0] - di[0] * dj[2],
+                         di[0] * dj[1] - di[1] * dj[0]};
+    const double e2 = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
+    const double dd = di[0] * dj[0] + di[1] * dj[1] + di[2] * dj[2];
+    const double n2 = (di[0] * di[0] + di[1] * di[1] + di[2] * di[2]) *
+                      (dj[0] * dj[0] + dj[1] * dj[1] + dj[2] * dj[2]);
+    if (e2 == 0 || (dd < 0 && e2 <= 0.01 * n2)) /* one line, or within 6 degrees of it */
+        return 0;
+    return a[1] * b[2] - a[2] * b[1] == 0 && a[2] * b[0] - a[0] * b[2] == 0 &&
+           a[0] * b[1] - a[1] * b[0] == 0;
+}
+
+typedef struct {
+    const strata_mesh *m;
+    const float *L;
+    const uint16_t *band;
+    const uint8_t *on;
+    strata_place g;
+    const uint64_t *cross; /* own edges crossing a plane */
+    uint32_t own_edges;
+    uint32_t *blk; /* per block: its crossings landing on or near an end */
+} snap_arg;
+
+/* snap_edge over the edges of block b that cross a plane: the own ones by
+ * the bitmap, the context ones (few) by their bands. */
+static void snap_block_edges(const snap_arg *a, size_t b, uint64_t *lands, near_cut *near,
+                             uint32_t *nl, uint32_t *nn)
+{
+    const size_t e0 = b * SNAP_BLOCK;
+    const size_t e1 = a->m->nedges - e0 < SNAP_BLOCK ? a->m->nedges : e0 + SNAP_BLOCK;
+    const size_t own1 = e1 < a->own_edges ? e1 : a->own_edges;
+    for (size_t w = e0 / 64; w * 64 < own1; w++)
+        for (uint64_t bits = a->cross[w]; bits; bits &= bits - 1)
+            snap_edge(&a->g, a->m, a->L, a->band, a->on,
+                      (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits)), lands, near, nl, nn);
+    for (size_t e = e0 > own1 ? e0 : own1; e < e1; e++)
+        snap_edge(&a->g, a->m, a->L, a->band, a->on, (uint32_t)e, lands, near, nl, nn);
+}
+
+static strata_status snap_count_block(void *arg, size_t b, int thread)
+{
+    (void)thread;
+    const snap_arg *a = arg;
+    uint32_t nl = 0, nn = 0;
+    snap_block_edges(a, b, NULL, NULL, &nl, &nn);
+    a->blk[b] = nl + nn;
+    return STRATA_OK;
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+    const uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+static int cmp_near(const void *pa, const void *pb)
+{
+    return cmp_u64(&((const near_cut *)pa)->key, &((const near_cut *)pb)->key);
+}
+
+strata_status strata__onplane_snap(strata_ctx *ctx, strata_scratch *sc, const strata_mesh *m,
+                                   const float *L, const uint64_t *cross, uint32_t own_edges,
+                                   uint16_t *band, uint8_t *on, uint64_t *nsnap)
+{
+    *nsnap = 0;
+    const size_t nblk = ((size_t)m->nedges + SNAP_BLOCK - 1) / SNAP_BLOCK;
+    snap_arg a = {m,     L,         band, on, {m->geometry, {m->center[0], m->center[1], m->center[2]},
+                                               m->radius},
+                  cross, own_edges, NULL};
+    if (!(a.blk = strata__scratch_alloc(sc, nblk, sizeof(uint32_t))))
+        return STRATA_ERR_NOMEM;
+    strata__par_blocks(ctx, nblk, snap_count_block, &a, NULL, 0, 0, 0);
+    uint64_t nflag = 0;
+    for (size_t b = 0; b < nblk; b++)
+        nflag += a.blk[b];
+    if (nflag == 0)
+        return STRATA_OK; /* the usual case */
+    /* The rare blocks again, serially, in edge order. */
+    uint64_t *snap = strata__scratch_alloc(sc, nflag, sizeof(uint64_t));
+    near_cut *near = strata__scratch_alloc(sc, nflag, sizeof(near_cut));
+    if (!snap || !near)
+        return STRATA_ERR_NOMEM;
+    uint32_t ns = 0, nn = 0;
+    for (size_t b = 0; b < nblk; b++)
+        if (a.blk[b])
+            snap_block_edges(&a, b, snap, near, &ns, &nn);
+    /* Crossings near one end of the same plane, two by two: an end with
+     * two on one line with it (or at one point) snaps too. */
+    qsort(near, nn, sizeof *near, cmp_near);
+    for (uint32_t i = 0; i < nn;) {
+        uint32_t j = i + 1, bad = 0;
+        while (j < nn && near[j].key == near[i].key)
+            j++;
+        for (uint32_t x = i; x < j && !bad; x++)
+            for (uint32_t y = x + 1; y < j && !bad; y++)
+                bad = flat_with(&near[x], &near[y]);
+        if (bad)
+            snap[ns++] = near[i].key;
+        i = j;
+    }
+    /* (vertex << 1 | below) sorted: a vertex's first entry says how it
+     * snaps (above first). */
+    qsort(snap, ns, sizeof *snap, cmp_u64);
+    for (uint32_t i = 0; i < ns; i++) {
+        const uint32_t v = (uint32_t)(snap[i] >> 1);
+        if (i > 0 && v == (uint32_t)(snap[i - 1] >> 1))
+            continue;
+        band[v] = (uint16_t)(band[v] + (snap[i] & 1u));
+        on[v] = 1;
+        ++*nsnap;
+    }
+    return STRATA_OK;
 }
 
 void strata__onplane_place(strata_ctx *ctx, const strata_onplane *op, const strata_mesh *m,
