@@ -205,12 +205,8 @@ static strata_status count_block(void *arg, size_t b, int thread)
     const number_arg *a = arg;
     const strata_mesh *m = a->job->m;
     const size_t e0 = b * PREFIX_BLOCK, e1 = edge_block_end(a->job, b);
-    const uint64_t sum =
-        a->job->ctx->simd.edge_spans(m->ev0 + e0, m->ev1 + e0, e1 - e0, a->vb->band,
-                                     a->cross + e0 / 64) -
-        /* crossings at a vertex: the wedge edges in [e0, e1) */
-        (strata__onplane_rank(a->op, (uint32_t)e1) - strata__onplane_rank(a->op, (uint32_t)e0));
-    a->blk[b] = 2 * sum;
+    a->blk[b] = a->job->ctx->simd.edge_spans(m->ev0 + e0, m->ev1 + e0, e1 - e0, a->vb->band,
+                                             a->cross + e0 / 64);
     return STRATA_OK;
 }
 
@@ -230,29 +226,47 @@ static strata_status number_block(void *arg, size_t b, int thread)
     return STRATA_OK;
 }
 
-static strata_status number_crossings(slice_job *job, const vertex_bands *vb,
-                                      const strata_onplane *op, crossing_ids *out)
+/* The planes crossing each own edge, summed per block into na->blk, and
+ * the bit of every edge whose ends are in different bands (na->cross);
+ * the tables are allocated on the first call.  Bands change only by
+ * snapping (strata__onplane_snap), which calls for a second count. */
+static strata_status count_spans(slice_job *job, const vertex_bands *vb, number_arg *na)
 {
     const size_t nblk = ((size_t)job->own_edges + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
-    number_arg a = {job, vb, op, NULL, NULL, NULL};
-    a.cut_base = strata__scratch_alloc(&job->edges, job->own_edges, sizeof(uint32_t));
-    a.cross =
-        strata__scratch_alloc(&job->edges, ((size_t)job->own_edges + 63) / 64, sizeof(uint64_t));
-    a.blk = strata__scratch_alloc(&job->edges, nblk, sizeof(uint64_t));
-    if (!a.cut_base || !a.cross || !a.blk)
-        return STRATA_ERR_NOMEM;
-    strata__par_blocks(job->ctx, nblk, count_block, &a, NULL, 0, 0, 0);
+    if (!na->blk) {
+        *na = (number_arg){job, vb, NULL, NULL, NULL, NULL};
+        na->cut_base = strata__scratch_alloc(&job->edges, job->own_edges, sizeof(uint32_t));
+        na->cross = strata__scratch_alloc(&job->edges, ((size_t)job->own_edges + 63) / 64,
+                                          sizeof(uint64_t));
+        na->blk = strata__scratch_alloc(&job->edges, nblk, sizeof(uint64_t));
+        if (!na->cut_base || !na->cross || !na->blk)
+            return STRATA_ERR_NOMEM;
+    }
+    strata__par_blocks(job->ctx, nblk, count_block, na, NULL, 0, 0, 0);
+    return STRATA_OK;
+}
+
+/* Number the crossings counted by count_spans, the wedges' crossings at
+ * their vertices (op) taken out. */
+static strata_status number_crossings(slice_job *job, const strata_onplane *op, number_arg *na,
+                                      crossing_ids *out)
+{
+    const size_t nblk = ((size_t)job->own_edges + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
+    na->op = op;
     uint64_t next = (uint64_t)job->own_verts + op->nbottom;
     for (size_t b = 0; b < nblk; b++) {
-        const uint64_t sum = a.blk[b];
-        a.blk[b] = next;
-        next += sum;
+        const size_t e0 = b * PREFIX_BLOCK, e1 = edge_block_end(job, b);
+        /* crossings at a vertex: the wedge edges in [e0, e1) */
+        const uint64_t sum = na->blk[b] - (strata__onplane_rank(op, (uint32_t)e1) -
+                                           strata__onplane_rank(op, (uint32_t)e0));
+        na->blk[b] = next;
+        next += 2 * sum;
     }
-    strata__par_blocks(job->ctx, nblk, number_block, &a, NULL, 0, 0, 0);
+    strata__par_blocks(job->ctx, nblk, number_block, na, NULL, 0, 0, 0);
     if (next > UINT32_MAX)
         return STRATA_ERR_OVERFLOW;
-    out->cut_base = a.cut_base;
-    out->cross = a.cross;
+    out->cut_base = na->cut_base;
+    out->cross = na->cross;
     out->nverts = (uint32_t)next;
     return STRATA_OK;
 }
@@ -937,28 +951,26 @@ static strata_status run_phases(slice_job *job, chunk_tables *ct, strata_result 
     vertex_bands vb;
     if ((st = classify_vertices(job, &vb)) != STRATA_OK)
         return st;
-    strata_onplane op = {0};
-    crossing_ids cr;
+    /* Vertices within rounding of a plane snap onto it, found on the
+     * edges that cross a plane; nearly never, and then the edges are
+     * counted again (a band may have moved up by one). */
+    number_arg na = {0};
     uint64_t nsnap = 0;
-    for (int round = 0; round < 2; round++) {
-        /* Vertices within rounding of a plane snap onto it (nearly never:
-         * then the wedges and numbers are made again, once). */
-        if (round == 1 && !nsnap)
-            break;
-        if (vb.non > 0 && (st = strata__onplane_build(ctx, &job->edges, m, vb.band, vb.on,
-                                                      job->own_edges, job->own_verts, &op)) !=
-                              STRATA_OK)
-            return st;
-        if (round == 0 && (st = strata__progress(ctx, "slice", 0.15)) != STRATA_OK)
-            return st;
-        if ((st = number_crossings(job, &vb, &op, &cr)) != STRATA_OK)
-            return st;
-        if (round == 0 && (st = strata__onplane_snap(ctx, &job->edges, m, job->L, cr.cross,
-                                                     job->own_edges, vb.band, vb.on, &nsnap)) !=
-                              STRATA_OK)
-            return st;
-        vb.non += nsnap;
-    }
+    if ((st = count_spans(job, &vb, &na)) != STRATA_OK ||
+        (st = strata__onplane_snap(ctx, &job->edges, m, job->L, na.cross, job->own_edges, vb.band,
+                                   vb.on, &nsnap)) != STRATA_OK ||
+        (nsnap && (st = count_spans(job, &vb, &na)) != STRATA_OK))
+        return st;
+    vb.non += nsnap;
+    strata_onplane op = {0};
+    if (vb.non > 0 && (st = strata__onplane_build(ctx, &job->edges, m, vb.band, vb.on,
+                                                  job->own_edges, job->own_verts, &op)) != STRATA_OK)
+        return st;
+    if ((st = strata__progress(ctx, "slice", 0.15)) != STRATA_OK)
+        return st;
+    crossing_ids cr;
+    if ((st = number_crossings(job, &op, &na, &cr)) != STRATA_OK)
+        return st;
     if ((st = strata__progress(ctx, "slice", 0.3)) != STRATA_OK)
         return st;
     const slicer s = {m,     job->own_tris, job->nplanes, job->walls, vb.band,
