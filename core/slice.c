@@ -229,7 +229,8 @@ static strata_status number_block(void *arg, size_t b, int thread)
 /* The planes crossing each own edge, summed per block into na->blk, and
  * the bit of every edge whose ends are in different bands (na->cross);
  * the tables are allocated on the first call.  Bands change only by
- * snapping (strata__onplane_snap), which calls for a second count. */
+ * snapping a vertex up a band (strata__onplane_snap), which calls for a
+ * second count. */
 static strata_status count_spans(slice_job *job, const vertex_bands *vb, number_arg *na)
 {
     const size_t nblk = ((size_t)job->own_edges + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
@@ -952,14 +953,15 @@ static strata_status run_phases(slice_job *job, chunk_tables *ct, strata_result 
     if ((st = classify_vertices(job, &vb)) != STRATA_OK)
         return st;
     /* Vertices within rounding of a plane snap onto it, found on the
-     * edges that cross a plane; nearly never, and then the edges are
-     * counted again (a band may have moved up by one). */
+     * edges that cross a plane; nearly never, and the edges are counted
+     * again only if a band moved up by one (a vertex a hair above its
+     * plane only gets `on`, which the counts do not see). */
     number_arg na = {0};
-    uint64_t nsnap = 0;
+    uint64_t nsnap = 0, nraised = 0;
     if ((st = count_spans(job, &vb, &na)) != STRATA_OK ||
         (st = strata__onplane_snap(ctx, &job->edges, m, job->L, na.cross, job->own_edges, vb.band,
-                                   vb.on, &nsnap)) != STRATA_OK ||
-        (nsnap && (st = count_spans(job, &vb, &na)) != STRATA_OK))
+                                   vb.on, &nsnap, &nraised)) != STRATA_OK ||
+        (nraised && (st = count_spans(job, &vb, &na)) != STRATA_OK))
         return st;
     vb.non += nsnap;
     strata_onplane op = {0};

@@ -479,9 +479,10 @@ static int cmp_near(const void *pa, const void *pb)
 
 strata_status strata__onplane_snap(strata_ctx *ctx, strata_scratch *sc, const strata_mesh *m,
                                    const float *L, const uint64_t *cross, uint32_t own_edges,
-                                   uint16_t *band, uint8_t *on, uint64_t *nsnap)
+                                   uint16_t *band, uint8_t *on, uint64_t *nsnap,
+                                   uint64_t *nraised)
 {
-    *nsnap = 0;
+    *nsnap = *nraised = 0;
     const size_t nblk = ((size_t)m->nedges + SNAP_BLOCK - 1) / SNAP_BLOCK;
     snap_arg a = {m,     L,         band, on, {m->geometry, {m->center[0], m->center[1], m->center[2]},
                                                m->radius},
@@ -527,6 +528,7 @@ strata_status strata__onplane_snap(strata_ctx *ctx, strata_scratch *sc, const st
         band[v] = (uint16_t)(band[v] + (snap[i] & 1u));
         on[v] = 1;
         ++*nsnap;
+        *nraised += snap[i] & 1u;
     }
     return STRATA_OK;
 }

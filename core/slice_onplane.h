@@ -100,12 +100,14 @@ STRATA_HIDDEN strata_status strata__onplane_build(strata_ctx *ctx, strata_scratc
  * folds (triangles a few ulps wide facing the wrong way) where crossings
  * come within a few ulps of an end without landing.  *nsnap gets the
  * number of vertices snapped (0: nothing changed; a noise planet of 7.4M
- * triangles had 6 zero-area triangles and snaps a few vertices).
+ * triangles had 6 zero-area triangles and snaps a few vertices), *nraised
+ * those of them whose band went up by one (the others only got `on`).
  * STRATA_ERR_NOMEM. */
 STRATA_HIDDEN strata_status strata__onplane_snap(strata_ctx *ctx, strata_scratch *sc,
                                                  const strata_mesh *m, const float *L,
                                                  const uint64_t *cross, uint32_t own_edges,
-                                                 uint16_t *band, uint8_t *on, uint64_t *nsnap);
+                                                 uint16_t *band, uint8_t *on, uint64_t *nsnap,
+                                                 uint64_t *nraised);
 
 /* Write each wedge's bottom copy into the output positions x, y, z. */
 STRATA_HIDDEN void strata__onplane_place(strata_ctx *ctx, const strata_onplane *op,
