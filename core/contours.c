@@ -17,12 +17,13 @@
  * at or above it: plane k's loops reversed, closed the same way.
  *
  * Numbers are written as the shortest decimal that reads back as the
- * same float (put_float). */
+ * same float (put_float, core/shortest.h). */
 #include "alloc.h"
 #include "ctx.h"
 #include "loops.h"
 #include "mesh.h"
 #include "output.h"
+#include "shortest.h"
 #include "write.h"
 #include "../simd/slice.h"
 
@@ -36,96 +37,8 @@
 
 /* ------------------------------------------------------------ numbers */
 
-static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-/* d * 10^e, correctly rounded when |e| <= 22 (10^|e| is exact). */
-static inline double scale10(double d, int e)
-{
-    return e >= 0 ? d * pow10_exact[e] : d / pow10_exact[-e];
-}
-
-/* The shortest decimal that reads back (correctly rounded to float) as
- * f, at most 9 significant digits, plain notation for exponents -4..9,
- * else d.ddde[-]x.  A non-finite f cannot occur (heights and positions
- * are finite) and is written as 0.  Returns the end; at most 16 bytes. */
-static char *put_float(char *p, float f)
-{
-    if (!(f != 0.0f) || !isfinite(f)) {
-        *p++ = '0';
-        return p;
-    }
-    if (f < 0.0f) {
-        *p++ = '-';
-        f = -f;
-    }
-    const double d = f;
-    int be;
-    frexp(d, &be); /* d = m 2^be, m in [0.5, 1) */
-    int e = (int)floor((be - 1) * 0.30102999566398120); /* 10^e <= d < 10^(e+1), fixed below */
-    if (e < -13 || e > 20) { /* outside the exact powers of ten: rare */
-        for (int n = 1; n <= 9; n++) {
-            const int len = sprintf(p, "%.*g", n, d);
-            if (strtof(p, NULL) == f || n == 9)
-                return p + len;
-        }
-    }
-    while (d < scale10(1.0, e))
-        e--;
-    while (d >= scale10(1.0, e + 1))
-        e++;
-    /* n digits suffice for n >= some n0 (an n-digit decimal has n + 1
-     * digits too): search n0 in 1..9 (9 always do) */
-    int lo = 1, hi = 9;
-    while (lo < hi) {
-        const int n = (lo + hi) / 2, s = n - 1 - e;
-        if ((float)scale10(nearbyint(scale10(d, s)), -s) == f)
-            hi = n;
-        else
-            lo = n + 1;
-    }
-    int digits = hi;
-    uint64_t m = (uint64_t)nearbyint(scale10(d, digits - 1 - e));
-    if (m >= (uint64_t)pow10_exact[digits]) { /* rounded up to 10^n */
-        m /= 10;
-        e++;
-    }
-    while (digits > 1 && m % 10 == 0) {
-        m /= 10;
-        digits--;
-    }
-    char dig[10];
-    for (int i = digits - 1; i >= 0; i--) {
-        dig[i] = (char)('0' + m % 10);
-        m /= 10;
-    }
-    if (e < -4 || e > 9) {
-        *p++ = dig[0];
-        if (digits > 1) {
-            *p++ = '.';
-            memcpy(p, dig + 1, (size_t)digits - 1);
-            p += digits - 1;
-        }
-        p += sprintf(p, "e%d", e);
-    } else if (e < 0) {
-        *p++ = '0';
-        *p++ = '.';
-        for (int i = 0; i < -e - 1; i++)
-            *p++ = '0';
-        memcpy(p, dig, (size_t)digits);
-        p += digits;
-    } else {
-        for (int i = 0; i <= e; i++)
-            *p++ = i < digits ? dig[i] : '0';
-        if (digits > e + 1) {
-            *p++ = '.';
-            memcpy(p, dig + e + 1, (size_t)(digits - e - 1));
-            p += digits - e - 1;
-        }
-    }
-    return p;
-}
+/* The shortest decimal that reads back as f (core/shortest.h). */
+#define put_float strata__put_float
 
 /* ------------------------------------------------------------ frames */
 
