@@ -20,12 +20,20 @@
  * polylines are the slicer's once repeated points are dropped.  A closed
  * walk of fewer than three points is a fin, whose walls the slicer drops.
  *
- *   1 heights    samples x scale, as strata_mesh_from_heightmap (no copy)
+ *   1 heights    samples x scale, as strata_mesh_from_heightmap (no copy
+ *                of samples in memory; an opened file read a strip of rows
+ *                at a time)
  *   2 classify   bands and vertices on planes (the slicer's kernel, a row
  *                of heights at a time)
  *   3 count      crossings per row of edges, a prefix sum
  *   4 cut        per row of cells (threads): crossings placed, next[] set
- *   5 trace      polylines, a plane a thread, canonical order */
+ *   5 trace      polylines, a plane a thread, canonical order
+ * Phases 1-4 run on strips of rows (threads), each strip's samples, bands
+ * and flags in its thread's buffers, classified once to count and again
+ * to cut: the crossings are all the grid's memory.  Phase 5 either keeps
+ * the polylines (strata_loops_from_heightmap) or hands them to a sink a
+ * plane at a time (strata__loops_grid_stream: the GeoJSON writer), the
+ * planes in flight traced in parallel and handed on in order. */
 #include "alloc.h"
 #include "ctx.h"
 #include "heightmap.h"
@@ -56,13 +64,16 @@ struct crossing {
 
 typedef struct {
     uint32_t w, h, nx, nz;
-    const float *data; /* samples, w*h: a height is data[v] * scale, the
-                          float product strata_mesh_from_heightmap makes */
+    uint32_t j0;       /* data, band and on hold rows j0.. (a strip): vertex
+                          (i, j) is their j0-relative (j - j0) w + i */
+    const float *data; /* samples: a height is data[v] * scale, the float
+                          product strata_mesh_from_heightmap makes */
     float scale;
     const float *xs, *zs;
     const uint16_t *band;
     const uint8_t *on;
     const float *L;
+    uint32_t nL;
     uint64_t *goff; /* per group of edges (3 per row of cells + 1): first id */
     struct crossing *c; /* per crossing */
 } grid_job;
@@ -97,7 +108,7 @@ static void place_edge(const grid_job *g, uint32_t a, uint32_t b, uint32_t base)
         p = b;
         q = a;
     }
-    const uint32_t ip = p % g->w, jp = p / g->w, iq = q % g->w, jq = q / g->w;
+    const uint32_t ip = p % g->w, jp = p / g->w + g->j0, iq = q % g->w, jq = q / g->w + g->j0;
     const float xp = g->xs[ip], zp = g->zs[jp], xq = g->xs[iq], zq = g->zs[jq];
     const float hp = g->data[p] * g->scale, dh = g->data[q] * g->scale - hp;
     const float dx = xq - xp, dz = zq - zp;
@@ -108,7 +119,7 @@ static void place_edge(const grid_job *g, uint32_t a, uint32_t b, uint32_t base)
         if (k == g->band[q] && g->on[q]) { /* the vertex itself */
             c->x = xq;
             c->z = zq;
-            c->vert = q;
+            c->vert = q + g->j0 * g->w;
             continue;
         }
         const float t = (g->L[k] - hp) / dh;
@@ -150,12 +161,13 @@ static inline void link_triangle(const grid_job *g, const uint32_t v[3], const u
     }
 }
 
-/* Phase 4 on cell row j, with scratch for four rows of bases. */
+/* Phase 4 on cell row j (in g's strip), with scratch for four rows of
+ * bases. */
 static void cut_row(const grid_job *g, uint32_t j, uint32_t *scratch)
 {
     const uint32_t w = g->w, nx = g->nx;
     uint32_t *bh0 = scratch, *bv = scratch + w, *bd = scratch + 2 * w, *bh1 = scratch + 3 * w;
-    const uint32_t r0 = j * w, r1 = (j + 1) * w;
+    const uint32_t r0 = (j - g->j0) * w, r1 = r0 + w;
     group_bases(g, 3 * j, r0, r0 + 1, nx, bh0);
     group_bases(g, 3 * j + 1, r0, r1, w, bv);
     group_bases(g, 3 * j + 2, r0, r1 + 1, nx, bd);
@@ -290,30 +302,43 @@ static void trace_plane(const grid_job *g, const uint32_t *ids, uint64_t n, uint
  * plane) each into its own stretch of the points, then the stretches
  * closed up in plane order: the same points and polylines whatever the
  * thread count.  Points: room for C given. */
-static strata_status trace(strata_ctx *ctx, const grid_job *g, uint64_t C, uint32_t nL, bag *b,
-                           strata_loops *l)
+/* The crossings sorted by plane (a counting sort, ids ascending within a
+ * plane): plane k's are (*ids)[(*off)[k] .. (*off)[k+1]). */
+static strata_status sort_by_plane(const grid_job *g, uint64_t C, uint32_t nL, bag *b,
+                                   uint64_t **off_out, uint32_t **ids_out)
 {
-    const strata_allocator *al = &l->alloc;
     uint64_t *off = bag_alloc(b, (size_t)nL + 1, sizeof(uint64_t));
     uint32_t *ids = bag_alloc(b, C, sizeof(uint32_t));
-    plane_lines *pl = bag_alloc(b, nL, sizeof(plane_lines));
-    if (!off || !ids || !pl)
+    uint64_t *at = bag_alloc(b, nL, sizeof(uint64_t));
+    if (!off || !ids || !at)
         return STRATA_ERR_NOMEM;
     memset(off, 0, ((size_t)nL + 1) * sizeof(uint64_t));
-    memset(pl, 0, (size_t)nL * sizeof(plane_lines));
     for (uint64_t c = 0; c < C; c++)
         off[g->c[c].plane + 1]++;
     for (uint32_t k = 0; k < nL; k++)
         off[k + 1] += off[k];
-    {
-        uint64_t *at = bag_alloc(b, nL, sizeof(uint64_t));
-        if (!at)
-            return STRATA_ERR_NOMEM;
-        memcpy(at, off, (size_t)nL * sizeof(uint64_t));
-        for (uint64_t c = 0; c < C; c++)
-            ids[at[g->c[c].plane]++] = (uint32_t)c;
-        bag_free(b, at);
-    }
+    memcpy(at, off, (size_t)nL * sizeof(uint64_t));
+    for (uint64_t c = 0; c < C; c++)
+        ids[at[g->c[c].plane]++] = (uint32_t)c;
+    bag_free(b, at);
+    *off_out = off;
+    *ids_out = ids;
+    return STRATA_OK;
+}
+
+static strata_status trace(strata_ctx *ctx, const grid_job *g, uint64_t C, uint32_t nL, bag *b,
+                           strata_loops *l)
+{
+    const strata_allocator *al = &l->alloc;
+    uint64_t *off;
+    uint32_t *ids;
+    const strata_status st = sort_by_plane(g, C, nL, b, &off, &ids);
+    if (st != STRATA_OK)
+        return st;
+    plane_lines *pl = bag_alloc(b, nL, sizeof(plane_lines));
+    if (!pl)
+        return STRATA_ERR_NOMEM;
+    memset(pl, 0, (size_t)nL * sizeof(plane_lines));
     const int64_t nk = nL;
 #pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
     for (int64_t k = 0; k < nk; k++)
@@ -352,130 +377,203 @@ static strata_status trace(strata_ctx *ctx, const grid_job *g, uint64_t C, uint3
     return STRATA_OK;
 }
 
-static strata_status run(strata_ctx *ctx, const strata_heightmap *hm, float cell, float scale,
-                         const float *L, uint32_t nL, bag *b, strata_loops *l)
+/* Phases 1-4 go a strip of STRIP cell rows at a time: its STRIP + 1 rows
+ * of samples (read, unless the heightmap holds them), bands and flags in
+ * a thread's buffers, never the whole grid's. */
+#define STRIP 32u
+
+typedef struct {
+    float *h;       /* (STRIP + 1) w samples */
+    uint16_t *band; /* (STRIP + 1) w */
+    uint8_t *on;    /* (STRIP + 1) w */
+    float *row;     /* w: one row scaled */
+} strip_buf;
+
+/* Rows [j0, j0 + n) into s, classified, and g (a thread's copy) pointed
+ * at them.  *nonfinite set when a height is not finite. */
+static strata_status strip_load(const strata_ctx *ctx, const strata_heightmap *hm,
+                                const float *data, grid_job *g, strip_buf *s, uint32_t j0,
+                                uint32_t n, int *nonfinite)
+{
+    const uint32_t w = g->w;
+    const float *h = data ? data + (size_t)j0 * w : s->h;
+    if (!data) {
+        const strata_status st = strata_heightmap_read(hm, 0, j0, w, n, s->h);
+        if (st != STRATA_OK)
+            return st;
+    }
+    for (uint32_t r = 0; r < n; r++) {
+        const float *src = h + (size_t)r * w;
+        for (uint32_t i = 0; i < w; i++)
+            s->row[i] = src[i] * g->scale;
+        uint64_t cnt[2] = {0, 0};
+        ctx->simd.classify(g->L, g->nL, s->row, w, s->band + (size_t)r * w, s->on + (size_t)r * w,
+                           cnt);
+        *nonfinite |= cnt[1] != 0;
+    }
+    g->data = h;
+    g->band = s->band;
+    g->on = s->on;
+    g->j0 = j0;
+    return STRATA_OK;
+}
+
+/* Phase 3 on a loaded strip of cell rows [j0, j1): the crossings of its
+ * groups of edges (and of the last row's, at the end). */
+static void count_strip(const grid_job *g, uint32_t j0, uint32_t j1)
+{
+    const uint32_t w = g->w;
+    for (uint32_t j = j0; j <= j1; j++)
+        for (uint32_t kind = 0; kind < 3; kind++) {
+            if (j == j1 && (j1 != g->nz || kind))
+                break;
+            /* span() over the group's edges, from row j's bands to the
+             * ones along, below or diagonally below: plain arrays the
+             * compiler vectorises */
+            const uint16_t *a = g->band + (size_t)(j - j0) * w;
+            const uint16_t *q = kind == 0 ? a + 1 : kind == 1 ? a + w : a + w + 1;
+            const uint32_t n = kind == 1 ? w : g->nx;
+            uint64_t sum = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                const int d = (int)a[i] - (int)q[i];
+                sum += (uint64_t)(d < 0 ? -d : d);
+            }
+            g->goff[3 * j + kind] = sum;
+        }
+}
+
+/* Phases 1-4: g's crossings placed and linked (g->c, *C of them, in the
+ * bag). */
+static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell, float scale,
+                         const float *L, uint32_t nL, bag *b, grid_job *g, uint64_t *C)
 {
     const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
-    const uint64_t V = (uint64_t)w * h;
-    grid_job g = {.w = w, .h = h, .nx = w - 1, .nz = h - 1, .L = L};
-    /* 1 heights: the samples (read into memory if hm keeps them in its
-     * file), scaled where used */
+    *g = (grid_job){.w = w, .h = h, .nx = w - 1, .nz = h - 1, .L = L, .nL = nL, .scale = scale};
+    /* 1 heights: the heightmap's samples, or read a strip at a time */
     const float *data = strata_heightmap_data(hm);
+    const int T = ctx->threads;
     float *xs = bag_alloc(b, w, sizeof(float)), *zs = bag_alloc(b, h, sizeof(float));
-    uint16_t *band = bag_alloc(b, V + 1, sizeof(uint16_t));
-    uint8_t *on = bag_alloc(b, V, 1);
-    float *rows = bag_alloc(b, (size_t)ctx->threads * w, sizeof(float));
-    if (!xs || !zs || !band || !on || !rows)
+    strip_buf *sb = bag_alloc(b, (size_t)T, sizeof(strip_buf));
+    const size_t rows = (size_t)(STRIP + 1) * w;
+    float *hbuf = bag_alloc(b, data ? 1 : (size_t)T * rows, sizeof(float));
+    uint16_t *bbuf = bag_alloc(b, (size_t)T * rows, sizeof(uint16_t));
+    uint8_t *obuf = bag_alloc(b, (size_t)T * rows, 1);
+    float *rbuf = bag_alloc(b, (size_t)T * w, sizeof(float));
+    uint32_t *scratch = bag_alloc(b, (size_t)T * 4 * w, sizeof(uint32_t));
+    strata_status *sts = bag_alloc(b, (size_t)T, sizeof(strata_status));
+    const uint32_t G = 3 * g->nz + 1;
+    uint64_t *goff = bag_alloc(b, (size_t)G + 1, sizeof(uint64_t));
+    if (!xs || !zs || !sb || !hbuf || !bbuf || !obuf || !rbuf || !scratch || !sts || !goff)
         return STRATA_ERR_NOMEM;
-    strata_status st;
-    if (!data) {
-        float *buf = bag_alloc(b, V, sizeof(float));
-        if (!buf)
-            return STRATA_ERR_NOMEM;
-        if ((st = strata_heightmap_read(hm, 0, 0, w, h, buf)) != STRATA_OK)
-            return st;
-        data = buf;
+    for (int t = 0; t < T; t++) {
+        sb[t] = (strip_buf){data ? NULL : hbuf + (size_t)t * rows, bbuf + (size_t)t * rows,
+                            obuf + (size_t)t * rows, rbuf + (size_t)t * w};
+        sts[t] = STRATA_OK;
     }
     for (uint32_t i = 0; i < w; i++)
-        xs[i] = strata__grid_coord(i, g.nx, cell);
+        xs[i] = strata__grid_coord(i, g->nx, cell);
     for (uint32_t j = 0; j < h; j++)
-        zs[j] = strata__grid_coord(j, g.nz, cell);
-    g.data = data;
-    g.scale = scale;
-    g.xs = xs;
-    g.zs = zs;
-    /* 2 classify, a row of heights at a time */
-    band[V] = 0;
+        zs[j] = strata__grid_coord(j, g->nz, cell);
+    g->xs = xs;
+    g->zs = zs;
+    g->goff = goff;
+    const int64_t nstrip = (g->nz + STRIP - 1) / STRIP;
+    /* 2 classify and 3 count, a strip at a time */
     int nonfinite = 0;
-#pragma omp parallel num_threads(ctx->threads) reduction(| : nonfinite)
+#pragma omp parallel num_threads(T) reduction(| : nonfinite)
     {
 #ifdef _OPENMP
-        float *row = rows + (size_t)omp_get_thread_num() * w;
+        const int t = omp_get_thread_num();
 #else
-        float *row = rows;
+        const int t = 0;
 #endif
-#pragma omp for schedule(static)
-        for (int64_t r = 0; r < (int64_t)h; r++) {
-            const float *src = data + (size_t)r * w;
-            for (uint32_t i = 0; i < w; i++)
-                row[i] = src[i] * scale;
-            uint64_t cnt[2] = {0, 0};
-            ctx->simd.classify(L, nL, row, w, band + (size_t)r * w, on + (size_t)r * w, cnt);
-            nonfinite |= cnt[1] != 0;
+        grid_job gt = *g;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t si = 0; si < nstrip; si++) {
+            const uint32_t j0 = (uint32_t)si * STRIP;
+            const uint32_t j1 = j0 + STRIP < g->nz ? j0 + STRIP : g->nz;
+            const strata_status st = strip_load(ctx, hm, data, &gt, &sb[t], j0, j1 - j0 + 1,
+                                                &nonfinite);
+            if (st != STRATA_OK)
+                sts[t] = st;
+            else
+                count_strip(&gt, j0, j1);
         }
     }
+    for (int t = 0; t < T; t++)
+        if (sts[t] != STRATA_OK)
+            return sts[t];
     if (nonfinite)
         return STRATA_ERR_NOT_FINITE;
-    g.band = band;
-    g.on = on;
+    strata_status st;
     if ((st = strata__progress(ctx, "loops", 0.2)) != STRATA_OK)
         return st;
-    /* 3 count */
-    const uint32_t G = 3 * g.nz + 1;
-    uint64_t *goff = bag_alloc(b, (size_t)G + 1, sizeof(uint64_t));
-    if (!goff)
-        return STRATA_ERR_NOMEM;
-    g.goff = goff;
-#pragma omp parallel for num_threads(ctx->threads) schedule(static)
-    for (int64_t gi = 0; gi < (int64_t)G; gi++) {
-        const uint32_t j = (uint32_t)(gi / 3), kind = (uint32_t)(gi % 3);
-        /* span() over the group's edges, from row j's bands to the ones
-         * along, below or diagonally below: plain arrays the compiler
-         * vectorises */
-        const uint16_t *a = band + (size_t)j * w;
-        const uint16_t *q = kind == 0 ? a + 1 : kind == 1 ? a + w : a + w + 1;
-        const uint32_t n = kind == 1 ? w : g.nx;
-        uint64_t sum = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            const int d = (int)a[i] - (int)q[i];
-            sum += (uint64_t)(d < 0 ? -d : d);
-        }
-        goff[gi] = sum;
-    }
-    uint64_t C = 0;
+    uint64_t n = 0;
     for (uint32_t gi = 0; gi < G; gi++) {
         const uint64_t s = goff[gi];
-        goff[gi] = C;
-        C += s;
+        goff[gi] = n;
+        n += s;
     }
-    goff[G] = C;
-    if (C >= UINT32_MAX)
+    goff[G] = n;
+    if (n >= UINT32_MAX)
         return STRATA_ERR_OVERFLOW;
+    *C = n;
     if ((st = strata__progress(ctx, "loops", 0.3)) != STRATA_OK)
         return st;
     /* 4 cut */
-    g.c = bag_alloc(b, C, sizeof(struct crossing));
-    uint32_t *scratch = bag_alloc(b, (size_t)ctx->threads * 4 * w, sizeof(uint32_t));
-    if (!g.c || !scratch)
+    g->c = bag_alloc(b, n, sizeof(struct crossing));
+    if (!g->c)
         return STRATA_ERR_NOMEM;
     /* next NONE, hasprev and seen 0, in parallel (first touch) */
-#pragma omp parallel for num_threads(ctx->threads) schedule(static)
-    for (int64_t i = 0; i < (int64_t)C; i++) {
-        g.c[i].next = NONE;
-        g.c[i].hasprev = 0;
-        g.c[i].seen = 0;
+#pragma omp parallel for num_threads(T) schedule(static)
+    for (int64_t i = 0; i < (int64_t)n; i++) {
+        g->c[i].next = NONE;
+        g->c[i].hasprev = 0;
+        g->c[i].seen = 0;
     }
-#pragma omp parallel num_threads(ctx->threads)
+#pragma omp parallel num_threads(T)
     {
 #ifdef _OPENMP
-        uint32_t *mine = scratch + (size_t)omp_get_thread_num() * 4 * w;
+        const int t = omp_get_thread_num();
 #else
-        uint32_t *mine = scratch;
+        const int t = 0;
 #endif
-#pragma omp for schedule(dynamic, 16)
-        for (int64_t j = 0; j < (int64_t)g.nz; j++)
-            cut_row(&g, (uint32_t)j, mine);
+        grid_job gt = *g;
+        uint32_t *mine = scratch + (size_t)t * 4 * w;
+        int nf = 0;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t si = 0; si < nstrip; si++) {
+            const uint32_t j0 = (uint32_t)si * STRIP;
+            const uint32_t j1 = j0 + STRIP < g->nz ? j0 + STRIP : g->nz;
+            const strata_status st2 = strip_load(ctx, hm, data, &gt, &sb[t], j0, j1 - j0 + 1, &nf);
+            if (st2 != STRATA_OK) {
+                sts[t] = st2;
+                continue;
+            }
+            for (uint32_t j = j0; j < j1; j++)
+                cut_row(&gt, j, mine);
+        }
     }
-    if ((st = strata__progress(ctx, "loops", 0.7)) != STRATA_OK)
-        return st;
-    /* the bands, the scratch and the rows are done with: the loops' points
-     * take their place */
-    bag_free(b, band);
-    bag_free(b, on);
+    for (int t = 0; t < T; t++)
+        if (sts[t] != STRATA_OK)
+            return sts[t];
+    /* the strips' buffers are done with */
+    bag_free(b, hbuf);
+    bag_free(b, bbuf);
+    bag_free(b, obuf);
+    bag_free(b, rbuf);
     bag_free(b, scratch);
-    bag_free(b, rows);
-    g.band = NULL;
-    g.on = NULL;
+    return strata__progress(ctx, "loops", 0.7);
+}
+
+static strata_status run(strata_ctx *ctx, const strata_heightmap *hm, float cell, float scale,
+                         const float *L, uint32_t nL, bag *b, strata_loops *l)
+{
+    grid_job g;
+    uint64_t C = 0;
+    strata_status st = cut(ctx, hm, cell, scale, L, nL, b, &g, &C);
+    if (st != STRATA_OK)
+        return st;
     /* 5 trace */
     l->x = strata__alloc_array(&l->alloc, C ? C : 1, sizeof(float));
     l->y = strata__alloc_array(&l->alloc, C ? C : 1, sizeof(float));
@@ -488,6 +586,144 @@ static strata_status run(strata_ctx *ctx, const strata_heightmap *hm, float cell
     return strata__loops_canonical(l);
 }
 
+/* A slot of the stream: one plane's loops at a time. */
+typedef struct {
+    strata_loops l;
+    uint64_t cap; /* points x, y, z, vertex hold */
+    strata_status st;
+} stream_slot;
+
+static void slot_free(stream_slot *s)
+{
+    const strata_allocator *al = &s->l.alloc;
+    strata__free(al, s->l.plane_first);
+    strata__free(al, s->l.loops);
+    strata__free(al, s->l.x);
+    strata__free(al, s->l.y);
+    strata__free(al, s->l.z);
+    strata__free(al, s->l.vertex);
+}
+
+/* Plane k into slot s: traced (as trace() does), canonical, handed to
+ * the sink. */
+static void stream_plane(const grid_job *g, const uint32_t *ids, uint64_t n, uint32_t k,
+                         stream_slot *s, const strata__plane_sink *sink, uint32_t slot)
+{
+    strata_loops *l = &s->l;
+    const strata_allocator *al = &l->alloc;
+    if (n > s->cap) {
+        strata__free(al, l->x);
+        strata__free(al, l->y);
+        strata__free(al, l->z);
+        strata__free(al, l->vertex);
+        l->x = strata__alloc_array(al, n, sizeof(float));
+        l->y = strata__alloc_array(al, n, sizeof(float));
+        l->z = strata__alloc_array(al, n, sizeof(float));
+        l->vertex = strata__alloc_array(al, n, sizeof(uint32_t));
+        s->cap = l->x && l->y && l->z && l->vertex ? n : 0;
+        if (!s->cap) {
+            s->st = STRATA_ERR_NOMEM;
+            return;
+        }
+    }
+    plane_lines pl = {0};
+    trace_plane(g, ids, n, k, l, 0, &pl);
+    if (pl.nomem) {
+        strata__free(al, pl.loops);
+        s->st = STRATA_ERR_NOMEM;
+        return;
+    }
+    l->loops = pl.loops;
+    l->nloops = pl.nl;
+    l->npoints = pl.np;
+    if (!l->loops && !(l->loops = strata__alloc_array(al, 1, sizeof(strata_loop)))) {
+        s->st = STRATA_ERR_NOMEM;
+        return;
+    }
+    s->st = strata__loops_canonical(l);
+    if (s->st == STRATA_OK)
+        s->st = sink->plane(sink->arg, slot, l, k);
+    strata__free(al, l->loops);
+    l->loops = NULL;
+}
+
+/* Phase 5 streamed: nslots planes at a time, in parallel, then flushed
+ * in order. */
+static strata_status stream(strata_ctx *ctx, const grid_job *g, uint64_t C, uint32_t nL, bag *b,
+                            const strata__plane_sink *sink)
+{
+    uint64_t *off;
+    uint32_t *ids;
+    strata_status st = sort_by_plane(g, C, nL, b, &off, &ids);
+    if (st != STRATA_OK)
+        return st;
+    const uint32_t S = sink->nslots;
+    stream_slot *slots = bag_alloc(b, S, sizeof(stream_slot));
+    if (!slots)
+        return STRATA_ERR_NOMEM;
+    memset(slots, 0, (size_t)S * sizeof(stream_slot));
+    for (uint32_t i = 0; i < S; i++) {
+        strata_loops *l = &slots[i].l;
+        l->alloc = ctx->alloc;
+        l->nplanes = nL;
+        l->levels = (float *)(uintptr_t)g->L; /* read only */
+        l->geometry = STRATA_FLAT;
+        if (!(l->plane_first = strata__alloc_array(&ctx->alloc, (size_t)nL + 1, sizeof(uint64_t))))
+            st = STRATA_ERR_NOMEM;
+    }
+    for (uint32_t k0 = 0; k0 < nL && st == STRATA_OK; k0 += S) {
+        const uint32_t kn = nL - k0 < S ? nL - k0 : S;
+#pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
+        for (int64_t i = 0; i < (int64_t)kn; i++) {
+            const uint32_t k = k0 + (uint32_t)i;
+            stream_plane(g, ids + off[k], off[k + 1] - off[k], k, &slots[i], sink, (uint32_t)i);
+        }
+        for (uint32_t i = 0; i < kn && st == STRATA_OK; i++) {
+            st = slots[i].st;
+            if (st == STRATA_OK)
+                st = sink->flush(sink->arg, i, k0 + i);
+        }
+    }
+    for (uint32_t i = 0; i < S; i++)
+        slot_free(&slots[i]);
+    return st;
+}
+
+/* What strata_loops_from_heightmap checks of its arguments. */
+static strata_status check_args(strata_ctx *ctx, const strata_heightmap *hm, float cell_size,
+                                float height_scale, const float *levels, uint32_t nlevels)
+{
+    if (!ctx || !hm || !(cell_size > 0.0f) || !isfinite(cell_size) || !isfinite(height_scale))
+        return STRATA_ERR_INVALID_ARG;
+    strata_status st = strata_levels_validate(levels, nlevels);
+    if (st != STRATA_OK)
+        return st;
+    return strata__heightmap_check_dims(strata_heightmap_width(hm), strata_heightmap_height(hm));
+}
+
+strata_status strata__loops_grid_stream(strata_ctx *ctx, const strata_heightmap *hm,
+                                        float cell_size, float height_scale, const float *levels,
+                                        uint32_t nlevels, const strata__plane_sink *sink)
+{
+    strata_status st = check_args(ctx, hm, cell_size, height_scale, levels, nlevels);
+    if (st != STRATA_OK)
+        return st;
+    if (!sink || !sink->nslots || (st = strata__progress(ctx, "loops", 0.0)) != STRATA_OK)
+        return sink ? st : STRATA_ERR_INVALID_ARG;
+    strata__bind_threads(ctx);
+    bag b = {.al = &ctx->alloc};
+    grid_job g;
+    uint64_t C = 0;
+    st = cut(ctx, hm, cell_size, height_scale, levels, nlevels, &b, &g, &C);
+    if (st == STRATA_OK)
+        st = stream(ctx, &g, C, nlevels, &b, sink);
+    for (int i = 0; i < b.n; i++)
+        strata__free(&ctx->alloc, b.p[i]);
+    if (st == STRATA_OK)
+        st = strata__progress(ctx, "loops", 1.0);
+    return st;
+}
+
 strata_status strata_loops_from_heightmap(strata_ctx *ctx, const strata_heightmap *hm,
                                           float cell_size, float height_scale,
                                           const float *levels, uint32_t nlevels,
@@ -496,13 +732,8 @@ strata_status strata_loops_from_heightmap(strata_ctx *ctx, const strata_heightma
     if (!out)
         return STRATA_ERR_INVALID_ARG;
     *out = NULL;
-    if (!ctx || !hm || !(cell_size > 0.0f) || !isfinite(cell_size) || !isfinite(height_scale))
-        return STRATA_ERR_INVALID_ARG;
-    strata_status st = strata_levels_validate(levels, nlevels);
+    strata_status st = check_args(ctx, hm, cell_size, height_scale, levels, nlevels);
     if (st != STRATA_OK)
-        return st;
-    if ((st = strata__heightmap_check_dims(strata_heightmap_width(hm),
-                                           strata_heightmap_height(hm))) != STRATA_OK)
         return st;
     if ((st = strata__progress(ctx, "loops", 0.0)) != STRATA_OK)
         return st;
