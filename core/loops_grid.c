@@ -52,11 +52,12 @@
 #define NONE UINT32_MAX
 
 /* A crossing of an edge by a plane: all a walk reads of it in one place
- * (one cache line touched a point). */
+ * (16 bytes: one cache line touched a point).  The vertex a crossing is
+ * (strata_loops.vertex) goes to an array of its own, kept only when the
+ * loops are. */
 struct crossing {
     float x, z;      /* its point */
     uint32_t next;   /* the crossing the contour goes on to, NONE: none */
-    uint32_t vert;   /* the vertex it is (lying on its plane), or NONE */
     uint16_t plane;
     uint8_t hasprev; /* some crossing leads to it */
     uint8_t seen;    /* walked */
@@ -76,6 +77,8 @@ typedef struct {
     uint32_t nL;
     uint64_t *goff; /* per group of edges (3 per row of cells + 1): first id */
     struct crossing *c; /* per crossing */
+    uint32_t *vert;     /* per crossing: the vertex it is (lying on its
+                           plane) or NONE; NULL: not kept */
 } grid_job;
 
 /* Edge groups: H_j (the nx edges along x of vertex row j) = 3j, V_j (the
@@ -119,13 +122,15 @@ static void place_edge(const grid_job *g, uint32_t a, uint32_t b, uint32_t base)
         if (k == g->band[q] && g->on[q]) { /* the vertex itself */
             c->x = xq;
             c->z = zq;
-            c->vert = q + g->j0 * g->w;
+            if (g->vert)
+                g->vert[id] = q + g->j0 * g->w;
             continue;
         }
         const float t = (g->L[k] - hp) / dh;
         c->x = xp + t * dx;
         c->z = zp + t * dz;
-        c->vert = NONE;
+        if (g->vert)
+            g->vert[id] = NONE;
     }
 }
 
@@ -214,7 +219,7 @@ static uint32_t walk(const grid_job *g, uint32_t c0, int closed, strata_loops *l
             l->x[at + n] = lx;
             l->y[at + n] = g->L[c->plane];
             l->z[at + n] = lz;
-            l->vertex[at + n] = c->vert;
+            l->vertex[at + n] = g->vert ? g->vert[s] : NONE;
             n++;
         }
         s = c->next;
@@ -443,9 +448,10 @@ static void count_strip(const grid_job *g, uint32_t j0, uint32_t j1)
 }
 
 /* Phases 1-4: g's crossings placed and linked (g->c, *C of them, in the
- * bag). */
+ * bag; and g->vert with keep_vert). */
 static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell, float scale,
-                         const float *L, uint32_t nL, bag *b, grid_job *g, uint64_t *C)
+                         const float *L, uint32_t nL, int keep_vert, bag *b, grid_job *g,
+                         uint64_t *C)
 {
     const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
     *g = (grid_job){.w = w, .h = h, .nx = w - 1, .nz = h - 1, .L = L, .nL = nL, .scale = scale};
@@ -522,7 +528,7 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
         return st;
     /* 4 cut */
     g->c = bag_alloc(b, n, sizeof(struct crossing));
-    if (!g->c)
+    if (!g->c || (keep_vert && !(g->vert = bag_alloc(b, n, sizeof(uint32_t)))))
         return STRATA_ERR_NOMEM;
     /* next NONE, hasprev and seen 0, in parallel (first touch) */
 #pragma omp parallel for num_threads(T) schedule(static)
@@ -571,7 +577,7 @@ static strata_status run(strata_ctx *ctx, const strata_heightmap *hm, float cell
 {
     grid_job g;
     uint64_t C = 0;
-    strata_status st = cut(ctx, hm, cell, scale, L, nL, b, &g, &C);
+    strata_status st = cut(ctx, hm, cell, scale, L, nL, 1, b, &g, &C);
     if (st != STRATA_OK)
         return st;
     /* 5 trace */
@@ -714,7 +720,7 @@ strata_status strata__loops_grid_stream(strata_ctx *ctx, const strata_heightmap 
     bag b = {.al = &ctx->alloc};
     grid_job g;
     uint64_t C = 0;
-    st = cut(ctx, hm, cell_size, height_scale, levels, nlevels, &b, &g, &C);
+    st = cut(ctx, hm, cell_size, height_scale, levels, nlevels, 0, &b, &g, &C);
     if (st == STRATA_OK)
         st = stream(ctx, &g, C, nlevels, &b, sink);
     for (int i = 0; i < b.n; i++)
