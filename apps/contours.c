@@ -129,22 +129,16 @@ int run_contours(job *o)
     /* GeoJSON lines without holes: made and written a plane at a time */
     const bool geojson = (olen >= 8 && !strcasecmp(o->output + olen - 8, ".geojson")) ||
                          (olen >= 5 && !strcasecmp(o->output + olen - 5, ".json"));
-    double *plen = NULL;
-    uint64_t *pclosed = NULL, *popen = NULL;
+    /* --stats: per level, the lines' summed lengths, closed and open */
+    double *plen = o->stats ? calloc(n, sizeof *plen) : NULL;
+    uint64_t *pclosed = o->stats ? calloc(n, sizeof *pclosed) : NULL;
+    uint64_t *popen = o->stats ? calloc(n, sizeof *popen) : NULL;
+    if (o->stats && (!plen || !pclosed || !popen))
+        die(EXIT_RUNTIME, "out of memory");
     strata_loops *l = NULL;
     uint64_t nloops = 0, npoints = 0;
     if (!info.nodata && !areas && geojson) {
-        strata_loops_stats ls = {0};
-        if (o->stats) {
-            plen = calloc(n, sizeof *plen);
-            pclosed = calloc(n, sizeof *pclosed);
-            popen = calloc(n, sizeof *popen);
-            if (!plen || !pclosed || !popen)
-                die(EXIT_RUNTIME, "out of memory");
-            ls.length = plen;
-            ls.closed = pclosed;
-            ls.open = popen;
-        }
+        strata_loops_stats ls = {0, 0, plen, pclosed, popen};
         const strata_status sst = strata_loops_write_heightmap(
             ctx, hm, (float)o->cell_size, scale, L, n, o->output, &wo, &ls);
         /* the file's errors (I/O, memory) as strata_loops_write's, the
@@ -155,9 +149,10 @@ int run_contours(job *o)
                                .write = file,
                                .why = sst == STRATA_ERR_NOT_FINITE ? why_nf : NULL});
         strata_heightmap_destroy(hm);
+        check_interrupt();
         nloops = ls.nloops;
         npoints = ls.npoints;
-        t[2] = t[3] = now();
+        t[2] = t[3] = now(); /* made and written together: time.loops */
     } else {
         strata_status cst;
         if (info.nodata) {
@@ -182,19 +177,13 @@ int run_contours(job *o)
         strata_loops_get_view(l, &v);
         nloops = v.nloops;
         npoints = v.npoints;
-        if (o->stats) {
-            plen = calloc(n, sizeof *plen);
-            pclosed = calloc(n, sizeof *pclosed);
-            popen = calloc(n, sizeof *popen);
-            if (!plen || !pclosed || !popen)
-                die(EXIT_RUNTIME, "out of memory");
+        if (o->stats)
             for (uint32_t k = 1; k < v.nplanes; k++)
                 for (uint64_t i = v.plane_first[k]; i < v.plane_first[k + 1]; i++) {
                     plen[k] += v.loops[i].length;
                     pclosed[k] += v.loops[i].closed;
                     popen[k] += !v.loops[i].closed;
                 }
-        }
     }
     progress_clear();
     if (o->stats) {

@@ -75,55 +75,98 @@ typedef struct {
     const uint8_t *on;
     const float *L;
     uint32_t nL;
-    uint64_t *goff; /* per group of edges (3 per row of cells + 1): first id */
+    uint32_t strip, nstrip; /* cell rows a strip, strips */
+    uint32_t *first; /* [s nL + k]: the first id of strip s's crossings of
+                        plane k; s = nstrip: the end of plane k's */
     struct crossing *c; /* per crossing */
     uint32_t *vert;     /* per crossing: the vertex it is (lying on its
                            plane) or NONE; NULL: not kept */
 } grid_job;
 
-/* Edge groups: H_j (the nx edges along x of vertex row j) = 3j, V_j (the
- * w edges along z of cell row j) = 3j + 1, D_j (its nx diagonals) = 3j + 2. */
+/* Crossing ids are plane-major: plane k's crossings are ids first[k] ..
+ * first[nstrip nL + k] in the order of their edges (strips, then edge
+ * groups H_j (the nx edges along x of vertex row j), V_j (the w edges
+ * along z of cell row j), D_j (its nx diagonals) in the order H_0, V_0,
+ * D_0, H_1, ..., then the edges along the group), so that a plane's
+ * crossings lie together: tracing a plane stays in its own stretch. */
 static inline uint32_t span(const grid_job *g, uint32_t a, uint32_t b)
 {
     const uint32_t p = g->band[a], q = g->band[b];
     return p < q ? q - p : p - q;
 }
 
-/* Bases of the crossings of group `grp` (edges a_i - b_i for i < n, from
- * vertex a0 + i * 1 to b0 + i): base[i] = id of edge i's first crossing. */
-static void group_bases(const grid_job *g, uint32_t grp, uint32_t a0, uint32_t b0, uint32_t n,
-                        uint32_t *base)
+/* The ids of a group's crossings: edge i's, plane by plane upwards, are
+ * ids[at[i]] .. */
+typedef struct {
+    uint32_t *at; /* per edge (w) */
+    uint32_t *ids;
+    size_t cap;
+} group_ids;
+
+/* Ids for the group's edges (a0 + i, b0 + i), i < n (strip-relative
+ * vertices), drawn in edge order from the planes' cursors cur[] (which
+ * advance).  0 without memory. */
+static int group_make(const grid_job *g, const strata_allocator *al, uint32_t a0, uint32_t b0,
+                      uint32_t n, uint32_t *cur, group_ids *gi)
 {
-    uint64_t at = g->goff[grp];
+    uint64_t total = 0;
     for (uint32_t i = 0; i < n; i++) {
-        base[i] = (uint32_t)at;
-        at += span(g, a0 + i, b0 + i);
+        gi->at[i] = (uint32_t)total;
+        total += span(g, a0 + i, b0 + i);
     }
+    if (total > gi->cap) {
+        const size_t cap = total > 2 * gi->cap ? (size_t)total : 2 * gi->cap;
+        strata__free(al, gi->ids);
+        gi->cap = 0;
+        if (!(gi->ids = strata__alloc_array(al, cap, sizeof(uint32_t))))
+            return 0;
+        gi->cap = cap;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t lo = g->band[a0 + i], hi = g->band[b0 + i];
+        if (lo == hi)
+            continue;
+        if (lo > hi) {
+            const uint32_t t = lo;
+            lo = hi;
+            hi = t;
+        }
+        uint32_t *d = gi->ids + gi->at[i];
+        for (uint32_t k = lo + 1; k <= hi; k++)
+            *d++ = cur[k]++;
+    }
+    return 1;
 }
 
-/* Place the crossings of edge (a, b) from id base on. */
-static void place_edge(const grid_job *g, uint32_t a, uint32_t b, uint32_t base)
+/* Place the crossings of edge (a, b) (g's strip-relative vertices a at
+ * column ia of row ja, b at ib of jb), ids[k - low band - 1] that of
+ * plane k. */
+static void place_edge(const grid_job *g, uint32_t a, uint32_t b, uint32_t ia, uint32_t ja,
+                       uint32_t ib, uint32_t jb, const uint32_t *ids)
 {
-    uint32_t p = a, q = b;
+    uint32_t p = a, q = b, ip = ia, jp = ja, iq = ib, jq = jb;
     if (g->band[p] == g->band[q])
         return;
     if (g->band[p] > g->band[q]) {
         p = b;
         q = a;
+        ip = ib;
+        jp = jb;
+        iq = ia;
+        jq = ja;
     }
-    const uint32_t ip = p % g->w, jp = p / g->w + g->j0, iq = q % g->w, jq = q / g->w + g->j0;
     const float xp = g->xs[ip], zp = g->zs[jp], xq = g->xs[iq], zq = g->zs[jq];
     const float hp = g->data[p] * g->scale, dh = g->data[q] * g->scale - hp;
     const float dx = xq - xp, dz = zq - zp;
-    uint32_t id = base;
-    for (uint32_t k = g->band[p] + 1u; k <= g->band[q]; k++, id++) {
+    for (uint32_t k = g->band[p] + 1u; k <= g->band[q]; k++) {
+        const uint32_t id = *ids++;
         struct crossing *c = &g->c[id];
         c->plane = (uint16_t)k;
         if (k == g->band[q] && g->on[q]) { /* the vertex itself */
             c->x = xq;
             c->z = zq;
             if (g->vert)
-                g->vert[id] = q + g->j0 * g->w;
+                g->vert[id] = jq * g->w + iq;
             continue;
         }
         const float t = (g->L[k] - hp) / dh;
@@ -135,10 +178,11 @@ static void place_edge(const grid_job *g, uint32_t a, uint32_t b, uint32_t base)
 }
 
 /* One triangle (corners v[3] counter-clockwise seen from above, side s
- * from v[s] to v[s+1] with its first crossing at base[s]): for every
- * plane it spans, the crossing on its climbing side leads to the one on
- * its descending side. */
-static inline void link_triangle(const grid_job *g, const uint32_t v[3], const uint32_t base[3])
+ * from v[s] to v[s+1] with the ids of its crossings at side[s]): for
+ * every plane it spans, the crossing on its climbing side leads to the
+ * one on its descending side. */
+static inline void link_triangle(const grid_job *g, const uint32_t v[3],
+                                 const uint32_t *const side[3])
 {
     const uint32_t b[3] = {g->band[v[0]], g->band[v[1]], g->band[v[2]]};
     if (b[0] == b[1] && b[1] == b[2])
@@ -155,7 +199,7 @@ static inline void link_triangle(const grid_job *g, const uint32_t v[3], const u
             const uint32_t slo = bs < bt ? bs : bt, shi = bs < bt ? bt : bs;
             if (!(slo < k && k <= shi))
                 continue;
-            const uint32_t id = base[s] + (k - slo - 1);
+            const uint32_t id = side[s][k - slo - 1];
             if (bs < bt)
                 ci = id;
             else
@@ -166,37 +210,67 @@ static inline void link_triangle(const grid_job *g, const uint32_t v[3], const u
     }
 }
 
-/* Phase 4 on cell row j (in g's strip), with scratch for four rows of
- * bases. */
-static void cut_row(const grid_job *g, uint32_t j, uint32_t *scratch)
+/* Phase 4 on cell row j (in g's strip), with the ids of its groups H_j,
+ * V_j, D_j and H_{j+1}. */
+static void cut_row(const grid_job *g, uint32_t j, const group_ids *h0, const group_ids *v,
+                    const group_ids *d, const group_ids *h1)
 {
     const uint32_t w = g->w, nx = g->nx;
-    uint32_t *bh0 = scratch, *bv = scratch + w, *bd = scratch + 2 * w, *bh1 = scratch + 3 * w;
     const uint32_t r0 = (j - g->j0) * w, r1 = r0 + w;
-    group_bases(g, 3 * j, r0, r0 + 1, nx, bh0);
-    group_bases(g, 3 * j + 1, r0, r1, w, bv);
-    group_bases(g, 3 * j + 2, r0, r1 + 1, nx, bd);
-    group_bases(g, 3 * j + 3, r1, r1 + 1, nx, bh1);
     for (uint32_t i = 0; i < nx; i++) {
-        place_edge(g, r0 + i, r0 + i + 1, bh0[i]);
-        place_edge(g, r0 + i, r1 + i + 1, bd[i]);
+        place_edge(g, r0 + i, r0 + i + 1, i, j, i + 1, j, h0->ids + h0->at[i]);
+        place_edge(g, r0 + i, r1 + i + 1, i, j, i + 1, j + 1, d->ids + d->at[i]);
         if (j + 1 == g->nz)
-            place_edge(g, r1 + i, r1 + i + 1, bh1[i]);
+            place_edge(g, r1 + i, r1 + i + 1, i, j + 1, i + 1, j + 1, h1->ids + h1->at[i]);
     }
     for (uint32_t i = 0; i < w; i++)
-        place_edge(g, r0 + i, r1 + i, bv[i]);
+        place_edge(g, r0 + i, r1 + i, i, j, i, j + 1, v->ids + v->at[i]);
     for (uint32_t i = 0; i < nx; i++) {
         const uint32_t v00 = r0 + i, v10 = v00 + 1, v01 = r1 + i, v11 = v01 + 1;
         const uint16_t b00 = g->band[v00];
         if (b00 == g->band[v10] && b00 == g->band[v01] && b00 == g->band[v11])
             continue; /* most cells: one band */
         /* (v00, v01, v11): V_j i, H_{j+1} i, D_j i */
-        const uint32_t t0[3] = {v00, v01, v11}, s0[3] = {bv[i], bh1[i], bd[i]};
+        const uint32_t t0[3] = {v00, v01, v11};
+        const uint32_t *const s0[3] = {v->ids + v->at[i], h1->ids + h1->at[i],
+                                       d->ids + d->at[i]};
         link_triangle(g, t0, s0);
         /* (v00, v11, v10): D_j i, V_j i+1, H_j i */
-        const uint32_t t1[3] = {v00, v11, v10}, s1[3] = {bd[i], bv[i + 1], bh0[i]};
+        const uint32_t t1[3] = {v00, v11, v10};
+        const uint32_t *const s1[3] = {d->ids + d->at[i], v->ids + v->at[i + 1],
+                                       h0->ids + h0->at[i]};
         link_triangle(g, t1, s1);
     }
+}
+
+/* Phase 4 on loaded strip s (cell rows [j0, j1)): ids drawn from the
+ * strip's first ids of every plane (cur, nL; next: the next strip's, for
+ * the H row they share), four groups' ids in gi.  0 without memory. */
+static int cut_strip(const grid_job *g, const strata_allocator *al, uint32_t s, uint32_t j0,
+                     uint32_t j1, uint32_t *cur, uint32_t *next, group_ids gi[4])
+{
+    const uint32_t w = g->w, nx = g->nx, nL = g->nL;
+    memcpy(cur, g->first + (size_t)s * nL, nL * sizeof(uint32_t));
+    if (!group_make(g, al, 0, 1, nx, cur, &gi[0]))
+        return 0;
+    for (uint32_t j = j0; j < j1; j++) {
+        const uint32_t r0 = (j - j0) * w, r1 = r0 + w;
+        /* H_{j+1} of the strip's last row is the next strip's first */
+        uint32_t *hc = cur;
+        if (j + 1 == j1 && j1 != g->nz) {
+            memcpy(next, g->first + (size_t)(s + 1) * nL, nL * sizeof(uint32_t));
+            hc = next;
+        }
+        if (!group_make(g, al, r0, r1, w, cur, &gi[1]) ||
+            !group_make(g, al, r0, r1 + 1, nx, cur, &gi[2]) ||
+            !group_make(g, al, r1, r1 + 1, nx, hc, &gi[3]))
+            return 0;
+        cut_row(g, j, &gi[0], &gi[1], &gi[2], &gi[3]);
+        const group_ids t = gi[0];
+        gi[0] = gi[3];
+        gi[3] = t;
+    }
+    return 1;
 }
 
 /* Phase 5: walk from crossing c (open: until a crossing leads nowhere;
@@ -254,7 +328,7 @@ static void *bag_alloc(bag *b, size_t n, size_t size)
     return p;
 }
 
-/* Phase 5 on plane k: its crossings ids[0..n) (ascending), its polylines
+/* Phase 5 on plane k: its crossings c0 .. c0 + n (ascending), its polylines
  * walked (open ones first, each from its first crossing in id order) into
  * the points from `at` on (a walk writes at most one point a crossing of
  * the plane, so the plane's n slots suffice) and into *out (grown).
@@ -265,13 +339,13 @@ typedef struct {
     int nomem;
 } plane_lines;
 
-static void trace_plane(const grid_job *g, const uint32_t *ids, uint64_t n, uint32_t k,
+static void trace_plane(const grid_job *g, uint32_t c0, uint64_t n, uint32_t k,
                         strata_loops *l, uint64_t at, plane_lines *out)
 {
     const strata_allocator *al = &l->alloc;
     for (int closed = 0; closed < 2; closed++) {
         for (uint64_t i = 0; i < n; i++) {
-            const uint32_t c = ids[i];
+            const uint32_t c = c0 + (uint32_t)i;
             const struct crossing *cc = &g->c[c];
             if (cc->seen || cc->next == NONE || (!closed && cc->hasprev))
                 continue;
@@ -302,44 +376,30 @@ static void trace_plane(const grid_job *g, const uint32_t *ids, uint64_t n, uint
     }
 }
 
-/* Phase 5: the crossings sorted by plane (a counting sort, ids ascending
- * within a plane), the planes walked in parallel (a walk never leaves its
- * plane) each into its own stretch of the points, then the stretches
- * closed up in plane order: the same points and polylines whatever the
- * thread count.  Points: room for C given. */
-/* The crossings sorted by plane (a counting sort, ids ascending within a
- * plane): plane k's are (*ids)[(*off)[k] .. (*off)[k+1]). */
-static strata_status sort_by_plane(const grid_job *g, uint64_t C, uint32_t nL, bag *b,
-                                   uint64_t **off_out, uint32_t **ids_out)
+/* Phase 5: the planes walked in parallel (a walk never leaves its
+ * plane) each into its own stretch of the points (its stretch of ids),
+ * then the stretches closed up in plane order: the same points and
+ * polylines whatever the thread count.  Points: room for C given. */
+/* Plane k's crossings: ids off[k] .. off[k+1] (nL + 1, in the bag). */
+static uint64_t *plane_offsets(const grid_job *g, bag *b)
 {
-    uint64_t *off = bag_alloc(b, (size_t)nL + 1, sizeof(uint64_t));
-    uint32_t *ids = bag_alloc(b, C, sizeof(uint32_t));
-    uint64_t *at = bag_alloc(b, nL, sizeof(uint64_t));
-    if (!off || !ids || !at)
-        return STRATA_ERR_NOMEM;
-    memset(off, 0, ((size_t)nL + 1) * sizeof(uint64_t));
-    for (uint64_t c = 0; c < C; c++)
-        off[g->c[c].plane + 1]++;
-    for (uint32_t k = 0; k < nL; k++)
-        off[k + 1] += off[k];
-    memcpy(at, off, (size_t)nL * sizeof(uint64_t));
-    for (uint64_t c = 0; c < C; c++)
-        ids[at[g->c[c].plane]++] = (uint32_t)c;
-    bag_free(b, at);
-    *off_out = off;
-    *ids_out = ids;
-    return STRATA_OK;
+    uint64_t *off = bag_alloc(b, (size_t)g->nL + 1, sizeof(uint64_t));
+    if (!off)
+        return NULL;
+    for (uint32_t k = 0; k < g->nL; k++)
+        off[k] = g->first[k];
+    off[g->nL] = g->nL ? g->first[(size_t)g->nstrip * g->nL + g->nL - 1] : 0;
+    return off;
 }
 
 static strata_status trace(strata_ctx *ctx, const grid_job *g, uint64_t C, uint32_t nL, bag *b,
                            strata_loops *l)
 {
     const strata_allocator *al = &l->alloc;
-    uint64_t *off;
-    uint32_t *ids;
-    const strata_status st = sort_by_plane(g, C, nL, b, &off, &ids);
-    if (st != STRATA_OK)
-        return st;
+    (void)C;
+    uint64_t *off = plane_offsets(g, b);
+    if (!off)
+        return STRATA_ERR_NOMEM;
     plane_lines *pl = bag_alloc(b, nL, sizeof(plane_lines));
     if (!pl)
         return STRATA_ERR_NOMEM;
@@ -347,7 +407,7 @@ static strata_status trace(strata_ctx *ctx, const grid_job *g, uint64_t C, uint3
     const int64_t nk = nL;
 #pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
     for (int64_t k = 0; k < nk; k++)
-        trace_plane(g, ids + off[k], off[k + 1] - off[k], (uint32_t)k, l, off[k], &pl[k]);
+        trace_plane(g, (uint32_t)off[k], off[k + 1] - off[k], (uint32_t)k, l, off[k], &pl[k]);
     uint64_t nl = 0, np = 0;
     int nomem = 0;
     for (uint32_t k = 0; k < nL; k++) {
@@ -423,58 +483,79 @@ static strata_status strip_load(const strata_ctx *ctx, const strata_heightmap *h
     return STRATA_OK;
 }
 
-/* Phase 3 on a loaded strip of cell rows [j0, j1): the crossings of its
- * groups of edges (and of the last row's, at the end). */
-static void count_strip(const grid_job *g, uint32_t j0, uint32_t j1)
+/* Phase 3 on a loaded strip of cell rows [j0, j1): its crossings of
+ * every plane (count, nL) over its groups of edges (and the last H row's,
+ * at the end), with diff (nL + 1) for scratch. */
+static void count_strip(const grid_job *g, uint32_t j0, uint32_t j1, uint32_t *diff,
+                        uint32_t *count)
 {
-    const uint32_t w = g->w;
+    const uint32_t w = g->w, nL = g->nL;
+    memset(diff, 0, ((size_t)nL + 1) * sizeof(uint32_t));
     for (uint32_t j = j0; j <= j1; j++)
         for (uint32_t kind = 0; kind < 3; kind++) {
             if (j == j1 && (j1 != g->nz || kind))
                 break;
-            /* span() over the group's edges, from row j's bands to the
-             * ones along, below or diagonally below: plain arrays the
-             * compiler vectorises */
+            /* the edges from row j's bands to the ones along, below or
+             * diagonally below: planes lo + 1 .. hi, as differences */
             const uint16_t *a = g->band + (size_t)(j - j0) * w;
             const uint16_t *q = kind == 0 ? a + 1 : kind == 1 ? a + w : a + w + 1;
             const uint32_t n = kind == 1 ? w : g->nx;
-            uint64_t sum = 0;
             for (uint32_t i = 0; i < n; i++) {
-                const int d = (int)a[i] - (int)q[i];
-                sum += (uint64_t)(d < 0 ? -d : d);
+                const uint32_t x = a[i], y = q[i];
+                if (x == y)
+                    continue;
+                diff[(x < y ? x : y) + 1]++;
+                diff[(x < y ? y : x) + 1]--; /* modulo 2^32: the sums come right */
             }
-            g->goff[3 * j + kind] = sum;
         }
+    uint32_t run = 0;
+    for (uint32_t k = 0; k < nL; k++) {
+        run += diff[k];
+        count[k] = run;
+    }
 }
 
-/* Phases 1-4: g's crossings placed and linked (g->c, *C of them, in the
- * bag; and g->vert with keep_vert). */
+/* Phases 1-4: g's crossings placed and linked (g->c, *C of them, g->first
+ * their planes' stretches, in the bag; and g->vert with keep_vert). */
 static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell, float scale,
                          const float *L, uint32_t nL, int keep_vert, bag *b, grid_job *g,
                          uint64_t *C)
 {
     const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
     *g = (grid_job){.w = w, .h = h, .nx = w - 1, .nz = h - 1, .L = L, .nL = nL, .scale = scale};
+    /* strips of STRIP rows, fewer and taller when many planes would make
+     * the table of first ids (strips x planes) big */
+    const uint64_t most = (1u << 22) / nL > 1 ? (1u << 22) / nL - 1 : 1;
+    g->strip = (uint32_t)((g->nz + most - 1) / most);
+    g->strip = g->strip < STRIP ? STRIP : g->strip;
+    g->nstrip = (g->nz + g->strip - 1) / g->strip;
     /* 1 heights: the heightmap's samples, or read a strip at a time */
     const float *data = strata_heightmap_data(hm);
     const int T = ctx->threads;
+    const strata_allocator *al = &ctx->alloc;
     float *xs = bag_alloc(b, w, sizeof(float)), *zs = bag_alloc(b, h, sizeof(float));
     strip_buf *sb = bag_alloc(b, (size_t)T, sizeof(strip_buf));
-    const size_t rows = (size_t)(STRIP + 1) * w;
+    const size_t rows = ((size_t)g->strip + 1) * w;
     float *hbuf = bag_alloc(b, data ? 1 : (size_t)T * rows, sizeof(float));
     uint16_t *bbuf = bag_alloc(b, (size_t)T * rows, sizeof(uint16_t));
     uint8_t *obuf = bag_alloc(b, (size_t)T * rows, 1);
     float *rbuf = bag_alloc(b, (size_t)T * w, sizeof(float));
-    uint32_t *scratch = bag_alloc(b, (size_t)T * 4 * w, sizeof(uint32_t));
+    /* per thread: diff (nL + 1), cursors of this strip and the next (nL
+     * each); four groups' ids */
+    uint32_t *pl = bag_alloc(b, (size_t)T * (3 * (size_t)nL + 1), sizeof(uint32_t));
+    uint32_t *at = bag_alloc(b, (size_t)T * 4 * w, sizeof(uint32_t));
+    group_ids *gi = bag_alloc(b, (size_t)T * 4, sizeof(group_ids));
     strata_status *sts = bag_alloc(b, (size_t)T, sizeof(strata_status));
-    const uint32_t G = 3 * g->nz + 1;
-    uint64_t *goff = bag_alloc(b, (size_t)G + 1, sizeof(uint64_t));
-    if (!xs || !zs || !sb || !hbuf || !bbuf || !obuf || !rbuf || !scratch || !sts || !goff)
+    g->first = bag_alloc(b, ((size_t)g->nstrip + 1) * nL, sizeof(uint32_t));
+    if (!xs || !zs || !sb || !hbuf || !bbuf || !obuf || !rbuf || !pl || !at || !gi || !sts ||
+        !g->first)
         return STRATA_ERR_NOMEM;
     for (int t = 0; t < T; t++) {
         sb[t] = (strip_buf){data ? NULL : hbuf + (size_t)t * rows, bbuf + (size_t)t * rows,
                             obuf + (size_t)t * rows, rbuf + (size_t)t * w};
         sts[t] = STRATA_OK;
+        for (int q = 0; q < 4; q++)
+            gi[4 * t + q] = (group_ids){at + ((size_t)4 * t + q) * w, NULL, 0};
     }
     for (uint32_t i = 0; i < w; i++)
         xs[i] = strata__grid_coord(i, g->nx, cell);
@@ -482,8 +563,8 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
         zs[j] = strata__grid_coord(j, g->nz, cell);
     g->xs = xs;
     g->zs = zs;
-    g->goff = goff;
-    const int64_t nstrip = (g->nz + STRIP - 1) / STRIP;
+    const int64_t nstrip = g->nstrip;
+    const uint32_t S = g->strip;
     /* 2 classify and 3 count, a strip at a time */
     int nonfinite = 0;
 #pragma omp parallel num_threads(T) reduction(| : nonfinite)
@@ -494,16 +575,17 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
         const int t = 0;
 #endif
         grid_job gt = *g;
+        uint32_t *diff = pl + (size_t)t * (3 * (size_t)nL + 1);
 #pragma omp for schedule(dynamic, 1)
         for (int64_t si = 0; si < nstrip; si++) {
-            const uint32_t j0 = (uint32_t)si * STRIP;
-            const uint32_t j1 = j0 + STRIP < g->nz ? j0 + STRIP : g->nz;
+            const uint32_t j0 = (uint32_t)si * S;
+            const uint32_t j1 = j0 + S < g->nz ? j0 + S : g->nz;
             const strata_status st = strip_load(ctx, hm, data, &gt, &sb[t], j0, j1 - j0 + 1,
                                                 &nonfinite);
             if (st != STRATA_OK)
                 sts[t] = st;
             else
-                count_strip(&gt, j0, j1);
+                count_strip(&gt, j0, j1, diff, g->first + (size_t)si * nL);
         }
     }
     for (int t = 0; t < T; t++)
@@ -514,15 +596,19 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
     strata_status st;
     if ((st = strata__progress(ctx, "loops", 0.2)) != STRATA_OK)
         return st;
+    /* the counts become first ids: plane by plane, strip by strip */
     uint64_t n = 0;
-    for (uint32_t gi = 0; gi < G; gi++) {
-        const uint64_t s = goff[gi];
-        goff[gi] = n;
-        n += s;
+    for (uint32_t k = 0; k < nL; k++) {
+        for (uint32_t si = 0; si < g->nstrip; si++) {
+            uint32_t *f = &g->first[(size_t)si * nL + k];
+            const uint32_t cnt = *f;
+            *f = (uint32_t)n;
+            n += cnt;
+        }
+        if (n >= UINT32_MAX)
+            return STRATA_ERR_OVERFLOW;
+        g->first[(size_t)g->nstrip * nL + k] = (uint32_t)n;
     }
-    goff[G] = n;
-    if (n >= UINT32_MAX)
-        return STRATA_ERR_OVERFLOW;
     *C = n;
     if ((st = strata__progress(ctx, "loops", 0.3)) != STRATA_OK)
         return st;
@@ -545,21 +631,21 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
         const int t = 0;
 #endif
         grid_job gt = *g;
-        uint32_t *mine = scratch + (size_t)t * 4 * w;
+        uint32_t *cur = pl + (size_t)t * (3 * (size_t)nL + 1) + nL + 1, *next = cur + nL;
         int nf = 0;
 #pragma omp for schedule(dynamic, 1)
         for (int64_t si = 0; si < nstrip; si++) {
-            const uint32_t j0 = (uint32_t)si * STRIP;
-            const uint32_t j1 = j0 + STRIP < g->nz ? j0 + STRIP : g->nz;
+            const uint32_t j0 = (uint32_t)si * S;
+            const uint32_t j1 = j0 + S < g->nz ? j0 + S : g->nz;
             const strata_status st2 = strip_load(ctx, hm, data, &gt, &sb[t], j0, j1 - j0 + 1, &nf);
-            if (st2 != STRATA_OK) {
+            if (st2 != STRATA_OK)
                 sts[t] = st2;
-                continue;
-            }
-            for (uint32_t j = j0; j < j1; j++)
-                cut_row(&gt, j, mine);
+            else if (!cut_strip(&gt, al, (uint32_t)si, j0, j1, cur, next, gi + 4 * t))
+                sts[t] = STRATA_ERR_NOMEM;
         }
     }
+    for (int t = 0; t < 4 * T; t++)
+        strata__free(al, gi[t].ids);
     for (int t = 0; t < T; t++)
         if (sts[t] != STRATA_OK)
             return sts[t];
@@ -568,7 +654,7 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
     bag_free(b, bbuf);
     bag_free(b, obuf);
     bag_free(b, rbuf);
-    bag_free(b, scratch);
+    bag_free(b, at);
     return strata__progress(ctx, "loops", 0.7);
 }
 
@@ -612,7 +698,7 @@ static void slot_free(stream_slot *s)
 
 /* Plane k into slot s: traced (as trace() does), canonical, handed to
  * the sink. */
-static void stream_plane(const grid_job *g, const uint32_t *ids, uint64_t n, uint32_t k,
+static void stream_plane(const grid_job *g, uint32_t c0, uint64_t n, uint32_t k,
                          stream_slot *s, const strata__plane_sink *sink, uint32_t slot)
 {
     strata_loops *l = &s->l;
@@ -633,7 +719,7 @@ static void stream_plane(const grid_job *g, const uint32_t *ids, uint64_t n, uin
         }
     }
     plane_lines pl = {0};
-    trace_plane(g, ids, n, k, l, 0, &pl);
+    trace_plane(g, c0, n, k, l, 0, &pl);
     if (pl.nomem) {
         strata__free(al, pl.loops);
         s->st = STRATA_ERR_NOMEM;
@@ -658,11 +744,11 @@ static void stream_plane(const grid_job *g, const uint32_t *ids, uint64_t n, uin
 static strata_status stream(strata_ctx *ctx, const grid_job *g, uint64_t C, uint32_t nL, bag *b,
                             const strata__plane_sink *sink)
 {
-    uint64_t *off;
-    uint32_t *ids;
-    strata_status st = sort_by_plane(g, C, nL, b, &off, &ids);
-    if (st != STRATA_OK)
-        return st;
+    (void)C;
+    uint64_t *off = plane_offsets(g, b);
+    if (!off)
+        return STRATA_ERR_NOMEM;
+    strata_status st = STRATA_OK;
     const uint32_t S = sink->nslots;
     stream_slot *slots = bag_alloc(b, S, sizeof(stream_slot));
     if (!slots)
@@ -682,7 +768,7 @@ static strata_status stream(strata_ctx *ctx, const grid_job *g, uint64_t C, uint
 #pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
         for (int64_t i = 0; i < (int64_t)kn; i++) {
             const uint32_t k = k0 + (uint32_t)i;
-            stream_plane(g, ids + off[k], off[k + 1] - off[k], k, &slots[i], sink, (uint32_t)i);
+            stream_plane(g, (uint32_t)off[k], off[k + 1] - off[k], k, &slots[i], sink, (uint32_t)i);
         }
         for (uint32_t i = 0; i < kn && st == STRATA_OK; i++) {
             st = slots[i].st;
