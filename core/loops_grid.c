@@ -103,50 +103,13 @@ typedef struct {
     size_t cap;
 } group_ids;
 
-/* Ids for the group's edges (a0 + i, b0 + i), i < n (strip-relative
- * vertices), drawn in edge order from the planes' cursors cur[] (which
- * advance).  0 without memory. */
-static int group_make(const grid_job *g, const strata_allocator *al, uint32_t a0, uint32_t b0,
-                      uint32_t n, uint32_t *cur, group_ids *gi)
-{
-    uint64_t total = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        gi->at[i] = (uint32_t)total;
-        total += span(g, a0 + i, b0 + i);
-    }
-    if (total > gi->cap) {
-        const size_t cap = total > 2 * gi->cap ? (size_t)total : 2 * gi->cap;
-        strata__free(al, gi->ids);
-        gi->cap = 0;
-        if (!(gi->ids = strata__alloc_array(al, cap, sizeof(uint32_t))))
-            return 0;
-        gi->cap = cap;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t lo = g->band[a0 + i], hi = g->band[b0 + i];
-        if (lo == hi)
-            continue;
-        if (lo > hi) {
-            const uint32_t t = lo;
-            lo = hi;
-            hi = t;
-        }
-        uint32_t *d = gi->ids + gi->at[i];
-        for (uint32_t k = lo + 1; k <= hi; k++)
-            *d++ = cur[k]++;
-    }
-    return 1;
-}
-
 /* Place the crossings of edge (a, b) (g's strip-relative vertices a at
- * column ia of row ja, b at ib of jb), ids[k - low band - 1] that of
- * plane k. */
+ * column ia of row ja, b at ib of jb; band[a] != band[b]), ids[k - low
+ * band - 1] that of plane k. */
 static void place_edge(const grid_job *g, uint32_t a, uint32_t b, uint32_t ia, uint32_t ja,
                        uint32_t ib, uint32_t jb, const uint32_t *ids)
 {
     uint32_t p = a, q = b, ip = ia, jp = ja, iq = ib, jq = jb;
-    if (g->band[p] == g->band[q])
-        return;
     if (g->band[p] > g->band[q]) {
         p = b;
         q = a;
@@ -175,6 +138,46 @@ static void place_edge(const grid_job *g, uint32_t a, uint32_t b, uint32_t ia, u
         if (g->vert)
             g->vert[id] = NONE;
     }
+}
+
+/* The group of edges from vertex (ia + i, ja) to (ib + i, jb), i < n
+ * (strip-relative vertices a0 + i, b0 + i): ids drawn in edge order from
+ * the planes' cursors cur[] (which advance), and with `place` its
+ * crossings placed.  0 without memory. */
+static int group_cut(const grid_job *g, const strata_allocator *al, uint32_t a0, uint32_t b0,
+                     uint32_t ia, uint32_t ja, uint32_t ib, uint32_t jb, uint32_t n, uint32_t *cur,
+                     int place, group_ids *gi)
+{
+    uint32_t total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        gi->at[i] = total;
+        uint32_t lo = g->band[a0 + i], hi = g->band[b0 + i];
+        if (lo == hi)
+            continue;
+        if (lo > hi) {
+            const uint32_t t = lo;
+            lo = hi;
+            hi = t;
+        }
+        if ((uint64_t)total + (hi - lo) > gi->cap) {
+            const size_t cap = (size_t)total + (hi - lo) + gi->cap + 1024;
+            uint32_t *ids = strata__alloc_array(al, cap, sizeof(uint32_t));
+            if (!ids)
+                return 0;
+            if (total)
+                memcpy(ids, gi->ids, (size_t)total * sizeof(uint32_t));
+            strata__free(al, gi->ids);
+            gi->ids = ids;
+            gi->cap = cap;
+        }
+        uint32_t *d = gi->ids + total;
+        for (uint32_t k = lo + 1; k <= hi; k++)
+            *d++ = cur[k]++;
+        if (place)
+            place_edge(g, a0 + i, b0 + i, ia + i, ja, ib + i, jb, gi->ids + total);
+        total += hi - lo;
+    }
+    return 1;
 }
 
 /* One triangle (corners v[3] counter-clockwise seen from above, side s
@@ -210,21 +213,13 @@ static inline void link_triangle(const grid_job *g, const uint32_t v[3],
     }
 }
 
-/* Phase 4 on cell row j (in g's strip), with the ids of its groups H_j,
- * V_j, D_j and H_{j+1}. */
+/* Phase 4's links on cell row j (in g's strip), with the ids of its
+ * groups H_j, V_j, D_j and H_{j+1}. */
 static void cut_row(const grid_job *g, uint32_t j, const group_ids *h0, const group_ids *v,
                     const group_ids *d, const group_ids *h1)
 {
     const uint32_t w = g->w, nx = g->nx;
     const uint32_t r0 = (j - g->j0) * w, r1 = r0 + w;
-    for (uint32_t i = 0; i < nx; i++) {
-        place_edge(g, r0 + i, r0 + i + 1, i, j, i + 1, j, h0->ids + h0->at[i]);
-        place_edge(g, r0 + i, r1 + i + 1, i, j, i + 1, j + 1, d->ids + d->at[i]);
-        if (j + 1 == g->nz)
-            place_edge(g, r1 + i, r1 + i + 1, i, j + 1, i + 1, j + 1, h1->ids + h1->at[i]);
-    }
-    for (uint32_t i = 0; i < w; i++)
-        place_edge(g, r0 + i, r1 + i, i, j, i, j + 1, v->ids + v->at[i]);
     for (uint32_t i = 0; i < nx; i++) {
         const uint32_t v00 = r0 + i, v10 = v00 + 1, v01 = r1 + i, v11 = v01 + 1;
         const uint16_t b00 = g->band[v00];
@@ -245,25 +240,26 @@ static void cut_row(const grid_job *g, uint32_t j, const group_ids *h0, const gr
 
 /* Phase 4 on loaded strip s (cell rows [j0, j1)): ids drawn from the
  * strip's first ids of every plane (cur, nL; next: the next strip's, for
- * the H row they share), four groups' ids in gi.  0 without memory. */
+ * the H row they share, which that strip places), four groups' ids in
+ * gi.  0 without memory. */
 static int cut_strip(const grid_job *g, const strata_allocator *al, uint32_t s, uint32_t j0,
                      uint32_t j1, uint32_t *cur, uint32_t *next, group_ids gi[4])
 {
     const uint32_t w = g->w, nx = g->nx, nL = g->nL;
     memcpy(cur, g->first + (size_t)s * nL, nL * sizeof(uint32_t));
-    if (!group_make(g, al, 0, 1, nx, cur, &gi[0]))
+    if (!group_cut(g, al, 0, 1, 0, j0, 1, j0, nx, cur, 1, &gi[0]))
         return 0;
     for (uint32_t j = j0; j < j1; j++) {
         const uint32_t r0 = (j - j0) * w, r1 = r0 + w;
-        /* H_{j+1} of the strip's last row is the next strip's first */
         uint32_t *hc = cur;
-        if (j + 1 == j1 && j1 != g->nz) {
+        const int mine = j + 1 < j1 || j1 == g->nz;
+        if (!mine) {
             memcpy(next, g->first + (size_t)(s + 1) * nL, nL * sizeof(uint32_t));
             hc = next;
         }
-        if (!group_make(g, al, r0, r1, w, cur, &gi[1]) ||
-            !group_make(g, al, r0, r1 + 1, nx, cur, &gi[2]) ||
-            !group_make(g, al, r1, r1 + 1, nx, hc, &gi[3]))
+        if (!group_cut(g, al, r0, r1, 0, j, 0, j + 1, w, cur, 1, &gi[1]) ||
+            !group_cut(g, al, r0, r1 + 1, 0, j, 1, j + 1, nx, cur, 1, &gi[2]) ||
+            !group_cut(g, al, r1, r1 + 1, 0, j + 1, 1, j + 1, nx, hc, mine, &gi[3]))
             return 0;
         cut_row(g, j, &gi[0], &gi[1], &gi[2], &gi[3]);
         const group_ids t = gi[0];
@@ -550,13 +546,30 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
     if (!xs || !zs || !sb || !hbuf || !bbuf || !obuf || !rbuf || !pl || !at || !gi || !sts ||
         !g->first)
         return STRATA_ERR_NOMEM;
+    memset(gi, 0, (size_t)T * 4 * sizeof *gi);
     for (int t = 0; t < T; t++) {
         sb[t] = (strip_buf){data ? NULL : hbuf + (size_t)t * rows, bbuf + (size_t)t * rows,
                             obuf + (size_t)t * rows, rbuf + (size_t)t * w};
         sts[t] = STRATA_OK;
-        for (int q = 0; q < 4; q++)
-            gi[4 * t + q] = (group_ids){at + ((size_t)4 * t + q) * w, NULL, 0};
+        for (int q = 0; q < 4; q++) {
+            group_ids *e = &gi[4 * t + q];
+            *e = (group_ids){at + ((size_t)4 * t + q) * w, NULL, 0};
+            if ((e->ids = strata__alloc_array(al, w, sizeof(uint32_t))))
+                e->cap = w;
+        }
     }
+    for (int t = 0; t < 4 * T; t++)
+        if (!gi[t].ids) {
+            for (int u = 0; u < 4 * T; u++)
+                strata__free(al, gi[u].ids);
+            return STRATA_ERR_NOMEM;
+        }
+    strata_status ret;
+#define RET(x)                                                                 \
+    do {                                                                       \
+        ret = (x);                                                             \
+        goto done;                                                             \
+    } while (0)
     for (uint32_t i = 0; i < w; i++)
         xs[i] = strata__grid_coord(i, g->nx, cell);
     for (uint32_t j = 0; j < h; j++)
@@ -590,12 +603,12 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
     }
     for (int t = 0; t < T; t++)
         if (sts[t] != STRATA_OK)
-            return sts[t];
+            RET(sts[t]);
     if (nonfinite)
-        return STRATA_ERR_NOT_FINITE;
+        RET(STRATA_ERR_NOT_FINITE);
     strata_status st;
     if ((st = strata__progress(ctx, "loops", 0.2)) != STRATA_OK)
-        return st;
+        RET(st);
     /* the counts become first ids: plane by plane, strip by strip */
     uint64_t n = 0;
     for (uint32_t k = 0; k < nL; k++) {
@@ -606,16 +619,16 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
             n += cnt;
         }
         if (n >= UINT32_MAX)
-            return STRATA_ERR_OVERFLOW;
+            RET(STRATA_ERR_OVERFLOW);
         g->first[(size_t)g->nstrip * nL + k] = (uint32_t)n;
     }
     *C = n;
     if ((st = strata__progress(ctx, "loops", 0.3)) != STRATA_OK)
-        return st;
+        RET(st);
     /* 4 cut */
     g->c = bag_alloc(b, n, sizeof(struct crossing));
     if (!g->c || (keep_vert && !(g->vert = bag_alloc(b, n, sizeof(uint32_t)))))
-        return STRATA_ERR_NOMEM;
+        RET(STRATA_ERR_NOMEM);
     /* next NONE, hasprev and seen 0, in parallel (first touch) */
 #pragma omp parallel for num_threads(T) schedule(static)
     for (int64_t i = 0; i < (int64_t)n; i++) {
@@ -644,18 +657,21 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
                 sts[t] = STRATA_ERR_NOMEM;
         }
     }
-    for (int t = 0; t < 4 * T; t++)
-        strata__free(al, gi[t].ids);
     for (int t = 0; t < T; t++)
         if (sts[t] != STRATA_OK)
-            return sts[t];
+            RET(sts[t]);
     /* the strips' buffers are done with */
     bag_free(b, hbuf);
     bag_free(b, bbuf);
     bag_free(b, obuf);
     bag_free(b, rbuf);
     bag_free(b, at);
-    return strata__progress(ctx, "loops", 0.7);
+    RET(strata__progress(ctx, "loops", 0.7));
+done:
+    for (int t = 0; t < 4 * T; t++)
+        strata__free(al, gi[t].ids);
+    return ret;
+#undef RET
 }
 
 static strata_status run(strata_ctx *ctx, const strata_heightmap *hm, float cell, float scale,
