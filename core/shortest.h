@@ -19,7 +19,9 @@
  * (the n + 1 digit rounding is at least as close as the n digit one), so
  * the search steps from 7 digits (the usual count) up or down; at the bottom of a binade the
  * lower gap is half the upper and the positions are tried in order.
- * Integers below 2^24 are their own digits. */
+ * Integers below 2^24 are their own digits.  Floats of 2^-13 .. 2^23 that
+ * are not integers (map coordinates, mostly) go in integers, exactly: see
+ * strata__put_float. */
 #ifndef STRATA_SHORTEST_H
 #define STRATA_SHORTEST_H
 
@@ -32,6 +34,28 @@
 static const double strata__p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* 10^k, k <= 19, as integers */
+static const uint64_t strata__p10u[20] = {1u,
+                                          10u,
+                                          100u,
+                                          1000u,
+                                          10000u,
+                                          100000u,
+                                          1000000u,
+                                          10000000u,
+                                          100000000u,
+                                          1000000000u,
+                                          10000000000u,
+                                          100000000000u,
+                                          1000000000000u,
+                                          10000000000000u,
+                                          100000000000000u,
+                                          1000000000000000u,
+                                          10000000000000000u,
+                                          100000000000000000u,
+                                          1000000000000000000u,
+                                          10000000000000000000u};
 
 /* 10^-k rounded to double: within 2^-53 of the truth */
 static const double strata__p10inv[23] = {1e0,   1e-1,  1e-2,  1e-3,  1e-4,  1e-5,  1e-6,  1e-7,
@@ -193,6 +217,49 @@ static inline char *strata__put_float(char *p, float f)
         const char *s = strata__utoa_end(buf + 20, m >> -e);
         memcpy(p, s, (size_t)(buf + 20 - s));
         return p + (buf + 20 - s);
+    }
+    if (e >= -36 && e <= -1 && m != 0x800000u) {
+        /* f = m / 2^k, k = -e in 1..36, the gap 2^e the same on both
+         * sides.  A last digit at 10^p with 10^p < 2^e always reads back
+         * (it is within half a gap); from the largest such p (pk) up,
+         * while the next one reads back too.  In integers: N = m 10^s
+         * (s = -p <= 11, N < 2^61), D = N / 2^k rounded half to even,
+         * and D 10^p reads back iff 2 |D 2^k - N| < 10^s (or equal, m
+         * even). */
+        const int k = -e;
+        const double lp = (double)e * 0.30102999566398120;
+        int pk = (int)lp;
+        pk -= lp < (double)pk; /* floor: e log10(2) is never whole */
+        const uint64_t half = (uint64_t)1 << (k - 1), mask = ((uint64_t)1 << k) - 1;
+        int pp = pk;
+        uint64_t N = (uint64_t)m * strata__p10u[-pk];
+        uint64_t D = N >> k;
+        {
+            const uint64_t r = N & mask;
+            D += r > half || (r == half && (D & 1));
+        }
+        while (pp < 0) { /* the next digit up */
+            const uint64_t N1 = (uint64_t)m * strata__p10u[-pp - 1];
+            const uint64_t r = N1 & mask;
+            uint64_t D1 = N1 >> k;
+            D1 += r > half || (r == half && (D1 & 1));
+            const uint64_t t = D1 << k;
+            const uint64_t dist = t > N1 ? t - N1 : N1 - t;
+            const uint64_t lim = strata__p10u[-pp - 1];
+            if (!(2 * dist < lim || (2 * dist == lim && !(m & 1))))
+                break;
+            D = D1;
+            pp++;
+        }
+        /* (pp stays below 0: f is no integer, and the gap is at most
+         * 1/2, so no integer reads back as f) */
+        while (D % 10 == 0) {
+            D /= 10;
+            pp++;
+        }
+        const char *s0 = strata__utoa_end(buf + 20, D);
+        const int nd = (int)(buf + 20 - s0);
+        return strata__put_digits(p, s0, nd, pp + nd - 1);
     }
     const double d = f;
     /* 10^e10 <= d < 10^(e10+1): the search looks at 1..9 digits */

@@ -13,7 +13,8 @@
 #             (its fastest format) and -> GeoJSON: best of R seconds each,
 #             peak RSS, and the ratio gdal / strata
 #             then strata's own phases (--stats: time.load, .loops,
-#             .write, points) and two floors: copy.seconds, copying the
+#             .write, points; lines are made and written together, all
+#             in time.loops) and two floors: copy.seconds, copying the
 #             output file (its bytes through the page cache: what writing
 #             them costs at least), and floats.ns_per_number
 #             (perf/contours-floats: the decimals alone, one thread)
