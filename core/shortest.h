@@ -132,6 +132,19 @@ static inline char *strata__put_digits(char *p, const char *dig, int nd, int e)
     return p;
 }
 
+/* D 10^p (D > 0) in the layout above. */
+static inline char *strata__put_decimal(char *p, uint64_t D, int pp)
+{
+    while (D % 10 == 0) {
+        D /= 10;
+        pp++;
+    }
+    char buf[20];
+    const char *s = strata__utoa_end(buf + 20, D);
+    const int nd = (int)(buf + 20 - s);
+    return strata__put_digits(p, s, nd, pp + nd - 1);
+}
+
 /* f > 0 finite, by the definition: %.{n-1}e for n = 1, 2, ... until it
  * reads back. */
 static inline char *strata__put_float_slow(char *p, float f)
@@ -253,13 +266,7 @@ static inline char *strata__put_float(char *p, float f)
         }
         /* (pp stays below 0: f is no integer, and the gap is at most
          * 1/2, so no integer reads back as f) */
-        while (D % 10 == 0) {
-            D /= 10;
-            pp++;
-        }
-        const char *s0 = strata__utoa_end(buf + 20, D);
-        const int nd = (int)(buf + 20 - s0);
-        return strata__put_digits(p, s0, nd, pp + nd - 1);
+        return strata__put_decimal(p, D, pp);
     }
     const double d = f;
     /* 10^e10 <= d < 10^(e10+1): the search looks at 1..9 digits */
@@ -298,13 +305,7 @@ static inline char *strata__put_float(char *p, float f)
     }
     if (r != 1) /* too close to call, or (cannot be) nine digits not enough */
         return strata__put_float_slow(p, f);
-    while (D % 10 == 0) {
-        D /= 10;
-        best++;
-    }
-    const char *s = strata__utoa_end(buf + 20, D);
-    const int nd = (int)(buf + 20 - s);
-    return strata__put_digits(p, s, nd, best + nd - 1);
+    return strata__put_decimal(p, D, best);
 }
 
 #endif
