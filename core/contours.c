@@ -1104,7 +1104,7 @@ strata_status strata_loops_write_heightmap(strata_ctx *ctx, const strata_heightm
     if (strata__out_open(&o, path, ctx) == 0) {
         put_str(&o, "{\"type\":\"FeatureCollection\",\"features\":[");
         st = strata__loops_grid_stream(ctx, hm, cell_size, height_scale, levels, nlevels, &sink);
-        if (st == STRATA_OK && (st = strata__progress(ctx, "write", 0.0)) == STRATA_OK)
+        if (st == STRATA_OK)
             put_str(&o, "\n]}\n");
         strata__out_finish(&o);
     }

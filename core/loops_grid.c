@@ -827,9 +827,7 @@ strata_status strata__loops_grid_stream(strata_ctx *ctx, const strata_heightmap 
         st = stream(ctx, &g, C, nlevels, &b, sink);
     for (int i = 0; i < b.n; i++)
         strata__free(&ctx->alloc, b.p[i]);
-    if (st == STRATA_OK)
-        st = strata__progress(ctx, "loops", 1.0);
-    return st;
+    return st; /* the sink reports the rest (stage "write") */
 }
 
 strata_status strata_loops_from_heightmap(strata_ctx *ctx, const strata_heightmap *hm,
