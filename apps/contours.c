@@ -75,8 +75,9 @@ int run_contours(job *o)
     progress_start(ctx, o->quiet);
     double t[5];
     t[0] = now();
+    /* opened: a PGM or PFM stays in its file, read a strip at a time */
     strata_heightmap *hm;
-    const strata_status lst = strata_heightmap_load(ctx, o->input, &hm);
+    const strata_status lst = strata_heightmap_open(ctx, o->input, &hm);
     check_call(lst, (call){.what = "heightmap", .path = o->input});
     const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
     check_interrupt();
@@ -94,7 +95,6 @@ int run_contours(job *o)
             o->input);
     uint32_t n;
     float *L = contour_levels(o, hmin, hmax, &n);
-    strata_loops *l;
     /* Nodata samples (GDAL rasters): no contour passes through a cell
      * with a nodata corner.  Lines come from the grid mesh without those
      * triangles (strata_mesh_from_heightmap), ending where the holes
@@ -110,25 +110,6 @@ int run_contours(job *o)
             "lines, without %s, stop at the holes)",
             o->input, (unsigned long long)info.nodata,
             o->polygons ? "band polygons" : "SVG layers", o->polygons ? "--polygons" : ".svg");
-    strata_status cst;
-    if (info.nodata) {
-        strata_mesh *m;
-        cst = strata_mesh_from_heightmap(ctx, hm, (float)o->cell_size, scale, &m);
-        if (cst == STRATA_OK) {
-            cst = strata_loops_from_mesh(ctx, m, L, n, &l);
-            strata_mesh_destroy(m);
-        }
-    } else {
-        cst = strata_loops_from_heightmap(ctx, hm, (float)o->cell_size, scale, L, n, &l);
-    }
-    check_call(cst, (call){.what = "contours",
-                           .why = cst == STRATA_ERR_NOT_FINITE
-                                      ? "a sample times --height-scale is not a finite float"
-                                      : NULL});
-    strata_heightmap_destroy(hm);
-    check_interrupt();
-    t[2] = now();
-
     strata_loops_write_options wo;
     strata_loops_write_defaults(&wo);
     wo.polygons = o->polygons;
@@ -144,37 +125,87 @@ int run_contours(job *o)
     wo.height_min = hmin;
     wo.height_max = hmax;
     wo.svg_scale = o->svg_scale;
-    const strata_status wst = strata_loops_write(ctx, l, o->output, &wo);
-    check_call(wst, (call){.path = o->output, .write = true});
-    t[3] = now();
+    const char *why_nf = "a sample times --height-scale is not a finite float";
+    /* GeoJSON lines without holes: made and written a plane at a time */
+    const bool geojson = (olen >= 8 && !strcasecmp(o->output + olen - 8, ".geojson")) ||
+                         (olen >= 5 && !strcasecmp(o->output + olen - 5, ".json"));
+    /* --stats: per level, the lines' summed lengths, closed and open */
+    double *plen = o->stats ? calloc(n, sizeof *plen) : NULL;
+    uint64_t *pclosed = o->stats ? calloc(n, sizeof *pclosed) : NULL;
+    uint64_t *popen = o->stats ? calloc(n, sizeof *popen) : NULL;
+    if (o->stats && (!plen || !pclosed || !popen))
+        die(EXIT_RUNTIME, "out of memory");
+    strata_loops *l = NULL;
+    uint64_t nloops = 0, npoints = 0;
+    if (!info.nodata && !areas && geojson) {
+        strata_loops_stats ls = {0, 0, plen, pclosed, popen};
+        const strata_status sst = strata_loops_write_heightmap(
+            ctx, hm, (float)o->cell_size, scale, L, n, o->output, &wo, &ls);
+        /* the file's errors (I/O, memory) as strata_loops_write's, the
+         * grid's as strata_loops_from_heightmap's */
+        const bool file = sst == STRATA_ERR_IO || sst == STRATA_ERR_NOMEM;
+        check_call(sst, (call){.what = "contours",
+                               .path = file ? o->output : NULL,
+                               .write = file,
+                               .why = sst == STRATA_ERR_NOT_FINITE ? why_nf : NULL});
+        strata_heightmap_destroy(hm);
+        check_interrupt();
+        nloops = ls.nloops;
+        npoints = ls.npoints;
+        t[2] = t[3] = now(); /* made and written together: time.loops */
+    } else {
+        strata_status cst;
+        if (info.nodata) {
+            strata_mesh *m;
+            cst = strata_mesh_from_heightmap(ctx, hm, (float)o->cell_size, scale, &m);
+            if (cst == STRATA_OK) {
+                cst = strata_loops_from_mesh(ctx, m, L, n, &l);
+                strata_mesh_destroy(m);
+            }
+        } else {
+            cst = strata_loops_from_heightmap(ctx, hm, (float)o->cell_size, scale, L, n, &l);
+        }
+        check_call(cst, (call){.what = "contours",
+                               .why = cst == STRATA_ERR_NOT_FINITE ? why_nf : NULL});
+        strata_heightmap_destroy(hm);
+        check_interrupt();
+        t[2] = now();
+        const strata_status wst = strata_loops_write(ctx, l, o->output, &wo);
+        check_call(wst, (call){.path = o->output, .write = true});
+        t[3] = now();
+        strata_loops_view v;
+        strata_loops_get_view(l, &v);
+        nloops = v.nloops;
+        npoints = v.npoints;
+        if (o->stats)
+            for (uint32_t k = 1; k < v.nplanes; k++)
+                for (uint64_t i = v.plane_first[k]; i < v.plane_first[k + 1]; i++) {
+                    plen[k] += v.loops[i].length;
+                    pclosed[k] += v.loops[i].closed;
+                    popen[k] += !v.loops[i].closed;
+                }
+    }
     progress_clear();
-    strata_loops_view v;
-    strata_loops_get_view(l, &v);
     if (o->stats) {
         fprintf(stderr,
                 "input=%ux%u\nlevels=%u\nloops=%llu\npoints=%llu\ntime.load=%.6f\n"
                 "time.loops=%.6f\ntime.write=%.6f\ntime.total=%.6f\n",
-                w, h, n - 1, (unsigned long long)v.nloops, (unsigned long long)v.npoints,
+                w, h, n - 1, (unsigned long long)nloops, (unsigned long long)npoints,
                 t[1] - t[0], t[2] - t[1], t[3] - t[2], t[3] - t[0]);
-        for (uint32_t k = 1; k < v.nplanes; k++) {
-            double len = 0;
-            uint64_t closed = 0, open = 0;
-            for (uint64_t i = v.plane_first[k]; i < v.plane_first[k + 1]; i++) {
-                len += v.loops[i].length;
-                closed += v.loops[i].closed;
-                open += !v.loops[i].closed;
-            }
-            fprintf(stderr, "level.%u=%.9g length=%.9g closed=%llu open=%llu\n", k, v.levels[k],
-                    len * o->cell_size / o->cell_size, (unsigned long long)closed,
-                    (unsigned long long)open);
-        }
+        for (uint32_t k = 1; k < n; k++)
+            fprintf(stderr, "level.%u=%.9g length=%.9g closed=%llu open=%llu\n", k, L[k],
+                    plen[k] * o->cell_size / o->cell_size, (unsigned long long)pclosed[k],
+                    (unsigned long long)popen[k]);
     }
     if (!o->quiet)
         fprintf(stderr, "strata: wrote %s: %llu %s, %u level%s\n", o->output,
-                (unsigned long long)v.nloops, v.nloops == 1 ? "line" : "lines", n - 1,
+                (unsigned long long)nloops, nloops == 1 ? "line" : "lines", n - 1,
                 n == 2 ? "" : "s");
     interrupt_watch(NULL);
     free(L);
+    free(plen);
+    free(pclosed);
+    free(popen);
     strata_loops_destroy(l);
     strata_ctx_destroy(ctx);
     return EXIT_SUCCESS;

@@ -17,12 +17,14 @@
  * at or above it: plane k's loops reversed, closed the same way.
  *
  * Numbers are written as the shortest decimal that reads back as the
- * same float (put_float). */
+ * same float (put_float, core/shortest.h). */
 #include "alloc.h"
 #include "ctx.h"
+#include "heightmap.h"
 #include "loops.h"
 #include "mesh.h"
 #include "output.h"
+#include "shortest.h"
 #include "write.h"
 #include "../simd/slice.h"
 
@@ -36,96 +38,8 @@
 
 /* ------------------------------------------------------------ numbers */
 
-static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-/* d * 10^e, correctly rounded when |e| <= 22 (10^|e| is exact). */
-static inline double scale10(double d, int e)
-{
-    return e >= 0 ? d * pow10_exact[e] : d / pow10_exact[-e];
-}
-
-/* The shortest decimal that reads back (correctly rounded to float) as
- * f, at most 9 significant digits, plain notation for exponents -4..9,
- * else d.ddde[-]x.  A non-finite f cannot occur (heights and positions
- * are finite) and is written as 0.  Returns the end; at most 16 bytes. */
-static char *put_float(char *p, float f)
-{
-    if (!(f != 0.0f) || !isfinite(f)) {
-        *p++ = '0';
-        return p;
-    }
-    if (f < 0.0f) {
-        *p++ = '-';
-        f = -f;
-    }
-    const double d = f;
-    int be;
-    frexp(d, &be); /* d = m 2^be, m in [0.5, 1) */
-    int e = (int)floor((be - 1) * 0.30102999566398120); /* 10^e <= d < 10^(e+1), fixed below */
-    if (e < -13 || e > 20) { /* outside the exact powers of ten: rare */
-        for (int n = 1; n <= 9; n++) {
-            const int len = sprintf(p, "%.*g", n, d);
-            if (strtof(p, NULL) == f || n == 9)
-                return p + len;
-        }
-    }
-    while (d < scale10(1.0, e))
-        e--;
-    while (d >= scale10(1.0, e + 1))
-        e++;
-    /* n digits suffice for n >= some n0 (an n-digit decimal has n + 1
-     * digits too): search n0 in 1..9 (9 always do) */
-    int lo = 1, hi = 9;
-    while (lo < hi) {
-        const int n = (lo + hi) / 2, s = n - 1 - e;
-        if ((float)scale10(nearbyint(scale10(d, s)), -s) == f)
-            hi = n;
-        else
-            lo = n + 1;
-    }
-    int digits = hi;
-    uint64_t m = (uint64_t)nearbyint(scale10(d, digits - 1 - e));
-    if (m >= (uint64_t)pow10_exact[digits]) { /* rounded up to 10^n */
-        m /= 10;
-        e++;
-    }
-    while (digits > 1 && m % 10 == 0) {
-        m /= 10;
-        digits--;
-    }
-    char dig[10];
-    for (int i = digits - 1; i >= 0; i--) {
-        dig[i] = (char)('0' + m % 10);
-        m /= 10;
-    }
-    if (e < -4 || e > 9) {
-        *p++ = dig[0];
-        if (digits > 1) {
-            *p++ = '.';
-            memcpy(p, dig + 1, (size_t)digits - 1);
-            p += digits - 1;
-        }
-        p += sprintf(p, "e%d", e);
-    } else if (e < 0) {
-        *p++ = '0';
-        *p++ = '.';
-        for (int i = 0; i < -e - 1; i++)
-            *p++ = '0';
-        memcpy(p, dig, (size_t)digits);
-        p += digits;
-    } else {
-        for (int i = 0; i <= e; i++)
-            *p++ = i < digits ? dig[i] : '0';
-        if (digits > e + 1) {
-            *p++ = '.';
-            memcpy(p, dig + e + 1, (size_t)(digits - e - 1));
-            p += digits - e - 1;
-        }
-    }
-    return p;
-}
+/* The shortest decimal that reads back as f (core/shortest.h). */
+#define put_float strata__put_float
 
 /* ------------------------------------------------------------ frames */
 
@@ -977,7 +891,9 @@ static char *put_xy_raw(char *p, int comma, float X, float Y)
     return p;
 }
 
-static void format_piece(const frame *fr, line_piece *pc, char *buf)
+/* Piece pc of its feature into buf; the feature's head after a comma
+ * if `comma`. */
+static void format_piece(const frame *fr, line_piece *pc, char *buf, int comma)
 {
     const strata_loops *l = fr->l;
     const strata_loop *lp = &l->loops[pc->loop];
@@ -985,7 +901,7 @@ static void format_piece(const frame *fr, line_piece *pc, char *buf)
     if (pc->from == 0) {
         static const char head[] = "{\"type\":\"Feature\",\"properties\":{\"elev\":";
         static const char mid[] = "},\"geometry\":{\"type\":\"LineString\",\"coordinates\":[";
-        if (pc->loop)
+        if (comma)
             *p++ = ',';
         *p++ = '\n';
         memcpy(p, head, sizeof head - 1);
@@ -1048,7 +964,7 @@ static void write_lines(strata_out *o, const frame *fr)
         const int64_t nn = (int64_t)np;
 #pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
         for (int64_t i = 0; i < nn; i++)
-            format_piece(fr, &pcs[i], buf);
+            format_piece(fr, &pcs[i], buf, pcs[i].loop != 0);
         for (size_t i = 0; i < np && strata__out_ok(o); i++)
             strata__out_bytes(o, buf + pcs[i].at, pcs[i].len);
         strata__out_progress(o, li, l->nloops);
@@ -1056,6 +972,153 @@ static void write_lines(strata_out *o, const frame *fr)
     put_str(o, "\n]}\n");
     strata__free(al, pcs);
     strata__free(al, buf);
+}
+
+static strata_loops_format format_of(const char *path, strata_loops_format f);
+
+/* Lines streamed from a heightmap (strata_loops_write_heightmap): every
+ * plane's features formatted into its slot's buffer, each after a comma,
+ * written in plane order, the file's first comma dropped. */
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    uint64_t nl, np, closed, open;
+    double length;
+} line_slot;
+
+typedef struct {
+    strata_out *o;
+    const strata_loops_write_options *opt;
+    const strata_allocator *al;
+    line_slot *slots;
+    strata_loops_stats *stats;
+    uint32_t nplanes;
+    int started; /* a feature is written */
+} line_stream;
+
+static strata_status stream_plane(void *arg, uint32_t slot, const strata_loops *l, uint32_t k)
+{
+    line_stream *ls = arg;
+    line_slot *s = &ls->slots[slot];
+    const frame fr = {l, ls->opt};
+    s->len = 0;
+    s->nl = l->nloops;
+    s->np = s->closed = s->open = 0;
+    s->length = 0.0;
+    for (uint64_t li = l->plane_first[k]; li < l->plane_first[k + 1]; li++) {
+        const strata_loop *lp = &l->loops[li];
+        const uint32_t n = lp->count + (lp->closed ? 1u : 0u);
+        const size_t need = s->len + (size_t)n * LINE_POINT_MAX + LINE_HEAD_MAX;
+        if (need > s->cap) {
+            const size_t cap = need > 2 * s->cap ? need : 2 * s->cap;
+            char *b = strata__alloc(ls->al, cap);
+            if (!b)
+                return STRATA_ERR_NOMEM;
+            if (s->len)
+                memcpy(b, s->buf, s->len);
+            strata__free(ls->al, s->buf);
+            s->buf = b;
+            s->cap = cap;
+        }
+        line_piece pc = {li, 0, n, s->len, 0};
+        format_piece(&fr, &pc, s->buf, 1);
+        s->len += pc.len;
+        s->np += lp->count;
+        s->closed += lp->closed != 0;
+        s->open += lp->closed == 0;
+        s->length += lp->length;
+    }
+    return STRATA_OK;
+}
+
+static strata_status stream_flush(void *arg, uint32_t slot, uint32_t k)
+{
+    line_stream *ls = arg;
+    line_slot *s = &ls->slots[slot];
+    strata_out *o = ls->o;
+    if (s->len) {
+        const size_t skip = ls->started ? 0 : 1; /* the first feature: no comma */
+        strata__out_bytes(o, s->buf + skip, s->len - skip);
+        ls->started = 1;
+    }
+    strata_loops_stats *st = ls->stats;
+    if (st) {
+        st->nloops += s->nl;
+        st->npoints += s->np;
+        if (st->length)
+            st->length[k] = s->length;
+        if (st->closed)
+            st->closed[k] = s->closed;
+        if (st->open)
+            st->open[k] = s->open;
+    }
+    strata__out_progress(o, k + 1, ls->nplanes);
+    return strata__out_ok(o) ? STRATA_OK : o->cancelled ? STRATA_ERR_CANCELLED : STRATA_ERR_IO;
+}
+
+strata_status strata_loops_write_heightmap(strata_ctx *ctx, const strata_heightmap *hm,
+                                           float cell_size, float height_scale,
+                                           const float *levels, uint32_t nlevels,
+                                           const char *path, const strata_loops_write_options *opt,
+                                           strata_loops_stats *stats)
+{
+    strata_loops_write_options def;
+    if (!opt) {
+        strata_loops_write_defaults(&def);
+        opt = &def;
+    }
+    if (!ctx || !hm || !path || opt->polygons ||
+        (opt->format != STRATA_LOOPS_AUTO && opt->format != STRATA_LOOPS_GEOJSON) ||
+        format_of(path, opt->format) != STRATA_LOOPS_GEOJSON || !(opt->scale > 0) ||
+        !isfinite(opt->scale) || !isfinite(opt->origin[0]) || !isfinite(opt->origin[1]) ||
+        !(cell_size > 0.0f) || !isfinite(cell_size) || !isfinite(height_scale))
+        return STRATA_ERR_INVALID_ARG;
+    strata_status st = strata_levels_validate(levels, nlevels);
+    if (st != STRATA_OK)
+        return st;
+    if ((st = strata__heightmap_check_dims(strata_heightmap_width(hm),
+                                           strata_heightmap_height(hm))) != STRATA_OK)
+        return st;
+    if (stats) {
+        stats->nloops = stats->npoints = 0;
+        for (uint32_t k = 0; k < nlevels; k++) {
+            if (stats->length)
+                stats->length[k] = 0.0;
+            if (stats->closed)
+                stats->closed[k] = 0;
+            if (stats->open)
+                stats->open[k] = 0;
+        }
+    }
+    const int saved_errno = errno;
+    const strata_allocator *al = &ctx->alloc;
+    strata__plane_sink sink = {stream_plane, stream_flush, NULL,
+                               2 * (uint32_t)(ctx->threads > 0 ? ctx->threads : 1)};
+    line_slot *slots = strata__alloc_array(al, sink.nslots, sizeof *slots);
+    if (!slots)
+        return STRATA_ERR_NOMEM;
+    memset(slots, 0, sink.nslots * sizeof *slots);
+    strata_out o = STRATA_OUT_INIT(ctx);
+    line_stream ls = {&o, opt, al, slots, stats, nlevels, 0};
+    sink.arg = &ls;
+    if (strata__out_open(&o, path, ctx) == 0) {
+        put_str(&o, "{\"type\":\"FeatureCollection\",\"features\":[");
+        st = strata__loops_grid_stream(ctx, hm, cell_size, height_scale, levels, nlevels, &sink);
+        if (st == STRATA_OK)
+            put_str(&o, "\n]}\n");
+        strata__out_finish(&o);
+    }
+    for (uint32_t i = 0; i < sink.nslots; i++)
+        strata__free(al, slots[i].buf);
+    strata__free(al, slots);
+    if (st != STRATA_OK && strata__out_ok(&o)) { /* the loops failed: no file */
+        const int err = errno;
+        strata__out_discard(&o);
+        errno = st == STRATA_ERR_IO ? err : saved_errno;
+        return st;
+    }
+    const char *const paths[1] = {path};
+    return strata__write_finish(ctx, &o, paths, 1, saved_errno);
 }
 
 /* Planets: longitude and latitude, every line that crosses the

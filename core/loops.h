@@ -29,4 +29,27 @@ STRATA_HIDDEN void strata__loops_measure(strata_loops *l, uint64_t p0, uint32_t 
 /* Put l in its canonical order (core/loops.c): every builder ends so. */
 STRATA_HIDDEN strata_status strata__loops_canonical(strata_loops *l);
 
+/* Where strata__loops_grid_stream hands its loops, a plane at a time. */
+typedef struct strata__plane_sink {
+    /* Plane k's loops, canonical and measured, in l (whose other planes
+     * are empty; l->levels are the levels), in slot `slot` < nslots:
+     * called on several threads at once, never twice at once on one
+     * slot.  Anything but STRATA_OK stops the stream with that status. */
+    strata_status (*plane)(void *arg, uint32_t slot, const strata_loops *l, uint32_t k);
+    /* Slot `slot`'s plane k is done: called on the calling thread, the
+     * planes in order.  Anything but STRATA_OK stops the stream. */
+    strata_status (*flush)(void *arg, uint32_t slot, uint32_t k);
+    void *arg;
+    uint32_t nslots; /* planes in flight at once, >= 1 */
+} strata__plane_sink;
+
+/* The loops strata_loops_from_heightmap makes (the same bits, polylines
+ * and order), handed to sink plane by plane instead of kept: memory for
+ * the crossings and the planes in flight only.  Arguments checked as
+ * strata_loops_from_heightmap does. */
+STRATA_HIDDEN strata_status strata__loops_grid_stream(strata_ctx *ctx, const strata_heightmap *hm,
+                                                      float cell_size, float height_scale,
+                                                      const float *levels, uint32_t nlevels,
+                                                      const strata__plane_sink *sink);
+
 #endif

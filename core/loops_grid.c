@@ -20,12 +20,20 @@
  * polylines are the slicer's once repeated points are dropped.  A closed
  * walk of fewer than three points is a fin, whose walls the slicer drops.
  *
- *   1 heights    samples x scale, as strata_mesh_from_heightmap (no copy)
+ *   1 heights    samples x scale, as strata_mesh_from_heightmap (no copy
+ *                of samples in memory; an opened file read a strip of rows
+ *                at a time)
  *   2 classify   bands and vertices on planes (the slicer's kernel, a row
  *                of heights at a time)
  *   3 count      crossings per row of edges, a prefix sum
  *   4 cut        per row of cells (threads): crossings placed, next[] set
- *   5 trace      polylines, a plane a thread, canonical order */
+ *   5 trace      polylines, a plane a thread, canonical order
+ * Phases 1-4 run on strips of rows (threads), each strip's samples, bands
+ * and flags in its thread's buffers, classified once to count and again
+ * to cut: the crossings are all the grid's memory.  Phase 5 either keeps
+ * the polylines (strata_loops_from_heightmap) or hands them to a sink a
+ * plane at a time (strata__loops_grid_stream: the GeoJSON writer), the
+ * planes in flight traced in parallel and handed on in order. */
 #include "alloc.h"
 #include "ctx.h"
 #include "heightmap.h"
@@ -44,11 +52,12 @@
 #define NONE UINT32_MAX
 
 /* A crossing of an edge by a plane: all a walk reads of it in one place
- * (one cache line touched a point). */
+ * (16 bytes: one cache line touched a point).  The vertex a crossing is
+ * (strata_loops.vertex) goes to an array of its own, kept only when the
+ * loops are. */
 struct crossing {
     float x, z;      /* its point */
     uint32_t next;   /* the crossing the contour goes on to, NONE: none */
-    uint32_t vert;   /* the vertex it is (lying on its plane), or NONE */
     uint16_t plane;
     uint8_t hasprev; /* some crossing leads to it */
     uint8_t seen;    /* walked */
@@ -56,73 +65,127 @@ struct crossing {
 
 typedef struct {
     uint32_t w, h, nx, nz;
-    const float *data; /* samples, w*h: a height is data[v] * scale, the
-                          float product strata_mesh_from_heightmap makes */
+    uint32_t j0;       /* data, band and on hold rows j0.. (a strip): vertex
+                          (i, j) is their j0-relative (j - j0) w + i */
+    const float *data; /* samples: a height is data[v] * scale, the float
+                          product strata_mesh_from_heightmap makes */
     float scale;
     const float *xs, *zs;
     const uint16_t *band;
     const uint8_t *on;
     const float *L;
-    uint64_t *goff; /* per group of edges (3 per row of cells + 1): first id */
+    uint32_t nL;
+    uint32_t strip, nstrip; /* cell rows a strip, strips */
+    uint32_t *first; /* [s nL + k]: the first id of strip s's crossings of
+                        plane k; s = nstrip: the end of plane k's */
     struct crossing *c; /* per crossing */
+    uint32_t *vert;     /* per crossing: the vertex it is (lying on its
+                           plane) or NONE; NULL: not kept */
 } grid_job;
 
-/* Edge groups: H_j (the nx edges along x of vertex row j) = 3j, V_j (the
- * w edges along z of cell row j) = 3j + 1, D_j (its nx diagonals) = 3j + 2. */
+/* Crossing ids are plane-major: plane k's crossings are ids first[k] ..
+ * first[nstrip nL + k] in the order of their edges (strips, then edge
+ * groups H_j (the nx edges along x of vertex row j), V_j (the w edges
+ * along z of cell row j), D_j (its nx diagonals) in the order H_0, V_0,
+ * D_0, H_1, ..., then the edges along the group), so that a plane's
+ * crossings lie together: tracing a plane stays in its own stretch. */
 static inline uint32_t span(const grid_job *g, uint32_t a, uint32_t b)
 {
     const uint32_t p = g->band[a], q = g->band[b];
     return p < q ? q - p : p - q;
 }
 
-/* Bases of the crossings of group `grp` (edges a_i - b_i for i < n, from
- * vertex a0 + i * 1 to b0 + i): base[i] = id of edge i's first crossing. */
-static void group_bases(const grid_job *g, uint32_t grp, uint32_t a0, uint32_t b0, uint32_t n,
-                        uint32_t *base)
-{
-    uint64_t at = g->goff[grp];
-    for (uint32_t i = 0; i < n; i++) {
-        base[i] = (uint32_t)at;
-        at += span(g, a0 + i, b0 + i);
-    }
-}
+/* The ids of a group's crossings: edge i's, plane by plane upwards, are
+ * ids[at[i]] .. */
+typedef struct {
+    uint32_t *at; /* per edge (w) */
+    uint32_t *ids;
+    size_t cap;
+} group_ids;
 
-/* Place the crossings of edge (a, b) from id base on. */
-static void place_edge(const grid_job *g, uint32_t a, uint32_t b, uint32_t base)
+/* Place the crossings of edge (a, b) (g's strip-relative vertices a at
+ * column ia of row ja, b at ib of jb; band[a] != band[b]), ids[k - low
+ * band - 1] that of plane k. */
+static void place_edge(const grid_job *g, uint32_t a, uint32_t b, uint32_t ia, uint32_t ja,
+                       uint32_t ib, uint32_t jb, const uint32_t *ids)
 {
-    uint32_t p = a, q = b;
-    if (g->band[p] == g->band[q])
-        return;
+    uint32_t p = a, q = b, ip = ia, jp = ja, iq = ib, jq = jb;
     if (g->band[p] > g->band[q]) {
         p = b;
         q = a;
+        ip = ib;
+        jp = jb;
+        iq = ia;
+        jq = ja;
     }
-    const uint32_t ip = p % g->w, jp = p / g->w, iq = q % g->w, jq = q / g->w;
     const float xp = g->xs[ip], zp = g->zs[jp], xq = g->xs[iq], zq = g->zs[jq];
     const float hp = g->data[p] * g->scale, dh = g->data[q] * g->scale - hp;
     const float dx = xq - xp, dz = zq - zp;
-    uint32_t id = base;
-    for (uint32_t k = g->band[p] + 1u; k <= g->band[q]; k++, id++) {
+    for (uint32_t k = g->band[p] + 1u; k <= g->band[q]; k++) {
+        const uint32_t id = *ids++;
         struct crossing *c = &g->c[id];
         c->plane = (uint16_t)k;
         if (k == g->band[q] && g->on[q]) { /* the vertex itself */
             c->x = xq;
             c->z = zq;
-            c->vert = q;
+            if (g->vert)
+                g->vert[id] = jq * g->w + iq;
             continue;
         }
         const float t = (g->L[k] - hp) / dh;
         c->x = xp + t * dx;
         c->z = zp + t * dz;
-        c->vert = NONE;
+        if (g->vert)
+            g->vert[id] = NONE;
     }
 }
 
+/* The group of edges from vertex (ia + i, ja) to (ib + i, jb), i < n
+ * (strip-relative vertices a0 + i, b0 + i): ids drawn in edge order from
+ * the planes' cursors cur[] (which advance), and with `place` its
+ * crossings placed.  0 without memory. */
+static int group_cut(const grid_job *g, const strata_allocator *al, uint32_t a0, uint32_t b0,
+                     uint32_t ia, uint32_t ja, uint32_t ib, uint32_t jb, uint32_t n, uint32_t *cur,
+                     int place, group_ids *gi)
+{
+    uint32_t total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        gi->at[i] = total;
+        uint32_t lo = g->band[a0 + i], hi = g->band[b0 + i];
+        if (lo == hi)
+            continue;
+        if (lo > hi) {
+            const uint32_t t = lo;
+            lo = hi;
+            hi = t;
+        }
+        if ((uint64_t)total + (hi - lo) > gi->cap) {
+            const size_t cap = (size_t)total + (hi - lo) + gi->cap + 1024;
+            uint32_t *ids = strata__alloc_array(al, cap, sizeof(uint32_t));
+            if (!ids)
+                return 0;
+            if (total)
+                memcpy(ids, gi->ids, (size_t)total * sizeof(uint32_t));
+            strata__free(al, gi->ids);
+            gi->ids = ids;
+            gi->cap = cap;
+        }
+        uint32_t *d = gi->ids + total;
+        for (uint32_t k = lo + 1; k <= hi; k++)
+            *d++ = cur[k]++;
+        if (place)
+            place_edge(g, a0 + i, b0 + i, ia + i, ja, ib + i, jb, gi->ids + total);
+        total += hi - lo;
+    }
+    return 1;
+}
+
 /* One triangle (corners v[3] counter-clockwise seen from above, side s
- * from v[s] to v[s+1] with its first crossing at base[s]): for every
- * plane it spans, the crossing on its climbing side leads to the one on
- * its descending side. */
-static inline void link_triangle(const grid_job *g, const uint32_t v[3], const uint32_t base[3])
+ * from v[s] to v[s+1] with the ids of its crossings at side[s]): for
+ * every plane it spans, the crossing on its climbing side leads to the
+ * one on its descending side. */
+static inline void link_triangle(const grid_job *g, const uint32_t v[3],
+                                 const uint32_t *const side[3])
 {
     const uint32_t b[3] = {g->band[v[0]], g->band[v[1]], g->band[v[2]]};
     if (b[0] == b[1] && b[1] == b[2])
@@ -139,7 +202,7 @@ static inline void link_triangle(const grid_job *g, const uint32_t v[3], const u
             const uint32_t slo = bs < bt ? bs : bt, shi = bs < bt ? bt : bs;
             if (!(slo < k && k <= shi))
                 continue;
-            const uint32_t id = base[s] + (k - slo - 1);
+            const uint32_t id = side[s][k - slo - 1];
             if (bs < bt)
                 ci = id;
             else
@@ -150,36 +213,60 @@ static inline void link_triangle(const grid_job *g, const uint32_t v[3], const u
     }
 }
 
-/* Phase 4 on cell row j, with scratch for four rows of bases. */
-static void cut_row(const grid_job *g, uint32_t j, uint32_t *scratch)
+/* Phase 4's links on cell row j (in g's strip), with the ids of its
+ * groups H_j, V_j, D_j and H_{j+1}. */
+static void cut_row(const grid_job *g, uint32_t j, const group_ids *h0, const group_ids *v,
+                    const group_ids *d, const group_ids *h1)
 {
     const uint32_t w = g->w, nx = g->nx;
-    uint32_t *bh0 = scratch, *bv = scratch + w, *bd = scratch + 2 * w, *bh1 = scratch + 3 * w;
-    const uint32_t r0 = j * w, r1 = (j + 1) * w;
-    group_bases(g, 3 * j, r0, r0 + 1, nx, bh0);
-    group_bases(g, 3 * j + 1, r0, r1, w, bv);
-    group_bases(g, 3 * j + 2, r0, r1 + 1, nx, bd);
-    group_bases(g, 3 * j + 3, r1, r1 + 1, nx, bh1);
-    for (uint32_t i = 0; i < nx; i++) {
-        place_edge(g, r0 + i, r0 + i + 1, bh0[i]);
-        place_edge(g, r0 + i, r1 + i + 1, bd[i]);
-        if (j + 1 == g->nz)
-            place_edge(g, r1 + i, r1 + i + 1, bh1[i]);
-    }
-    for (uint32_t i = 0; i < w; i++)
-        place_edge(g, r0 + i, r1 + i, bv[i]);
+    const uint32_t r0 = (j - g->j0) * w, r1 = r0 + w;
     for (uint32_t i = 0; i < nx; i++) {
         const uint32_t v00 = r0 + i, v10 = v00 + 1, v01 = r1 + i, v11 = v01 + 1;
         const uint16_t b00 = g->band[v00];
         if (b00 == g->band[v10] && b00 == g->band[v01] && b00 == g->band[v11])
             continue; /* most cells: one band */
         /* (v00, v01, v11): V_j i, H_{j+1} i, D_j i */
-        const uint32_t t0[3] = {v00, v01, v11}, s0[3] = {bv[i], bh1[i], bd[i]};
+        const uint32_t t0[3] = {v00, v01, v11};
+        const uint32_t *const s0[3] = {v->ids + v->at[i], h1->ids + h1->at[i],
+                                       d->ids + d->at[i]};
         link_triangle(g, t0, s0);
         /* (v00, v11, v10): D_j i, V_j i+1, H_j i */
-        const uint32_t t1[3] = {v00, v11, v10}, s1[3] = {bd[i], bv[i + 1], bh0[i]};
+        const uint32_t t1[3] = {v00, v11, v10};
+        const uint32_t *const s1[3] = {d->ids + d->at[i], v->ids + v->at[i + 1],
+                                       h0->ids + h0->at[i]};
         link_triangle(g, t1, s1);
     }
+}
+
+/* Phase 4 on loaded strip s (cell rows [j0, j1)): ids drawn from the
+ * strip's first ids of every plane (cur, nL; next: the next strip's, for
+ * the H row they share, which that strip places), four groups' ids in
+ * gi.  0 without memory. */
+static int cut_strip(const grid_job *g, const strata_allocator *al, uint32_t s, uint32_t j0,
+                     uint32_t j1, uint32_t *cur, uint32_t *next, group_ids gi[4])
+{
+    const uint32_t w = g->w, nx = g->nx, nL = g->nL;
+    memcpy(cur, g->first + (size_t)s * nL, nL * sizeof(uint32_t));
+    if (!group_cut(g, al, 0, 1, 0, j0, 1, j0, nx, cur, 1, &gi[0]))
+        return 0;
+    for (uint32_t j = j0; j < j1; j++) {
+        const uint32_t r0 = (j - j0) * w, r1 = r0 + w;
+        uint32_t *hc = cur;
+        const int mine = j + 1 < j1 || j1 == g->nz;
+        if (!mine) {
+            memcpy(next, g->first + (size_t)(s + 1) * nL, nL * sizeof(uint32_t));
+            hc = next;
+        }
+        if (!group_cut(g, al, r0, r1, 0, j, 0, j + 1, w, cur, 1, &gi[1]) ||
+            !group_cut(g, al, r0, r1 + 1, 0, j, 1, j + 1, nx, cur, 1, &gi[2]) ||
+            !group_cut(g, al, r1, r1 + 1, 0, j + 1, 1, j + 1, nx, hc, mine, &gi[3]))
+            return 0;
+        cut_row(g, j, &gi[0], &gi[1], &gi[2], &gi[3]);
+        const group_ids t = gi[0];
+        gi[0] = gi[3];
+        gi[3] = t;
+    }
+    return 1;
 }
 
 /* Phase 5: walk from crossing c (open: until a crossing leads nowhere;
@@ -202,7 +289,7 @@ static uint32_t walk(const grid_job *g, uint32_t c0, int closed, strata_loops *l
             l->x[at + n] = lx;
             l->y[at + n] = g->L[c->plane];
             l->z[at + n] = lz;
-            l->vertex[at + n] = c->vert;
+            l->vertex[at + n] = g->vert ? g->vert[s] : NONE;
             n++;
         }
         s = c->next;
@@ -237,7 +324,7 @@ static void *bag_alloc(bag *b, size_t n, size_t size)
     return p;
 }
 
-/* Phase 5 on plane k: its crossings ids[0..n) (ascending), its polylines
+/* Phase 5 on plane k: its crossings c0 .. c0 + n (ascending), its polylines
  * walked (open ones first, each from its first crossing in id order) into
  * the points from `at` on (a walk writes at most one point a crossing of
  * the plane, so the plane's n slots suffice) and into *out (grown).
@@ -248,13 +335,13 @@ typedef struct {
     int nomem;
 } plane_lines;
 
-static void trace_plane(const grid_job *g, const uint32_t *ids, uint64_t n, uint32_t k,
+static void trace_plane(const grid_job *g, uint32_t c0, uint64_t n, uint32_t k,
                         strata_loops *l, uint64_t at, plane_lines *out)
 {
     const strata_allocator *al = &l->alloc;
     for (int closed = 0; closed < 2; closed++) {
         for (uint64_t i = 0; i < n; i++) {
-            const uint32_t c = ids[i];
+            const uint32_t c = c0 + (uint32_t)i;
             const struct crossing *cc = &g->c[c];
             if (cc->seen || cc->next == NONE || (!closed && cc->hasprev))
                 continue;
@@ -285,39 +372,38 @@ static void trace_plane(const grid_job *g, const uint32_t *ids, uint64_t n, uint
     }
 }
 
-/* Phase 5: the crossings sorted by plane (a counting sort, ids ascending
- * within a plane), the planes walked in parallel (a walk never leaves its
- * plane) each into its own stretch of the points, then the stretches
- * closed up in plane order: the same points and polylines whatever the
- * thread count.  Points: room for C given. */
+/* Phase 5: the planes walked in parallel (a walk never leaves its
+ * plane) each into its own stretch of the points (its stretch of ids),
+ * then the stretches closed up in plane order: the same points and
+ * polylines whatever the thread count.  Points: room for C given. */
+/* Plane k's crossings: ids off[k] .. off[k+1] (nL + 1, in the bag). */
+static uint64_t *plane_offsets(const grid_job *g, bag *b)
+{
+    uint64_t *off = bag_alloc(b, (size_t)g->nL + 1, sizeof(uint64_t));
+    if (!off)
+        return NULL;
+    for (uint32_t k = 0; k < g->nL; k++)
+        off[k] = g->first[k];
+    off[g->nL] = g->nL ? g->first[(size_t)g->nstrip * g->nL + g->nL - 1] : 0;
+    return off;
+}
+
 static strata_status trace(strata_ctx *ctx, const grid_job *g, uint64_t C, uint32_t nL, bag *b,
                            strata_loops *l)
 {
     const strata_allocator *al = &l->alloc;
-    uint64_t *off = bag_alloc(b, (size_t)nL + 1, sizeof(uint64_t));
-    uint32_t *ids = bag_alloc(b, C, sizeof(uint32_t));
-    plane_lines *pl = bag_alloc(b, nL, sizeof(plane_lines));
-    if (!off || !ids || !pl)
+    (void)C;
+    uint64_t *off = plane_offsets(g, b);
+    if (!off)
         return STRATA_ERR_NOMEM;
-    memset(off, 0, ((size_t)nL + 1) * sizeof(uint64_t));
+    plane_lines *pl = bag_alloc(b, nL, sizeof(plane_lines));
+    if (!pl)
+        return STRATA_ERR_NOMEM;
     memset(pl, 0, (size_t)nL * sizeof(plane_lines));
-    for (uint64_t c = 0; c < C; c++)
-        off[g->c[c].plane + 1]++;
-    for (uint32_t k = 0; k < nL; k++)
-        off[k + 1] += off[k];
-    {
-        uint64_t *at = bag_alloc(b, nL, sizeof(uint64_t));
-        if (!at)
-            return STRATA_ERR_NOMEM;
-        memcpy(at, off, (size_t)nL * sizeof(uint64_t));
-        for (uint64_t c = 0; c < C; c++)
-            ids[at[g->c[c].plane]++] = (uint32_t)c;
-        bag_free(b, at);
-    }
     const int64_t nk = nL;
 #pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
     for (int64_t k = 0; k < nk; k++)
-        trace_plane(g, ids + off[k], off[k + 1] - off[k], (uint32_t)k, l, off[k], &pl[k]);
+        trace_plane(g, (uint32_t)off[k], off[k + 1] - off[k], (uint32_t)k, l, off[k], &pl[k]);
     uint64_t nl = 0, np = 0;
     int nomem = 0;
     for (uint32_t k = 0; k < nL; k++) {
@@ -352,130 +438,250 @@ static strata_status trace(strata_ctx *ctx, const grid_job *g, uint64_t C, uint3
     return STRATA_OK;
 }
 
+/* Phases 1-4 go a strip of STRIP cell rows at a time: its STRIP + 1 rows
+ * of samples (read, unless the heightmap holds them), bands and flags in
+ * a thread's buffers, never the whole grid's. */
+#define STRIP 32u
+
+typedef struct {
+    float *h;       /* (STRIP + 1) w samples */
+    uint16_t *band; /* (STRIP + 1) w */
+    uint8_t *on;    /* (STRIP + 1) w */
+    float *row;     /* w: one row scaled */
+} strip_buf;
+
+/* Rows [j0, j0 + n) into s, classified, and g (a thread's copy) pointed
+ * at them.  *nonfinite set when a height is not finite. */
+static strata_status strip_load(const strata_ctx *ctx, const strata_heightmap *hm,
+                                const float *data, grid_job *g, strip_buf *s, uint32_t j0,
+                                uint32_t n, int *nonfinite)
+{
+    const uint32_t w = g->w;
+    const float *h = data ? data + (size_t)j0 * w : s->h;
+    if (!data) {
+        const strata_status st = strata_heightmap_read(hm, 0, j0, w, n, s->h);
+        if (st != STRATA_OK)
+            return st;
+    }
+    for (uint32_t r = 0; r < n; r++) {
+        const float *src = h + (size_t)r * w;
+        for (uint32_t i = 0; i < w; i++)
+            s->row[i] = src[i] * g->scale;
+        uint64_t cnt[2] = {0, 0};
+        ctx->simd.classify(g->L, g->nL, s->row, w, s->band + (size_t)r * w, s->on + (size_t)r * w,
+                           cnt);
+        *nonfinite |= cnt[1] != 0;
+    }
+    g->data = h;
+    g->band = s->band;
+    g->on = s->on;
+    g->j0 = j0;
+    return STRATA_OK;
+}
+
+/* Phase 3 on a loaded strip of cell rows [j0, j1): its crossings of
+ * every plane (count, nL) over its groups of edges (and the last H row's,
+ * at the end), with diff (nL + 1) for scratch. */
+static void count_strip(const grid_job *g, uint32_t j0, uint32_t j1, uint32_t *diff,
+                        uint32_t *count)
+{
+    const uint32_t w = g->w, nL = g->nL;
+    memset(diff, 0, ((size_t)nL + 1) * sizeof(uint32_t));
+    for (uint32_t j = j0; j <= j1; j++)
+        for (uint32_t kind = 0; kind < 3; kind++) {
+            if (j == j1 && (j1 != g->nz || kind))
+                break;
+            /* the edges from row j's bands to the ones along, below or
+             * diagonally below: planes lo + 1 .. hi, as differences */
+            const uint16_t *a = g->band + (size_t)(j - j0) * w;
+            const uint16_t *q = kind == 0 ? a + 1 : kind == 1 ? a + w : a + w + 1;
+            const uint32_t n = kind == 1 ? w : g->nx;
+            for (uint32_t i = 0; i < n; i++) {
+                const uint32_t x = a[i], y = q[i];
+                if (x == y)
+                    continue;
+                diff[(x < y ? x : y) + 1]++;
+                diff[(x < y ? y : x) + 1]--; /* modulo 2^32: the sums come right */
+            }
+        }
+    uint32_t run = 0;
+    for (uint32_t k = 0; k < nL; k++) {
+        run += diff[k];
+        count[k] = run;
+    }
+}
+
+/* Phases 1-4: g's crossings placed and linked (g->c, *C of them, g->first
+ * their planes' stretches, in the bag; and g->vert with keep_vert). */
+static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell, float scale,
+                         const float *L, uint32_t nL, int keep_vert, bag *b, grid_job *g,
+                         uint64_t *C)
+{
+    const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
+    *g = (grid_job){.w = w, .h = h, .nx = w - 1, .nz = h - 1, .L = L, .nL = nL, .scale = scale};
+    /* strips of STRIP rows, fewer and taller when many planes would make
+     * the table of first ids (strips x planes) big */
+    const uint64_t most = (1u << 22) / nL > 1 ? (1u << 22) / nL - 1 : 1;
+    g->strip = (uint32_t)((g->nz + most - 1) / most);
+    g->strip = g->strip < STRIP ? STRIP : g->strip;
+    g->nstrip = (g->nz + g->strip - 1) / g->strip;
+    /* 1 heights: the heightmap's samples, or read a strip at a time */
+    const float *data = strata_heightmap_data(hm);
+    const int T = ctx->threads;
+    const strata_allocator *al = &ctx->alloc;
+    float *xs = bag_alloc(b, w, sizeof(float)), *zs = bag_alloc(b, h, sizeof(float));
+    strip_buf *sb = bag_alloc(b, (size_t)T, sizeof(strip_buf));
+    const size_t rows = ((size_t)g->strip + 1) * w;
+    float *hbuf = bag_alloc(b, data ? 1 : (size_t)T * rows, sizeof(float));
+    uint16_t *bbuf = bag_alloc(b, (size_t)T * rows, sizeof(uint16_t));
+    uint8_t *obuf = bag_alloc(b, (size_t)T * rows, 1);
+    float *rbuf = bag_alloc(b, (size_t)T * w, sizeof(float));
+    /* per thread: diff (nL + 1), cursors of this strip and the next (nL
+     * each); four groups' ids */
+    uint32_t *pl = bag_alloc(b, (size_t)T * (3 * (size_t)nL + 1), sizeof(uint32_t));
+    uint32_t *at = bag_alloc(b, (size_t)T * 4 * w, sizeof(uint32_t));
+    group_ids *gi = bag_alloc(b, (size_t)T * 4, sizeof(group_ids));
+    strata_status *sts = bag_alloc(b, (size_t)T, sizeof(strata_status));
+    g->first = bag_alloc(b, ((size_t)g->nstrip + 1) * nL, sizeof(uint32_t));
+    if (!xs || !zs || !sb || !hbuf || !bbuf || !obuf || !rbuf || !pl || !at || !gi || !sts ||
+        !g->first)
+        return STRATA_ERR_NOMEM;
+    memset(gi, 0, (size_t)T * 4 * sizeof *gi);
+    for (int t = 0; t < T; t++) {
+        sb[t] = (strip_buf){data ? NULL : hbuf + (size_t)t * rows, bbuf + (size_t)t * rows,
+                            obuf + (size_t)t * rows, rbuf + (size_t)t * w};
+        sts[t] = STRATA_OK;
+        for (int q = 0; q < 4; q++) {
+            group_ids *e = &gi[4 * t + q];
+            *e = (group_ids){at + ((size_t)4 * t + q) * w, NULL, 0};
+            if ((e->ids = strata__alloc_array(al, w, sizeof(uint32_t))))
+                e->cap = w;
+        }
+    }
+    for (int t = 0; t < 4 * T; t++)
+        if (!gi[t].ids) {
+            for (int u = 0; u < 4 * T; u++)
+                strata__free(al, gi[u].ids);
+            return STRATA_ERR_NOMEM;
+        }
+    strata_status ret;
+#define RET(x)                                                                 \
+    do {                                                                       \
+        ret = (x);                                                             \
+        goto done;                                                             \
+    } while (0)
+    for (uint32_t i = 0; i < w; i++)
+        xs[i] = strata__grid_coord(i, g->nx, cell);
+    for (uint32_t j = 0; j < h; j++)
+        zs[j] = strata__grid_coord(j, g->nz, cell);
+    g->xs = xs;
+    g->zs = zs;
+    const int64_t nstrip = g->nstrip;
+    const uint32_t S = g->strip;
+    /* 2 classify and 3 count, a strip at a time */
+    int nonfinite = 0;
+#pragma omp parallel num_threads(T) reduction(| : nonfinite)
+    {
+#ifdef _OPENMP
+        const int t = omp_get_thread_num();
+#else
+        const int t = 0;
+#endif
+        grid_job gt = *g;
+        uint32_t *diff = pl + (size_t)t * (3 * (size_t)nL + 1);
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t si = 0; si < nstrip; si++) {
+            const uint32_t j0 = (uint32_t)si * S;
+            const uint32_t j1 = j0 + S < g->nz ? j0 + S : g->nz;
+            const strata_status st = strip_load(ctx, hm, data, &gt, &sb[t], j0, j1 - j0 + 1,
+                                                &nonfinite);
+            if (st != STRATA_OK)
+                sts[t] = st;
+            else
+                count_strip(&gt, j0, j1, diff, g->first + (size_t)si * nL);
+        }
+    }
+    for (int t = 0; t < T; t++)
+        if (sts[t] != STRATA_OK)
+            RET(sts[t]);
+    if (nonfinite)
+        RET(STRATA_ERR_NOT_FINITE);
+    strata_status st;
+    if ((st = strata__progress(ctx, "loops", 0.2)) != STRATA_OK)
+        RET(st);
+    /* the counts become first ids: plane by plane, strip by strip */
+    uint64_t n = 0;
+    for (uint32_t k = 0; k < nL; k++) {
+        for (uint32_t si = 0; si < g->nstrip; si++) {
+            uint32_t *f = &g->first[(size_t)si * nL + k];
+            const uint32_t cnt = *f;
+            *f = (uint32_t)n;
+            n += cnt;
+        }
+        if (n >= UINT32_MAX)
+            RET(STRATA_ERR_OVERFLOW);
+        g->first[(size_t)g->nstrip * nL + k] = (uint32_t)n;
+    }
+    *C = n;
+    if ((st = strata__progress(ctx, "loops", 0.3)) != STRATA_OK)
+        RET(st);
+    /* 4 cut */
+    g->c = bag_alloc(b, n, sizeof(struct crossing));
+    if (!g->c || (keep_vert && !(g->vert = bag_alloc(b, n, sizeof(uint32_t)))))
+        RET(STRATA_ERR_NOMEM);
+    /* next NONE, hasprev and seen 0, in parallel (first touch) */
+#pragma omp parallel for num_threads(T) schedule(static)
+    for (int64_t i = 0; i < (int64_t)n; i++) {
+        g->c[i].next = NONE;
+        g->c[i].hasprev = 0;
+        g->c[i].seen = 0;
+    }
+#pragma omp parallel num_threads(T)
+    {
+#ifdef _OPENMP
+        const int t = omp_get_thread_num();
+#else
+        const int t = 0;
+#endif
+        grid_job gt = *g;
+        uint32_t *cur = pl + (size_t)t * (3 * (size_t)nL + 1) + nL + 1, *next = cur + nL;
+        int nf = 0;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t si = 0; si < nstrip; si++) {
+            const uint32_t j0 = (uint32_t)si * S;
+            const uint32_t j1 = j0 + S < g->nz ? j0 + S : g->nz;
+            const strata_status st2 = strip_load(ctx, hm, data, &gt, &sb[t], j0, j1 - j0 + 1, &nf);
+            if (st2 != STRATA_OK)
+                sts[t] = st2;
+            else if (!cut_strip(&gt, al, (uint32_t)si, j0, j1, cur, next, gi + 4 * t))
+                sts[t] = STRATA_ERR_NOMEM;
+        }
+    }
+    for (int t = 0; t < T; t++)
+        if (sts[t] != STRATA_OK)
+            RET(sts[t]);
+    /* the strips' buffers are done with */
+    bag_free(b, hbuf);
+    bag_free(b, bbuf);
+    bag_free(b, obuf);
+    bag_free(b, rbuf);
+    bag_free(b, at);
+    RET(strata__progress(ctx, "loops", 0.7));
+done:
+    for (int t = 0; t < 4 * T; t++)
+        strata__free(al, gi[t].ids);
+    return ret;
+#undef RET
+}
+
 static strata_status run(strata_ctx *ctx, const strata_heightmap *hm, float cell, float scale,
                          const float *L, uint32_t nL, bag *b, strata_loops *l)
 {
-    const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
-    const uint64_t V = (uint64_t)w * h;
-    grid_job g = {.w = w, .h = h, .nx = w - 1, .nz = h - 1, .L = L};
-    /* 1 heights: the samples (read into memory if hm keeps them in its
-     * file), scaled where used */
-    const float *data = strata_heightmap_data(hm);
-    float *xs = bag_alloc(b, w, sizeof(float)), *zs = bag_alloc(b, h, sizeof(float));
-    uint16_t *band = bag_alloc(b, V + 1, sizeof(uint16_t));
-    uint8_t *on = bag_alloc(b, V, 1);
-    float *rows = bag_alloc(b, (size_t)ctx->threads * w, sizeof(float));
-    if (!xs || !zs || !band || !on || !rows)
-        return STRATA_ERR_NOMEM;
-    strata_status st;
-    if (!data) {
-        float *buf = bag_alloc(b, V, sizeof(float));
-        if (!buf)
-            return STRATA_ERR_NOMEM;
-        if ((st = strata_heightmap_read(hm, 0, 0, w, h, buf)) != STRATA_OK)
-            return st;
-        data = buf;
-    }
-    for (uint32_t i = 0; i < w; i++)
-        xs[i] = strata__grid_coord(i, g.nx, cell);
-    for (uint32_t j = 0; j < h; j++)
-        zs[j] = strata__grid_coord(j, g.nz, cell);
-    g.data = data;
-    g.scale = scale;
-    g.xs = xs;
-    g.zs = zs;
-    /* 2 classify, a row of heights at a time */
-    band[V] = 0;
-    int nonfinite = 0;
-#pragma omp parallel num_threads(ctx->threads) reduction(| : nonfinite)
-    {
-#ifdef _OPENMP
-        float *row = rows + (size_t)omp_get_thread_num() * w;
-#else
-        float *row = rows;
-#endif
-#pragma omp for schedule(static)
-        for (int64_t r = 0; r < (int64_t)h; r++) {
-            const float *src = data + (size_t)r * w;
-            for (uint32_t i = 0; i < w; i++)
-                row[i] = src[i] * scale;
-            uint64_t cnt[2] = {0, 0};
-            ctx->simd.classify(L, nL, row, w, band + (size_t)r * w, on + (size_t)r * w, cnt);
-            nonfinite |= cnt[1] != 0;
-        }
-    }
-    if (nonfinite)
-        return STRATA_ERR_NOT_FINITE;
-    g.band = band;
-    g.on = on;
-    if ((st = strata__progress(ctx, "loops", 0.2)) != STRATA_OK)
-        return st;
-    /* 3 count */
-    const uint32_t G = 3 * g.nz + 1;
-    uint64_t *goff = bag_alloc(b, (size_t)G + 1, sizeof(uint64_t));
-    if (!goff)
-        return STRATA_ERR_NOMEM;
-    g.goff = goff;
-#pragma omp parallel for num_threads(ctx->threads) schedule(static)
-    for (int64_t gi = 0; gi < (int64_t)G; gi++) {
-        const uint32_t j = (uint32_t)(gi / 3), kind = (uint32_t)(gi % 3);
-        const uint32_t r0 = j * w, r1 = r0 + w;
-        uint64_t sum = 0;
-        if (kind == 0)
-            for (uint32_t i = 0; i < g.nx; i++)
-                sum += span(&g, r0 + i, r0 + i + 1);
-        else if (kind == 1)
-            for (uint32_t i = 0; i < w; i++)
-                sum += span(&g, r0 + i, r1 + i);
-        else
-            for (uint32_t i = 0; i < g.nx; i++)
-                sum += span(&g, r0 + i, r1 + i + 1);
-        goff[gi] = sum;
-    }
+    grid_job g;
     uint64_t C = 0;
-    for (uint32_t gi = 0; gi < G; gi++) {
-        const uint64_t s = goff[gi];
-        goff[gi] = C;
-        C += s;
-    }
-    goff[G] = C;
-    if (C >= UINT32_MAX)
-        return STRATA_ERR_OVERFLOW;
-    if ((st = strata__progress(ctx, "loops", 0.3)) != STRATA_OK)
+    strata_status st = cut(ctx, hm, cell, scale, L, nL, 1, b, &g, &C);
+    if (st != STRATA_OK)
         return st;
-    /* 4 cut */
-    g.c = bag_alloc(b, C, sizeof(struct crossing));
-    uint32_t *scratch = bag_alloc(b, (size_t)ctx->threads * 4 * w, sizeof(uint32_t));
-    if (!g.c || !scratch)
-        return STRATA_ERR_NOMEM;
-    /* next NONE, hasprev and seen 0, in parallel (first touch) */
-#pragma omp parallel for num_threads(ctx->threads) schedule(static)
-    for (int64_t i = 0; i < (int64_t)C; i++) {
-        g.c[i].next = NONE;
-        g.c[i].hasprev = 0;
-        g.c[i].seen = 0;
-    }
-#pragma omp parallel num_threads(ctx->threads)
-    {
-#ifdef _OPENMP
-        uint32_t *mine = scratch + (size_t)omp_get_thread_num() * 4 * w;
-#else
-        uint32_t *mine = scratch;
-#endif
-#pragma omp for schedule(dynamic, 16)
-        for (int64_t j = 0; j < (int64_t)g.nz; j++)
-            cut_row(&g, (uint32_t)j, mine);
-    }
-    if ((st = strata__progress(ctx, "loops", 0.7)) != STRATA_OK)
-        return st;
-    /* the bands, the scratch and the rows are done with: the loops' points
-     * take their place */
-    bag_free(b, band);
-    bag_free(b, on);
-    bag_free(b, scratch);
-    bag_free(b, rows);
-    g.band = NULL;
-    g.on = NULL;
     /* 5 trace */
     l->x = strata__alloc_array(&l->alloc, C ? C : 1, sizeof(float));
     l->y = strata__alloc_array(&l->alloc, C ? C : 1, sizeof(float));
@@ -488,6 +694,142 @@ static strata_status run(strata_ctx *ctx, const strata_heightmap *hm, float cell
     return strata__loops_canonical(l);
 }
 
+/* A slot of the stream: one plane's loops at a time. */
+typedef struct {
+    strata_loops l;
+    uint64_t cap; /* points x, y, z, vertex hold */
+    strata_status st;
+} stream_slot;
+
+static void slot_free(stream_slot *s)
+{
+    const strata_allocator *al = &s->l.alloc;
+    strata__free(al, s->l.plane_first);
+    strata__free(al, s->l.loops);
+    strata__free(al, s->l.x);
+    strata__free(al, s->l.y);
+    strata__free(al, s->l.z);
+    strata__free(al, s->l.vertex);
+}
+
+/* Plane k into slot s: traced (as trace() does), canonical, handed to
+ * the sink. */
+static void stream_plane(const grid_job *g, uint32_t c0, uint64_t n, uint32_t k,
+                         stream_slot *s, const strata__plane_sink *sink, uint32_t slot)
+{
+    strata_loops *l = &s->l;
+    const strata_allocator *al = &l->alloc;
+    if (n > s->cap) {
+        strata__free(al, l->x);
+        strata__free(al, l->y);
+        strata__free(al, l->z);
+        strata__free(al, l->vertex);
+        l->x = strata__alloc_array(al, n, sizeof(float));
+        l->y = strata__alloc_array(al, n, sizeof(float));
+        l->z = strata__alloc_array(al, n, sizeof(float));
+        l->vertex = strata__alloc_array(al, n, sizeof(uint32_t));
+        s->cap = l->x && l->y && l->z && l->vertex ? n : 0;
+        if (!s->cap) {
+            s->st = STRATA_ERR_NOMEM;
+            return;
+        }
+    }
+    plane_lines pl = {0};
+    trace_plane(g, c0, n, k, l, 0, &pl);
+    if (pl.nomem) {
+        strata__free(al, pl.loops);
+        s->st = STRATA_ERR_NOMEM;
+        return;
+    }
+    l->loops = pl.loops;
+    l->nloops = pl.nl;
+    l->npoints = pl.np;
+    if (!l->loops && !(l->loops = strata__alloc_array(al, 1, sizeof(strata_loop)))) {
+        s->st = STRATA_ERR_NOMEM;
+        return;
+    }
+    s->st = strata__loops_canonical(l);
+    if (s->st == STRATA_OK)
+        s->st = sink->plane(sink->arg, slot, l, k);
+    strata__free(al, l->loops);
+    l->loops = NULL;
+}
+
+/* Phase 5 streamed: nslots planes at a time, in parallel, then flushed
+ * in order. */
+static strata_status stream(strata_ctx *ctx, const grid_job *g, uint64_t C, uint32_t nL, bag *b,
+                            const strata__plane_sink *sink)
+{
+    (void)C;
+    uint64_t *off = plane_offsets(g, b);
+    if (!off)
+        return STRATA_ERR_NOMEM;
+    strata_status st = STRATA_OK;
+    const uint32_t S = sink->nslots;
+    stream_slot *slots = bag_alloc(b, S, sizeof(stream_slot));
+    if (!slots)
+        return STRATA_ERR_NOMEM;
+    memset(slots, 0, (size_t)S * sizeof(stream_slot));
+    for (uint32_t i = 0; i < S; i++) {
+        strata_loops *l = &slots[i].l;
+        l->alloc = ctx->alloc;
+        l->nplanes = nL;
+        l->levels = (float *)(uintptr_t)g->L; /* read only */
+        l->geometry = STRATA_FLAT;
+        if (!(l->plane_first = strata__alloc_array(&ctx->alloc, (size_t)nL + 1, sizeof(uint64_t))))
+            st = STRATA_ERR_NOMEM;
+    }
+    for (uint32_t k0 = 0; k0 < nL && st == STRATA_OK; k0 += S) {
+        const uint32_t kn = nL - k0 < S ? nL - k0 : S;
+#pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
+        for (int64_t i = 0; i < (int64_t)kn; i++) {
+            const uint32_t k = k0 + (uint32_t)i;
+            stream_plane(g, (uint32_t)off[k], off[k + 1] - off[k], k, &slots[i], sink, (uint32_t)i);
+        }
+        for (uint32_t i = 0; i < kn && st == STRATA_OK; i++) {
+            st = slots[i].st;
+            if (st == STRATA_OK)
+                st = sink->flush(sink->arg, i, k0 + i);
+        }
+    }
+    for (uint32_t i = 0; i < S; i++)
+        slot_free(&slots[i]);
+    return st;
+}
+
+/* What strata_loops_from_heightmap checks of its arguments. */
+static strata_status check_args(strata_ctx *ctx, const strata_heightmap *hm, float cell_size,
+                                float height_scale, const float *levels, uint32_t nlevels)
+{
+    if (!ctx || !hm || !(cell_size > 0.0f) || !isfinite(cell_size) || !isfinite(height_scale))
+        return STRATA_ERR_INVALID_ARG;
+    strata_status st = strata_levels_validate(levels, nlevels);
+    if (st != STRATA_OK)
+        return st;
+    return strata__heightmap_check_dims(strata_heightmap_width(hm), strata_heightmap_height(hm));
+}
+
+strata_status strata__loops_grid_stream(strata_ctx *ctx, const strata_heightmap *hm,
+                                        float cell_size, float height_scale, const float *levels,
+                                        uint32_t nlevels, const strata__plane_sink *sink)
+{
+    strata_status st = check_args(ctx, hm, cell_size, height_scale, levels, nlevels);
+    if (st != STRATA_OK)
+        return st;
+    if (!sink || !sink->nslots || (st = strata__progress(ctx, "loops", 0.0)) != STRATA_OK)
+        return sink ? st : STRATA_ERR_INVALID_ARG;
+    strata__bind_threads(ctx);
+    bag b = {.al = &ctx->alloc};
+    grid_job g;
+    uint64_t C = 0;
+    st = cut(ctx, hm, cell_size, height_scale, levels, nlevels, 0, &b, &g, &C);
+    if (st == STRATA_OK)
+        st = stream(ctx, &g, C, nlevels, &b, sink);
+    for (int i = 0; i < b.n; i++)
+        strata__free(&ctx->alloc, b.p[i]);
+    return st; /* the sink reports the rest (stage "write") */
+}
+
 strata_status strata_loops_from_heightmap(strata_ctx *ctx, const strata_heightmap *hm,
                                           float cell_size, float height_scale,
                                           const float *levels, uint32_t nlevels,
@@ -496,13 +838,8 @@ strata_status strata_loops_from_heightmap(strata_ctx *ctx, const strata_heightma
     if (!out)
         return STRATA_ERR_INVALID_ARG;
     *out = NULL;
-    if (!ctx || !hm || !(cell_size > 0.0f) || !isfinite(cell_size) || !isfinite(height_scale))
-        return STRATA_ERR_INVALID_ARG;
-    strata_status st = strata_levels_validate(levels, nlevels);
+    strata_status st = check_args(ctx, hm, cell_size, height_scale, levels, nlevels);
     if (st != STRATA_OK)
-        return st;
-    if ((st = strata__heightmap_check_dims(strata_heightmap_width(hm),
-                                           strata_heightmap_height(hm))) != STRATA_OK)
         return st;
     if ((st = strata__progress(ctx, "loops", 0.0)) != STRATA_OK)
         return st;

@@ -1002,6 +1002,32 @@ STRATA_API strata_status strata_loops_write(strata_ctx *ctx, const strata_loops 
                                             const char *path,
                                             const strata_loops_write_options *opt);
 
+/* Contour lines of a heightmap straight to GeoJSON: the very bytes
+ * strata_loops_write (lines, opt's frame) writes for the loops
+ * strata_loops_from_heightmap(ctx, hm, cell_size, height_scale, levels,
+ * nlevels) makes, made and written a plane at a time, so memory holds the
+ * crossings of the grid's edges (16 bytes each) and a few planes,
+ * not the loops; with a heightmap opened by strata_heightmap_open, not
+ * its samples either.  stats (NULL: none): the loops and points written
+ * and, per plane (arrays of nlevels, each NULL or filled), the lines'
+ * lengths summed in order (strata_loop.length) and their closed and open
+ * counts.  opt: GeoJSON lines only (a format other than AUTO or GEOJSON,
+ * or polygons: STRATA_ERR_INVALID_ARG).  Progress stages "loops" (the
+ * grid) then "write" (the planes, made and written); errors as both
+ * functions. */
+typedef struct strata_loops_stats {
+    uint64_t nloops, npoints;
+    double *length;   /* nlevels, or NULL */
+    uint64_t *closed; /* nlevels, or NULL */
+    uint64_t *open;   /* nlevels, or NULL */
+} strata_loops_stats;
+STRATA_API strata_status strata_loops_write_heightmap(strata_ctx *ctx, const strata_heightmap *hm,
+                                                      float cell_size, float height_scale,
+                                                      const float *levels, uint32_t nlevels,
+                                                      const char *path,
+                                                      const strata_loops_write_options *opt,
+                                                      strata_loops_stats *stats);
+
 /* ------------------------------------------------------------------ */
 /* Writing results                                                     */
 /* ------------------------------------------------------------------ */

@@ -12,6 +12,12 @@
 #   lines     strata contours -> GeoJSON against gdal_contour -> Shapefile
 #             (its fastest format) and -> GeoJSON: best of R seconds each,
 #             peak RSS, and the ratio gdal / strata
+#             then strata's own phases (--stats: time.load, .loops,
+#             .write, points; lines are made and written together, all
+#             in time.loops) and two floors: copy.seconds, copying the
+#             output file (its bytes through the page cache: what writing
+#             them costs at least), and floats.ns_per_number
+#             (perf/contours-floats: the decimals alone, one thread)
 #   polygons  strata contours --polygons -> GeoJSON against gdal_contour -p
 #             -> Shapefile
 #   agree     per level: total length of the lines (strata --stats against
@@ -73,6 +79,14 @@ st=$1
 echo "strata.seconds=$1"
 echo "strata.peak_rss_kb=$2"
 echo "strata.bytes=$(wc -c <lines.geojson)"
+echo "strata.allowed_rss_kb=$(( ($(wc -c <dem.pgm) + $(wc -c <lines.geojson)) * 3 / 2 / 1024 ))"
+$S -o lines.geojson --stats 2>stats.txt
+sed -n 's/^\(time\.[a-z]*\|points\|loops\)=/strata.\1=/p' stats.txt
+set -- $(best cp lines.geojson copy.geojson)
+echo "copy.seconds=$1"
+rm -f copy.geojson
+FLOATS=${FLOATS:-$here/contours-floats}
+[ -x "$FLOATS" ] && "$FLOATS" 5000000 | sed -n 's/^ns_per_number=/floats.ns_per_number=/p'
 if [ $have_gdal -eq 1 ]; then
     rmshp g
     set -- $(best sh -c "rm -f g.shp g.shx g.dbf g.prj; gdal_contour -q -i $interval -off $base -a elev dem.pgm g.shp")

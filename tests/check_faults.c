@@ -437,6 +437,13 @@ static strata_status c_loops_from_heightmap(fx *f)
     const float levels[] = {0.0f, 0.02f, 0.05f, 0.08f};
     return strata_loops_from_heightmap(f->ctx, f->hm, 1.0f, 0.1f, levels, 4, &f->out_loops);
 }
+static strata_status c_loops_write_heightmap(fx *f)
+{
+    const float levels[] = {0.0f, 0.02f, 0.05f, 0.08f};
+    char out[4096];
+    snprintf(out, sizeof out, "%s/lines.geojson", f->dir);
+    return strata_loops_write_heightmap(f->ctx, f->hm, 1.0f, 0.1f, levels, 4, out, NULL, NULL);
+}
 /* The loops of mesh_grid (6 x 5 cells of 0.5 about the origin). */
 static strata_status loops_write_in(fx *f, const char *name, int polygons)
 {
@@ -674,6 +681,9 @@ static const fault_case cases[] = {
     {"strata_loops_from_result", sliced_plain, c_loops_from_result, 0},
     {"strata_loops_from_mesh", mesh_grid, c_loops_from_mesh, 0},
     {"strata_loops_from_heightmap", heightmap, c_loops_from_heightmap, 0},
+    {"strata_loops_from_heightmap (opened)", opened, c_loops_from_heightmap, 0},
+    {"strata_loops_write_heightmap", heightmap, c_loops_write_heightmap, 0},
+    {"strata_loops_write_heightmap (opened)", opened, c_loops_write_heightmap, 0},
     {"strata_loops_write (GeoJSON lines)", looped, c_loops_lines, 0},
     {"strata_loops_write (GeoJSON polygons)", looped, c_loops_polygons, 0},
     {"strata_loops_write (SVG)", looped, c_loops_svg, 0},

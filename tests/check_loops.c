@@ -9,6 +9,7 @@
  *   - integer heights on integer levels (vertices on planes everywhere)
  *     and a saddle exactly on a plane keep all of the above;
  *   - the same loops for 1, 2 and 3 threads and every instruction set;
+ *   - strata_loops_write_heightmap: the bytes and stats of writing them;
  *   - planets: closed loops, uphill on the right seen from outside. */
 #include "testutil.h"
 
@@ -549,6 +550,128 @@ START_TEST(test_from_heightmap)
 }
 END_TEST
 
+/* strata_loops_write_heightmap writes the bytes strata_loops_write
+ * writes for strata_loops_from_heightmap's loops, and its stats are
+ * theirs: heightmaps tall enough for several strips of rows, in memory
+ * and opened (read from their file a strip at a time), 1 to 3 threads;
+ * and those loops are strata_loops_from_mesh's.  Errors leave no file. */
+START_TEST(test_write_heightmap)
+{
+    strata_ctx *ctx;
+    ck_assert_ok(strata_ctx_create(NULL, &ctx));
+    char *dir = tmpdir_new();
+    char ref_path[4096], got_path[4096], pfm_path[4096];
+    snprintf(ref_path, sizeof ref_path, "%s/ref.geojson", dir);
+    snprintf(got_path, sizeof got_path, "%s/got.geojson", dir);
+    snprintf(pfm_path, sizeof pfm_path, "%s/dem.pfm", dir);
+    uint64_t rng = 0x2545f4914f6cdd1dull;
+    for (int round = 0; round < 4; round++) {
+        const uint32_t w = 30 + 17 * (uint32_t)round, h = 70 + 23 * (uint32_t)round;
+        float *v = malloc(sizeof(float) * w * h);
+        for (uint32_t j = 0; j < h; j++)
+            for (uint32_t i = 0; i < w; i++) {
+                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                const float smooth = 6.0f * sinf(0.21f * (float)i) * cosf(0.13f * (float)j) +
+                                     0.05f * (float)j;
+                /* round 1: integers, so that vertices lie on the levels */
+                v[j * w + i] = round == 1 ? (float)(int)smooth
+                                          : smooth + 0.3f * (float)((rng >> 40) % 7);
+            }
+        /* the same samples as a PFM file, rows bottom up */
+        FILE *f = fopen(pfm_path, "wb");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "Pf\n%u %u\n-1.0\n", w, h);
+        for (uint32_t j = h; j-- > 0;)
+            ck_assert_uint_eq(fwrite(v + (size_t)j * w, sizeof(float), w, f), w);
+        ck_assert_int_eq(fclose(f), 0);
+        const float L[] = {-20.0f, -4.0f, -2.0f, -1.0f, 0.0f, 0.5f, 1.0f, 2.0f, 3.0f, 5.0f, 7.0f};
+        const uint32_t n = sizeof L / sizeof *L;
+        const float cell = round % 2 ? 1.0f : 0.5f, scale = round == 3 ? 1.5f : 1.0f;
+        strata_loops_write_options wo;
+        strata_loops_write_defaults(&wo);
+        wo.origin[0] = 3.25;
+        wo.origin[1] = 100.0;
+        strata_heightmap *mem = pfm(ctx, w, h, v), *opened;
+        ck_assert_ok(strata_heightmap_open(ctx, pfm_path, &opened));
+        ck_assert_ptr_null(strata_heightmap_data(opened));
+        ck_assert_ok(strata_ctx_set_threads(ctx, 1));
+        strata_mesh *m;
+        strata_loops *ref, *l;
+        ck_assert_ok(strata_mesh_from_heightmap(ctx, mem, cell, scale, &m));
+        ck_assert_ok(strata_loops_from_mesh(ctx, m, L, n, &ref));
+        ck_assert_ok(strata_loops_write(ctx, ref, ref_path, &wo));
+        size_t rlen, glen;
+        unsigned char *rb = slurp(ref_path, &rlen);
+        strata_loops_view rv;
+        strata_loops_get_view(ref, &rv);
+        for (int t = 1; t <= 3; t++)
+            for (int src = 0; src < 2; src++) {
+                const strata_heightmap *hm = src ? opened : mem;
+                ck_assert_ok(strata_ctx_set_threads(ctx, t));
+                ck_assert_ok(strata_loops_from_heightmap(ctx, hm, cell, scale, L, n, &l));
+                char what[64];
+                snprintf(what, sizeof what, "round %d, %ux%u, %d threads, %s", round, w, h, t,
+                         src ? "opened" : "in memory");
+                same_loops(ref, l, what);
+                strata_loops_destroy(l);
+                double len[sizeof L / sizeof *L];
+                uint64_t closed[sizeof L / sizeof *L], open[sizeof L / sizeof *L];
+                strata_loops_stats st = {7, 7, len, closed, open};
+                ck_assert_ok(strata_loops_write_heightmap(ctx, hm, cell, scale, L, n, got_path,
+                                                          &wo, &st));
+                unsigned char *gb = slurp(got_path, &glen);
+                require(glen == rlen && !memcmp(gb, rb, rlen), "%s: other bytes", what);
+                free(gb);
+                require(st.nloops == rv.nloops && st.npoints == rv.npoints, "%s: counts", what);
+                for (uint32_t k = 0; k < n; k++) {
+                    double sl = 0;
+                    uint64_t c = 0, o = 0;
+                    for (uint64_t i = rv.plane_first[k]; i < rv.plane_first[k + 1]; i++) {
+                        sl += rv.loops[i].length;
+                        c += rv.loops[i].closed != 0;
+                        o += rv.loops[i].closed == 0;
+                    }
+                    require(len[k] == sl && closed[k] == c && open[k] == o,
+                            "%s: plane %u stats", what, k);
+                }
+            }
+        free(rb);
+        ck_assert_uint_gt(rv.nloops, 0);
+        /* errors: no file */
+        remove(got_path);
+        wo.polygons = 1;
+        ck_assert_status(
+            strata_loops_write_heightmap(ctx, mem, cell, scale, L, n, got_path, &wo, NULL),
+            STRATA_ERR_INVALID_ARG);
+        wo.polygons = 0;
+        char svg[4096];
+        snprintf(svg, sizeof svg, "%s/x.svg", dir);
+        ck_assert_status(strata_loops_write_heightmap(ctx, mem, cell, scale, L, n, svg, &wo, NULL),
+                         STRATA_ERR_INVALID_ARG);
+        const float bad[] = {1.0f, 0.5f};
+        ck_assert_status(
+            strata_loops_write_heightmap(ctx, mem, cell, scale, bad, 2, got_path, &wo, NULL),
+            STRATA_ERR_BAD_LEVELS);
+        ck_assert_status(strata_loops_write_heightmap(ctx, mem, cell, INFINITY, L, n, got_path,
+                                                      &wo, NULL),
+                         STRATA_ERR_INVALID_ARG);
+        ck_assert_status(strata_loops_write_heightmap(ctx, mem, cell, 1e38f, L, n, got_path, &wo,
+                                                      NULL),
+                         STRATA_ERR_NOT_FINITE);
+        int temps;
+        ck_assert_int_eq(dir_entries(dir, &temps), 2); /* ref.geojson, dem.pfm */
+        ck_assert_int_eq(temps, 0);
+        strata_loops_destroy(ref);
+        strata_mesh_destroy(m);
+        strata_heightmap_destroy(mem);
+        strata_heightmap_destroy(opened);
+        free(v);
+    }
+    tmpdir_remove(dir);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 static Suite *loops_suite(void)
 {
     Suite *s = suite_create("loops");
@@ -560,6 +683,7 @@ static Suite *loops_suite(void)
     tcase_add_test(tc, test_planet_loops);
     tcase_add_test(tc, test_errors);
     tcase_add_loop_test(tc, test_from_heightmap, 0, 4);
+    tcase_add_test(tc, test_write_heightmap);
     suite_add_tcase(s, tc);
     return s;
 }
