@@ -650,9 +650,12 @@ STRATA_API void strata_slice_defaults(strata_slice_options *opt);
  * at radius R + L[k]), walls are vertical (radial), triangles keep the
  * input's winding, and the bytes depend only on the mesh and options,
  * never on the thread count or the instruction set.  Heights exactly on a
- * plane belong to the upper terrace.  Working memory besides the result:
- * 3 bytes a vertex and 4 an edge (and some 20 bytes a triangle touching a
- * vertex that lies exactly on a plane), 16 bytes a triangle cut across
+ * plane belong to the upper terrace; a vertex within rounding of a plane
+ * (one that a cut of one of its edges would land on, so that a triangle
+ * would have no area) is taken as lying on it, so no output triangle has
+ * zero area.  Working memory besides the result: 3 bytes a vertex, 4 an
+ * edge, 2 a triangle (and some 20 bytes a triangle touching a vertex
+ * that lies on a plane), 16 bytes a triangle cut across
  * terraces in the per-thread arenas (see strata_ctx_arena_stats), and
  * per-chunk tables of at most 2M entries.  Progress stage "slice" reports
  * each of these
@@ -1656,8 +1659,7 @@ typedef struct strata_simplify_stats {
  * checked as a whole and kept as it was if it fails: the same directed
  * border edges, no edge used twice one way (still manifold by vertex id;
  * a planet still closed), no new triangle facing down (in) or of zero
- * area (the roof's own triangles left as they were are not judged: the
- * slicer makes a few of zero area).  FLAT roofs stay exactly on their planes
+ * area (the roof's own triangles left as they were are not judged).  FLAT roofs stay exactly on their planes
  * and keep their coverage exactly (upward triangles with the same border
  * cover each point once); err is then unused.  RADIAL roofs keep their
  * vertices on their spheres, the new shell within err x radius of the
