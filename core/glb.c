@@ -64,6 +64,20 @@ static inline uint64_t pad4(uint64_t n) { return (n + 3) & ~(uint64_t)3; }
 /* ------------------------------------------------------------ JSON text */
 
 /* A colour component in [0,1], six decimals, no locale involved. */
+/* An accessor's bounds after its "min":[ : the three minima, the
+ * maxima, and the accessor's closing brace. */
+static void json_bounds(strata_jtext *j, const float lo[3], const float hi[3])
+{
+    for (int c = 0; c < 3; c++) {
+        strata__jtext_float(j, lo[c]);
+        strata__jtext_printf(j, c < 2 ? "," : "],\"max\":[");
+    }
+    for (int c = 0; c < 3; c++) {
+        strata__jtext_float(j, hi[c]);
+        strata__jtext_printf(j, c < 2 ? "," : "]}");
+    }
+}
+
 static void json_unit(strata_jtext *j, float v)
 {
     long q = (long)((double)v * 1e6 + 0.5);
@@ -739,14 +753,7 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
         strata__jtext_printf(j, "\"accessors\":[{\"bufferView\":0,\"componentType\":%d,\"count\":%llu,"
                      "\"type\":\"VEC3\",\"min\":[",
                   GL_FLOAT, (unsigned long long)nv);
-        for (int c = 0; c < 3; c++) {
-            strata__jtext_float(j, p->min[c]);
-            strata__jtext_printf(j, c < 2 ? "," : "],\"max\":[");
-        }
-        for (int c = 0; c < 3; c++) {
-            strata__jtext_float(j, p->max[c]);
-            strata__jtext_printf(j, c < 2 ? "," : "]}");
-        }
+        json_bounds(j, p->min, p->max);
         if (p->normals)
             strata__jtext_printf(j, ",{\"bufferView\":1,\"componentType\":%d,\"count\":%llu,\"type\":\"VEC3\"}",
                       GL_FLOAT, (unsigned long long)nv);
@@ -777,14 +784,7 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
             strata__jtext_printf(j, ",{\"bufferView\":%zu,\"componentType\":%d,\"count\":%u,"
                                     "\"type\":\"VEC3\",\"min\":[",
                                  prop_view, GL_FLOAT, npv);
-            for (int c = 0; c < 3; c++) {
-                strata__jtext_float(j, lo[c]);
-                strata__jtext_printf(j, c < 2 ? "," : "],\"max\":[");
-            }
-            for (int c = 0; c < 3; c++) {
-                strata__jtext_float(j, hi[c]);
-                strata__jtext_printf(j, c < 2 ? "," : "]}");
-            }
+            json_bounds(j, lo, hi);
             uint64_t off = 0;
             for (uint32_t i = 0; i < nparts; i++) {
                 for (int u = 0; u < nused; u++)
@@ -817,14 +817,7 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
             strata__jtext_printf(j, ",{\"bufferView\":0,\"byteOffset\":%llu,\"componentType\":%d,"
                                     "\"count\":%u,\"type\":\"VEC3\",\"min\":[",
                                  12ull * r->uv_first, GL_FLOAT, r->nuv);
-            for (int c = 0; c < 3; c++) {
-                strata__jtext_float(j, p->shore_min[c]);
-                strata__jtext_printf(j, c < 2 ? "," : "],\"max\":[");
-            }
-            for (int c = 0; c < 3; c++) {
-                strata__jtext_float(j, p->shore_max[c]);
-                strata__jtext_printf(j, c < 2 ? "," : "]}");
-            }
+            json_bounds(j, p->shore_min, p->shore_max);
             if (p->normals)
                 strata__jtext_printf(j, ",{\"bufferView\":1,\"byteOffset\":%llu,"
                                         "\"componentType\":%d,\"count\":%u,\"type\":\"VEC3\"}",

@@ -208,18 +208,26 @@ START_TEST(test_flat_outline)
 }
 END_TEST
 
-/* A planet's water: the icosphere of sphere_level at radius R + H about
- * the centre, facing outwards, normals radial. */
-START_TEST(test_sphere)
+/* An icosphere of radius 10 at `level`, displaced by fBm (frequency 0.2,
+ * amplitude 0.5): coasts at heights near 0. */
+static strata_mesh *noise_planet(strata_ctx *ctx, int level)
 {
-    strata_ctx *ctx = ctx_new(0);
     strata_mesh *m;
-    ck_assert_ok(strata_shape_icosphere(ctx, 3, 10.0f, &m));
+    ck_assert_ok(strata_shape_icosphere(ctx, level, 10.0f, &m));
     strata_fbm f;
     strata_fbm_defaults(&f);
     f.frequency = 0.2f;
     f.amplitude = 0.5f;
     ck_assert_ok(strata_displace_radial(ctx, m, &f, NULL));
+    return m;
+}
+
+/* A planet's water: the icosphere of sphere_level at radius R + H about
+ * the centre, facing outwards, normals radial. */
+START_TEST(test_sphere)
+{
+    strata_ctx *ctx = ctx_new(0);
+    strata_mesh *m = noise_planet(ctx, 3);
     const float levels[] = {-0.5f, -0.1f, 0.0f, 0.2f};
     strata_slice_options so;
     strata_slice_defaults(&so);
@@ -557,13 +565,7 @@ END_TEST
 START_TEST(test_shore_planet)
 {
     strata_ctx *ctx = ctx_new(0);
-    strata_mesh *m;
-    ck_assert_ok(strata_shape_icosphere(ctx, 4, 10.0f, &m));
-    strata_fbm f;
-    strata_fbm_defaults(&f);
-    f.frequency = 0.2f;
-    f.amplitude = 0.5f;
-    ck_assert_ok(strata_displace_radial(ctx, m, &f, NULL));
+    strata_mesh *m = noise_planet(ctx, 4);
     const float levels[] = {-0.5f, 0.0f, 0.2f};
     strata_slice_options so;
     strata_slice_defaults(&so);

@@ -3,35 +3,9 @@
 # determinism.  Run by `make check` with STRATA (the program) and SRCDIR set.
 # POSIX sh only.
 
-: "${STRATA:?STRATA must name the strata program}"
-case $STRATA in
-/*) ;;
-*) STRATA=$(pwd)/$STRATA ;;
-esac
-case ${SRCDIR:-} in
-'' | /*) ;;
-*) SRCDIR=$(pwd)/$SRCDIR ;;
-esac
+. "$(dirname "$0")/lib.sh"
 unset STRATA_SIMD
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-cli.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-cd "$tmp" || exit 99
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-    fail=$((fail + 1))
-    echo "FAIL: $*" >&2
-}
-
-# run ARGS...: output in ./out and ./err, status in $rc.
-run() {
-    "$STRATA" "$@" >out 2>err
-    rc=$?
-}
+test_dir cli
 
 # succeeds DESC ARGS...: exit 0.
 succeeds() {
@@ -59,11 +33,6 @@ fails() {
     else
         ok
     fi
-}
-
-# check DESC CODE: the shell code (eval'ed) succeeds.
-check() {
-    if eval "$2"; then ok; else bad "$1"; fi
 }
 
 # The header of a PLY file, and one of its element counts.
@@ -560,5 +529,4 @@ rm -f options.txt
 # ------------------------------------------------------------ no leftovers
 check "no temporary files left" '[ -z "$(ls | grep "\.tmp")" ]'
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
