@@ -30,30 +30,41 @@ _Static_assert(STRATA_OUT_BLOCK <= STRATA_OUT_BUF, "a block must fit the output 
 /* ------------------------------------------------ live temporaries */
 
 /* The temporaries this process's writers have open, for
- * strata_remove_temporaries (a signal handler): a slot is taken (0 -> 1),
- * its path written, then published (2); released (0) once the file is
- * renamed or removed.  Only lock-free atomics and unlink touch it in the
- * handler. */
+ * strata_remove_temporaries (a signal handler).  A writer takes a slot
+ * (0 -> 1) and, for each name it tries, writes the name there and
+ * publishes it (2) *before* creating the file, so that no signal can come
+ * between the file's creation and its publication; a name that could not
+ * be created is unpublished (1) before the next is written.  The slot is
+ * released (0) once the file is renamed or removed.  Only lock-free
+ * atomics and unlink touch it in the handler. */
 #define TEMP_SLOTS 64
 static struct {
     _Atomic int state;
     char path[4096];
 } g_temps[TEMP_SLOTS];
 
-static int temp_register(const char *path)
+static int temp_take(void)
 {
-    const size_t n = strlen(path);
-    if (n >= sizeof g_temps[0].path)
-        return -1;
     for (int i = 0; i < TEMP_SLOTS; i++) {
         int free_slot = 0;
-        if (atomic_compare_exchange_strong(&g_temps[i].state, &free_slot, 1)) {
-            memcpy(g_temps[i].path, path, n + 1);
-            atomic_store(&g_temps[i].state, 2);
+        if (atomic_compare_exchange_strong(&g_temps[i].state, &free_slot, 1))
             return i;
-        }
     }
-    return -1; /* all taken: strata_output_clean finds it later */
+    return -1; /* all taken: strata_output_clean finds a left temporary later */
+}
+
+static void temp_publish(int slot, const char *path, size_t n)
+{
+    if (slot < 0 || n >= sizeof g_temps[0].path)
+        return;
+    memcpy(g_temps[slot].path, path, n + 1);
+    atomic_store(&g_temps[slot].state, 2);
+}
+
+static void temp_unpublish(int slot)
+{
+    if (slot >= 0)
+        atomic_store(&g_temps[slot].state, 1);
 }
 
 static void temp_release(int slot)
@@ -203,6 +214,7 @@ int strata__out_open(strata_out *o, const char *path, strata_ctx *ctx)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     uint64_t seed = (uint64_t)getpid() << 32 ^ (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 20;
+    o->slot = temp_take();
     for (int attempt = 0; attempt < 100; attempt++) {
         /* splitmix64 step: distinct names for threads and retries */
         uint64_t z = seed += 0x9e3779b97f4a7c15u + counter++;
@@ -214,21 +226,26 @@ int strata__out_open(strata_out *o, const char *path, strata_ctx *ctx)
         for (int i = 0; i < 6; i++, z /= 36)
             o->tmp[stem + 4 + i] = tmp_digits[z % 36];
         o->tmp[stem + TMP_SUFFIX] = '\0';
+        temp_publish(o->slot, o->tmp, stem + TMP_SUFFIX);
         o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (o->fd >= 0) {
             /* the lock tells strata_output_clean the writer lives; the
              * duplicate keeps it after fd is closed, until the rename */
-            o->slot = temp_register(o->tmp);
             if (flock(o->fd, LOCK_EX | LOCK_NB) == 0 && (o->hold = dup(o->fd)) >= 0)
                 return 0;
             o->err = errno;
             strata__out_discard(o);
             return -1;
         }
+        const int err = errno;
+        temp_unpublish(o->slot); /* not ours: another writer's, or none */
+        errno = err;
         if (errno != EEXIST)
             break;
     }
     o->err = errno;
+    temp_release(o->slot);
+    o->slot = -1;
     strata__free(al, o->tmp);
     o->tmp = NULL;
     return -1;
