@@ -191,6 +191,8 @@ typedef struct {
     uint64_t *blk; /* per block: its crossings' vertex count, then its first id */
     uint32_t *cut_base;
     uint64_t *cross;
+    const strata_snap_scan *snap; /* the first count: also scan for snapping */
+    uint32_t *snap_blk;           /* per block: strata__snap_count_own */
 } number_arg;
 
 static size_t edge_block_end(const slice_job *job, size_t b)
@@ -207,6 +209,8 @@ static strata_status count_block(void *arg, size_t b, int thread)
     const size_t e0 = b * PREFIX_BLOCK, e1 = edge_block_end(a->job, b);
     a->blk[b] = a->job->ctx->simd.edge_spans(m->ev0 + e0, m->ev1 + e0, e1 - e0, a->vb->band,
                                              a->cross + e0 / 64);
+    if (a->snap) /* while the block's edges and bands are in cache */
+        a->snap_blk[b] = strata__snap_count_own(a->snap, b);
     return STRATA_OK;
 }
 
@@ -228,22 +232,30 @@ static strata_status number_block(void *arg, size_t b, int thread)
 
 /* The planes crossing each own edge, summed per block into na->blk, and
  * the bit of every edge whose ends are in different bands (na->cross);
- * the tables are allocated on the first call.  Bands change only by
- * snapping a vertex up a band (strata__onplane_snap), which calls for a
- * second count. */
-static strata_status count_spans(slice_job *job, const vertex_bands *vb, number_arg *na)
+ * the tables are allocated on the first call, which also counts the
+ * crossings that may snap (na->snap_blk, for strata__onplane_snap, with
+ * snap set up to read na->cross).  Bands change only by snapping a vertex
+ * up a band, which calls for a second count (snap NULL). */
+static strata_status count_spans(slice_job *job, const vertex_bands *vb, number_arg *na,
+                                 strata_snap_scan *snap)
 {
+    _Static_assert(PREFIX_BLOCK == STRATA_SNAP_BLOCK, "the snap scan runs count_block's blocks");
     const size_t nblk = ((size_t)job->own_edges + PREFIX_BLOCK - 1) / PREFIX_BLOCK;
     if (!na->blk) {
-        *na = (number_arg){job, vb, NULL, NULL, NULL, NULL};
+        *na = (number_arg){job, vb, NULL, NULL, NULL, NULL, NULL, NULL};
         na->cut_base = strata__scratch_alloc(&job->edges, job->own_edges, sizeof(uint32_t));
         na->cross = strata__scratch_alloc(&job->edges, ((size_t)job->own_edges + 63) / 64,
                                           sizeof(uint64_t));
         na->blk = strata__scratch_alloc(&job->edges, nblk, sizeof(uint64_t));
-        if (!na->cut_base || !na->cross || !na->blk)
+        na->snap_blk = strata__scratch_alloc(&job->edges, nblk + 1, sizeof(uint32_t));
+        if (!na->cut_base || !na->cross || !na->blk || !na->snap_blk)
             return STRATA_ERR_NOMEM;
     }
+    if (snap)
+        *snap = (strata_snap_scan){job->m, job->L, vb->band, vb->on, na->cross, job->own_edges};
+    na->snap = snap;
     strata__par_blocks(job->ctx, nblk, count_block, na, NULL, 0, 0, 0);
+    na->snap = NULL;
     return STRATA_OK;
 }
 
@@ -957,11 +969,12 @@ static strata_status run_phases(slice_job *job, chunk_tables *ct, strata_result 
      * again only if a band moved up by one (a vertex a hair above its
      * plane only gets `on`, which the counts do not see). */
     number_arg na = {0};
+    strata_snap_scan snap;
     uint64_t nsnap = 0, nraised = 0;
-    if ((st = count_spans(job, &vb, &na)) != STRATA_OK ||
-        (st = strata__onplane_snap(ctx, &job->edges, m, job->L, na.cross, job->own_edges, vb.band,
-                                   vb.on, &nsnap, &nraised)) != STRATA_OK ||
-        (nraised && (st = count_spans(job, &vb, &na)) != STRATA_OK))
+    if ((st = count_spans(job, &vb, &na, &snap)) != STRATA_OK ||
+        (st = strata__onplane_snap(&job->edges, &snap, na.snap_blk, vb.band, vb.on, &nsnap,
+                                   &nraised)) != STRATA_OK ||
+        (nraised && (st = count_spans(job, &vb, &na, NULL)) != STRATA_OK))
         return st;
     vb.non += nsnap;
     strata_onplane op = {0};

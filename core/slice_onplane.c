@@ -256,9 +256,6 @@ strata_status strata__onplane_build(strata_ctx *ctx, strata_scratch *sc, const s
 
 /* ------------------------------------------------------------ snapping */
 
-/* Edges per block of the snap pass. */
-#define SNAP_BLOCK 65536
-
 /* A crossing near an end of its edge (strata__onplane_snap): the end
  * (vertex << 1 | 1 when it is the low end), where the crossing and the
  * end's point lie at the end's roof level, and the edge's direction. */
@@ -335,9 +332,15 @@ static int crossing_at(const strata_place *g, const strata_mesh *m, float px, fl
  * plane band(hi), the low end's that of plane band(lo) + 1 moved to
  * L[band(lo)]; both computed as core/slice.c place_block computes them,
  * to the bit. */
-static void snap_edge(const strata_place *g, const strata_mesh *m, const float *L,
-                      const uint16_t *band, const uint8_t *on, uint32_t e, uint64_t *lands,
-                      near_cut *near, uint32_t *nl, uint32_t *nn)
+static __attribute__((noinline)) void snap_ends(const strata_place *g, const strata_mesh *m,
+                                                const float *L, const uint16_t *band,
+                                                const uint8_t *on, uint32_t p, uint32_t q,
+                                                float fp, float fq, uint64_t *lands,
+                                                near_cut *near, uint32_t *nl, uint32_t *nn);
+
+static inline void snap_edge(const strata_place *g, const strata_mesh *m, const float *L,
+                             const uint16_t *band, const uint8_t *on, uint32_t e,
+                             uint64_t *lands, near_cut *near, uint32_t *nl, uint32_t *nn)
 {
     uint32_t p = m->ev0[e], q = m->ev1[e];
     uint32_t bp = band[p], bq = band[q];
@@ -354,12 +357,25 @@ static void snap_edge(const strata_place *g, const strata_mesh *m, const float *
      * 2^-8 of the edge's climb of the plane is looked at further (a
      * crossing 2^-8 of the edge from its end is thousands of ulps from it
      * unless the coordinates are over 2^14 times the edge: meshes finer
-     * than floats hold well). */
+     * than floats hold well).  Inline, so that the misses of successive
+     * edges overlap; the rest is rare. */
     const float hp = m->h[p], dh = m->h[q] - hp;
     const float fmax = 0x1p-8f * dh;
-    float fq = m->h[q] - L[bq], fp = L[bp + 1] - hp;
+    const float fq = m->h[q] - L[bq], fp = L[bp + 1] - hp;
     if (!(fq <= fmax) && !(fp <= fmax))
         return;
+    snap_ends(g, m, L, band, on, p, q, fp, fq, lands, near, nl, nn);
+}
+
+/* snap_edge past its test on heights: p the edge's low end, q its high
+ * one, fp and fq their distances from the planes they would snap onto. */
+static void snap_ends(const strata_place *g, const strata_mesh *m, const float *L,
+                      const uint16_t *band, const uint8_t *on, uint32_t p, uint32_t q, float fp,
+                      float fq, uint64_t *lands, near_cut *near, uint32_t *nl, uint32_t *nn)
+{
+    const uint32_t bp = band[p], bq = band[q];
+    const float hp = m->h[p], dh = m->h[q] - hp;
+    const float fmax = 0x1p-8f * dh;
     if (bq - on[q] <= bp)
         return; /* its one crossing is q itself */
     fq = on[q] ? INFINITY : fq;
@@ -429,41 +445,31 @@ static int flat_with(const near_cut *i, const near_cut *j)
            a[0] * b[1] - a[1] * b[0] == 0;
 }
 
-typedef struct {
-    const strata_mesh *m;
-    const float *L;
-    const uint16_t *band;
-    const uint8_t *on;
-    strata_place g;
-    const uint64_t *cross; /* own edges crossing a plane */
-    uint32_t own_edges;
-    uint32_t *blk; /* per block: its crossings landing on or near an end */
-} snap_arg;
-
-/* snap_edge over the edges of block b that cross a plane: the own ones by
- * the bitmap, the context ones (few) by their bands. */
-static void snap_block_edges(const snap_arg *a, size_t b, uint64_t *lands, near_cut *near,
-                             uint32_t *nl, uint32_t *nn)
+/* The placement of m's points. */
+static strata_place place_of(const strata_mesh *m)
 {
-    const size_t e0 = b * SNAP_BLOCK;
-    const size_t e1 = a->m->nedges - e0 < SNAP_BLOCK ? a->m->nedges : e0 + SNAP_BLOCK;
-    const size_t own1 = e1 < a->own_edges ? e1 : a->own_edges;
-    for (size_t w = e0 / 64; w * 64 < own1; w++)
-        for (uint64_t bits = a->cross[w]; bits; bits &= bits - 1)
-            snap_edge(&a->g, a->m, a->L, a->band, a->on,
-                      (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits)), lands, near, nl, nn);
-    for (size_t e = e0 > own1 ? e0 : own1; e < e1; e++)
-        snap_edge(&a->g, a->m, a->L, a->band, a->on, (uint32_t)e, lands, near, nl, nn);
+    return (strata_place){m->geometry, {m->center[0], m->center[1], m->center[2]}, m->radius};
 }
 
-static strata_status snap_count_block(void *arg, size_t b, int thread)
+/* snap_edge over the own edges of block b that cross a plane (by the
+ * bitmap). */
+static void snap_own_edges(const strata_snap_scan *s, const strata_place *g, size_t b,
+                           uint64_t *lands, near_cut *near, uint32_t *nl, uint32_t *nn)
 {
-    (void)thread;
-    const snap_arg *a = arg;
+    const size_t e0 = b * STRATA_SNAP_BLOCK;
+    const size_t e1 = s->own_edges - e0 < STRATA_SNAP_BLOCK ? s->own_edges : e0 + STRATA_SNAP_BLOCK;
+    for (size_t w = e0 / 64; w * 64 < e1; w++)
+        for (uint64_t bits = s->cross[w]; bits; bits &= bits - 1)
+            snap_edge(g, s->m, s->L, s->band, s->on,
+                      (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits)), lands, near, nl, nn);
+}
+
+uint32_t strata__snap_count_own(const strata_snap_scan *s, size_t b)
+{
+    const strata_place g = place_of(s->m);
     uint32_t nl = 0, nn = 0;
-    snap_block_edges(a, b, NULL, NULL, &nl, &nn);
-    a->blk[b] = nl + nn;
-    return STRATA_OK;
+    snap_own_edges(s, &g, b, NULL, NULL, &nl, &nn);
+    return nl + nn;
 }
 
 static int cmp_u64(const void *pa, const void *pb)
@@ -477,22 +483,22 @@ static int cmp_near(const void *pa, const void *pb)
     return cmp_u64(&((const near_cut *)pa)->key, &((const near_cut *)pb)->key);
 }
 
-strata_status strata__onplane_snap(strata_ctx *ctx, strata_scratch *sc, const strata_mesh *m,
-                                   const float *L, const uint64_t *cross, uint32_t own_edges,
-                                   uint16_t *band, uint8_t *on, uint64_t *nsnap,
-                                   uint64_t *nraised)
+strata_status strata__onplane_snap(strata_scratch *sc, const strata_snap_scan *s,
+                                   const uint32_t *own, uint16_t *band, uint8_t *on,
+                                   uint64_t *nsnap, uint64_t *nraised)
 {
     *nsnap = *nraised = 0;
-    const size_t nblk = ((size_t)m->nedges + SNAP_BLOCK - 1) / SNAP_BLOCK;
-    snap_arg a = {m,     L,         band, on, {m->geometry, {m->center[0], m->center[1], m->center[2]},
-                                               m->radius},
-                  cross, own_edges, NULL};
-    if (!(a.blk = strata__scratch_alloc(sc, nblk, sizeof(uint32_t))))
-        return STRATA_ERR_NOMEM;
-    strata__par_blocks(ctx, nblk, snap_count_block, &a, NULL, 0, 0, 0);
+    const strata_mesh *m = s->m;
+    const strata_place g = place_of(m);
+    const size_t nown = ((size_t)s->own_edges + STRATA_SNAP_BLOCK - 1) / STRATA_SNAP_BLOCK;
     uint64_t nflag = 0;
-    for (size_t b = 0; b < nblk; b++)
-        nflag += a.blk[b];
+    for (size_t b = 0; b < nown; b++)
+        nflag += own[b];
+    /* the context edges (few): all of them */
+    uint32_t nl = 0, nn = 0;
+    for (size_t e = s->own_edges; e < m->nedges; e++)
+        snap_edge(&g, m, s->L, band, on, (uint32_t)e, NULL, NULL, &nl, &nn);
+    nflag += nl + nn;
     if (nflag == 0)
         return STRATA_OK; /* the usual case */
     /* The rare blocks again, serially, in edge order. */
@@ -500,10 +506,13 @@ strata_status strata__onplane_snap(strata_ctx *ctx, strata_scratch *sc, const st
     near_cut *near = strata__scratch_alloc(sc, nflag, sizeof(near_cut));
     if (!snap || !near)
         return STRATA_ERR_NOMEM;
-    uint32_t ns = 0, nn = 0;
-    for (size_t b = 0; b < nblk; b++)
-        if (a.blk[b])
-            snap_block_edges(&a, b, snap, near, &ns, &nn);
+    uint32_t ns = 0;
+    nn = 0;
+    for (size_t b = 0; b < nown; b++)
+        if (own[b])
+            snap_own_edges(s, &g, b, snap, near, &ns, &nn);
+    for (size_t e = s->own_edges; e < m->nedges; e++)
+        snap_edge(&g, m, s->L, band, on, (uint32_t)e, snap, near, &ns, &nn);
     /* Crossings near one end of the same plane, two by two: an end with
      * two on one line with it (or at one point) snaps too. */
     qsort(near, nn, sizeof *near, cmp_near);

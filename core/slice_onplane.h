@@ -103,11 +103,31 @@ STRATA_HIDDEN strata_status strata__onplane_build(strata_ctx *ctx, strata_scratc
  * triangles had 6 zero-area triangles and snaps a few vertices), *nraised
  * those of them whose band went up by one (the others only got `on`).
  * STRATA_ERR_NOMEM. */
-STRATA_HIDDEN strata_status strata__onplane_snap(strata_ctx *ctx, strata_scratch *sc,
-                                                 const strata_mesh *m, const float *L,
-                                                 const uint64_t *cross, uint32_t own_edges,
-                                                 uint16_t *band, uint8_t *on, uint64_t *nsnap,
-                                                 uint64_t *nraised);
+#define STRATA_SNAP_BLOCK 65536 /* edges per block of the snap scan */
+
+/* What the snap scan reads: the input, the planes, the bands and flags,
+ * and the own edges crossing a plane (bit e of cross: edge e's ends lie in
+ * different bands, as the edge_spans kernel gives it). */
+typedef struct strata_snap_scan {
+    const strata_mesh *m;
+    const float *L;
+    const uint16_t *band;
+    const uint8_t *on;
+    const uint64_t *cross;
+    uint32_t own_edges;
+} strata_snap_scan;
+
+/* The crossings of own edges in block b (edges b STRATA_SNAP_BLOCK up to
+ * the next block or own_edges) that land on or come near an end: the
+ * first, parallel half of strata__onplane_snap, which the slicer runs
+ * block by block right after the edge_spans kernel, while the block's
+ * edges and bands are in cache.  0 nearly always. */
+STRATA_HIDDEN uint32_t strata__snap_count_own(const strata_snap_scan *s, size_t b);
+
+/* own[b]: strata__snap_count_own of every block b holding own edges. */
+STRATA_HIDDEN strata_status strata__onplane_snap(strata_scratch *sc, const strata_snap_scan *s,
+                                                 const uint32_t *own, uint16_t *band,
+                                                 uint8_t *on, uint64_t *nsnap, uint64_t *nraised);
 
 /* Write each wedge's bottom copy into the output positions x, y, z. */
 STRATA_HIDDEN void strata__onplane_place(strata_ctx *ctx, const strata_onplane *op,
