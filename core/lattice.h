@@ -2,11 +2,17 @@
  *
  * A chunk's mesh is built on its own, with the same float bits as the
  * whole surface has at those points, plus a ring of *context* triangles
- * around it: every triangle of the whole surface that shares a vertex with
- * the chunk but is not in it.  The slicer reads the context only to make
- * the decisions that look across an edge or around a vertex exactly as it
- * would on the whole surface (heights exactly on a plane: wedges, fins),
- * and writes nothing for it.
+ * around it, two edges deep: every triangle of the whole surface not in
+ * the chunk that shares a vertex with the chunk or with a triangle that
+ * does.  The slicer reads the context only to make the decisions that
+ * look across an edge or around a vertex exactly as it would on the whole
+ * surface (heights on a plane: wedges, fins), and writes nothing for it.
+ * The wedges and fins of the chunk's own vertices and edges read the
+ * bands of the vertices one edge out, and a band can move when a vertex
+ * within rounding of a plane snaps onto it (slice_onplane.h), which looks
+ * at every edge around that vertex: the second row of triangles holds
+ * those edges, so each chunk snaps the vertices one edge out as the whole
+ * surface does.
  *
  * Layout of a chunk mesh: the chunk's own vertices, edges and triangles
  * first, the context ones after them (strata_mesh.ghost_*).

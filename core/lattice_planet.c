@@ -101,9 +101,11 @@ strata_status strata__planet_lattice_init(strata_ctx *ctx, int level, int chunk_
     pl->nverts = (n + 1) * (n + 2) / 2;
     pl->nedges = 3 * (n * (n + 1) / 2);
     pl->ntris = n * n;
-    /* Context ring: at most 6 triangles around each of the 3n border
-     * vertices, each bringing at most 3 vertices and 3 edges. */
-    const uint32_t ring = 18 * n + 18;
+    /* Context ring, two edges deep (build_ring): 4 n - 4 triangles along
+     * each side, 4 in each of the at most 3 coarse triangles sharing only
+     * a corner (a coarse vertex has 5 or 6 triangles), each triangle
+     * bringing at most 3 vertices and 3 edges. */
+    const uint32_t ring = 12 * n + 24;
     pl->cap_tris = pl->ntris + ring;
     pl->cap_verts = pl->nverts + 3 * ring;
     pl->cap_edges = pl->nedges + 3 * ring;
@@ -251,11 +253,26 @@ static void children(const strata_planet_lattice *pl, const ftri *t, ftri ch[4])
             memcpy(ch[k].p + 3 * v, corners[k][v], 3 * sizeof(float));
 }
 
-/* The level-0 descendants (depth levels down) of t that touch corner k. */
-static void strip_point(ring_job *job, const ftri *t, int k, int depth)
+/* Every level-0 descendant (depth 0 or 1 levels down) of t. */
+static void strip_all(ring_job *job, const ftri *t, int depth)
 {
     if (depth == 0) {
         push(job, t);
+        return;
+    }
+    ftri ch[4];
+    children(job->pl, t, ch);
+    for (int k = 0; k < 4; k++)
+        strip_all(job, &ch[k], depth - 1);
+}
+
+/* The level-0 descendants (depth levels down) of t with a corner at most
+ * one level-0 edge from corner k: the corner's rows 0 and 1, those
+ * touching them.  Below depth 2 that is all of t. */
+static void strip_point(ring_job *job, const ftri *t, int k, int depth)
+{
+    if (depth <= 1) {
+        strip_all(job, t, depth);
         return;
     }
     ftri ch[4];
@@ -263,26 +280,32 @@ static void strip_point(ring_job *job, const ftri *t, int k, int depth)
     strip_point(job, &ch[k], k, depth - 1); /* child k holds corner k at position k */
 }
 
-/* The descendants of t that touch side k (corners k and k+1), including
- * those touching it in one point. */
+/* The descendants of t with a corner at most one level-0 edge from side k
+ * (corners k and k+1). */
 static void strip_side(ring_job *job, const ftri *t, int k, int depth)
 {
-    if (depth == 0) {
-        push(job, t);
+    if (depth <= 1) {
+        strip_all(job, t, depth);
         return;
     }
     ftri ch[4];
     children(job->pl, t, ch);
     /* side 0 (a-b): children 0 and 1 along it, the middle child touches it
-     * at its corner 0 (ab); likewise for the other sides. */
+     * at its corner 0 (ab), its rows from there those from the side;
+     * likewise for the other sides.  The far corner's child lies 2 edges
+     * or more away. */
     static const int along[3][2] = {{0, 1}, {1, 2}, {2, 0}};
     strip_side(job, &ch[along[k][0]], k, depth - 1);
     strip_side(job, &ch[along[k][1]], k, depth - 1);
     strip_point(job, &ch[3], k, depth - 1);
 }
 
-/* Context ring of coarse triangle t: the strips of every coarse triangle
- * sharing a corner with it, mapped onto m's border and appended. */
+/* Context ring of coarse triangle t (lattice.h: every level-L triangle
+ * outside it sharing a corner with one that touches it): the strips of
+ * every coarse triangle sharing a corner with it, two level-L edges wide,
+ * mapped onto m's border and appended.  A vertex one edge from the chunk
+ * lies inside or on a side of such a coarse triangle, and (2^(L-C) >= 2)
+ * not at its corners, so every triangle around it lies in one of them. */
 static strata_status build_ring(const strata_planet_lattice *pl, uint32_t t,
                                 strata_ring_scratch *s, strata_mesh *m)
 {

@@ -26,12 +26,12 @@ strata_status strata__terrain_lattice_init_stride(strata_ctx *ctx,
     const uint32_t nx = (uint32_t)(((uint64_t)src->nx + stride - 1) / stride),
                    nz = (uint32_t)(((uint64_t)src->nz + stride - 1) / stride);
     const uint32_t n = tile < nx || tile < nz ? tile : (nx > nz ? nx : nz);
-    /* own (n + 1)^2 vertices, 3 n^2 + 2 n edges, 2 n^2 triangles; ring:
-     * 4 n + 4 cells, each with 2 triangles, 3 new edges and 1 new vertex
-     * at most */
-    const uint64_t ring = 4 * (uint64_t)n + 4;
-    const uint64_t v = ((uint64_t)n + 1) * (n + 1) + ring + 4, t = 2 * (uint64_t)n * n + 2 * ring,
-                   e = 3 * (uint64_t)n * n + 2 * (uint64_t)n + 3 * ring;
+    /* own (n + 1)^2 vertices, 3 n^2 + 2 n edges, 2 n^2 triangles; ring
+     * (two cells deep): 8 n + 16 cells, each with 2 triangles, 3 new edges
+     * and 1 new vertex at most, and 8 more vertices and edges at most */
+    const uint64_t ring = 8 * (uint64_t)n + 16;
+    const uint64_t v = ((uint64_t)n + 1) * (n + 1) + ring + 8, t = 2 * (uint64_t)n * n + 2 * ring,
+                   e = 3 * (uint64_t)n * n + 2 * (uint64_t)n + 3 * ring + 8;
     if (v > UINT32_MAX || t > UINT32_MAX || e > UINT32_MAX)
         return STRATA_ERR_OVERFLOW;
     tl->al = &ctx->alloc;
@@ -172,12 +172,14 @@ strata_status strata__terrain_tile_build(const strata_terrain_lattice *tl, uint6
     uint32_t i0, j0, i1, j1;
     strata__terrain_tile_block(tl, id, &i0, &j0, &i1, &j1);
     const uint32_t cw = i1 - i0, ch = j1 - j0;
-    /* the block and its ring: cells [ei0, ei1) x [ej0, ej1) */
-    const uint32_t ei0 = i0 ? i0 - 1 : 0, ej0 = j0 ? j0 - 1 : 0;
-    const uint32_t ei1 = i1 < tl->nx ? i1 + 1 : i1, ej1 = j1 < tl->nz ? j1 + 1 : j1;
+    /* the block and its ring, two cells deep: cells [ei0, ei1) x
+     * [ej0, ej1) */
+    const uint32_t ei0 = i0 > 2 ? i0 - 2 : 0, ej0 = j0 > 2 ? j0 - 2 : 0;
+    const uint32_t ei1 = i1 + 2 < tl->nx ? i1 + 2 : tl->nx,
+                   ej1 = j1 + 2 < tl->nz ? j1 + 2 : tl->nz;
     const uint32_t ww = ei1 - ei0 + 1, wh = ej1 - ej0 + 1;
     const size_t nwin = (size_t)ww * wh;
-    strata_status st = strata__ring_reserve(&s->ring, tl->al, 4 * (ww + wh), 8 * (ww + wh));
+    strata_status st = strata__ring_reserve(&s->ring, tl->al, 6 * (ww + wh), 16 * (ww + wh));
     if (st != STRATA_OK)
         return st;
     if ((st = heights_room(tl, s, nwin)) != STRATA_OK)
@@ -206,8 +208,11 @@ strata_status strata__terrain_tile_build(const strata_terrain_lattice *tl, uint6
     const uint32_t own_verts = m->nverts, own_edges = m->nedges, own_tris = m->ntris;
 
     /* Ring: the triangles of the cells around the block that share a
-     * vertex with it, row by row, each as the grid makes it: (v00, v01,
-     * v11), (v00, v11, v10). */
+     * vertex with it or with one of those (lattice.h), row by row, each as
+     * the grid makes it: (v00, v01, v11), (v00, v11, v10).  The vertices
+     * of the first are those one grid edge from the block: its box grown
+     * by one, but the two corners that only the other diagonal would
+     * join to it. */
     s->ring.ntri = 0;
     for (uint32_t cj = ej0; cj < ej1; cj++)
         for (uint32_t ci = ei0; ci < ei1; ci++) {
@@ -222,10 +227,11 @@ strata_status strata__terrain_tile_build(const strata_terrain_lattice *tl, uint6
             }
             const int order[2][3] = {{0, 2, 3}, {0, 3, 1}};
             for (int t = 0; t < 2; t++) {
-                int touches = 0; /* shares a vertex with the block */
+                int touches = 0; /* has a vertex within one edge of the block */
                 for (int k = 0; k < 3; k++) {
                     const uint32_t gi = ci + (order[t][k] & 1), gj = cj + (order[t][k] >> 1);
-                    touches |= gi >= i0 && gi <= i1 && gj >= j0 && gj <= j1;
+                    touches |= gi + 1 >= i0 && gi <= i1 + 1 && gj + 1 >= j0 && gj <= j1 + 1 &&
+                               !(gi == i1 + 1 && gj + 1 == j0) && !(gi + 1 == i0 && gj == j1 + 1);
                 }
                 if (!touches)
                     continue;

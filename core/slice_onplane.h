@@ -84,8 +84,11 @@ STRATA_HIDDEN strata_status strata__onplane_build(strata_ctx *ctx, strata_scratc
  * within rounding of each other) takes the first.  Decided over every
  * edge of m, context included, from the bands and flags of the classify
  * kernel (before any change), so the result depends on the input alone:
- * any thread count and ISA give the same.  A chunk's own vertices have
- * all their edges in its mesh, so they snap as on the whole surface.
+ * any thread count and ISA give the same.  A chunk's own vertices, and
+ * the context vertices one edge out (whose bands its wedges and fins
+ * read), have all their edges in its mesh (its context is two edges
+ * deep, core/lattice.h), so they snap as on the whole surface; those
+ * farther out may not, and nothing of the chunk depends on them.
  *
  * Only ends within 2^-8 of the edge's climb of the plane are looked at
  * (a test on heights alone, which nearly every crossing fails): meshes

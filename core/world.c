@@ -626,7 +626,7 @@ strata_status strata__planet_caps(const strata_planet_lattice *pl, const strata_
         return STRATA_ERR_NOMEM;
     /* A level-L edge subtends at most the longest coarse edge's angle over
      * 2^(L-C) (times a margin for the projection's unevenness): the ring
-     * reaches that far beyond the chunk. */
+     * reaches two such edges beyond the chunk. */
     double longest = 0;
     for (uint32_t e = 0; e < cm->nedges; e++) {
         const uint32_t p = cm->ev0[e], q = cm->ev1[e];
@@ -636,7 +636,7 @@ strata_status strata__planet_caps(const strata_planet_lattice *pl, const strata_
         const double ang = acos(d > 1 ? 1 : d < -1 ? -1 : d);
         longest = ang > longest ? ang : longest;
     }
-    const double ring = 1.5 * longest / (double)pl->n;
+    const double ring = 3.0 * longest / (double)pl->n;
     for (uint32_t t = 0; t < cm->ntris; t++) {
         const uint32_t v[3] = {cm->a[t], cm->b[t], cm->c[t]};
         double a[3] = {0, 0, 0};
@@ -985,11 +985,11 @@ strata_status strata_world_chunks_near(const strata_world *w, const float center
                 k == w->layout.leaf_depth ? &w->terrain : &w->lod_terrain[k];
             uint32_t i0, j0, i1, j1;
             strata__terrain_tile_block(tl, at, &i0, &j0, &i1, &j1);
-            /* the block and its ring (one lattice cell), in x and z */
-            const uint32_t gx0 = strata__terrain_grid_x(tl, i0 ? i0 - 1 : 0),
-                           gx1 = strata__terrain_grid_x(tl, i1 < tl->nx ? i1 + 1 : i1),
-                           gz0 = strata__terrain_grid_z(tl, j0 ? j0 - 1 : 0),
-                           gz1 = strata__terrain_grid_z(tl, j1 < tl->nz ? j1 + 1 : j1);
+            /* the block and its ring (two lattice cells), in x and z */
+            const uint32_t gx0 = strata__terrain_grid_x(tl, i0 > 2 ? i0 - 2 : 0),
+                           gx1 = strata__terrain_grid_x(tl, i1 + 2 < tl->nx ? i1 + 2 : tl->nx),
+                           gz0 = strata__terrain_grid_z(tl, j0 > 2 ? j0 - 2 : 0),
+                           gz1 = strata__terrain_grid_z(tl, j1 + 2 < tl->nz ? j1 + 2 : tl->nz);
             const double x0 = strata__grid_coord(gx0, tl->src.nx, tl->cell);
             const double x1 = strata__grid_coord(gx1, tl->src.nx, tl->cell);
             const double z0 = strata__grid_coord(gz0, tl->src.nz, tl->cell);

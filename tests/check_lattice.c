@@ -6,7 +6,7 @@
  * triangles are the icosphere's triangles of that chunk, in order, with
  * the same corner order and the same position bits; its context ring is
  * exactly the set of icosphere triangles outside the chunk that share a
- * vertex with it; and its edge table is a valid one (each side's edge
+ * vertex with it or with one of those (two edges deep); and its edge table is a valid one (each side's edge
  * joins its two corners, no edge twice, own triangles use own vertices and
  * edges only). */
 #include "testutil.h"
@@ -91,8 +91,9 @@ START_TEST(test_planet_chunks)
     /* vertex -> triangles of the whole icosphere */
     uint32_t *first = calloc((size_t)V + 1, sizeof *first), *fan = malloc(sizeof *fan * 3 * T);
     uint32_t *cur = malloc(sizeof *cur * V), *mark = calloc(V, sizeof *mark);
-    uint32_t *ring_mark = calloc(T, sizeof *ring_mark);
-    ck_assert(first && fan && cur && mark && ring_mark);
+    uint32_t *ring_mark = calloc(T, sizeof *ring_mark), *mark1 = calloc(V, sizeof *mark1);
+    uint32_t *near = malloc(sizeof *near * V);
+    ck_assert(first && fan && cur && mark && ring_mark && mark1 && near);
     const uint32_t *corner[3] = {whole->a, whole->b, whole->c};
     for (uint32_t t = 0; t < T; t++)
         for (int k = 0; k < 3; k++)
@@ -132,16 +133,34 @@ START_TEST(test_planet_chunks)
                         id, k);
                 mark[whole->a[g]] = mark[whole->b[g]] = mark[whole->c[g]] = stamp;
             }
-            /* context ring: whole triangles outside the chunk touching it */
+            /* context ring: whole triangles outside the chunk sharing a
+             * vertex with it or with one of those */
+            uint32_t nnear = 0;
+            for (uint32_t v = 0; v < V; v++)
+                if (mark[v] == stamp) {
+                    near[nnear++] = v;
+                    mark1[v] = stamp;
+                }
+            const uint32_t nown = nnear;
+            for (uint32_t i = 0; i < nown; i++)
+                for (uint32_t f = first[near[i]]; f < first[near[i] + 1]; f++) {
+                    const uint32_t t = fan[f], c[3] = {whole->a[t], whole->b[t], whole->c[t]};
+                    for (int k = 0; k < 3; k++)
+                        if (t / per != id && mark1[c[k]] != stamp) {
+                            mark1[c[k]] = stamp;
+                            near[nnear++] = c[k];
+                        }
+                }
             uint32_t nwant = 0;
-            for (uint32_t v = 0; v < V; v++) {
-                if (mark[v] != stamp)
-                    continue;
+            for (uint32_t i = 0; i < nnear; i++) {
+                const uint32_t v = near[i];
                 for (uint32_t f = first[v]; f < first[v + 1]; f++) {
                     const uint32_t t = fan[f];
                     if (t / per == id || ring_mark[t] == stamp)
                         continue;
                     ring_mark[t] = stamp;
+                    require(nwant < pl.cap_tris - per, "L%d C%d chunk %u: ring over its room",
+                            L, C, id);
                     want[nwant++] = bits_of(whole, whole->a[t], whole->b[t], whole->c[t]);
                 }
             }
@@ -172,6 +191,8 @@ START_TEST(test_planet_chunks)
     free(cur);
     free(mark);
     free(ring_mark);
+    free(mark1);
+    free(near);
     strata_mesh_destroy(whole);
     strata_ctx_destroy(ctx);
 }
@@ -244,7 +265,8 @@ static void check_tiles(strata_ctx *ctx, const strata_mesh *whole, const strata_
     ck_assert_uint_eq(strata__terrain_tiles(&tl),
                       (uint64_t)((nx + tile - 1) / tile) * ((nz + tile - 1) / tile));
     tri_bits *want = malloc(sizeof *want * tl.cap_tris), *got = malloc(sizeof *got * tl.cap_tris);
-    ck_assert(want && got);
+    uint8_t *near = malloc(whole->nverts);
+    ck_assert(want && got && near);
     uint64_t covered = 0;
     for (uint64_t id = 0; id < strata__terrain_tiles(&tl); id++) {
         ck_assert_ok(strata__terrain_tile_build(&tl, id, &scratch, m));
@@ -265,21 +287,26 @@ static void check_tiles(strata_ctx *ctx, const strata_mesh *whole, const strata_
                     require(!memcmp(&a, &b, sizeof a), "tile %u cell (%u,%u) triangle %u differs",
                             (unsigned)id, i0 + i, j0 + j, k);
                 }
-        /* ring: whole triangles outside the block with a corner in it */
-        uint32_t nwant = 0;
-        for (uint32_t g = 0; g < whole->ntris; g++) {
-            const uint32_t ci = (g / 2) % nx, cj = (g / 2) / nx;
-            if (ci >= i0 && ci < i1 && cj >= j0 && cj < j1)
-                continue;
-            const uint32_t v[3] = {whole->a[g], whole->b[g], whole->c[g]};
-            int touches = 0;
-            for (int k = 0; k < 3; k++) {
-                const uint32_t vi = v[k] % (nx + 1), vj = v[k] / (nx + 1);
-                touches |= vi >= i0 && vi <= i1 && vj >= j0 && vj <= j1;
-            }
-            if (touches)
-                want[nwant++] = bits_of(whole, v[0], v[1], v[2]);
+        /* ring: whole triangles outside the block with a corner in it
+         * (near 1) or a corner of one of those (near 2) */
+        memset(near, 0, whole->nverts);
+        for (uint32_t v = 0; v < whole->nverts; v++) {
+            const uint32_t vi = v % (nx + 1), vj = v / (nx + 1);
+            near[v] = vi >= i0 && vi <= i1 && vj >= j0 && vj <= j1;
         }
+        uint32_t nwant = 0;
+        for (int pass = 0; pass < 2; pass++)
+            for (uint32_t g = 0; g < whole->ntris; g++) {
+                const uint32_t ci = (g / 2) % nx, cj = (g / 2) / nx;
+                if (ci >= i0 && ci < i1 && cj >= j0 && cj < j1)
+                    continue;
+                const uint32_t v[3] = {whole->a[g], whole->b[g], whole->c[g]};
+                const int touches = near[v[0]] == 1 || near[v[1]] == 1 || near[v[2]] == 1;
+                for (int k = 0; k < 3 && pass == 0 && touches; k++)
+                    near[v[k]] = near[v[k]] ? near[v[k]] : 2;
+                if (pass == 1 && (touches || near[v[0]] || near[v[1]] || near[v[2]]))
+                    want[nwant++] = bits_of(whole, v[0], v[1], v[2]);
+            }
         require(nwant == m->ghost_tris, "tile %u: ring has %u triangles, want %u", (unsigned)id,
                 m->ghost_tris, nwant);
         for (uint32_t k = 0; k < nwant; k++)
@@ -294,6 +321,7 @@ static void check_tiles(strata_ctx *ctx, const strata_mesh *whole, const strata_
     ck_assert_uint_eq(covered, whole->ntris);
     free(want);
     free(got);
+    free(near);
     strata_mesh_destroy(m);
     strata__tile_scratch_free(&scratch);
 }

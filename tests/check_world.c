@@ -8,6 +8,13 @@
  *  - Seams: welded by exact position, a planet's chunks close up (every
  *    edge used twice, in opposite directions) and a terrain's tiles leave
  *    open edges only on the domain's border.
+ *  - Heights within an ulp or three of a plane on and next to chunk
+ *    borders (the slicer snaps them onto it, looking at every edge around
+ *    them): terrains from float heightmaps (fins whose third corner only
+ *    snaps by an edge in its own tile), random ones, planets with planes
+ *    near border vertices' heights and a fin made by heights alone; the
+ *    union is the whole surface sliced (or the same at other chunk
+ *    levels) and welds watertight.
  *  - A chunk is the same made alone or after others, with 1 or 2 threads,
  *    on every instruction set.
  *  - World directories: records read back as written, tile files and
@@ -321,9 +328,12 @@ static int cmp_edge(const void *a, const void *b)
 }
 
 /* Every edge of the union, welded by position: a planet's used exactly
- * twice in opposite directions; a terrain's once only on the border. */
-static void check_welded(const key_list *l, int planet, float xmin, float xmax, float zmin,
-                         float zmax)
+ * twice in opposite directions; a terrain's once only on the border.
+ * saddles: an edge may also be used 2k times, k in each direction (the
+ * walls of two wedges around a vertex on a plane, whose bottom copies lie
+ * at one point). */
+static void check_welded_as(const key_list *l, int planet, float xmin, float xmax, float zmin,
+                            float zmax, int saddles)
 {
     edge_key *e = malloc(3 * l->n * sizeof *e);
     ck_assert_ptr_nonnull(e);
@@ -342,10 +352,20 @@ static void check_welded(const key_list *l, int planet, float xmin, float xmax, 
         size_t j = i + 1;
         while (j < n && !memcmp(e[j].p, e[i].p, 12) && !memcmp(e[j].q, e[i].q, 12))
             j++;
+        int fwd = 0;
+        for (size_t k = i; k < j; k++)
+            fwd += e[k].dir > 0;
         if (j - i == 2) {
             require(e[i].dir != e[i + 1].dir, "edge used twice in the same direction");
+        } else if (saddles && 2 * (size_t)fwd == j - i) {
+            /* closed, around a saddle */
         } else {
-            require(!planet && j - i == 1, "edge used %zu times", j - i);
+            /* open: used once, or around a saddle once more in one
+             * direction than in the other */
+            const size_t more = 2 * (size_t)fwd > j - i ? 2 * (size_t)fwd - (j - i)
+                                                        : (j - i) - 2 * (size_t)fwd;
+            require(!planet && (j - i == 1 || (saddles && more == 1)),
+                    "edge used %zu times, %d forwards", j - i, fwd);
             float p[3], q[3];
             memcpy(p, e[i].p, 12);
             memcpy(q, e[i].q, 12);
@@ -361,6 +381,12 @@ static void check_welded(const key_list *l, int planet, float xmin, float xmax, 
     }
     ck_assert(planet ? open == 0 : open > 0);
     free(e);
+}
+
+static void check_welded(const key_list *l, int planet, float xmin, float xmax, float zmin,
+                         float zmax)
+{
+    check_welded_as(l, planet, xmin, xmax, zmin, zmax, 0);
 }
 
 START_TEST(test_seams)
@@ -395,6 +421,473 @@ START_TEST(test_seams)
     free(l.k);
     strata_world_destroy(w);
     strata_heightmap_destroy(hm);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------ heights near planes */
+
+/* h moved by d ulps (d < 0: down). */
+static float nudge(float h, int d)
+{
+    for (; d > 0; d--)
+        h = nextafterf(h, INFINITY);
+    for (; d < 0; d++)
+        h = nextafterf(h, -INFINITY);
+    return h;
+}
+
+/* A w x h PFM heightmap of the samples s (row 0 at the top, as
+ * strata_heightmap_data has them), decoded. */
+static strata_heightmap *float_heightmap(strata_ctx *ctx, uint32_t w, uint32_t h, const float *s)
+{
+    char head[48];
+    const int n = snprintf(head, sizeof head, "Pf\n%u %u\n-1.0\n", w, h);
+    unsigned char *buf = malloc((size_t)n + 4 * (size_t)w * h);
+    ck_assert_ptr_nonnull(buf);
+    memcpy(buf, head, (size_t)n);
+    for (uint32_t y = 0; y < h; y++) /* PFM rows run bottom to top, little-endian */
+        for (uint32_t x = 0; x < w; x++) {
+            uint32_t bits;
+            memcpy(&bits, &s[(size_t)(h - 1 - y) * w + x], 4);
+            for (int b = 0; b < 4; b++)
+                buf[n + 4 * ((size_t)y * w + x) + b] = (unsigned char)(bits >> (8 * b));
+        }
+    strata_heightmap *hm;
+    ck_assert_ok(strata_heightmap_decode(ctx, buf, (size_t)n + 4 * (size_t)w * h, &hm));
+    const float *got = strata_heightmap_data(hm);
+    ck_assert_msg(!memcmp(got, s, 4 * (size_t)w * h), "PFM samples read back differently");
+    free(buf);
+    return hm;
+}
+
+/* The terrain world of the samples s (cells of 1, heights as they are) in
+ * tiles of `tile` cells, sliced at L: its chunks' triangles into *parts,
+ * the whole grid's into *whole (when not NULL). */
+static void float_terrain_keys(strata_ctx *ctx, uint32_t w, uint32_t h, const float *s,
+                               float cell, uint32_t tile, const float *L, uint32_t n,
+                               key_list *parts, key_list *whole)
+{
+    strata_heightmap *hm = float_heightmap(ctx, w, h, s);
+    if (whole) {
+        strata_mesh *m;
+        ck_assert_ok(strata_mesh_from_heightmap(ctx, hm, cell, 1.0f, &m));
+        slice_keys(ctx, m, L, n, whole);
+        strata_mesh_destroy(m);
+    }
+    strata_world_options o;
+    strata_world_defaults(&o);
+    o.kind = STRATA_WORLD_TERRAIN;
+    o.heightmap = hm;
+    o.cell_size = cell;
+    o.tile_cells = tile;
+    o.levels = L;
+    o.nlevels = n;
+    strata_world *wo;
+    ck_assert_ok(strata_world_create(ctx, &o, &wo));
+    world_keys(ctx, wo, parts);
+    strata_world_destroy(wo);
+    strata_heightmap_destroy(hm);
+}
+
+/* The chunks' union is the whole surface sliced, and welded it leaves
+ * open edges only on the domain's border (its corners' extremes). */
+static void union_welded(key_list *whole, key_list *parts, int planet, const char *what)
+{
+    keys_equal(whole, parts, what);
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t t = 0; t < parts->n; t++)
+        for (int k = 0; k < 9; k++) {
+            float f;
+            memcpy(&f, &parts->k[t].w[k], 4);
+            lo[k % 3] = fminf(lo[k % 3], f);
+            hi[k % 3] = fmaxf(hi[k % 3], f);
+        }
+    check_welded_as(parts, planet, lo[0], hi[0], lo[2], hi[2], 1);
+}
+
+#define NEAR_W 13
+#define NEAR_H 13
+#define NEAR_P 1.0f
+
+/* Sample (i, j) of a NEAR_W x NEAR_H grid. */
+static float *at(float *s, int i, int j)
+{
+    return &s[(size_t)j * NEAR_W + (size_t)i];
+}
+
+/* Heights on the tile borders of 4 cells (grid columns and rows 4 and 8)
+ * within an ulp of the plane P (NEAR_P), the rest at 0 (below it) but for
+ * the high points (20) that make them snap, laid out so that in some of
+ * them only the neighbouring tile holds the edge that does.  exact: those
+ * heights on P instead.
+ *  - fins: a border edge with both ends exactly on P between a triangle
+ *    with its third corner at 0 and one with it an ulp below P, whose
+ *    only rise (the edge that snaps it up onto P, and so stops the edge
+ *    from being a fin) lies two cells into its tile, out of the other
+ *    tile's context; on every side of a tile, and one with the third
+ *    corner an ulp above P instead;
+ *  - border vertices an ulp below P whose one rise lies in the tile
+ *    across, an ulp above P among lower ones, a tile corner. */
+static void near_features(float *s, int exact)
+{
+    const float below = exact ? NEAR_P : nudge(NEAR_P, -1);
+    const float above = exact ? NEAR_P : nudge(NEAR_P, 1);
+    for (int k = 0; k < NEAR_W * NEAR_H; k++)
+        s[k] = 0.0f;
+    /* fins on column 4 (third corner right), column 8 (left), row 4
+     * (below), row 8 (above) */
+    *at(s, 4, 1) = *at(s, 4, 2) = NEAR_P;
+    *at(s, 5, 2) = below;
+    *at(s, 6, 2) = 20.0f;
+    *at(s, 8, 1) = *at(s, 8, 2) = NEAR_P;
+    *at(s, 7, 1) = below;
+    *at(s, 6, 1) = 20.0f;
+    *at(s, 1, 4) = *at(s, 2, 4) = NEAR_P;
+    *at(s, 2, 5) = below;
+    *at(s, 2, 6) = 20.0f;
+    *at(s, 1, 8) = *at(s, 2, 8) = NEAR_P;
+    *at(s, 1, 7) = below;
+    *at(s, 1, 6) = 20.0f;
+    *at(s, 8, 5) = *at(s, 8, 6) = NEAR_P; /* third corner above P */
+    *at(s, 9, 6) = above;
+    /* border vertices, their rise across */
+    *at(s, 4, 10) = below;
+    *at(s, 5, 10) = 20.0f;
+    *at(s, 8, 10) = below;
+    *at(s, 7, 10) = 20.0f;
+    *at(s, 10, 4) = below;
+    *at(s, 10, 5) = 20.0f;
+    *at(s, 11, 8) = below;
+    *at(s, 11, 7) = 20.0f;
+    *at(s, 4, 6) = above;
+    *at(s, 6, 4) = above;
+    *at(s, 8, 8) = below; /* a corner of four tiles */
+    *at(s, 9, 9) = 20.0f;
+}
+
+/* Terrain tiles whose border vertices (and their neighbours across) lie
+ * an ulp from a plane: the snapping decides the same in every tile, so
+ * the tiles' union is the whole grid sliced (fins and their walls
+ * included) and welds watertight, for tiles of 1 to 4 cells. */
+START_TEST(test_near_plane_seams)
+{
+    strata_ctx *ctx = ctx_new(2);
+    float s[NEAR_W * NEAR_H], exact[NEAR_W * NEAR_H];
+    near_features(s, 0);
+    near_features(exact, 1);
+    const float L[] = {-50.0f, NEAR_P, 50.0f};
+    /* The snapping takes place: every vertex an ulp from P snaps onto it,
+     * so the whole grid slices as with those heights exactly on P. */
+    strata_heightmap *hm = float_heightmap(ctx, NEAR_W, NEAR_H, s),
+                     *hx = float_heightmap(ctx, NEAR_W, NEAR_H, exact);
+    strata_mesh *m, *mx;
+    ck_assert_ok(strata_mesh_from_heightmap(ctx, hm, 1.0f, 1.0f, &m));
+    ck_assert_ok(strata_mesh_from_heightmap(ctx, hx, 1.0f, 1.0f, &mx));
+    key_list whole = {0}, want = {0};
+    slice_keys(ctx, m, L, 3, &whole);
+    slice_keys(ctx, mx, L, 3, &want);
+    keys_equal(&want, &whole, "near heights snapped");
+    free(want.k);
+    strata_mesh_destroy(m);
+    strata_mesh_destroy(mx);
+    strata_heightmap_destroy(hm);
+    strata_heightmap_destroy(hx);
+    for (uint32_t tile = 1; tile <= 4; tile++) {
+        key_list parts = {0};
+        float_terrain_keys(ctx, NEAR_W, NEAR_H, s, 1.0f, tile, L, 3, &parts, NULL);
+        char what[48];
+        snprintf(what, sizeof what, "near features, tiles of %u", tile);
+        union_welded(&whole, &parts, 0, what);
+        free(parts.k);
+    }
+    free(whole.k);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+static uint64_t near_rng;
+
+static double near_rnd(void)
+{
+    near_rng ^= near_rng << 13;
+    near_rng ^= near_rng >> 7;
+    near_rng ^= near_rng << 17;
+    return (double)(near_rng >> 11) * 0x1p-53;
+}
+
+/* Random terrains where many heights lie within 3 ulps of a plane (above,
+ * below, on it) among lower and higher ones, cells of 1 and 0.37: every
+ * tiling's union is the whole grid sliced, welded watertight. */
+START_TEST(test_near_plane_random_tiles)
+{
+    near_rng = 0x9E3779B97F4A7C15ull + (uint64_t)_i;
+    strata_ctx *ctx = ctx_new(2);
+    const uint32_t w = 17, h = 13;
+    const float L[] = {-50.0f, NEAR_P, 7.0f, 50.0f};
+    float s[17 * 13];
+    for (uint32_t k = 0; k < w * h; k++) {
+        const double r = near_rnd();
+        s[k] = r < 0.3 ? 0.0f : r < 0.45 ? 20.0f : r < 0.55 ? 7.0f
+                                                : nudge(k % 5 ? NEAR_P : 7.0f,
+                                                        (int)(near_rnd() * 7.0) - 3);
+    }
+    const float cell = _i & 1 ? 0.37f : 1.0f;
+    key_list whole = {0};
+    for (uint32_t tile = 1; tile <= 5; tile++) {
+        key_list parts = {0};
+        float_terrain_keys(ctx, w, h, s, cell, tile, L, 4, &parts, tile == 1 ? &whole : NULL);
+        char what[64];
+        snprintf(what, sizeof what, "random near heights %d, tiles of %u", _i, tile);
+        union_welded(&whole, &parts, 0, what);
+        free(parts.k);
+    }
+    free(whole.k);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* The icosphere's vertices on a chunk's border: those whose triangles
+ * (chunk after chunk, 4^(L-C) each) lie in two chunks or more. */
+static uint8_t *border_vertices(const strata_mesh_view *v, int L, int C)
+{
+    const uint32_t per = 1u << (2 * (L - C));
+    uint32_t *chunk = malloc(sizeof *chunk * v->nverts);
+    uint8_t *border = calloc(v->nverts, 1);
+    ck_assert(chunk && border);
+    for (uint32_t i = 0; i < v->nverts; i++)
+        chunk[i] = UINT32_MAX;
+    for (uint32_t t = 0; t < v->ntris; t++) {
+        const uint32_t c[3] = {v->a[t], v->b[t], v->c[t]};
+        for (int k = 0; k < 3; k++) {
+            if (chunk[c[k]] != UINT32_MAX && chunk[c[k]] != t / per)
+                border[c[k]] = 1;
+            chunk[c[k]] = t / per;
+        }
+    }
+    free(chunk);
+    return border;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Planes at the heights of `nl` border vertices of m moved by d (up to 64
+ * of them, at least 1e-3 apart, ascending): into L, their number. */
+static uint32_t border_planes(const strata_mesh_view *v, const uint8_t *border, const int *d,
+                              uint32_t nl, float *L)
+{
+    float cand[64];
+    uint32_t nc = 0;
+    for (uint32_t i = 0, step = v->nverts / nl; i < v->nverts && nc < nl; i++)
+        if (border[(i * step + i / step) % v->nverts]) {
+            cand[nc] = nudge(v->h[(i * step + i / step) % v->nverts], d[nc % 4]);
+            nc++;
+        }
+    qsort(cand, nc, sizeof(float), cmp_float);
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < nc; k++)
+        if (n == 0 || cand[k] > L[n - 1] + 1e-3f)
+            L[n++] = cand[k];
+    return n;
+}
+
+/* The output vertices of m sliced at L. */
+static uint32_t sliced_verts(strata_ctx *ctx, const strata_mesh *m, const float *L, uint32_t n)
+{
+    strata_slice_options so;
+    strata_slice_defaults(&so);
+    so.levels = L;
+    so.nlevels = n;
+    strata_result *r;
+    ck_assert_ok(strata_slice(ctx, m, &so, &r));
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    strata_result_destroy(r);
+    return v.nverts;
+}
+
+/* Planets whose planes lie 1 or 2 ulps above or below the heights of
+ * vertices on chunk borders: the chunks' union is the whole sphere
+ * sliced, and closes up.  The snapping takes place: the whole sphere
+ * sliced so has fewer vertices than with every plane moved 4096 ulps
+ * from its vertex (where nothing snaps, every crossing a point of its
+ * own). */
+START_TEST(test_near_plane_planet)
+{
+    const int L = 4, C = 1 + _i;
+    strata_ctx *ctx = ctx_new(2);
+    strata_mesh *m;
+    ck_assert_ok(strata_shape_icosphere(ctx, L, 1.0f, &m));
+    ck_assert_ok(strata_displace_radial(ctx, m, planet_noise(), NULL));
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    uint8_t *border = border_vertices(&v, L, C);
+    static const int near_d[4] = {1, -1, 2, -2}, far_d[4] = {4096, -4096, 4096, -4096};
+    float levels[64], far[64];
+    const uint32_t n = border_planes(&v, border, near_d, 48, levels);
+    ck_assert_uint_eq(border_planes(&v, border, far_d, 48, far), n);
+    ck_assert_uint_ge(n, 8);
+    require(sliced_verts(ctx, m, levels, n) < sliced_verts(ctx, m, far, n),
+            "C%d: the planes near vertices snap none", C);
+    key_list whole = {0};
+    slice_keys(ctx, m, levels, n, &whole);
+    strata_world_options o;
+    strata_world_defaults(&o);
+    o.level = L;
+    o.chunk_level = C;
+    o.noise = planet_noise();
+    o.levels = levels;
+    o.nlevels = n;
+    strata_world *w;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    key_list parts = {0};
+    world_keys(ctx, w, &parts);
+    char what[64];
+    snprintf(what, sizeof what, "planet L%d C%d, planes near border vertices", L, C);
+    union_welded(&whole, &parts, 1, what);
+    free(parts.k);
+    free(whole.k);
+    strata_world_destroy(w);
+    free(border);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Heights of a planet by position: `n` points (within 1e-5) at their
+ * heights, every other vertex at 0. */
+typedef struct {
+    float p[4][3], h[4];
+    int n;
+} spot_heights;
+
+static void spot_fn(void *user, const float *x, const float *y, const float *z, float *h, size_t n)
+{
+    const spot_heights *sh = user;
+    for (size_t i = 0; i < n; i++) {
+        h[i] = 0.0f;
+        for (int k = 0; k < sh->n; k++) {
+            const float dx = x[i] - sh->p[k][0], dy = y[i] - sh->p[k][1],
+                        dz = z[i] - sh->p[k][2];
+            if (dx * dx + dy * dy + dz * dz < 1e-10f)
+                h[i] = sh->h[k];
+        }
+    }
+}
+
+/* Is vertex q a corner of a triangle of chunk `chunk` (per triangles a
+ * chunk)? */
+static int in_chunk(const strata_mesh_view *v, uint32_t per, uint32_t chunk, uint32_t q)
+{
+    for (uint32_t t = chunk * per; t < (chunk + 1) * per; t++)
+        if (v->a[t] == q || v->b[t] == q || v->c[t] == q)
+            return 1;
+    return 0;
+}
+
+/* Do p and q share a triangle, one with a corner in chunk `chunk` when
+ * `chunk` is not UINT32_MAX? */
+static int joined(const strata_mesh_view *v, uint32_t per, uint32_t chunk, uint32_t p, uint32_t q)
+{
+    for (uint32_t t = 0; t < v->ntris; t++) {
+        const uint32_t c[3] = {v->a[t], v->b[t], v->c[t]};
+        if ((c[0] == p || c[1] == p || c[2] == p) && (c[0] == q || c[1] == q || c[2] == q) &&
+            (chunk == UINT32_MAX || in_chunk(v, per, chunk, c[0]) ||
+             in_chunk(v, per, chunk, c[1]) || in_chunk(v, per, chunk, c[2])))
+            return 1;
+    }
+    return 0;
+}
+
+/* A fin on a chunk border of a level-4 planet with chunks of level 2,
+ * made by heights alone (strata_world_set_height_fn, no noise): a border
+ * edge u-v exactly on a plane, the third corner w of its triangle in the
+ * chunk B across an ulp below the plane (or, loop 1, above it), and w's
+ * one rise z (the edge that snaps w onto the plane, so that the edge is
+ * no fin) out of the context of chunk A; every other vertex below.  The
+ * chunks of level 2, 1 and 0 (where the edge lies inside a chunk) give
+ * the same triangles, those of the heights on the plane exactly, and
+ * close up. */
+START_TEST(test_near_plane_planet_fin)
+{
+    const int L = 4;
+    strata_ctx *ctx = ctx_new(2);
+    strata_mesh *m;
+    ck_assert_ok(strata_shape_icosphere(ctx, L, 1.0f, &m));
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    const uint32_t per2 = 16, per1 = 64;
+    uint32_t u = 0, vv = 0, w = 0, z = UINT32_MAX;
+    int found = 0;
+    for (uint32_t t1 = 0; t1 < v.ntris && z == UINT32_MAX; t1++) {
+        const uint32_t c1[3] = {v.a[t1], v.b[t1], v.c[t1]};
+        for (int k = 0; k < 3 && z == UINT32_MAX; k++) {
+            u = c1[k];
+            vv = c1[(k + 1) % 3];
+            for (uint32_t t2 = 0; t2 < v.ntris && z == UINT32_MAX; t2++) {
+                const uint32_t c2[3] = {v.a[t2], v.b[t2], v.c[t2]};
+                int j = 0;
+                while (j < 3 && !(c2[j] == vv && c2[(j + 1) % 3] == u))
+                    j++;
+                if (j == 3 || t2 / per2 == t1 / per2 || t2 / per1 != t1 / per1)
+                    continue;
+                w = c2[(j + 2) % 3];
+                const uint32_t A = t1 / per2;
+                if (in_chunk(&v, per2, A, w))
+                    continue;
+                for (uint32_t q = 0; q < v.nverts && z == UINT32_MAX; q++)
+                    if (q != w && q != u && q != vv && joined(&v, per2, UINT32_MAX, w, q) &&
+                        !in_chunk(&v, per2, A, q) && !joined(&v, per2, UINT32_MAX, u, q) &&
+                        !joined(&v, per2, UINT32_MAX, vv, q) && !joined(&v, per2, A, w, q) &&
+                        found++ == _i)
+                        z = q;
+            }
+        }
+    }
+    ck_assert_uint_ne(z, UINT32_MAX);
+    const float P = 0.02f;
+    const float levels[] = {-0.01f, P, 0.9f};
+    const uint32_t ids[4] = {u, vv, w, z};
+    spot_heights near = {.n = 4}, exact = {.n = 4};
+    const float h[4] = {P, P, nudge(P, _i ? 1 : -1), 0.5f};
+    for (int k = 0; k < 4; k++) {
+        near.p[k][0] = exact.p[k][0] = v.x[ids[k]];
+        near.p[k][1] = exact.p[k][1] = v.y[ids[k]];
+        near.p[k][2] = exact.p[k][2] = v.z[ids[k]];
+        near.h[k] = h[k];
+        exact.h[k] = k == 2 ? P : h[k];
+    }
+    key_list want = {0};
+    for (int C = 2; C >= -1; C--) {
+        strata_world_options o;
+        strata_world_defaults(&o);
+        o.level = L;
+        o.chunk_level = C < 0 ? 1 : C;
+        o.levels = levels;
+        o.nlevels = 3;
+        strata_world *wo;
+        ck_assert_ok(strata_world_create(ctx, &o, &wo));
+        strata_world_set_height_fn(wo, spot_fn, C < 0 ? &exact : &near);
+        key_list parts = {0};
+        world_keys(ctx, wo, &parts);
+        strata_world_destroy(wo);
+        char what[64];
+        snprintf(what, sizeof what, "planet fin %d, chunk level %d%s", _i, o.chunk_level,
+                 C < 0 ? ", heights exact" : "");
+        if (C == 2) {
+            check_welded_as(&parts, 1, 0, 0, 0, 0, 1);
+            want = parts;
+        } else {
+            keys_equal(&want, &parts, what);
+            free(parts.k);
+        }
+    }
+    free(want.k);
+    strata_mesh_destroy(m);
     strata_ctx_destroy(ctx);
 }
 END_TEST
@@ -1394,6 +1887,10 @@ int main(void)
     tcase_add_loop_test(tc, test_terrain_union, 0, ntiles);
     tcase_add_loop_test(tc, test_template_union, 0, ntiles);
     tcase_add_test(tc, test_seams);
+    tcase_add_test(tc, test_near_plane_seams);
+    tcase_add_loop_test(tc, test_near_plane_random_tiles, 0, 4);
+    tcase_add_loop_test(tc, test_near_plane_planet, 0, 2);
+    tcase_add_loop_test(tc, test_near_plane_planet_fin, 0, 2);
     suite_add_tcase(s, tc);
     tc = tcase_create("Sameness");
     tcase_set_timeout(tc, 900);
