@@ -6,9 +6,11 @@
  * The grid is strata_shape_grid's: vertex (i, j) = j*w + i at
  * x = strata__grid_coord(i), z = strata__grid_coord(j), cell (i, j) cut
  * into (v00, v01, v11) and (v00, v11, v10).  Bands and on-plane flags come
- * from the slicer's classify kernel, cut points from its formula (low end
- * to high end, the same float operations as core/slice.c place_vertices),
- * a crossing at a vertex lying on its plane is that vertex: the same bits.
+ * from the slicer's classify kernel and its snapping (a vertex within
+ * rounding of a plane taken as on it, by the rule of slice_onplane.h on
+ * the vertex's six edges), cut points from its formula (low end to high
+ * end, the same float operations as core/slice.c place_vertices), a
+ * crossing at a vertex lying on its plane is that vertex: the same bits.
  *
  * Linking: a crossing is named by its edge and plane (numbered by a
  * prefix sum over rows of edges).  In every triangle each plane it spans
@@ -17,14 +19,15 @@
  * vertex lying on its plane by the wedge around it (slice_onplane.h),
  * the edge names it here, and the triangles inside a wedge link its edges
  * by pieces of no length: walking them is walking the wedge, so the
- * polylines are the slicer's once repeated points are dropped.  A closed
+ * polylines are the slicer's once a vertex's repeats are dropped.  A closed
  * walk of fewer than three points is a fin, whose walls the slicer drops.
  *
  *   1 heights    samples x scale, as strata_mesh_from_heightmap (no copy
  *                of samples in memory; an opened file read a strip of rows
  *                at a time)
  *   2 classify   bands and vertices on planes (the slicer's kernel, a row
- *                of heights at a time)
+ *                of heights at a time), then the snapping of the strip's
+ *                rows (a row more on either side loaded for their edges)
  *   3 count      crossings per row of edges, a prefix sum
  *   4 cut        per row of cells (threads): crossings placed, next[] set
  *   5 trace      polylines, a plane a thread, canonical order
@@ -39,6 +42,7 @@
 #include "heightmap.h"
 #include "lattice.h"
 #include "loops.h"
+#include "slice_onplane.h"
 #include "topology.h"
 #include "../simd/slice.h"
 
@@ -60,8 +64,10 @@ struct crossing {
     uint32_t next;   /* the crossing the contour goes on to, NONE: none */
     uint16_t plane;
     uint8_t hasprev; /* some crossing leads to it */
-    uint8_t seen;    /* walked */
+    uint8_t state;   /* AT_VERTEX (set when placed), SEEN (walked) */
 };
+
+enum { AT_VERTEX = 1, SEEN = 2 };
 
 typedef struct {
     uint32_t w, h, nx, nz;
@@ -128,6 +134,7 @@ static void place_edge(const grid_job *g, uint32_t a, uint32_t b, uint32_t ia, u
         if (k == g->band[q] && g->on[q]) { /* the vertex itself */
             c->x = xq;
             c->z = zq;
+            c->state = AT_VERTEX;
             if (g->vert)
                 g->vert[id] = jq * g->w + iq;
             continue;
@@ -270,21 +277,29 @@ static int cut_strip(const grid_job *g, const strata_allocator *al, uint32_t s, 
 }
 
 /* Phase 5: walk from crossing c (open: until a crossing leads nowhere;
- * closed: back to c), dropping repeated points; with fill, append them
- * to l.  Returns the points kept. */
+ * closed: back to c), dropping a vertex's repeats (the slicer's one roof
+ * copy: the crossings a wedge's pieces of no length join); with fill,
+ * append the points to l.  Two crossings at one point that are not both
+ * the vertex there (planes within rounding of each other, where the
+ * snapping does not reach: slice_onplane.h) stay two points, as the
+ * slicer's two vertices.  Returns the points kept. */
 static uint32_t walk(const grid_job *g, uint32_t c0, int closed, strata_loops *l, uint64_t at)
 {
     uint32_t n = 0, s = c0;
     float lx = 0, lz = 0, fx = 0, fz = 0;
+    int lv = 0, fv = 0; /* the last and first points are vertices */
     do {
         struct crossing *c = &g->c[s];
-        c->seen = 1;
-        if (n == 0 || c->x != lx || c->z != lz) {
+        const int v = c->state & AT_VERTEX;
+        c->state |= SEEN;
+        if (n == 0 || !v || !lv || c->x != lx || c->z != lz) {
             lx = c->x;
             lz = c->z;
+            lv = v;
             if (n == 0) {
                 fx = lx;
                 fz = lz;
+                fv = v;
             }
             l->x[at + n] = lx;
             l->y[at + n] = g->L[c->plane];
@@ -293,8 +308,8 @@ static uint32_t walk(const grid_job *g, uint32_t c0, int closed, strata_loops *l
             n++;
         }
         s = c->next;
-    } while (s != NONE && s != c0 && !g->c[s].seen);
-    if (closed && n > 1 && lx == fx && lz == fz)
+    } while (s != NONE && s != c0 && !(g->c[s].state & SEEN));
+    if (closed && n > 1 && lv && fv && lx == fx && lz == fz)
         n--; /* back at the first point through a wedge */
     return n;
 }
@@ -343,7 +358,7 @@ static void trace_plane(const grid_job *g, uint32_t c0, uint64_t n, uint32_t k,
         for (uint64_t i = 0; i < n; i++) {
             const uint32_t c = c0 + (uint32_t)i;
             const struct crossing *cc = &g->c[c];
-            if (cc->seen || cc->next == NONE || (!closed && cc->hasprev))
+            if ((cc->state & SEEN) || cc->next == NONE || (!closed && cc->hasprev))
                 continue;
             const uint32_t cnt = walk(g, c, closed, l, at + out->np);
             if (cnt < (closed ? 3u : 2u))
@@ -440,30 +455,195 @@ static strata_status trace(strata_ctx *ctx, const grid_job *g, uint64_t C, uint3
 
 /* Phases 1-4 go a strip of STRIP cell rows at a time: its STRIP + 1 rows
  * of samples (read, unless the heightmap holds them), bands and flags in
- * a thread's buffers, never the whole grid's. */
+ * a thread's buffers, never the whole grid's; with a row more on either
+ * side, whose edges decide the snapping of the strip's own rows. */
 #define STRIP 32u
 
 typedef struct {
-    float *h;       /* (STRIP + 1) w samples */
-    uint16_t *band; /* (STRIP + 1) w */
-    uint8_t *on;    /* (STRIP + 1) w */
+    float *h;       /* (STRIP + 3) w samples */
+    uint16_t *band; /* (STRIP + 3) w */
+    uint8_t *on;    /* (STRIP + 3) w */
     float *row;     /* w: one row scaled */
+    /* the snapping's finds (few), grown as needed */
+    uint64_t *lands;
+    strata_near_cut *near;
+    uint32_t nl, nn, cap_l, cap_n;
 } strip_buf;
 
+/* Room for `more` entries after n in *p (of cap, size bytes each).  0
+ * without memory. */
+static int grow(const strata_allocator *al, void **p, uint32_t n, uint32_t more, uint32_t *cap,
+                size_t size)
+{
+    if ((uint64_t)n + more <= *cap)
+        return 1;
+    const uint64_t c = 2 * ((uint64_t)n + more) + 64;
+    if (c > UINT32_MAX)
+        return 0;
+    void *q = strata__alloc_array(al, (size_t)c, size);
+    if (!q)
+        return 0;
+    if (n)
+        memcpy(q, *p, (size_t)n * size);
+    strata__free(al, *p);
+    *p = q;
+    *cap = (uint32_t)c;
+    return 1;
+}
+
+/* A grid vertex: its id in a strip's window, column and row. */
+typedef struct {
+    uint32_t v, i, j;
+} grid_vertex;
+
+/* The edge from window vertex a to b, of other bands: the slicer's snap
+ * rule on it (strata__snap_edge), its finds into s.  0 without memory. */
+static int snap_edge(const strata_allocator *al, const grid_job *g, strip_buf *s,
+                     const float *h, grid_vertex a, grid_vertex b)
+{
+    if (s->band[a.v] > s->band[b.v]) { /* low to high */
+        const grid_vertex t = a;
+        a = b;
+        b = t;
+    }
+    const float ha = h[a.v] * g->scale, hb = h[b.v] * g->scale;
+    if (!strata__snap_may(g->L, ha, hb, s->band[a.v], s->band[b.v]))
+        return 1; /* nearly every edge */
+    if (!grow(al, (void **)&s->lands, s->nl, 2, &s->cap_l, sizeof *s->lands) ||
+        !grow(al, (void **)&s->near, s->nn, 2, &s->cap_n, sizeof *s->near))
+        return 0;
+    const strata_snap_end p = {g->xs[a.i], ha, g->zs[a.j], ha, s->band[a.v], s->on[a.v], a.v};
+    const strata_snap_end q = {g->xs[b.i], hb, g->zs[b.j], hb, s->band[b.v], s->on[b.v], b.v};
+    const strata_place flat = {STRATA_FLAT, {0.0f, 0.0f, 0.0f}, 0.0f};
+    strata__snap_edge(&flat, g->L, &p, &q, s->lands, s->near, &s->nl, &s->nn);
+    return 1;
+}
+
+/* The edges from window row r's vertices (grid row j, n of them) to the
+ * ones di columns and dr rows on: with diff, their crossings of planes lo
+ * + 1 .. hi counted as differences (modulo 2^32: the sums come right);
+ * with snap, snap_edge on each of them.  0 without memory. */
+static int scan_edges(const strata_allocator *al, const grid_job *g, strip_buf *s,
+                      const float *h, uint32_t r, uint32_t j, uint32_t di, uint32_t dr,
+                      uint32_t n, uint32_t *diff, int snap)
+{
+    const uint32_t v0 = r * g->w, off = dr * g->w + di;
+    const uint16_t *a = s->band + v0, *q = a + off;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t x = a[i], y = q[i];
+        if (x == y)
+            continue;
+        if (diff) {
+            diff[(x < y ? x : y) + 1]++;
+            diff[(x < y ? y : x) + 1]--;
+        }
+        if (snap && !snap_edge(al, g, s, h, (grid_vertex){v0 + i, i, j},
+                               (grid_vertex){v0 + off + i, i + di, j + dr}))
+            return 0;
+    }
+    return 1;
+}
+
+/* Phase 3 on a loaded strip of cell rows [j0, j1) (s's window from grid
+ * row r0 on, samples h): its crossings of every plane (count, nL) over
+ * its groups of edges (and the last H row's, at the end), with diff (nL
+ * + 1) for scratch.  With snap, the snap rule over every edge at the
+ * strip's rows [j0, j1] too (those of the rows either side in the
+ * window), its finds in s.  0 without memory. */
+static int count_strip(const strata_allocator *al, const grid_job *g, strip_buf *s,
+                       const float *h, uint32_t r0, uint32_t j0, uint32_t j1, uint32_t *diff,
+                       uint32_t *count, int snap)
+{
+    const uint32_t w = g->w, nx = g->nx, nL = g->nL;
+    memset(diff, 0, ((size_t)nL + 1) * sizeof(uint32_t));
+    s->nl = s->nn = 0;
+    for (uint32_t j = snap && j0 > 0 ? j0 - 1 : j0; j <= j1; j++) {
+        /* H_j (the strip's but for its last, the next strip's group),
+         * then V_j and D_j (the strip's but for rows j0 - 1 and j1) */
+        const int h_own = j >= j0 && (j < j1 || j1 == g->nz), vd_own = j >= j0 && j < j1;
+        if ((h_own || (snap && j >= j0)) &&
+            !scan_edges(al, g, s, h, j - r0, j, 1, 0, nx, h_own ? diff : NULL, snap))
+            return 0;
+        if (j < g->nz && (vd_own || snap) &&
+            (!scan_edges(al, g, s, h, j - r0, j, 0, 1, w, vd_own ? diff : NULL, snap) ||
+             !scan_edges(al, g, s, h, j - r0, j, 1, 1, nx, vd_own ? diff : NULL, snap)))
+            return 0;
+    }
+    uint32_t run = 0;
+    for (uint32_t k = 0; k < nL; k++) {
+        run += diff[k];
+        count[k] = run;
+    }
+    return 1;
+}
+
+/* The vertices of a strip (from row j0, in its bands and flags) that
+ * snap: keys (j - j0) w + i << 1, | 1 when it moves up a plane. */
+typedef struct {
+    uint64_t *key;
+    uint32_t n;
+} strip_snaps;
+
+static void snaps_apply(const strip_snaps *sn, uint16_t *band, uint8_t *on)
+{
+    for (uint32_t i = 0; i < sn->n; i++) {
+        const uint64_t v = sn->key[i] >> 1;
+        band[v] = (uint16_t)(band[v] + (sn->key[i] & 1u));
+        on[v] = 1;
+    }
+}
+
+/* Phases 2 (its snapping) and 3 on strip si (cell rows [j0, j1)), loaded
+ * with the rows either side: count_strip with the snap rule, then the
+ * strip's rows' snaps decided (strata__snap_decide) and kept in *sn for
+ * phase 4, the strip counted again if a vertex moved up a plane.  0
+ * without memory. */
+static int count_snap_strip(const strata_allocator *al, const grid_job *g, strip_buf *s, uint32_t j0,
+                            uint32_t j1, uint32_t *diff, uint32_t *count, strip_snaps *sn)
+{
+    const uint32_t w = g->w, a = j0 > 0, r0 = j0 - a;
+    const float *h = g->data - (size_t)a * w;
+    if (!count_strip(al, g, s, h, r0, j0, j1, diff, count, 1))
+        return 0;
+    if (s->nl + s->nn == 0)
+        return 1; /* the usual case */
+    if (!grow(al, (void **)&s->lands, s->nl, s->nn, &s->cap_l, sizeof *s->lands))
+        return 0;
+    const uint32_t ns = strata__snap_decide(s->lands, s->nl, s->near, s->nn);
+    uint32_t own = 0, raised = 0;
+    for (uint32_t i = 0; i < ns; i++) {
+        const uint64_t v = s->lands[i] >> 1;
+        if (v / w < a || v / w > a + (j1 - j0))
+            continue; /* a row either side: decided with its own edges */
+        s->lands[own++] = (v - (uint64_t)a * w) << 1 | (s->lands[i] & 1u);
+        raised |= (uint32_t)(s->lands[i] & 1u);
+    }
+    if (own == 0)
+        return 1;
+    if (!(sn->key = strata__alloc_array(al, own, sizeof(uint64_t))))
+        return 0;
+    memcpy(sn->key, s->lands, own * sizeof(uint64_t));
+    sn->n = own;
+    snaps_apply(sn, s->band + (size_t)a * w, s->on + (size_t)a * w);
+    return !raised || count_strip(al, g, s, h, r0, j0, j1, diff, count, 0);
+}
+
 /* Rows [j0, j0 + n) into s, classified, and g (a thread's copy) pointed
- * at them.  *nonfinite set when a height is not finite. */
+ * at them; with halo, the rows either side too (where the grid has them),
+ * before and after.  *nonfinite set when a height is not finite. */
 static strata_status strip_load(const strata_ctx *ctx, const strata_heightmap *hm,
                                 const float *data, grid_job *g, strip_buf *s, uint32_t j0,
-                                uint32_t n, int *nonfinite)
+                                uint32_t n, int halo, int *nonfinite)
 {
     const uint32_t w = g->w;
-    const float *h = data ? data + (size_t)j0 * w : s->h;
+    const uint32_t a = halo && j0 > 0, r0 = j0 - a, nr = a + n + (halo && j0 + n < g->h);
+    const float *h = data ? data + (size_t)r0 * w : s->h;
     if (!data) {
-        const strata_status st = strata_heightmap_read(hm, 0, j0, w, n, s->h);
+        const strata_status st = strata_heightmap_read(hm, 0, r0, w, nr, s->h);
         if (st != STRATA_OK)
             return st;
     }
-    for (uint32_t r = 0; r < n; r++) {
+    for (uint32_t r = 0; r < nr; r++) {
         const float *src = h + (size_t)r * w;
         for (uint32_t i = 0; i < w; i++)
             s->row[i] = src[i] * g->scale;
@@ -472,43 +652,11 @@ static strata_status strip_load(const strata_ctx *ctx, const strata_heightmap *h
                            cnt);
         *nonfinite |= cnt[1] != 0;
     }
-    g->data = h;
-    g->band = s->band;
-    g->on = s->on;
+    g->data = h + (size_t)a * w;
+    g->band = s->band + (size_t)a * w;
+    g->on = s->on + (size_t)a * w;
     g->j0 = j0;
     return STRATA_OK;
-}
-
-/* Phase 3 on a loaded strip of cell rows [j0, j1): its crossings of
- * every plane (count, nL) over its groups of edges (and the last H row's,
- * at the end), with diff (nL + 1) for scratch. */
-static void count_strip(const grid_job *g, uint32_t j0, uint32_t j1, uint32_t *diff,
-                        uint32_t *count)
-{
-    const uint32_t w = g->w, nL = g->nL;
-    memset(diff, 0, ((size_t)nL + 1) * sizeof(uint32_t));
-    for (uint32_t j = j0; j <= j1; j++)
-        for (uint32_t kind = 0; kind < 3; kind++) {
-            if (j == j1 && (j1 != g->nz || kind))
-                break;
-            /* the edges from row j's bands to the ones along, below or
-             * diagonally below: planes lo + 1 .. hi, as differences */
-            const uint16_t *a = g->band + (size_t)(j - j0) * w;
-            const uint16_t *q = kind == 0 ? a + 1 : kind == 1 ? a + w : a + w + 1;
-            const uint32_t n = kind == 1 ? w : g->nx;
-            for (uint32_t i = 0; i < n; i++) {
-                const uint32_t x = a[i], y = q[i];
-                if (x == y)
-                    continue;
-                diff[(x < y ? x : y) + 1]++;
-                diff[(x < y ? y : x) + 1]--; /* modulo 2^32: the sums come right */
-            }
-        }
-    uint32_t run = 0;
-    for (uint32_t k = 0; k < nL; k++) {
-        run += diff[k];
-        count[k] = run;
-    }
 }
 
 /* Phases 1-4: g's crossings placed and linked (g->c, *C of them, g->first
@@ -531,7 +679,7 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
     const strata_allocator *al = &ctx->alloc;
     float *xs = bag_alloc(b, w, sizeof(float)), *zs = bag_alloc(b, h, sizeof(float));
     strip_buf *sb = bag_alloc(b, (size_t)T, sizeof(strip_buf));
-    const size_t rows = ((size_t)g->strip + 1) * w;
+    const size_t rows = ((size_t)g->strip + 3) * w;
     float *hbuf = bag_alloc(b, data ? 1 : (size_t)T * rows, sizeof(float));
     uint16_t *bbuf = bag_alloc(b, (size_t)T * rows, sizeof(uint16_t));
     uint8_t *obuf = bag_alloc(b, (size_t)T * rows, 1);
@@ -543,13 +691,16 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
     group_ids *gi = bag_alloc(b, (size_t)T * 4, sizeof(group_ids));
     strata_status *sts = bag_alloc(b, (size_t)T, sizeof(strata_status));
     g->first = bag_alloc(b, ((size_t)g->nstrip + 1) * nL, sizeof(uint32_t));
+    strip_snaps *snaps = bag_alloc(b, g->nstrip, sizeof(strip_snaps));
     if (!xs || !zs || !sb || !hbuf || !bbuf || !obuf || !rbuf || !pl || !at || !gi || !sts ||
-        !g->first)
+        !g->first || !snaps)
         return STRATA_ERR_NOMEM;
     memset(gi, 0, (size_t)T * 4 * sizeof *gi);
+    memset(snaps, 0, (size_t)g->nstrip * sizeof *snaps);
     for (int t = 0; t < T; t++) {
         sb[t] = (strip_buf){data ? NULL : hbuf + (size_t)t * rows, bbuf + (size_t)t * rows,
-                            obuf + (size_t)t * rows, rbuf + (size_t)t * w};
+                            obuf + (size_t)t * rows, rbuf + (size_t)t * w, NULL, NULL,
+                            0, 0, 0, 0};
         sts[t] = STRATA_OK;
         for (int q = 0; q < 4; q++) {
             group_ids *e = &gi[4 * t + q];
@@ -593,12 +744,13 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
         for (int64_t si = 0; si < nstrip; si++) {
             const uint32_t j0 = (uint32_t)si * S;
             const uint32_t j1 = j0 + S < g->nz ? j0 + S : g->nz;
-            const strata_status st = strip_load(ctx, hm, data, &gt, &sb[t], j0, j1 - j0 + 1,
+            const strata_status st = strip_load(ctx, hm, data, &gt, &sb[t], j0, j1 - j0 + 1, 1,
                                                 &nonfinite);
             if (st != STRATA_OK)
                 sts[t] = st;
-            else
-                count_strip(&gt, j0, j1, diff, g->first + (size_t)si * nL);
+            else if (!nonfinite && !count_snap_strip(al, &gt, &sb[t], j0, j1, diff,
+                                                     g->first + (size_t)si * nL, &snaps[si]))
+                sts[t] = STRATA_ERR_NOMEM;
         }
     }
     for (int t = 0; t < T; t++)
@@ -629,12 +781,12 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
     g->c = bag_alloc(b, n, sizeof(struct crossing));
     if (!g->c || (keep_vert && !(g->vert = bag_alloc(b, n, sizeof(uint32_t)))))
         RET(STRATA_ERR_NOMEM);
-    /* next NONE, hasprev and seen 0, in parallel (first touch) */
+    /* next NONE, hasprev and state 0, in parallel (first touch) */
 #pragma omp parallel for num_threads(T) schedule(static)
     for (int64_t i = 0; i < (int64_t)n; i++) {
         g->c[i].next = NONE;
         g->c[i].hasprev = 0;
-        g->c[i].seen = 0;
+        g->c[i].state = 0;
     }
 #pragma omp parallel num_threads(T)
     {
@@ -650,10 +802,14 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
         for (int64_t si = 0; si < nstrip; si++) {
             const uint32_t j0 = (uint32_t)si * S;
             const uint32_t j1 = j0 + S < g->nz ? j0 + S : g->nz;
-            const strata_status st2 = strip_load(ctx, hm, data, &gt, &sb[t], j0, j1 - j0 + 1, &nf);
-            if (st2 != STRATA_OK)
+            const strata_status st2 =
+                strip_load(ctx, hm, data, &gt, &sb[t], j0, j1 - j0 + 1, 0, &nf);
+            if (st2 != STRATA_OK) {
                 sts[t] = st2;
-            else if (!cut_strip(&gt, al, (uint32_t)si, j0, j1, cur, next, gi + 4 * t))
+                continue;
+            }
+            snaps_apply(&snaps[si], sb[t].band, sb[t].on); /* loaded from row j0 */
+            if (!cut_strip(&gt, al, (uint32_t)si, j0, j1, cur, next, gi + 4 * t))
                 sts[t] = STRATA_ERR_NOMEM;
         }
     }
@@ -670,6 +826,12 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
 done:
     for (int t = 0; t < 4 * T; t++)
         strata__free(al, gi[t].ids);
+    for (int t = 0; t < T; t++) {
+        strata__free(al, sb[t].lands);
+        strata__free(al, sb[t].near);
+    }
+    for (uint32_t si = 0; si < g->nstrip; si++)
+        strata__free(al, snaps[si].key);
     return ret;
 #undef RET
 }

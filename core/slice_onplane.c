@@ -256,15 +256,6 @@ strata_status strata__onplane_build(strata_ctx *ctx, strata_scratch *sc, const s
 
 /* ------------------------------------------------------------ snapping */
 
-/* A crossing near an end of its edge (strata__onplane_snap): the end
- * (vertex << 1 | 1 when it is the low end), where the crossing and the
- * end's point lie at the end's roof level, and the edge's direction. */
-typedef struct {
-    uint64_t key;
-    float c[3], v[3];
-    float d[3]; /* the edge's direction from the end (unplaced) */
-} near_cut;
-
 /* Crossings within this many ulps (of the largest coordinate; up to twice
  * as many) of an end in every coordinate are near it. */
 #define NEAR_ULPS 16
@@ -277,10 +268,11 @@ enum { FAR = 0, LANDS = 1, NEAR = 2 };
  * changes when the crossing is near), NEAR it (within NEAR_ULPS to twice
  * that many ulps of the largest coordinate in every coordinate; then *nc
  * is filled but for its key), or FAR. */
-static int crossing_at(const strata_place *g, const strata_mesh *m, float px, float py,
-                       float pz, uint32_t v, uint32_t other, float level, near_cut *nc)
+static int crossing_at(const strata_place *g, float px, float py, float pz,
+                       const strata_snap_end *v, const strata_snap_end *other, float level,
+                       strata_near_cut *nc)
 {
-    const float xv = m->x[v], yv = m->y[v], zv = m->z[v];
+    const float xv = v->x, yv = v->y, zv = v->z;
     if (g->geometry == STRATA_FLAT) { /* y is the level for all */
         if (px == xv && pz == zv)
             return LANDS;
@@ -288,10 +280,10 @@ static int crossing_at(const strata_place *g, const strata_mesh *m, float px, fl
         const float tol = NEAR_ULPS * 0x1p-23f * big; /* 16 to 32 ulps */
         if (!(fabsf(px - xv) <= tol && fabsf(pz - zv) <= tol))
             return FAR;
-        if ((px == xv && m->x[other] != xv) || (pz == zv && m->z[other] != zv))
+        if ((px == xv && other->x != xv) || (pz == zv && other->z != zv))
             return LANDS;
-        *nc = (near_cut){0, {px, level, pz}, {xv, level, zv},
-                         {m->x[other] - xv, 0.0f, m->z[other] - zv}};
+        *nc = (strata_near_cut){0, {px, level, pz}, {xv, level, zv},
+                                {other->x - xv, 0.0f, other->z - zv}};
         return NEAR;
     }
     /* The projection keeps the direction from the centre: two points
@@ -309,7 +301,7 @@ static int crossing_at(const strata_place *g, const strata_mesh *m, float px, fl
                        (b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
     if (s2 > 0x1p-30 * ab2) /* sin^2 of their angle over (2^-15)^2 */
         return FAR;
-    near_cut n;
+    strata_near_cut n;
     strata__place_point(g, px, py, pz, level, &n.c[0], &n.c[1], &n.c[2]);
     strata__place_point(g, xv, yv, zv, level, &n.v[0], &n.v[1], &n.v[2]);
     if (n.c[0] == n.v[0] && n.c[1] == n.v[1] && n.c[2] == n.v[2])
@@ -319,68 +311,24 @@ static int crossing_at(const strata_place *g, const strata_mesh *m, float px, fl
     if (!(fabsf(n.c[0] - n.v[0]) <= tol && fabsf(n.c[1] - n.v[1]) <= tol &&
           fabsf(n.c[2] - n.v[2]) <= tol))
         return FAR;
-    n.d[0] = m->x[other] - xv;
-    n.d[1] = m->y[other] - yv;
-    n.d[2] = m->z[other] - zv;
+    n.d[0] = other->x - xv;
+    n.d[1] = other->y - yv;
+    n.d[2] = other->z - zv;
     *nc = n;
     return NEAR;
 }
 
-/* Edge e's ends that crossings land on or come near: into lands[] (keys,
- * vertex << 1 | 1 for the low end) and near[] (filled when not NULL), how
- * many of each added to *nl, *nn.  The high end's crossing is that of
- * plane band(hi), the low end's that of plane band(lo) + 1 moved to
- * L[band(lo)]; both computed as core/slice.c place_block computes them,
- * to the bit. */
-static __attribute__((noinline)) void snap_ends(const strata_place *g, const strata_mesh *m,
-                                                const float *L, const uint16_t *band,
-                                                const uint8_t *on, uint32_t p, uint32_t q,
-                                                float fp, float fq, uint64_t *lands,
-                                                near_cut *near, uint32_t *nl, uint32_t *nn);
-
-static inline void snap_edge(const strata_place *g, const strata_mesh *m, const float *L,
-                             const uint16_t *band, const uint8_t *on, uint32_t e,
-                             uint64_t *lands, near_cut *near, uint32_t *nl, uint32_t *nn)
+void strata__snap_edge(const strata_place *g, const float *L, const strata_snap_end *p,
+                       const strata_snap_end *q, uint64_t *lands, strata_near_cut *near,
+                       uint32_t *nl, uint32_t *nn)
 {
-    uint32_t p = m->ev0[e], q = m->ev1[e];
-    uint32_t bp = band[p], bq = band[q];
-    if (bp == bq)
-        return;
-    if (bp > bq) { /* canonical direction: low to high */
-        const uint32_t tmp = p;
-        p = q;
-        q = tmp;
-        bp = bq;
-        bq = band[q];
-    }
-    /* First by heights alone (the flags only then): only an end within
-     * 2^-8 of the edge's climb of the plane is looked at further (a
-     * crossing 2^-8 of the edge from its end is thousands of ulps from it
-     * unless the coordinates are over 2^14 times the edge: meshes finer
-     * than floats hold well).  Inline, so that the misses of successive
-     * edges overlap; the rest is rare. */
-    const float hp = m->h[p], dh = m->h[q] - hp;
-    const float fmax = 0x1p-8f * dh;
-    const float fq = m->h[q] - L[bq], fp = L[bp + 1] - hp;
-    if (!(fq <= fmax) && !(fp <= fmax))
-        return;
-    snap_ends(g, m, L, band, on, p, q, fp, fq, lands, near, nl, nn);
-}
-
-/* snap_edge past its test on heights: p the edge's low end, q its high
- * one, fp and fq their distances from the planes they would snap onto. */
-static void snap_ends(const strata_place *g, const strata_mesh *m, const float *L,
-                      const uint16_t *band, const uint8_t *on, uint32_t p, uint32_t q, float fp,
-                      float fq, uint64_t *lands, near_cut *near, uint32_t *nl, uint32_t *nn)
-{
-    const uint32_t bp = band[p], bq = band[q];
-    const float hp = m->h[p], dh = m->h[q] - hp;
-    const float fmax = 0x1p-8f * dh;
-    if (bq - on[q] <= bp)
+    const uint32_t bp = p->band, bq = q->band;
+    if (bq - q->on <= bp)
         return; /* its one crossing is q itself */
-    fq = on[q] ? INFINITY : fq;
-    fp = on[p] ? INFINITY : fp;
-    const float dx = m->x[q] - m->x[p], dy = m->y[q] - m->y[p], dz = m->z[q] - m->z[p];
+    const float hp = p->h, dh = q->h - hp;
+    const float fmax = 0x1p-8f * dh;
+    const float fq = q->on ? INFINITY : q->h - L[bq], fp = p->on ? INFINITY : L[bp + 1] - hp;
+    const float dx = q->x - p->x, dy = q->y - p->y, dz = q->z - p->z;
     /* A crossing a fraction f = |L[k] - h_v| / |dh| of the edge from its
      * end v is about f * |d| from it, so it can come near v (16 to 32
      * ulps of the coordinates, plus the rounding of t * d) only if
@@ -390,20 +338,20 @@ static void snap_ends(const strata_place *g, const strata_mesh *m, const float *
      * their ends in the projection while far in space.) */
     const int flat = g->geometry == STRATA_FLAT;
     const float D = fmaxf(fmaxf(fabsf(dx), flat ? 0.0f : fabsf(dy)), fabsf(dz));
-    const float big = fmaxf(fmaxf(fmaxf(fabsf(m->x[p]), fabsf(m->z[p])),
-                                  fmaxf(fabsf(m->x[q]), fabsf(m->z[q]))),
-                            flat ? 0.0f : fmaxf(fabsf(m->y[p]), fabsf(m->y[q])));
+    const float big = fmaxf(fmaxf(fmaxf(fabsf(p->x), fabsf(p->z)), fmaxf(fabsf(q->x), fabsf(q->z))),
+                            flat ? 0.0f : fmaxf(fabsf(p->y), fabsf(q->y)));
     const float reach = fabsf(dh) * 0x1p-16f * (D + big);
     for (int low = 0; low < 2; low++) {
-        const uint32_t v = low ? p : q, k = low ? band[p] + 1u : band[q];
+        const strata_snap_end *v = low ? p : q, *other = low ? q : p;
+        const uint32_t k = low ? bp + 1u : bq;
         const float f = low ? fp : fq;
         if (!(f <= fmax) || f * D > reach)
             continue;
         const float t = (L[k] - hp) / dh;
-        const float px = m->x[p] + t * dx, py = m->y[p] + t * dy, pz = m->z[p] + t * dz;
-        near_cut nc;
-        const int at = crossing_at(g, m, px, py, pz, v, low ? q : p, L[band[v]], &nc);
-        const uint64_t key = (uint64_t)v << 1 | (unsigned)low;
+        const float px = p->x + t * dx, py = p->y + t * dy, pz = p->z + t * dz;
+        strata_near_cut nc;
+        const int at = crossing_at(g, px, py, pz, v, other, L[v->band], &nc);
+        const uint64_t key = (uint64_t)v->id << 1 | (unsigned)low;
         if (at == LANDS) {
             if (lands)
                 lands[*nl] = key;
@@ -418,13 +366,35 @@ static void snap_ends(const strata_place *g, const strata_mesh *m, const float *
     }
 }
 
+/* Edge e's ends that crossings land on or come near (strata__snap_edge),
+ * the key of an end its vertex id: first by heights alone, the flags and
+ * coordinates only then. */
+static inline void snap_edge(const strata_place *g, const strata_mesh *m, const float *L,
+                             const uint16_t *band, const uint8_t *on, uint32_t e,
+                             uint64_t *lands, strata_near_cut *near, uint32_t *nl, uint32_t *nn)
+{
+    uint32_t p = m->ev0[e], q = m->ev1[e];
+    if (band[p] == band[q])
+        return;
+    if (band[p] > band[q]) { /* canonical direction: low to high */
+        const uint32_t tmp = p;
+        p = q;
+        q = tmp;
+    }
+    if (!strata__snap_may(L, m->h[p], m->h[q], band[p], band[q]))
+        return;
+    const strata_snap_end ep = {m->x[p], m->y[p], m->z[p], m->h[p], band[p], on[p], p};
+    const strata_snap_end eq = {m->x[q], m->y[q], m->z[q], m->h[q], band[q], on[q], q};
+    strata__snap_edge(g, L, &ep, &eq, lands, near, nl, nn);
+}
+
 /* Do crossings i and j near one end lie on one point or on one line with
  * it, as placed, though their edges leave the end in different directions
  * (and not in nearly opposite ones, which no triangle has both of: on a
  * grid, the crossings of a row's two edges at a vertex always lie on its
  * line)?  Then the triangle of the three would have no area, and so would
  * any triangle with both crossings if they are at one point. */
-static int flat_with(const near_cut *i, const near_cut *j)
+static int flat_with(const strata_near_cut *i, const strata_near_cut *j)
 {
     double a[3], b[3], di[3], dj[3];
     for (int c = 0; c < 3; c++) {
@@ -445,6 +415,43 @@ static int flat_with(const near_cut *i, const near_cut *j)
            a[0] * b[1] - a[1] * b[0] == 0;
 }
 
+static int cmp_u64(const void *pa, const void *pb)
+{
+    const uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+static int cmp_near(const void *pa, const void *pb)
+{
+    return cmp_u64(&((const strata_near_cut *)pa)->key, &((const strata_near_cut *)pb)->key);
+}
+
+uint32_t strata__snap_decide(uint64_t *snap, uint32_t ns, strata_near_cut *near, uint32_t nn)
+{
+    /* Crossings near one end of the same plane, two by two: an end with
+     * two on one line with it (or at one point) snaps too. */
+    qsort(near, nn, sizeof *near, cmp_near);
+    for (uint32_t i = 0; i < nn;) {
+        uint32_t j = i + 1, bad = 0;
+        while (j < nn && near[j].key == near[i].key)
+            j++;
+        for (uint32_t x = i; x < j && !bad; x++)
+            for (uint32_t y = x + 1; y < j && !bad; y++)
+                bad = flat_with(&near[x], &near[y]);
+        if (bad)
+            snap[ns++] = near[i].key;
+        i = j;
+    }
+    /* (vertex << 1 | below) sorted: a vertex's first entry says how it
+     * snaps (above first). */
+    qsort(snap, ns, sizeof *snap, cmp_u64);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < ns; i++)
+        if (n == 0 || snap[i] >> 1 != snap[n - 1] >> 1)
+            snap[n++] = snap[i];
+    return n;
+}
+
 /* The placement of m's points. */
 static strata_place place_of(const strata_mesh *m)
 {
@@ -454,7 +461,7 @@ static strata_place place_of(const strata_mesh *m)
 /* snap_edge over the own edges of block b that cross a plane (by the
  * bitmap). */
 static void snap_own_edges(const strata_snap_scan *s, const strata_place *g, size_t b,
-                           uint64_t *lands, near_cut *near, uint32_t *nl, uint32_t *nn)
+                           uint64_t *lands, strata_near_cut *near, uint32_t *nl, uint32_t *nn)
 {
     const size_t e0 = b * STRATA_SNAP_BLOCK;
     const size_t e1 = s->own_edges - e0 < STRATA_SNAP_BLOCK ? s->own_edges : e0 + STRATA_SNAP_BLOCK;
@@ -470,17 +477,6 @@ uint32_t strata__snap_count_own(const strata_snap_scan *s, size_t b)
     uint32_t nl = 0, nn = 0;
     snap_own_edges(s, &g, b, NULL, NULL, &nl, &nn);
     return nl + nn;
-}
-
-static int cmp_u64(const void *pa, const void *pb)
-{
-    const uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return a < b ? -1 : a > b;
-}
-
-static int cmp_near(const void *pa, const void *pb)
-{
-    return cmp_u64(&((const near_cut *)pa)->key, &((const near_cut *)pb)->key);
 }
 
 strata_status strata__onplane_snap(strata_scratch *sc, const strata_snap_scan *s,
@@ -503,7 +499,7 @@ strata_status strata__onplane_snap(strata_scratch *sc, const strata_snap_scan *s
         return STRATA_OK; /* the usual case */
     /* The rare blocks again, serially, in edge order. */
     uint64_t *snap = strata__scratch_alloc(sc, nflag, sizeof(uint64_t));
-    near_cut *near = strata__scratch_alloc(sc, nflag, sizeof(near_cut));
+    strata_near_cut *near = strata__scratch_alloc(sc, nflag, sizeof(strata_near_cut));
     if (!snap || !near)
         return STRATA_ERR_NOMEM;
     uint32_t ns = 0;
@@ -513,32 +509,14 @@ strata_status strata__onplane_snap(strata_scratch *sc, const strata_snap_scan *s
             snap_own_edges(s, &g, b, snap, near, &ns, &nn);
     for (size_t e = s->own_edges; e < m->nedges; e++)
         snap_edge(&g, m, s->L, band, on, (uint32_t)e, snap, near, &ns, &nn);
-    /* Crossings near one end of the same plane, two by two: an end with
-     * two on one line with it (or at one point) snaps too. */
-    qsort(near, nn, sizeof *near, cmp_near);
-    for (uint32_t i = 0; i < nn;) {
-        uint32_t j = i + 1, bad = 0;
-        while (j < nn && near[j].key == near[i].key)
-            j++;
-        for (uint32_t x = i; x < j && !bad; x++)
-            for (uint32_t y = x + 1; y < j && !bad; y++)
-                bad = flat_with(&near[x], &near[y]);
-        if (bad)
-            snap[ns++] = near[i].key;
-        i = j;
-    }
-    /* (vertex << 1 | below) sorted: a vertex's first entry says how it
-     * snaps (above first). */
-    qsort(snap, ns, sizeof *snap, cmp_u64);
+    ns = strata__snap_decide(snap, ns, near, nn);
     for (uint32_t i = 0; i < ns; i++) {
         const uint32_t v = (uint32_t)(snap[i] >> 1);
-        if (i > 0 && v == (uint32_t)(snap[i - 1] >> 1))
-            continue;
         band[v] = (uint16_t)(band[v] + (snap[i] & 1u));
         on[v] = 1;
-        ++*nsnap;
         *nraised += snap[i] & 1u;
     }
+    *nsnap = ns;
     return STRATA_OK;
 }
 

@@ -132,6 +132,58 @@ STRATA_HIDDEN strata_status strata__onplane_snap(strata_scratch *sc, const strat
                                                  const uint32_t *own, uint16_t *band,
                                                  uint8_t *on, uint64_t *nsnap, uint64_t *nraised);
 
+/* The snap rule on one edge, for strata__onplane_snap and for
+ * core/loops_grid.c, which applies it to a heightmap's grid without the
+ * mesh (the same bits: the loops are the slicer's). */
+
+/* An end of an edge as the rule reads it: its point, height, band and
+ * on-plane flag (the classify kernel's, before any snapping), and the id
+ * its key carries. */
+typedef struct {
+    float x, y, z, h;
+    uint32_t band, on;
+    uint32_t id;
+} strata_snap_end;
+
+/* A crossing near an end of its edge: the end's key (id << 1, | 1 when it
+ * is the low end), where the crossing and the end's point lie at the
+ * end's roof level, and the edge's direction from the end. */
+typedef struct {
+    uint64_t key;
+    float c[3], v[3];
+    float d[3];
+} strata_near_cut;
+
+/* The rule's first test, on heights alone (nearly every edge fails it):
+ * can the edge from p (band bp, height hp) up to q (bq > bp, hq) have a
+ * crossing within rounding of an end?  Only an end within 2^-8 of the
+ * edge's climb of the plane is looked at further (a crossing 2^-8 of the
+ * edge from its end is thousands of ulps from it unless the coordinates
+ * are over 2^14 times the edge: meshes finer than floats hold well). */
+static inline int strata__snap_may(const float *L, float hp, float hq, uint32_t bp, uint32_t bq)
+{
+    const float fmax = 0x1p-8f * (hq - hp);
+    return hq - L[bq] <= fmax || L[bp + 1] - hp <= fmax;
+}
+
+/* The edge from p up to q (p->band < q->band): the keys of its ends that
+ * a crossing lands on, into lands[*nl] (++*nl), and its crossings near an
+ * end, into near[*nn] (++*nn); NULL arrays only count.  The high end's
+ * crossing is that of plane band(q), the low end's that of plane band(p)
+ * + 1 moved to L[band(p)]; both computed as core/slice.c place_block
+ * computes them, to the bit (strata__onplane_snap tells the rule). */
+STRATA_HIDDEN void strata__snap_edge(const struct strata_place *g, const float *L,
+                                     const strata_snap_end *p, const strata_snap_end *q,
+                                     uint64_t *lands, strata_near_cut *near, uint32_t *nl,
+                                     uint32_t *nn);
+
+/* Which ends snap, from strata__snap_edge's lands (ns of them, room for ns
+ * + nn) and near (nn, reordered) over every edge at those ends: snap[]
+ * gets one key per end's id, ascending, the first of its keys (| 0: it
+ * takes its own plane; | 1: it moves up to the next); returns how many. */
+STRATA_HIDDEN uint32_t strata__snap_decide(uint64_t *snap, uint32_t ns, strata_near_cut *near,
+                                           uint32_t nn);
+
 /* Write each wedge's bottom copy into the output positions x, y, z. */
 STRATA_HIDDEN void strata__onplane_place(strata_ctx *ctx, const strata_onplane *op,
                                          const strata_mesh *m, const uint16_t *band,

@@ -470,6 +470,26 @@ static strata_heightmap *pfm(strata_ctx *ctx, uint32_t w, uint32_t h, const floa
     return hm;
 }
 
+/* The same samples as a PFM file at path, rows bottom up. */
+static void pfm_file(const char *path, uint32_t w, uint32_t h, const float *v)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "Pf\n%u %u\n-1.0\n", w, h);
+    for (uint32_t j = h; j-- > 0;)
+        ck_assert_uint_eq(fwrite(v + (size_t)j * w, sizeof(float), w, f), w);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Paths in dir (4096 bytes each): the reference and the written GeoJSON,
+ * and the PFM. */
+static void scratch_paths(const char *dir, char *ref, char *got, char *pfm_path)
+{
+    snprintf(ref, 4096, "%s/ref.geojson", dir);
+    snprintf(got, 4096, "%s/got.geojson", dir);
+    snprintf(pfm_path, 4096, "%s/dem.pfm", dir);
+}
+
 static void same_loops(const strata_loops *a, const strata_loops *b, const char *what)
 {
     strata_loops_view u, v;
@@ -561,9 +581,7 @@ START_TEST(test_write_heightmap)
     ck_assert_ok(strata_ctx_create(NULL, &ctx));
     char *dir = tmpdir_new();
     char ref_path[4096], got_path[4096], pfm_path[4096];
-    snprintf(ref_path, sizeof ref_path, "%s/ref.geojson", dir);
-    snprintf(got_path, sizeof got_path, "%s/got.geojson", dir);
-    snprintf(pfm_path, sizeof pfm_path, "%s/dem.pfm", dir);
+    scratch_paths(dir, ref_path, got_path, pfm_path);
     uint64_t rng = 0x2545f4914f6cdd1dull;
     for (int round = 0; round < 4; round++) {
         const uint32_t w = 30 + 17 * (uint32_t)round, h = 70 + 23 * (uint32_t)round;
@@ -577,13 +595,7 @@ START_TEST(test_write_heightmap)
                 v[j * w + i] = round == 1 ? (float)(int)smooth
                                           : smooth + 0.3f * (float)((rng >> 40) % 7);
             }
-        /* the same samples as a PFM file, rows bottom up */
-        FILE *f = fopen(pfm_path, "wb");
-        ck_assert_ptr_nonnull(f);
-        fprintf(f, "Pf\n%u %u\n-1.0\n", w, h);
-        for (uint32_t j = h; j-- > 0;)
-            ck_assert_uint_eq(fwrite(v + (size_t)j * w, sizeof(float), w, f), w);
-        ck_assert_int_eq(fclose(f), 0);
+        pfm_file(pfm_path, w, h, v);
         const float L[] = {-20.0f, -4.0f, -2.0f, -1.0f, 0.0f, 0.5f, 1.0f, 2.0f, 3.0f, 5.0f, 7.0f};
         const uint32_t n = sizeof L / sizeof *L;
         const float cell = round % 2 ? 1.0f : 0.5f, scale = round == 3 ? 1.5f : 1.0f;
@@ -672,6 +684,140 @@ START_TEST(test_write_heightmap)
 }
 END_TEST
 
+static int cmp_float(const void *pa, const void *pb)
+{
+    const float a = *(const float *)pa, b = *(const float *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* The next of a linear congruential sequence, its high bits. */
+static uint64_t lcg(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 11;
+}
+
+/* x moved by d ulps (d < 0: down). */
+static float nudge(float x, int d)
+{
+    for (; d > 0; d--)
+        x = nextafterf(x, INFINITY);
+    for (; d < 0; d++)
+        x = nextafterf(x, -INFINITY);
+    return x;
+}
+
+/* Samples within rounding of the levels, where the slicer snaps vertices
+ * onto planes (slice_onplane.h: a crossing computed on an edge would round
+ * onto its end): strata_loops_from_heightmap and the streamed writer still
+ * give strata_loops_from_mesh's loops and strata_loops_write's bytes, for
+ * 1 to 3 threads, the scalar kernels, in memory and opened.  Heightmaps
+ * tall enough for several strips of rows (a vertex snaps by its edges to
+ * the rows above and below), wide enough that a crossing a few ulps of
+ * height from an end rounds onto it:
+ *   _i 0, 1: random heights, 40% of them 0 to 4 ulps above or below a
+ *            level, cell 1 and 0.37;
+ *   _i 2:    integer samples times 0.1 (a non-power-of-two scale) on
+ *            levels at decimal tenths, a hair off k x 0.1f;
+ *   _i 3:    levels each a few ulps from some scaled sample, scale 0.7.
+ * The snapping must be seen: some points are vertices lying off their
+ * plane (snapped), so dropping it from either side fails. */
+START_TEST(test_near_levels)
+{
+    strata_ctx *ctx;
+    ck_assert_ok(strata_ctx_create(NULL, &ctx));
+    char *dir = tmpdir_new();
+    char ref_path[4096], got_path[4096], pfm_path[4096];
+    scratch_paths(dir, ref_path, got_path, pfm_path);
+    uint64_t rng = 0x6a09e667f3bcc909ull * (uint64_t)(_i + 1);
+    uint64_t snapped = 0;
+    for (int round = 0; round < 3; round++) {
+        const uint32_t w = 40 + 13 * (uint32_t)round + 5 * (uint32_t)_i;
+        const uint32_t h = 70 + 11 * (uint32_t)round;
+        float *v = malloc(sizeof(float) * w * h);
+        float L[40];
+        uint32_t n = 0;
+        float cell = _i == 1 ? 0.37f : 1.0f, scale = 1.0f;
+        if (_i < 2) {
+            n = 12 + 14 * (uint32_t)round;
+            ck_assert_ok(strata_levels_range(-2.0f, 2.0f, n, NULL, L));
+            for (uint32_t i = 0; i < w * h; i++) {
+                v[i] = (float)((double)(lcg(&rng) % 4001) / 1000.0 - 2.0);
+                if (lcg(&rng) % 10 < 4) {
+                    const float at = L[lcg(&rng) % n];
+                    v[i] = nudge(at, (int)(lcg(&rng) % 9) - 4);
+                }
+            }
+        } else if (_i == 2) {
+            scale = 0.1f;
+            for (int k = -20; k <= 20; k += 1 + round)
+                L[n++] = (float)(k / 10.0);
+            for (uint32_t i = 0; i < w * h; i++)
+                v[i] = (float)((int)(lcg(&rng) % 41) - 20);
+        } else {
+            scale = 0.7f;
+            cell = round == 1 ? 0.5f : 3.0f;
+            for (uint32_t i = 0; i < w * h; i++)
+                v[i] = (float)((double)(lcg(&rng) % 2001) / 100.0 - 10.0);
+            for (int k = 0; k < 40; k++) {
+                const float at = v[lcg(&rng) % (w * h)] * scale;
+                L[k] = nudge(at, (int)(lcg(&rng) % 7) - 3);
+            }
+            qsort(L, 40, sizeof(float), cmp_float);
+            for (int k = 0; k < 40; k++)
+                if (n == 0 || L[k] > L[n - 1])
+                    L[n++] = L[k];
+        }
+        pfm_file(pfm_path, w, h, v);
+        strata_heightmap *mem = pfm(ctx, w, h, v), *opened;
+        ck_assert_ok(strata_heightmap_open(ctx, pfm_path, &opened));
+        strata_mesh *m;
+        strata_loops *ref, *l;
+        ck_assert_ok(strata_ctx_set_threads(ctx, 1));
+        ck_assert_ok(strata_mesh_from_heightmap(ctx, mem, cell, scale, &m));
+        ck_assert_ok(strata_loops_from_mesh(ctx, m, L, n, &ref));
+        strata_loops_write_options wo;
+        strata_loops_write_defaults(&wo);
+        ck_assert_ok(strata_loops_write(ctx, ref, ref_path, &wo));
+        size_t rlen, glen;
+        unsigned char *rb = slurp(ref_path, &rlen);
+        strata_loops_view rv;
+        strata_loops_get_view(ref, &rv);
+        for (uint64_t i = 0; i < rv.nloops; i++)
+            for (uint64_t p = rv.loops[i].first; p < rv.loops[i].first + rv.loops[i].count; p++)
+                snapped += rv.vertex[p] != UINT32_MAX && v[rv.vertex[p]] * scale != rv.y[p];
+        for (int t = 1; t <= 4; t++)
+            for (int src = 0; src < 2; src++) {
+                const strata_heightmap *hm = src ? opened : mem;
+                ck_assert_ok(strata_ctx_set_threads(ctx, t < 4 ? t : 2));
+                ck_assert_ok(strata_ctx_set_isa(ctx, t < 4 ? STRATA_ISA_AUTO : STRATA_ISA_SCALAR));
+                char what[96];
+                snprintf(what, sizeof what, "case %d round %d, %ux%u, %d threads%s, %s", _i,
+                         round, w, h, t < 4 ? t : 2, t < 4 ? "" : " scalar",
+                         src ? "opened" : "in memory");
+                ck_assert_ok(strata_loops_from_heightmap(ctx, hm, cell, scale, L, n, &l));
+                same_loops(ref, l, what);
+                strata_loops_destroy(l);
+                ck_assert_ok(strata_loops_write_heightmap(ctx, hm, cell, scale, L, n, got_path,
+                                                          &wo, NULL));
+                unsigned char *gb = slurp(got_path, &glen);
+                require(glen == rlen && !memcmp(gb, rb, rlen), "%s: other bytes", what);
+                free(gb);
+            }
+        ck_assert_ok(strata_ctx_set_isa(ctx, STRATA_ISA_AUTO));
+        free(rb);
+        strata_loops_destroy(ref);
+        strata_mesh_destroy(m);
+        strata_heightmap_destroy(mem);
+        strata_heightmap_destroy(opened);
+        free(v);
+    }
+    ck_assert_uint_gt(snapped, 0);
+    tmpdir_remove(dir);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 static Suite *loops_suite(void)
 {
     Suite *s = suite_create("loops");
@@ -684,6 +830,7 @@ static Suite *loops_suite(void)
     tcase_add_test(tc, test_errors);
     tcase_add_loop_test(tc, test_from_heightmap, 0, 4);
     tcase_add_test(tc, test_write_heightmap);
+    tcase_add_loop_test(tc, test_near_levels, 0, 4);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -53,7 +53,8 @@ check() {
 
 # ------------------------------------------------------------ inputs
 # dem.pfm: smooth float heights whose left column is exactly 0;
-# int.pfm: the same rounded; rnd*.pfm: random integers 0..K.
+# int.pfm: the same rounded; rnd*.pfm: random integers 0..K; near.pfm:
+# smooth heights, 40% of them 0 to 4 ulps from a tenth.
 "$PY" - <<'EOF' || exit 99
 import math, random, struct
 def pfm(name, rows):
@@ -71,6 +72,18 @@ for seed in range(6):
     random.seed(seed)
     w, h, k = 12 + 3 * seed, 9 + 2 * seed, 1 + seed % 4
     pfm('rnd%d.pfm' % seed, [[float(random.randint(0, k)) for i in range(w)] for j in range(h)])
+def ulps(x, d):
+    b = struct.unpack('<I', struct.pack('<f', x))[0] + d
+    return struct.unpack('<f', struct.pack('<I', b))[0]
+random.seed(11)
+near = [[1.5 + math.sin(6 * i / W) * math.cos(5 * j / H) + 0.3 * math.sin(17 * i * j / (W * H))
+         for i in range(W)] for j in range(H)]
+for r in near:
+    for i in range(W):
+        if random.random() < 0.4:
+            r[i] = ulps(struct.unpack('<f', struct.pack('<f', round(r[i] * 10) / 10))[0],
+                        random.randint(-4, 4))
+pfm('near.pfm', near)
 open('bad.pgm', 'wb').write(b'P5\n10 10\n255\n' + bytes(20))
 EOF
 
@@ -154,6 +167,13 @@ check "integer heights: lines" '"$PY" lines.py li.geojson 89 69 >/dev/null'
 succeeds "contours --terraces 9" contours dem.pfm -o c9.geojson --terraces 9
 succeeds "terrain --loops" terrain --heightmap dem.pfm --terraces 9 -o t.ply --loops t9.geojson --quiet
 check "contours = terrain's wall tops (--loops)" 'cmp -s c9.geojson t9.geojson'
+# Heights a few ulps from the levels: the contours snap them onto the
+# levels as the slicer does (a level below every height: its plane 0
+# has no walls).
+near_levels=0.0,0.4,0.5,0.6,0.7,0.8,0.9,1.0,1.1,1.2,1.3,1.4,1.5,1.6,1.7,1.8,1.9,2.0,2.1,2.2,2.3,2.4,2.5,2.6
+succeeds "contours, heights near levels" contours near.pfm -o cn.geojson --levels $near_levels
+succeeds "terrain --loops, heights near levels" terrain --heightmap near.pfm --levels $near_levels -o t.ply --loops tn.geojson --quiet
+check "heights near levels: contours = terrain's wall tops" 'cmp -s cn.geojson tn.geojson'
 succeeds "terrain --loops --normals" terrain --heightmap dem.pfm --terraces 9 --normals -o t.ply --loops t9n.geojson --quiet
 check "--loops with normals: the same" 'cmp -s c9.geojson t9n.geojson'
 succeeds "terrain --loops .obj" terrain --heightmap dem.pfm --terraces 9 -o t.ply --loops t9.obj --quiet
