@@ -1544,8 +1544,13 @@ static int record_progress(void *user, const char *stage, double done)
 
 START_TEST(test_progress_milestones)
 {
+    /* _i threads; reports within a pass come from the calling thread
+     * alone, as it finishes blocks, so only with 1 thread are they sure:
+     * with 2, the other may take every block while the machine holds the
+     * caller back. */
+    const int threads = 1 + _i;
     rng_state = 5;
-    strata_ctx *ctx = ctx_new(2);
+    strata_ctx *ctx = ctx_new(threads);
     strata_mesh *g, *m;
     ck_assert_ok(strata_shape_grid(ctx, 300, 300, 0.05f, &g));
     m = with_heights(ctx, g, h_waves, 0);
@@ -1571,7 +1576,8 @@ START_TEST(test_progress_milestones)
         }
     }
     ck_assert_int_eq(next, 7);
-    ck_assert_int_gt(prog_n, 7); /* reports within the passes too */
+    if (threads == 1)
+        ck_assert_int_gt(prog_n, 7); /* reports within the passes too */
     strata_result_destroy(res);
     strata_mesh_destroy(g);
     strata_mesh_destroy(m);
@@ -1649,7 +1655,7 @@ static Suite *slice_suite(void)
     tcase_add_test(tc, test_arenas);
     tcase_add_loop_test(tc, test_every_allocation_failing, 0, 2);
     tcase_add_loop_test(tc, test_cancel_anywhere, 0, 2);
-    tcase_add_test(tc, test_progress_milestones);
+    tcase_add_loop_test(tc, test_progress_milestones, 0, 2);
     tcase_add_test(tc, test_areas_optional);
     tcase_add_test(tc, test_slice_into_same_bytes);
     tcase_add_loop_test(tc, test_slice_into_allocation_failing, 0, 4);
