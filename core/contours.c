@@ -1334,7 +1334,10 @@ strata_status strata_loops_write(strata_ctx *ctx, const strata_loops *l, const c
             return STRATA_ERR_NOMEM;
         memset(g.stamp, 0, (size_t)(nv ? nv : 1) * sizeof(uint64_t));
     }
-    const uint32_t corner_band = strata__level_of(l->levels, l->nplanes, opt->corner_height);
+    const uint32_t corner_band =
+        l->has_corner && l->corner[0] == opt->domain[0] && l->corner[1] == opt->domain[1]
+            ? l->corner_band
+            : strata__level_of(l->levels, l->nplanes, opt->corner_height);
     strata_out o = STRATA_OUT_INIT(ctx);
     if (strata__out_open(&o, path, ctx) == 0) {
         switch (f) {

@@ -20,6 +20,14 @@ struct strata_loops {
     strata_geometry geometry;
     float center[3];
     float radius;
+    /* Loops of a heightmap's grid (strata_loops_from_heightmap): the band
+     * of its corner vertex at (x, z) = corner, snapping included (a height
+     * within rounding of a plane may be taken as on it), which
+     * strata_loops_write's regions take for a domain starting at that
+     * corner instead of the band of corner_height. */
+    int has_corner;
+    float corner[2];
+    uint32_t corner_band;
 };
 
 /* Length and signed area of points [p0, p0 + n) of l (closed: back to

@@ -87,6 +87,7 @@ typedef struct {
     struct crossing *c; /* per crossing */
     uint32_t *vert;     /* per crossing: the vertex it is (lying on its
                            plane) or NONE; NULL: not kept */
+    uint32_t corner_band; /* vertex (0, 0)'s band, snapping included */
 } grid_job;
 
 /* Crossing ids are plane-major: plane k's crossings are ids first[k] ..
@@ -751,6 +752,8 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
             else if (!nonfinite && !count_snap_strip(al, &gt, &sb[t], j0, j1, diff,
                                                      g->first + (size_t)si * nL, &snaps[si]))
                 sts[t] = STRATA_ERR_NOMEM;
+            else if (si == 0)
+                g->corner_band = sb[t].band[0]; /* loaded from row 0, snapped */
         }
     }
     for (int t = 0; t < T; t++)
@@ -851,6 +854,10 @@ static strata_status run(strata_ctx *ctx, const strata_heightmap *hm, float cell
     l->vertex = strata__alloc_array(&l->alloc, C ? C : 1, sizeof(uint32_t));
     if (!l->x || !l->y || !l->z || !l->vertex)
         return STRATA_ERR_NOMEM;
+    l->has_corner = 1;
+    l->corner[0] = g.xs[0];
+    l->corner[1] = g.zs[0];
+    l->corner_band = g.corner_band;
     if ((st = trace(ctx, &g, C, nL, b, l)) != STRATA_OK)
         return st;
     return strata__loops_canonical(l);

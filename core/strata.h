@@ -987,7 +987,12 @@ typedef struct strata_loops_write_options {
     double scale;          /* > 0 */
     int has_domain;        /* polygons, SVG: domain and corner_height set */
     float domain[4];       /* x0, z0, x1, z1 (x0 < x1, z0 < z1) */
-    float corner_height;   /* the surface's height at (x0, z0) */
+    float corner_height;   /* the surface's height at (x0, z0); loops of
+                              strata_loops_from_heightmap whose grid has
+                              its first sample there take that sample's
+                              band instead, snapping included (a height
+                              within rounding of a plane taken as on it,
+                              as the slicer takes it) */
     float height_min, height_max; /* polygons: elev_min of band 0,
                                      elev_max of the top band */
     double svg_scale;      /* SVG: millimetres per map unit, > 0 */

@@ -54,7 +54,7 @@ check() {
 # ------------------------------------------------------------ inputs
 # dem.pfm: smooth float heights whose left column is exactly 0;
 # int.pfm: the same rounded; rnd*.pfm: random integers 0..K; near.pfm:
-# smooth heights, 40% of them 0 to 4 ulps from a tenth.
+# smooth heights, 40% of them 0 to 4 ulps from a tenth; corner.pfm below.
 "$PY" - <<'EOF' || exit 99
 import math, random, struct
 def pfm(name, rows):
@@ -84,6 +84,10 @@ for r in near:
             r[i] = ulps(struct.unpack('<f', struct.pack('<f', round(r[i] * 10) / 10))[0],
                         random.randint(-4, 4))
 pfm('near.pfm', near)
+# corner.pfm: all 3 but its first sample (row 0, column 0: the domain's
+# corner), an ulp below 2, which its edges snap onto the plane at 2
+pfm('corner.pfm', [[ulps(2.0, -1) if i == 0 and j == 0 else 3.0 for i in range(64)]
+                   for j in range(64)])
 open('bad.pgm', 'wb').write(b'P5\n10 10\n255\n' + bytes(20))
 EOF
 
@@ -174,6 +178,14 @@ near_levels=0.0,0.4,0.5,0.6,0.7,0.8,0.9,1.0,1.1,1.2,1.3,1.4,1.5,1.6,1.7,1.8,1.9,
 succeeds "contours, heights near levels" contours near.pfm -o cn.geojson --levels $near_levels
 succeeds "terrain --loops, heights near levels" terrain --heightmap near.pfm --levels $near_levels -o t.ply --loops tn.geojson --quiet
 check "heights near levels: contours = terrain's wall tops" 'cmp -s cn.geojson tn.geojson'
+# No line anywhere (the corner snaps up onto 2, every other height is 3):
+# the band of the whole raster is the snapped corner's, 2..3, not the
+# band its raw height lies in.
+succeeds "polygons, the corner an ulp below a level" contours corner.pfm --interval 2 --polygons -o corner.geojson
+check "polygons: the snapped corner's band ($(cat corner.geojson | head -c 300))" \
+    '"$PY" -c "import json,sys; f = json.load(open(\"corner.geojson\"))[\"features\"]; sys.exit(not (len(f) == 1 and f[0][\"properties\"] == {\"elev_min\": 2, \"elev_max\": 3}))"'
+succeeds "SVG, the corner an ulp below a level" contours corner.pfm --interval 2 -o corner.svg
+check "SVG: the layer at 2 covers the whole raster" 'grep -A1 "id=\"level-2\"" corner.svg | grep -q "d=\"M0 63L63 63L63 0L0 0Z\""'
 succeeds "terrain --loops --normals" terrain --heightmap dem.pfm --terraces 9 --normals -o t.ply --loops t9n.geojson --quiet
 check "--loops with normals: the same" 'cmp -s c9.geojson t9n.geojson'
 succeeds "terrain --loops .obj" terrain --heightmap dem.pfm --terraces 9 -o t.ply --loops t9.obj --quiet
