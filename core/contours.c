@@ -768,10 +768,9 @@ typedef struct {
 
 static void put_str(strata_out *o, const char *s) { strata__out_str(o, s); }
 
-/* ",[X,Y]" for a ring point (no comma first). */
-static void put_xy(strata_out *o, int comma, float X, float Y)
+/* "[X,Y]" at p, after a comma if comma; the end. */
+static char *put_xy_raw(char *p, int comma, float X, float Y)
 {
-    char *p0 = (char *)strata__out_room(o, 48), *p = p0;
     if (comma)
         *p++ = ',';
     *p++ = '[';
@@ -779,7 +778,14 @@ static void put_xy(strata_out *o, int comma, float X, float Y)
     *p++ = ',';
     p = put_float(p, Y);
     *p++ = ']';
-    o->len += (size_t)(p - p0);
+    return p;
+}
+
+/* ",[X,Y]" for a ring point (no comma first). */
+static void put_xy(strata_out *o, int comma, float X, float Y)
+{
+    char *p0 = (char *)strata__out_room(o, 48);
+    o->len += (size_t)(put_xy_raw(p0, comma, X, Y) - p0);
 }
 
 static void put_num(strata_out *o, float v)
@@ -789,16 +795,117 @@ static void put_num(strata_out *o, float v)
     put_str(o, buf);
 }
 
-/* A ring as a GeoJSON position list, closed (first point repeated),
- * reversed if rev. */
-static void put_ring(strata_out *o, const region *g, const ring *r, int rev)
+/* GeoJSON lines are formatted in parallel: the polylines, cut into
+ * pieces of at most LINE_PIECE points, go in batches of about
+ * LINE_BATCH points; every piece is formatted by some thread into its
+ * own stretch of the batch's buffer, and the stretches are written in
+ * order, so the bytes never depend on the thread count. */
+#define LINE_PIECE 8192u
+#define LINE_BATCH (256u * 1024u)
+/* Bytes of one position at most: ",[" + 2 numbers of 16 + "," + "]". */
+#define LINE_POINT_MAX 40u
+/* The feature's head and tail at most. */
+#define LINE_HEAD_MAX 160u
+
+/* A band's rings are formatted in parallel as the lines are: each ring's closed position list (its first point
+ * repeated) cut into pieces of at most LINE_PIECE positions, batches of
+ * about LINE_BATCH positions formatted into their own stretches of a
+ * buffer by any thread, then written in order with the brackets and
+ * commas between them, so the bytes never depend on the thread count. */
+typedef struct {
+    uint32_t ring;
+    uint32_t from, to; /* positions [from, to) of the ring's n + 1 */
+    uint8_t pre;       /* at from == 0: 1 a polygon's exterior, 2 the
+                          first polygon's, 0 a hole */
+    uint8_t last;      /* at the ring's end: its polygon's last ring */
+    uint64_t at, len;  /* its stretch of the buffer, bytes formatted */
+} ring_piece;
+
+static void format_ring_piece(const region *g, ring_piece *pc, char *buf)
 {
-    put_str(o, "[");
-    for (size_t i = 0; i <= r->n; i++) {
-        const size_t j = rev ? (r->n - i % r->n) % r->n : i % r->n;
-        put_xy(o, i > 0, g->store.X[r->first + j], g->store.Y[r->first + j]);
+    const ring *r = &g->rings[pc->ring];
+    const float *X = g->store.X + r->first, *Y = g->store.Y + r->first;
+    char *p = buf + pc->at, *p0 = p;
+    for (uint32_t i = pc->from; i < pc->to; i++) {
+        const size_t j = i == r->n ? 0 : i;
+        p = put_xy_raw(p, i > 0, X[j], Y[j]);
     }
-    put_str(o, "]");
+    pc->len = (uint64_t)(p - p0);
+}
+
+/* The rings of a band in the order they are written (each exterior,
+ * then its holes), with their pieces' marks; the number of rings. */
+static size_t ring_order(const region *g, uint32_t *order, uint8_t *mark)
+{
+    size_t n = 0;
+    for (size_t e = 0; e < g->nrings; e++) {
+        if (g->rings[e].area <= 0)
+            continue;
+        const size_t first = n;
+        order[n] = (uint32_t)e;
+        mark[n++] = first == 0 ? 2 : 1;
+        for (size_t h = 0; h < g->nrings; h++)
+            if (g->rings[h].area < 0 && g->rings[h].owner == e) {
+                order[n] = (uint32_t)h;
+                mark[n++] = 0;
+            }
+        mark[n - 1] |= 4; /* the polygon's last ring */
+    }
+    return n;
+}
+
+/* The polygons' position lists of a band, written batch by batch. */
+static void put_rings(strata_out *o, const region *g)
+{
+    const strata_allocator *al = o->al;
+    const size_t maxp = 4096; /* pieces a batch */
+    uint32_t *order = strata__alloc_array(al, g->nrings ? g->nrings : 1, sizeof *order);
+    uint8_t *mark = strata__alloc(al, g->nrings ? g->nrings : 1);
+    ring_piece *pcs = strata__alloc_array(al, maxp, sizeof *pcs);
+    char *buf = strata__alloc(al, (size_t)LINE_BATCH * LINE_POINT_MAX + LINE_POINT_MAX);
+    if (!order || !mark || !pcs || !buf) {
+        if (!o->err)
+            o->err = ENOMEM;
+        goto out;
+    }
+    const size_t nr = ring_order(g, order, mark);
+    size_t ri = 0;
+    uint32_t from = 0;
+    while (ri < nr && strata__out_ok(o)) {
+        size_t np = 0;
+        uint64_t points = 0;
+        while (ri < nr && points < LINE_BATCH && np < maxp) {
+            const uint32_t n = (uint32_t)g->rings[order[ri]].n + 1;
+            const uint32_t to = n - from > LINE_PIECE ? from + LINE_PIECE : n;
+            if (to - from > LINE_BATCH - points && points > 0)
+                break;
+            pcs[np++] = (ring_piece){order[ri], from, to, (uint8_t)(mark[ri] & 3),
+                                     (uint8_t)(mark[ri] >> 2), points * LINE_POINT_MAX, 0};
+            points += to - from;
+            from = to;
+            if (to == n) {
+                ri++;
+                from = 0;
+            }
+        }
+        const int64_t nn = (int64_t)np;
+#pragma omp parallel for num_threads(o->ctx->threads) schedule(dynamic, 1)
+        for (int64_t i = 0; i < nn; i++)
+            format_ring_piece(g, &pcs[i], buf);
+        for (size_t i = 0; i < np && strata__out_ok(o); i++) {
+            const ring_piece *pc = &pcs[i];
+            if (pc->from == 0) /* "[[" a polygon (after a comma but the first), ",[" a hole */
+                put_str(o, pc->pre == 0 ? ",[" : pc->pre == 2 ? "[[" : ",[[");
+            strata__out_bytes(o, buf + pc->at, pc->len);
+            if (pc->to == g->rings[pc->ring].n + 1)
+                put_str(o, pc->last ? "]]" : "]");
+        }
+    }
+out:
+    strata__free(al, order);
+    strata__free(al, mark);
+    strata__free(al, pcs);
+    strata__free(al, buf);
 }
 
 /* The band-k feature (nothing for an empty band). */
@@ -821,21 +928,7 @@ static void put_band(strata_out *o, region *g, uint32_t k, int *first_feature)
     put_num(o, hi);
     put_str(o, next == 1 ? "},\"geometry\":{\"type\":\"Polygon\",\"coordinates\":"
                          : "},\"geometry\":{\"type\":\"MultiPolygon\",\"coordinates\":[");
-    int firstp = 1;
-    for (size_t e = 0; e < g->nrings && strata__out_ok(o); e++) {
-        const ring *r = &g->rings[e];
-        if (r->area <= 0)
-            continue;
-        put_str(o, firstp ? "[" : ",[");
-        firstp = 0;
-        put_ring(o, g, r, 0);
-        for (size_t h = 0; h < g->nrings; h++)
-            if (g->rings[h].area < 0 && g->rings[h].owner == e) {
-                put_str(o, ",");
-                put_ring(o, g, &g->rings[h], 0);
-            }
-        put_str(o, "]");
-    }
+    put_rings(o, g);
     put_str(o, next == 1 ? "}}" : "]}}");
 }
 
@@ -860,36 +953,12 @@ static void write_polygons(strata_out *o, region *g, uint32_t corner_band)
     put_str(o, "\n]}\n");
 }
 
-/* GeoJSON lines are formatted in parallel: the polylines, cut into
- * pieces of at most LINE_PIECE points, go in batches of about
- * LINE_BATCH points; every piece is formatted by some thread into its
- * own stretch of the batch's buffer, and the stretches are written in
- * order, so the bytes never depend on the thread count. */
-#define LINE_PIECE 8192u
-#define LINE_BATCH (256u * 1024u)
-/* Bytes of one position at most: ",[" + 2 numbers of 16 + "," + "]". */
-#define LINE_POINT_MAX 40u
-/* The feature's head and tail at most. */
-#define LINE_HEAD_MAX 160u
-
 typedef struct {
     uint64_t loop;
     uint32_t from, to; /* positions [from, to) of the feature's list */
     uint64_t at;       /* its stretch of the batch buffer */
     uint64_t len;      /* bytes formatted */
 } line_piece;
-
-static char *put_xy_raw(char *p, int comma, float X, float Y)
-{
-    if (comma)
-        *p++ = ',';
-    *p++ = '[';
-    p = put_float(p, X);
-    *p++ = ',';
-    p = put_float(p, Y);
-    *p++ = ']';
-    return p;
-}
 
 /* Piece pc of its feature into buf; the feature's head after a comma
  * if `comma`. */

@@ -88,6 +88,9 @@ pfm('near.pfm', near)
 # corner), an ulp below 2, which its edges snap onto the plane at 2
 pfm('corner.pfm', [[ulps(2.0, -1) if i == 0 and j == 0 else 3.0 for i in range(64)]
                    for j in range(64)])
+# long.pfm: 20 x 6000, a contour at 9.5 down its whole length (rings of
+# over 12000 positions, which the writers cut into pieces)
+pfm('long.pfm', [[i + 0.4 * math.sin(0.9 * j) for i in range(20)] for j in range(6000)])
 open('bad.pgm', 'wb').write(b'P5\n10 10\n255\n' + bytes(20))
 EOF
 
@@ -276,6 +279,12 @@ succeeds "reference bytes" contours dem.pfm -o ref.geojson --interval 4 --polygo
 for t in 1 2 3; do
     OMP_NUM_THREADS=$t "$STRATA" contours dem.pfm -o t.geojson --interval 4 --polygons --threads "$t" 2>/dev/null
     check "$t threads: the same bytes" 'cmp -s ref.geojson t.geojson'
+done
+succeeds "polygons with rings of over 12000 positions" contours long.pfm -o long.geojson --levels 9.5 --polygons
+check "long rings: valid, tiling the domain" '"$PY" polys.py long.geojson 19 5999 | grep -qx 2'
+for t in 1 3; do
+    OMP_NUM_THREADS=$t "$STRATA" contours long.pfm -o t.geojson --levels 9.5 --polygons --threads "$t" 2>/dev/null
+    check "long rings, $t threads: the same bytes" 'cmp -s long.geojson t.geojson'
 done
 STRATA_SIMD=scalar "$STRATA" contours dem.pfm -o t.geojson --interval 4 --polygons 2>/dev/null
 check "scalar kernels: the same bytes" 'cmp -s ref.geojson t.geojson'
