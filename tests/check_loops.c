@@ -735,7 +735,7 @@ START_TEST(test_near_levels)
         const uint32_t w = 40 + 13 * (uint32_t)round + 5 * (uint32_t)_i;
         const uint32_t h = 70 + 11 * (uint32_t)round;
         float *v = malloc(sizeof(float) * w * h);
-        float L[40];
+        float L[41]; /* _i 2, round 0: 41 levels, -2 to 2 */
         uint32_t n = 0;
         float cell = _i == 1 ? 0.37f : 1.0f, scale = 1.0f;
         if (_i < 2) {
