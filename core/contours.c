@@ -854,33 +854,62 @@ static size_t ring_order(const region *g, uint32_t *order, uint8_t *mark)
     return n;
 }
 
-/* The polygons' position lists of a band, written batch by batch. */
-static void put_rings(strata_out *o, const region *g)
+/* The working memory of put_rings, kept from band to band. */
+#define RING_BATCH_PIECES 4096
+typedef struct {
+    ring_piece *pcs; /* RING_BATCH_PIECES */
+    char *buf;       /* LINE_BATCH positions */
+    uint32_t *order; /* cap of them */
+    uint8_t *mark;   /* cap */
+    size_t cap;
+} ring_batch;
+
+static int ring_batch_init(ring_batch *rb, const strata_allocator *al)
 {
-    const strata_allocator *al = o->al;
-    const size_t maxp = 4096; /* pieces a batch */
-    uint32_t *order = strata__alloc_array(al, g->nrings ? g->nrings : 1, sizeof *order);
-    uint8_t *mark = strata__alloc(al, g->nrings ? g->nrings : 1);
-    ring_piece *pcs = strata__alloc_array(al, maxp, sizeof *pcs);
-    char *buf = strata__alloc(al, (size_t)LINE_BATCH * LINE_POINT_MAX + LINE_POINT_MAX);
-    if (!order || !mark || !pcs || !buf) {
-        if (!o->err)
-            o->err = ENOMEM;
-        goto out;
+    *rb = (ring_batch){strata__alloc_array(al, RING_BATCH_PIECES, sizeof(ring_piece)),
+                       strata__alloc(al, (size_t)LINE_BATCH * LINE_POINT_MAX + LINE_POINT_MAX),
+                       NULL, NULL, 0};
+    return rb->pcs && rb->buf;
+}
+
+static void ring_batch_free(ring_batch *rb, const strata_allocator *al)
+{
+    strata__free(al, rb->pcs);
+    strata__free(al, rb->buf);
+    strata__free(al, rb->order);
+    strata__free(al, rb->mark);
+}
+
+/* The polygons' position lists of a band, written batch by batch. */
+static void put_rings(strata_out *o, const region *g, ring_batch *rb)
+{
+    if (g->nrings > rb->cap) {
+        strata__free(o->al, rb->order);
+        strata__free(o->al, rb->mark);
+        rb->order = strata__alloc_array(o->al, g->nrings, sizeof *rb->order);
+        rb->mark = strata__alloc(o->al, g->nrings);
+        rb->cap = rb->order && rb->mark ? g->nrings : 0;
+        if (!rb->cap) {
+            if (!o->err)
+                o->err = ENOMEM;
+            return;
+        }
     }
-    const size_t nr = ring_order(g, order, mark);
+    ring_piece *const pcs = rb->pcs;
+    char *const buf = rb->buf;
+    const size_t nr = ring_order(g, rb->order, rb->mark);
     size_t ri = 0;
     uint32_t from = 0;
     while (ri < nr && strata__out_ok(o)) {
         size_t np = 0;
         uint64_t points = 0;
-        while (ri < nr && points < LINE_BATCH && np < maxp) {
-            const uint32_t n = (uint32_t)g->rings[order[ri]].n + 1;
+        while (ri < nr && points < LINE_BATCH && np < RING_BATCH_PIECES) {
+            const uint32_t n = (uint32_t)g->rings[rb->order[ri]].n + 1;
             const uint32_t to = n - from > LINE_PIECE ? from + LINE_PIECE : n;
             if (to - from > LINE_BATCH - points && points > 0)
                 break;
-            pcs[np++] = (ring_piece){order[ri], from, to, (uint8_t)(mark[ri] & 3),
-                                     (uint8_t)(mark[ri] >> 2), points * LINE_POINT_MAX, 0};
+            pcs[np++] = (ring_piece){rb->order[ri], from, to, (uint8_t)(rb->mark[ri] & 3),
+                                     (uint8_t)(rb->mark[ri] >> 2), points * LINE_POINT_MAX, 0};
             points += to - from;
             from = to;
             if (to == n) {
@@ -901,15 +930,11 @@ static void put_rings(strata_out *o, const region *g)
                 put_str(o, pc->last ? "]]" : "]");
         }
     }
-out:
-    strata__free(al, order);
-    strata__free(al, mark);
-    strata__free(al, pcs);
-    strata__free(al, buf);
 }
 
 /* The band-k feature (nothing for an empty band). */
-static void put_band(strata_out *o, region *g, uint32_t k, int *first_feature)
+static void put_band(strata_out *o, region *g, uint32_t k, int *first_feature,
+                     ring_batch *rb)
 {
     const strata_loops *l = g->fr->l;
     const strata_loops_write_options *opt = g->fr->o;
@@ -928,13 +953,20 @@ static void put_band(strata_out *o, region *g, uint32_t k, int *first_feature)
     put_num(o, hi);
     put_str(o, next == 1 ? "},\"geometry\":{\"type\":\"Polygon\",\"coordinates\":"
                          : "},\"geometry\":{\"type\":\"MultiPolygon\",\"coordinates\":[");
-    put_rings(o, g);
+    put_rings(o, g, rb);
     put_str(o, next == 1 ? "}}" : "]}}");
 }
 
 static void write_polygons(strata_out *o, region *g, uint32_t corner_band)
 {
     const strata_loops *l = g->fr->l;
+    ring_batch rb;
+    if (!ring_batch_init(&rb, o->al)) {
+        ring_batch_free(&rb, o->al);
+        if (!o->err)
+            o->err = ENOMEM;
+        return;
+    }
     put_str(o, "{\"type\":\"FeatureCollection\",\"features\":[");
     int first = 1;
     for (uint32_t k = 0; k < l->nplanes && strata__out_ok(o) && !g->nomem && !g->bad; k++) {
@@ -947,10 +979,11 @@ static void write_polygons(strata_out *o, region *g, uint32_t corner_band)
         resolve(g);
         assign_holes(g);
         if (!g->nomem && !g->bad)
-            put_band(o, g, k, &first);
+            put_band(o, g, k, &first, &rb);
         strata__out_progress(o, k + 1, l->nplanes);
     }
     put_str(o, "\n]}\n");
+    ring_batch_free(&rb, o->al);
 }
 
 typedef struct {
