@@ -1660,7 +1660,7 @@ typedef struct strata_simplify_stats {
  * centre), so the star becomes a fan over the same area; on planets also
  * only when no new triangle dips more than err x radius below its sphere.
  * (meshoptimizer's simplifier, tried first, let zero-area and inward
- * triangles through; see core/simplify.c.)  Each simplified roof is then
+ * triangles through; see core/edit/simplify.c.)  Each simplified roof is then
  * checked as a whole and kept as it was if it fails: the same directed
  * border edges, no edge used twice one way (still manifold by vertex id;
  * a planet still closed), no new triangle facing down (in) or of zero

@@ -1,11 +1,11 @@
 /* contours-floats: what the float decimals of strata contours cost alone
- * (core/shortest.h's strata__put_float, the writers' formatter), one
+ * (core/base/shortest.h's strata__put_float, the writers' formatter), one
  * thread, on the numbers a 4096 x 4096 grid's lines hold: map
  * coordinates in [0, 4096), a third of them integers (crossings of grid
  * lines), the rest arbitrary floats.  Prints key=value lines.
  *
  *   perf/contours-floats [N]        (N numbers, default 10000000) */
-#include "shortest.h"
+#include "base/shortest.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -30,7 +30,7 @@
 #include "strata.h"
 /* The `kernels` stage runs the dispatch table's entries directly, through
  * the context, as tests/check_simd.c does. */
-#include "ctx.h"
+#include "base/ctx.h"
 #include "../simd/displace.h"
 #include "../simd/noise.h"
 #include "../simd/slice.h"

@@ -11,7 +11,6 @@
 #endif
 
 #include "functable.h"
-#include "../core/ctx.h"
 #include "cpu.h"
 #include "displace.h"
 #include "noise.h"
@@ -229,39 +228,15 @@ static void fill(strata_dispatch *d, strata_isa isa, unsigned avail, const char 
     say(d, "%s: forced by %s", isa_names[isa], forced_by);
 }
 
-static strata_status set_isa(strata_ctx *ctx, strata_isa isa, const char *forced_by)
+strata_status strata__dispatch_fill(strata_dispatch *d, strata_isa isa, const char *forced_by)
 {
-    if (!ctx || isa < STRATA_ISA_AUTO || isa >= STRATA_ISA_COUNT_)
+    if (!d || isa < STRATA_ISA_AUTO || isa >= STRATA_ISA_COUNT_)
         return STRATA_ERR_INVALID_ARG;
     const unsigned avail = strata_cpu_isas();
     if (isa != STRATA_ISA_AUTO && !(avail & STRATA_ISA_BIT(isa)))
         return STRATA_ERR_ISA;
-    fill(&ctx->simd, isa, avail, forced_by);
+    fill(d, isa, avail, forced_by);
     return STRATA_OK;
-}
-
-strata_status strata_ctx_set_isa(strata_ctx *ctx, strata_isa isa)
-{
-    return set_isa(ctx, isa, "the caller (strata_ctx_set_isa)");
-}
-
-strata_status strata__dispatch_init(strata_ctx *ctx)
-{
-    strata_isa isa = STRATA_ISA_AUTO;
-    const char *env = getenv("STRATA_SIMD");
-    if (env && *env && strata_isa_from_name(env, &isa) != STRATA_OK)
-        return STRATA_ERR_INVALID_ARG;
-    return set_isa(ctx, isa, "STRATA_SIMD");
-}
-
-strata_isa strata_ctx_isa(const strata_ctx *ctx)
-{
-    return ctx ? ctx->simd.isa : STRATA_ISA_SCALAR;
-}
-
-const char *strata_ctx_isa_reason(const strata_ctx *ctx)
-{
-    return ctx ? ctx->simd.reason : "";
 }
 
 const char *strata_isa_name(strata_isa isa)

@@ -3,7 +3,7 @@
  *
  * The scalar reference is simd/generic/displace_c.c; the ISA kernels
  * (simd/x86/displace_avx2.c, displace_avx512.c, simd/arm/displace_neon.c)
- * must give the same bytes on every input.  core/displace.c runs them on
+ * must give the same bytes on every input.  core/mesh/displace.c runs them on
  * blocks of vertices from its own threads; the kernels are
  * single-threaded.
  */

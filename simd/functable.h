@@ -1,5 +1,5 @@
 /* The dispatch table: the kernels of one instruction set, filled by
- * strata__dispatch_init() (simd/dispatch.c) when a context is created and
+ * strata__dispatch_fill() (simd/dispatch.c) when a context is created and
  * changed only by strata_ctx_set_isa().  Kernels are chosen once per
  * batch through ctx->simd, never per element.  What each kernel computes
  * is documented with its scalar reference: simd/noise.h, simd/slice.h,
@@ -44,9 +44,13 @@ typedef struct strata_dispatch {
     strata_radial_move_kernel radial_move;
 } strata_dispatch;
 
-/* Fill ctx->simd from STRATA_SIMD (unset, empty or "auto": the best ISA).
- * STRATA_ERR_ISA for an ISA this CPU or build lacks, STRATA_ERR_INVALID_ARG
- * for an unknown name. */
-STRATA_HIDDEN strata_status strata__dispatch_init(strata_ctx *ctx);
+/* Fill d with the kernels of isa (STRATA_ISA_AUTO: the best this CPU and
+ * build have, by the AVX-512 rule of simd/dispatch.c); forced_by names who
+ * forced another ISA, for the reason.  STRATA_ERR_ISA for an ISA this CPU
+ * or build lacks, STRATA_ERR_INVALID_ARG for one out of range.  The
+ * context's functions over it (strata_ctx_set_isa, STRATA_SIMD) are in
+ * core/base/ctx.c. */
+STRATA_HIDDEN strata_status strata__dispatch_fill(strata_dispatch *d, strata_isa isa,
+                                                  const char *forced_by);
 
 #endif

@@ -1,7 +1,7 @@
 /* Noise kernels: the constants every implementation shares and the batch
  * kernel interface of the dispatch table.
  *
- * The scalar reference is core/noise.c; the ISA kernels (simd/x86/,
+ * The scalar reference is core/mesh/noise.c; the ISA kernels (simd/x86/,
  * simd/arm/) instantiate simd/noise_simd.h and must give the same bytes.
  */
 #ifndef STRATA_SIMD_NOISE_H
@@ -28,7 +28,7 @@
 /* 2D diagonal gradient component, 1/sqrt2. */
 #define DIAG 0.70710678f
 
-/* Output scales (see core/noise.c for how they were found). */
+/* Output scales (see core/mesh/noise.c for how they were found). */
 #define SCALE_PERLIN2 0x1.6a09e6p+0f  /* 1.41421354 */
 #define SCALE_PERLIN3 0x1.ee0a2ep-1f  /* 0.964921415 */
 #define SCALE_SIMPLEX2 0x1.8cd13cp+6f /* 99.2043304 */
@@ -60,12 +60,12 @@ struct strata_fbm_plan {
 };
 typedef struct strata_fbm_plan strata_fbm_plan;
 
-/* The plan of f (core/noise.c), for callers that run the fbm2/fbm3
+/* The plan of f (core/mesh/noise.c), for callers that run the fbm2/fbm3
  * kernels themselves; STRATA_ERR_INVALID_ARG as strata_fbm_validate. */
 STRATA_HIDDEN strata_status strata__fbm_plan_make(const strata_fbm *f, strata_fbm_plan *p);
 
 /* Batch kernels (type strata_fbm_kernel): out[i] = fbm(p, x[i], y[i]
- * (, z[i])) for i < n, single-threaded; core/noise.c splits the work into
+ * (, z[i])) for i < n, single-threaded; core/mesh/noise.c splits the work into
  * blocks and threads.  The 2D kernels ignore z. */
 #define STRATA_FBM_KERNELS(isa)                                                \
     STRATA_HIDDEN void strata__fbm2_##isa(const strata_fbm_plan *p,            \
@@ -76,7 +76,7 @@ STRATA_HIDDEN strata_status strata__fbm_plan_make(const strata_fbm *f, strata_fb
                                           const float *x, const float *y,      \
                                           const float *z, size_t n, float *out)
 
-STRATA_FBM_KERNELS(c); /* core/noise.c: the reference */
+STRATA_FBM_KERNELS(c); /* core/mesh/noise.c: the reference */
 #ifdef HAVE_AVX2
 STRATA_FBM_KERNELS(avx2);
 #endif

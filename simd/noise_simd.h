@@ -1,7 +1,7 @@
 /* The fBm batch kernels written once over a small vector vocabulary; each
  * ISA file (simd/x86/noise_avx2.c, noise_avx512.c, simd/arm/noise_neon.c)
  * defines the vocabulary and includes this file once.  Every function
- * mirrors its namesake in core/noise.c: the same float operations on the
+ * mirrors its namesake in core/mesh/noise.c: the same float operations on the
  * same operands, so that every lane gives the scalar reference's bits.
  * Where a step is computed differently (integer hash inputs, a skipped
  * clamp or +0) the comment there shows why the bits cannot change.

@@ -3,7 +3,7 @@
  *
  * The scalar reference is simd/generic/slice_c.c; the ISA kernels
  * (simd/x86/slice_avx2.c, slice_avx512.c, simd/arm/slice_neon.c) must give
- * the same bytes on every input.  core/slice.c chooses them once per call
+ * the same bytes on every input.  core/slice/slice.c chooses them once per call
  * through ctx->simd and runs them on blocks of vertices, triangles or
  * edges from its own threads; the kernels themselves are single-threaded.
  */

@@ -1,4 +1,4 @@
-/* Suite "chunks": slicing chunk meshes with a context ring (core/lattice.h,
+/* Suite "chunks": slicing chunk meshes with a context ring (core/mesh/lattice.h,
  * strata_mesh.ghost_*) against slicing the whole surface in memory.
  * White-box: linked against the static library for the lattices.
  *
@@ -27,8 +27,8 @@
  * tile sizes 1, 2, 3, 5 and 64. */
 #include "testutil.h"
 
-#include "lattice.h"
-#include "mesh.h"
+#include "mesh/lattice.h"
+#include "mesh/mesh.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -7,7 +7,7 @@
 #include "config.h"
 #include "testutil.h"
 
-#include "result.h" /* struct strata_result: fake huge results */
+#include "mesh/result.h" /* struct strata_result: fake huge results */
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,9 +1,9 @@
-/* Suite "json": the strict JSON reader and the text builder (core/json.h).
+/* Suite "json": the strict JSON reader and the text builder (core/base/json.h).
  * White-box: linked against the static library. */
 #include "testutil.h"
 
-#include "ctx.h" /* ctx->alloc */
-#include "json.h"
+#include "base/ctx.h" /* ctx->alloc */
+#include "base/json.h"
 
 #include <locale.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* Suite "lattice": chunk lattices of worlds (core/lattice.h) against the
+/* Suite "lattice": chunk lattices of worlds (core/mesh/lattice.h) against the
  * whole surface built in memory.  White-box: linked against the static
  * library for the hidden functions.
  *
@@ -11,8 +11,8 @@
  * edges only). */
 #include "testutil.h"
 
-#include "lattice.h"
-#include "mesh.h" /* struct strata_mesh: chunk meshes compared field by field */
+#include "mesh/lattice.h"
+#include "mesh/mesh.h" /* struct strata_mesh: chunk meshes compared field by field */
 
 #include <math.h>
 #include <stdint.h>

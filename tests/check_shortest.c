@@ -1,4 +1,4 @@
-/* Suite "shortest": the loop writers' float decimals (core/shortest.h)
+/* Suite "shortest": the loop writers' float decimals (core/base/shortest.h)
  * against their definition, float by float:
  *   - the text reads back (strtof) as the same float;
  *   - its n significant digits are printf's %.{n-1}e of the float (the
@@ -10,7 +10,7 @@
  * stride through all finite floats of both signs
  * (STRATA_SHORTEST_STRIDE=1: every float, an hour or more). */
 #include "testutil.h"
-#include "shortest.h"
+#include "base/shortest.h"
 
 #include <stdint.h>
 #include <stdlib.h>

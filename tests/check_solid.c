@@ -442,7 +442,7 @@ START_TEST(test_one_float_above)
     ck_assert_ok(strata_shape_grid(ctx, 6, 6, 1.0f, &g));
     m = with_heights(ctx, g, h_above_plane);
     check_case(ctx, m, L, 2, 1.0f, STRATA_WALLS_UPPER);
-    require_eq(allowed_zero, 0); /* the slice has none (core/slice_onplane.h) */
+    require_eq(allowed_zero, 0); /* the slice has none (core/slice/slice_onplane.h) */
     strata_mesh_destroy(m);
     strata_mesh_destroy(g);
     strata_ctx_destroy(ctx);

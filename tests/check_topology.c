@@ -1,5 +1,5 @@
 /* Suite "topology": the placement plan on synthetic hwloc topologies
- * (core/topology.c compiled in with STRATA_PLACEMENT_PLAN_ONLY), and on
+ * (core/base/topology.c compiled in with STRATA_PLACEMENT_PLAN_ONLY), and on
  * this machine: binding never changes output bytes, never pins the calling
  * thread, and strata_ctx_binding describes it. */
 #ifdef HAVE_CONFIG_H
@@ -7,7 +7,7 @@
 #endif
 
 #include "testutil.h"
-#include "topology.h" /* strata__placement_plan */
+#include "base/topology.h" /* strata__placement_plan */
 
 #include <stdint.h>
 #include <stdio.h>

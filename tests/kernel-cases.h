@@ -12,7 +12,7 @@
 #ifndef STRATA_KERNEL_CASES_H
 #define STRATA_KERNEL_CASES_H
 
-#include "../core/ctx.h" /* the dispatch table of a context, ctx->simd */
+#include "base/ctx.h" /* the dispatch table of a context, ctx->simd */
 #include "../simd/displace.h"
 #include "../simd/slice.h"
 #include "../simd/functable.h"

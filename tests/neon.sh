@@ -20,10 +20,10 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-neon.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-common="core/ctx.c core/alloc.c core/noise.c core/par.c core/topology.c simd/dispatch.c simd/x86/cpu_x86.c simd/arm/cpu_arm.c
+common="core/base/ctx.c core/base/alloc.c core/mesh/noise.c core/base/par.c core/base/topology.c simd/dispatch.c simd/x86/cpu_x86.c simd/arm/cpu_arm.c
         simd/generic/slice_c.c simd/generic/displace_c.c"
 neon="simd/arm/noise_neon.c simd/arm/slice_neon.c simd/arm/displace_neon.c"
-flags="-std=c11 -D_POSIX_C_SOURCE=200809L -O2 -ffp-contract=off -Wall -Wextra -Wno-unknown-pragmas -I$SRCDIR/core"
+flags="-std=c11 -D_POSIX_C_SOURCE=200809L -O2 -ffp-contract=off -Wall -Wextra -Wno-unknown-pragmas -I$SRCDIR/core -I$SRCDIR"
 srcs= neonsrcs=
 for f in $common; do srcs="$srcs $SRCDIR/$f"; done
 for f in $neon; do neonsrcs="$neonsrcs $SRCDIR/$f"; done

@@ -1,4 +1,4 @@
-/* fBm batch kernels, AArch64 NEON: 4 lanes.  Mirrors core/noise.c bit for
+/* fBm batch kernels, AArch64 NEON: 4 lanes.  Mirrors core/mesh/noise.c bit for
  * bit through simd/noise_simd.h.  No vfmaq: products and sums stay
  * separately rounded.  fmax/fmin would return NaN for a NaN lane, so the
  * clamps are compare-and-select, like the scalar ?: . */

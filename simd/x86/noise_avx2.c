@@ -1,4 +1,4 @@
-/* fBm batch kernels, AVX2.  Mirrors core/noise.c bit for bit through
+/* fBm batch kernels, AVX2.  Mirrors core/mesh/noise.c bit for bit through
  * simd/noise_simd.h.  Built with -mavx2 only (no -mfma): products and
  * sums stay separately rounded.
  *

@@ -1,4 +1,4 @@
-/* fBm batch kernels, AVX-512F: 16 lanes.  Mirrors core/noise.c bit for
+/* fBm batch kernels, AVX-512F: 16 lanes.  Mirrors core/mesh/noise.c bit for
  * bit through simd/noise_simd.h; lane masks are opmask registers.  Built
  * with -mavx512f only (F has every operation needed). */
 #ifdef HAVE_CONFIG_H

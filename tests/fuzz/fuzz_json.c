@@ -1,5 +1,5 @@
 /* strata__json_parse, the strict JSON reader of world manifests and tile
- * metadata (core/json.h; the harnesses link the static library, so hidden
+ * metadata (core/base/json.h; the harnesses link the static library, so hidden
  * functions can be called).  Every value of a parsed document can be
  * walked: containers hold as many values as they count, numbers are
  * finite (and exact as integers when they are ones), strings end with a
@@ -9,8 +9,8 @@
  * takes at least two bytes with its separator, all grown by doubling). */
 #include "fuzz.h"
 
-#include "../../core/ctx.h"
-#include "../../core/json.h"
+#include "base/ctx.h"
+#include "base/json.h"
 
 #include <math.h>
 

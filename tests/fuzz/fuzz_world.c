@@ -14,10 +14,10 @@
 
 #include "fuzz.h"
 
-#include "../../core/alloc.h"
-#include "../../core/ctx.h"
-#include "../../core/json.h"
-#include "../../core/readfile.h"
+#include "base/alloc.h"
+#include "base/ctx.h"
+#include "base/json.h"
+#include "base/readfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

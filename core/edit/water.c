@@ -1,0 +1,431 @@
+/* Water and shorelines at a height: surfaces of their own appended to a
+ * result (strata_result_add_water, strata_result_add_shoreline). */
+#include "base/alloc.h"
+#include "base/ctx.h"
+#include "mesh/mesh.h"
+#include "loops/loops.h"
+#include "mesh/result.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The y of (b - a) x (c - b) for the outline's points a, b, c = i, i + 1,
+ * i + 2 (x, z pairs, cyclic): positive where a triangle a, b, c faces up
+ * (+y), counter-clockwise on the map (X = x, Y = -z). */
+static double turn(const float *p, uint32_t n, uint32_t i)
+{
+    const uint32_t a = i, b = (i + 1) % n, c = (i + 2) % n;
+    const double ux = (double)p[2 * b] - p[2 * a], uz = (double)p[2 * b + 1] - p[2 * a + 1];
+    const double vx = (double)p[2 * c] - p[2 * b], vz = (double)p[2 * c + 1] - p[2 * b + 1];
+    return uz * vx - ux * vz; /* the y of (u x v): > 0 turns up-facing */
+}
+
+/* The flat water: the convex outline fanned from its first point. */
+static strata_status flat_water(strata_result *r, float level, const float *outline, uint32_t n)
+{
+    float rect[8];
+    if (!outline) {
+        if (!r->nverts)
+            return STRATA_ERR_INVALID_ARG;
+        float lo[2] = {r->x[0], r->z[0]}, hi[2] = {r->x[0], r->z[0]};
+        for (uint32_t i = 1; i < r->nverts; i++) {
+            lo[0] = fminf(lo[0], r->x[i]);
+            hi[0] = fmaxf(hi[0], r->x[i]);
+            lo[1] = fminf(lo[1], r->z[i]);
+            hi[1] = fmaxf(hi[1], r->z[i]);
+        }
+        const float q[8] = {lo[0], lo[1], hi[0], lo[1], hi[0], hi[1], lo[0], hi[1]};
+        memcpy(rect, q, sizeof rect);
+        outline = rect;
+        n = 4;
+    }
+    if (n < 3)
+        return STRATA_ERR_INVALID_ARG;
+    int sign = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!isfinite(outline[2 * i]) || !isfinite(outline[2 * i + 1]))
+            return STRATA_ERR_INVALID_ARG;
+        const double t = turn(outline, n, i);
+        const int s = (t > 0) - (t < 0);
+        if (s == 0 || (sign && s != sign))
+            return STRATA_ERR_INVALID_ARG; /* not strictly convex */
+        sign = s;
+    }
+    const uint64_t nv = (uint64_t)r->nverts + n, ni = r->nindices + 3 * (uint64_t)(n - 2);
+    strata_status st = strata__result_grow(r, nv, ni);
+    if (st != STRATA_OK)
+        return st;
+    const uint32_t v0 = r->nverts;
+    for (uint32_t i = 0; i < n; i++) {
+        r->x[v0 + i] = outline[2 * i];
+        r->y[v0 + i] = level;
+        r->z[v0 + i] = outline[2 * i + 1];
+        if (r->nx) {
+            r->nx[v0 + i] = 0.0f;
+            r->ny[v0 + i] = 1.0f;
+            r->nz[v0 + i] = 0.0f;
+        }
+    }
+    uint32_t *ix = r->indices + r->nindices;
+    for (uint32_t i = 1; i + 1 < n; i++, ix += 3) {
+        ix[0] = v0;
+        ix[1] = v0 + (sign > 0 ? i : i + 1);
+        ix[2] = v0 + (sign > 0 ? i + 1 : i);
+    }
+    r->water_first = r->nindices;
+    r->water_count = ni - r->nindices;
+    r->nverts = (uint32_t)nv;
+    r->nindices = ni;
+    return STRATA_OK;
+}
+
+/* The planet's water: an icosphere of radius + level about the centre. */
+static strata_status sphere_water(strata_ctx *ctx, strata_result *r, float level,
+                                  uint32_t sphere_level)
+{
+    const float radius = r->radius + level;
+    if (!(radius > 0) || !isfinite(radius) || sphere_level > STRATA_WATER_SPHERE_LEVEL_MAX)
+        return STRATA_ERR_INVALID_ARG;
+    strata_mesh *m;
+    strata_status st = strata_shape_icosphere(ctx, (int)sphere_level, radius, &m);
+    if (st != STRATA_OK)
+        return st;
+    const uint64_t nv = (uint64_t)r->nverts + m->nverts, ni = r->nindices + 3 * (uint64_t)m->ntris;
+    st = strata__result_grow(r, nv, ni);
+    if (st == STRATA_OK) {
+        const uint32_t v0 = r->nverts;
+        for (uint32_t i = 0; i < m->nverts; i++) {
+            r->x[v0 + i] = m->x[i] + r->center[0];
+            r->y[v0 + i] = m->y[i] + r->center[1];
+            r->z[v0 + i] = m->z[i] + r->center[2];
+            if (r->nx) {
+                r->nx[v0 + i] = m->x[i] / radius;
+                r->ny[v0 + i] = m->y[i] / radius;
+                r->nz[v0 + i] = m->z[i] / radius;
+            }
+        }
+        uint32_t *ix = r->indices + r->nindices;
+        for (uint32_t t = 0; t < m->ntris; t++, ix += 3) {
+            ix[0] = v0 + m->a[t];
+            ix[1] = v0 + m->b[t];
+            ix[2] = v0 + m->c[t];
+        }
+        r->water_first = r->nindices;
+        r->water_count = ni - r->nindices;
+        r->nverts = (uint32_t)nv;
+        r->nindices = ni;
+    }
+    strata_mesh_destroy(m);
+    return st;
+}
+
+strata_status strata_result_add_water(strata_ctx *ctx, strata_result *r, float level,
+                                      const float *outline, uint32_t npoints,
+                                      uint32_t sphere_level)
+{
+    if (!ctx || !r || r->water_count || !isfinite(level))
+        return STRATA_ERR_INVALID_ARG;
+    return r->geometry == STRATA_RADIAL ? sphere_water(ctx, r, level, sphere_level)
+                                        : flat_water(r, level, outline, npoints);
+}
+
+/* ------------------------------------------------------------ shorelines */
+
+/* The unit direction, in double, on the water side (the left, seen from
+ * above or outside) of the segment a -> b, at point a: FLAT in the x, z
+ * plane; RADIAL tangent to the sphere at a (n x (b - a), n the unit
+ * radial at a).  0 for a segment of no length. */
+static int side_of(const strata_loops *l, uint64_t a, uint64_t b, const double n[3],
+                   double out[3])
+{
+    const double d[3] = {(double)l->x[b] - l->x[a], (double)l->y[b] - l->y[a],
+                         (double)l->z[b] - l->z[a]};
+    if (l->geometry == STRATA_RADIAL) {
+        out[0] = n[1] * d[2] - n[2] * d[1];
+        out[1] = n[2] * d[0] - n[0] * d[2];
+        out[2] = n[0] * d[1] - n[1] * d[0];
+    } else {
+        out[0] = d[2]; /* north = -z: map (X, Y) = (x, -z), left (-dY, dX) */
+        out[1] = 0.0;
+        out[2] = -d[0];
+    }
+    const double len = sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2]);
+    if (!(len > 0))
+        return 0;
+    for (int c = 0; c < 3; c++)
+        out[c] /= len;
+    return 1;
+}
+
+/* Where a ribbon's outer points go, per point k of a polyline: the up
+ * (FLAT +y, RADIAL the unit radial), the unit side the outer point lies
+ * towards, and how far (at most the width). */
+typedef struct reach {
+    double up[3], side[3], d;
+} reach;
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void cross3(const double a[3], const double b[3], double out[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Each point's up and side: the bisector of the sides of the segments
+ * before and after it, so the side is on the water side of both (a
+ * hairpin, whose sides cancel, keeps the side before it). */
+static void ribbon_sides(const strata_loops *l, const strata_loop *lp, reach *rc)
+{
+    const uint32_t n = lp->count;
+    double prev_side[3] = {0, 0, 0};
+    for (uint32_t k = 0; k < n; k++) {
+        const uint64_t p = lp->first + k;
+        double *nrm = rc[k].up, *s = rc[k].side;
+        nrm[0] = nrm[2] = 0.0;
+        nrm[1] = 1.0;
+        if (l->geometry == STRATA_RADIAL) {
+            const double d[3] = {(double)l->x[p] - l->center[0], (double)l->y[p] - l->center[1],
+                                 (double)l->z[p] - l->center[2]};
+            const double len = sqrt(dot3(d, d));
+            for (int c = 0; c < 3; c++)
+                nrm[c] = d[c] / len;
+        }
+        double t[3];
+        int have = 0;
+        s[0] = s[1] = s[2] = 0.0;
+        if (lp->closed || k > 0)
+            if (side_of(l, lp->first + (k + n - 1) % n, p, nrm, t)) {
+                for (int c = 0; c < 3; c++)
+                    s[c] += t[c];
+                have = 1;
+            }
+        if (lp->closed || k + 1 < n)
+            if (side_of(l, p, lp->first + (k + 1) % n, nrm, t)) {
+                for (int c = 0; c < 3; c++)
+                    s[c] += t[c];
+                have = 1;
+            }
+        const double up = dot3(s, nrm); /* RADIAL: keep it tangent */
+        for (int c = 0; c < 3; c++)
+            s[c] -= up * nrm[c];
+        double len = sqrt(dot3(s, s));
+        if (!have || !(len > 1e-12)) { /* a hairpin or no length: as before */
+            memcpy(s, prev_side, sizeof prev_side);
+            len = sqrt(dot3(s, s));
+            if (!(len > 0)) {
+                s[0] = l->geometry == STRATA_RADIAL ? 0 : 1;
+                len = 1;
+            }
+        }
+        for (int c = 0; c < 3; c++)
+            s[c] /= len;
+        memcpy(prev_side, s, sizeof prev_side);
+    }
+}
+
+/* Where the coast bends towards the water more sharply than the width
+ * allows, the sides of a segment's two ends meet before the width: the
+ * outer points would pass each other and the quad between them fold
+ * over.  Each end reaches at most REACH_MEET of the way to where they
+ * meet (worked in the plane through the segment's first point square to
+ * its up), so every quad stays a convex one, a triangle with its tip cut
+ * off, both of its triangles facing up and its outer edge the coast's
+ * way round. */
+#define REACH_MEET 0.9
+
+static void ribbon_limit(const strata_loops *l, const strata_loop *lp, reach *rc)
+{
+    const uint32_t n = lp->count, segs = lp->closed ? n : n - 1;
+    for (uint32_t k = 0; k < segs; k++) {
+        const uint32_t j = (k + 1) % n;
+        const uint64_t p = lp->first + k, q = lp->first + j;
+        const double *up = rc[k].up;
+        double e1[3] = {(double)l->x[q] - l->x[p], (double)l->y[q] - l->y[p],
+                        (double)l->z[q] - l->z[p]};
+        const double h = dot3(e1, up);
+        for (int c = 0; c < 3; c++)
+            e1[c] -= h * up[c];
+        const double len = sqrt(dot3(e1, e1));
+        if (!(len > 0))
+            continue;
+        for (int c = 0; c < 3; c++)
+            e1[c] /= len;
+        double e2[3]; /* the water side of the segment */
+        cross3(up, e1, e2);
+        const double ax = dot3(rc[k].side, e1), ay = dot3(rc[k].side, e2);
+        const double bx = dot3(rc[j].side, e1), by = dot3(rc[j].side, e2);
+        /* p + ta a = q + tb b: ta = -len by / det, tb = -len ay / det */
+        const double det = bx * ay - ax * by;
+        if (!(ay > 0 && by > 0 && det < 0))
+            continue; /* apart, parallel, or a hairpin's: nothing to meet */
+        const double ta = -len * by / det, tb = -len * ay / det;
+        rc[k].d = fmin(rc[k].d, REACH_MEET * ta);
+        rc[j].d = fmin(rc[j].d, REACH_MEET * tb);
+    }
+}
+
+/* Outer point of pair w from its coast point at rc: FLAT d along the
+ * side; RADIAL along the great circle through the side, d away. */
+static void ribbon_outer(const strata_loops *l, const reach *rc, double rad, float level,
+                         strata_result *r, uint32_t w)
+{
+    if (l->geometry == STRATA_RADIAL) {
+        const double a = rc->d / rad, ca = cos(a), sa = sin(a);
+        r->x[w] = (float)(l->center[0] + rad * (ca * rc->up[0] + sa * rc->side[0]));
+        r->y[w] = (float)(l->center[1] + rad * (ca * rc->up[1] + sa * rc->side[1]));
+        r->z[w] = (float)(l->center[2] + rad * (ca * rc->up[2] + sa * rc->side[2]));
+    } else {
+        r->x[w] = (float)((double)r->x[w - 1] + rc->d * rc->side[0]);
+        r->y[w] = level;
+        r->z[w] = (float)((double)r->z[w - 1] + rc->d * rc->side[2]);
+    }
+}
+
+/* Triangle a, b, c of r faces up (FLAT +y, RADIAL away from the centre
+ * at a) with an area, in double from the stored floats. */
+static int faces_up(const strata_result *r, uint32_t a, uint32_t b, uint32_t c)
+{
+    const double u[3] = {(double)r->x[b] - r->x[a], (double)r->y[b] - r->y[a],
+                         (double)r->z[b] - r->z[a]};
+    const double v[3] = {(double)r->x[c] - r->x[a], (double)r->y[c] - r->y[a],
+                         (double)r->z[c] - r->z[a]};
+    double nrm[3];
+    cross3(u, v, nrm);
+    if (r->geometry != STRATA_RADIAL)
+        return nrm[1] > 0;
+    const double out[3] = {(double)r->x[a] - r->center[0], (double)r->y[a] - r->center[1],
+                           (double)r->z[a] - r->center[2]};
+    return dot3(nrm, out) > 0;
+}
+
+/* The limit above is worked in double on a plane; the stored points are
+ * floats (and on a sphere).  Where a quad's triangle still does not face
+ * up, both its ends draw in by half, until none is left or a pass limit
+ * (a segment of no length or a hairpin has no fix: it stays as it is). */
+#define SETTLE_PASSES 48
+
+static void ribbon_settle(const strata_loops *l, const strata_loop *lp, reach *rc, double rad,
+                          float level, strata_result *r, uint32_t v, uint32_t pairs)
+{
+    const uint32_t n = lp->count;
+    for (int pass = 0; pass < SETTLE_PASSES; pass++) {
+        int moved = 0;
+        for (uint32_t i = 1; i < pairs; i++) {
+            const uint32_t c1 = v + 2 * (i - 1), c0 = c1 + 2, o1 = c1 + 1, o0 = c0 + 1;
+            if (faces_up(r, c1, c0, o0) && faces_up(r, c1, o0, o1))
+                continue;
+            const uint32_t k1 = (i - 1) % n, k0 = i % n;
+            rc[k1].d *= 0.5;
+            rc[k0].d *= 0.5;
+            ribbon_outer(l, &rc[k1], rad, level, r, o1);
+            ribbon_outer(l, &rc[k0], rad, level, r, o0);
+            if (lp->closed && (k0 == 0 || k1 == 0)) /* pair 0 and pair n: one point */
+                ribbon_outer(l, &rc[0], rad, level, r, k0 == 0 ? v + 1 : v + 2 * n + 1);
+            moved = 1;
+        }
+        if (!moved)
+            return;
+    }
+}
+
+/* The shoreline's vertices and triangles of one polyline: pairs (coast,
+ * outer) from vertex v, U from 0, 6 indices a segment at ix; rc scratch
+ * for its points; returns the pairs written. */
+static uint32_t ribbon(const strata_loops *l, const strata_loop *lp, float level, float width,
+                       reach *rc, strata_result *r, uint32_t v, uint32_t *ix)
+{
+    const uint32_t n = lp->count, pairs = lp->closed ? n + 1 : n;
+    const double rad = (double)l->radius + level;
+    ribbon_sides(l, lp, rc);
+    for (uint32_t k = 0; k < n; k++)
+        rc[k].d = width;
+    ribbon_limit(l, lp, rc);
+    double along = 0.0;
+    for (uint32_t i = 0; i < pairs; i++) {
+        const uint32_t k = i % n;
+        const uint64_t p = lp->first + k;
+        if (i > 0) {
+            const uint64_t q = lp->first + (k + n - 1) % n;
+            const double d[3] = {(double)l->x[p] - l->x[q], (double)l->y[p] - l->y[q],
+                                 (double)l->z[p] - l->z[q]};
+            along += sqrt(dot3(d, d));
+        }
+        const uint32_t c0 = v + 2 * i, o0 = c0 + 1;
+        r->x[c0] = l->x[p];
+        r->y[c0] = l->y[p];
+        r->z[c0] = l->z[p];
+        ribbon_outer(l, &rc[k], rad, level, r, o0);
+        if (r->nx)
+            for (uint32_t w = c0; w <= o0; w++) {
+                r->nx[w] = (float)rc[k].up[0];
+                r->ny[w] = (float)rc[k].up[1];
+                r->nz[w] = (float)rc[k].up[2];
+            }
+        float *uv = r->uv + 2 * (size_t)(c0 - r->uv_first);
+        uv[0] = uv[2] = (float)(along / width);
+        uv[1] = 0.0f;
+        uv[3] = 1.0f;
+        if (i > 0) { /* coast forward, the water to the left: up-facing */
+            const uint32_t c1 = c0 - 2, o1 = c1 + 1;
+            const uint32_t tri[6] = {c1, c0, o0, c1, o0, o1};
+            memcpy(ix + 6 * (size_t)(i - 1), tri, sizeof tri);
+        }
+    }
+    ribbon_settle(l, lp, rc, rad, level, r, v, pairs);
+    return pairs;
+}
+
+strata_status strata_result_add_shoreline(strata_ctx *ctx, strata_result *r,
+                                          const strata_loops *l, uint32_t plane, float width)
+{
+    if (!ctx || !r || !l || r->shore_count || r->nuv || plane >= l->nplanes ||
+        !(width > 0) || !isfinite(width) || l->geometry != r->geometry)
+        return STRATA_ERR_INVALID_ARG;
+    const float level = l->levels[plane];
+    uint64_t pairs = 0, quads = 0;
+    uint32_t longest = 1;
+    for (uint64_t i = l->plane_first[plane]; i < l->plane_first[plane + 1]; i++) {
+        const strata_loop *lp = &l->loops[i];
+        if (lp->count < 2)
+            continue;
+        const uint64_t n = lp->closed ? lp->count + 1u : lp->count;
+        pairs += n;
+        quads += n - 1;
+        longest = lp->count > longest ? lp->count : longest;
+    }
+    const uint64_t nv = (uint64_t)r->nverts + 2 * pairs, ni = r->nindices + 6 * quads;
+    if (nv > UINT32_MAX)
+        return STRATA_ERR_OVERFLOW;
+    float *uv = strata__alloc_array(&r->alloc, pairs ? (size_t)(4 * pairs) : 1, sizeof(float));
+    reach *rc = strata__alloc_array(&r->alloc, longest, sizeof *rc);
+    strata_status st = uv && rc ? strata__result_grow(r, nv, ni) : STRATA_ERR_NOMEM;
+    if (st != STRATA_OK) {
+        strata__free(&r->alloc, uv);
+        strata__free(&r->alloc, rc);
+        return st;
+    }
+    r->uv = uv;
+    r->uv_first = r->nverts;
+    r->nuv = (uint32_t)(2 * pairs);
+    uint32_t v = r->nverts;
+    uint32_t *ix = r->indices + r->nindices;
+    for (uint64_t i = l->plane_first[plane]; i < l->plane_first[plane + 1]; i++) {
+        const strata_loop *lp = &l->loops[i];
+        if (lp->count < 2)
+            continue;
+        const uint32_t n = ribbon(l, lp, level, width, rc, r, v, ix);
+        v += 2 * n;
+        ix += 6 * (size_t)(n - 1);
+    }
+    strata__free(&r->alloc, rc);
+    r->shore_first = r->nindices;
+    r->shore_count = ni - r->nindices;
+    r->nverts = (uint32_t)nv;
+    r->nindices = ni;
+    return STRATA_OK;
+}

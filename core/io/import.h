@@ -1,0 +1,95 @@
+/* Mesh import (core/io/import.c): what the format readers build and the
+ * readers themselves.  A reader (core/io/ply.c, core/io/obj.c) turns its bytes
+ * into one list of positions and one list of fan-triangulated faces in a
+ * builder; import.c then welds, drops degenerate triangles, rotates to
+ * y-up, fixes the winding and makes the mesh, whatever the format. */
+#ifndef STRATA_IMPORT_H
+#define STRATA_IMPORT_H
+
+#include "base.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct strata_builder {
+    const strata_allocator *al;
+    float *xyz;         /* 3 * vcap floats */
+    size_t nv, vcap;
+    uint32_t *tri;      /* 3 * tcap ids */
+    size_t nt, tcap;
+    uint64_t dropped;   /* faces of < 3 corners, degenerate triangles */
+    /* the face being read, fan-triangulated as corners arrive */
+    uint32_t first, prev;
+    uint64_t corners;
+} strata_builder;
+
+/* Grow an array of `size`-byte elements with room for *cap of them to
+ * hold at least `need` (capacity doubling, from 64). */
+STRATA_HIDDEN strata_status strata__grow_slow(const strata_allocator *al, void **p, size_t *cap,
+                                              size_t need, size_t size);
+static inline strata_status strata__grow(const strata_allocator *al, void **p, size_t *cap,
+                                         size_t need, size_t size)
+{
+    return need <= *cap ? STRATA_OK : strata__grow_slow(al, p, cap, need, size);
+}
+
+/* Append a vertex: STRATA_ERR_NOT_FINITE for a NaN or infinite
+ * coordinate, STRATA_ERR_OVERFLOW past 2^32-1 vertices. */
+static inline strata_status strata__push_vertex(strata_builder *b, float x, float y, float z)
+{
+    if (!isfinite(x) || !isfinite(y) || !isfinite(z))
+        return STRATA_ERR_NOT_FINITE;
+    if (b->nv >= UINT32_MAX)
+        return STRATA_ERR_OVERFLOW;
+    strata_status st =
+        strata__grow(b->al, (void **)&b->xyz, &b->vcap, b->nv + 1, 3 * sizeof(float));
+    if (st != STRATA_OK)
+        return st;
+    b->xyz[3 * b->nv] = x;
+    b->xyz[3 * b->nv + 1] = y;
+    b->xyz[3 * b->nv + 2] = z;
+    b->nv++;
+    return STRATA_OK;
+}
+
+/* A face: begin, its corners in order, end.  Corner k >= 2 adds the fan
+ * triangle (first, prev, v); a face of fewer than 3 corners is dropped. */
+static inline void strata__face_begin(strata_builder *b) { b->corners = 0; }
+
+static inline strata_status strata__face_corner(strata_builder *b, uint32_t v)
+{
+    if (b->corners >= 2) {
+        if ((uint64_t)b->nt >= UINT32_MAX / 3)
+            return STRATA_ERR_OVERFLOW;
+        strata_status st =
+            strata__grow(b->al, (void **)&b->tri, &b->tcap, b->nt + 1, 3 * sizeof(uint32_t));
+        if (st != STRATA_OK)
+            return st;
+        b->tri[3 * b->nt] = b->first;
+        b->tri[3 * b->nt + 1] = b->prev;
+        b->tri[3 * b->nt + 2] = v;
+        b->nt++;
+    } else if (b->corners == 0) {
+        b->first = v;
+    }
+    b->prev = v;
+    b->corners++;
+    return STRATA_OK;
+}
+
+static inline void strata__face_end(strata_builder *b)
+{
+    if (b->corners < 3)
+        b->dropped++;
+}
+
+/* The readers.  PLY (core/io/ply.c): data[start..len) follows the magic
+ * line; *fmt says which of the three encodings it was.  OBJ (core/io/obj.c):
+ * the whole text.  Errors as strata_mesh_decode documents; the builder
+ * keeps what was read (the caller frees it). */
+STRATA_HIDDEN strata_status strata__ply_read(strata_builder *b, const uint8_t *data, size_t len,
+                                             size_t start, strata_import_format *fmt);
+STRATA_HIDDEN strata_status strata__obj_read(strata_builder *b, const uint8_t *data, size_t len);
+
+#endif

@@ -1,0 +1,540 @@
+/* PLY files: reading ASCII, binary little- and big-endian PLY into the
+ * importer's builder (import.h), and writing results as binary
+ * little-endian PLY (write.h).
+ *
+ * Reading: every count a header claims is checked against the bytes that
+ * follow it before anything of that size is allocated.
+ *
+ * Writing: a header and fixed-size records (vertices, then faces in index
+ * order), so the file is laid out as spans written in parallel blocks
+ * (output.h), the same bytes for any thread count. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "base/alloc.h"
+#include "base/ctx.h"
+#include "io/import.h"
+#include "base/lex.h"
+#include "mesh/result.h"
+#include "io/write.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Reading                                                             */
+/* ------------------------------------------------------------------ */
+
+enum { T_CHAR, T_UCHAR, T_SHORT, T_USHORT, T_INT, T_UINT, T_FLOAT, T_DOUBLE, T_COUNT };
+static const char *const type_names[T_COUNT][2] = {
+    {"char", "int8"},   {"uchar", "uint8"}, {"short", "int16"},  {"ushort", "uint16"},
+    {"int", "int32"},   {"uint", "uint32"}, {"float", "float32"}, {"double", "float64"},
+};
+static const uint8_t type_size[T_COUNT] = {1, 1, 2, 2, 4, 4, 4, 8};
+#define IS_INTEGER(t) ((t) < T_FLOAT)
+
+enum { ROLE_NONE, ROLE_X, ROLE_Y, ROLE_Z, ROLE_INDICES };
+enum { ELEM_OTHER, ELEM_VERTEX, ELEM_FACE };
+enum { PLY_ASCII, PLY_LE, PLY_BE };
+
+/* Header limits (documented in strata.h). */
+#define PLY_MAX_ELEMENTS 64
+#define PLY_MAX_PROPERTIES 1024
+
+typedef struct ply_prop {
+    uint8_t list, type, count_type, role;
+} ply_prop;
+
+typedef struct ply_elem {
+    uint8_t kind;
+    uint64_t count;
+    uint32_t first, nprops;
+} ply_elem;
+
+typedef struct ply {
+    int format;
+    ply_elem elem[PLY_MAX_ELEMENTS];
+    ply_prop prop[PLY_MAX_PROPERTIES];
+    uint32_t nelem, nprop;
+    uint64_t nverts; /* declared vertex count */
+    const uint8_t *p, *end;
+} ply;
+
+static int type_from(const char *t, size_t n)
+{
+    for (int i = 0; i < T_COUNT; i++)
+        for (int j = 0; j < 2; j++)
+            if (strlen(type_names[i][j]) == n && !memcmp(t, type_names[i][j], n))
+                return i;
+    return -1;
+}
+
+/* Split a header line into at most `max` tokens separated by spaces or
+ * tabs; returns the token count, or max + 1 when there are more. */
+static size_t split(const char *s, size_t n, const char **tok, size_t *len, size_t max)
+{
+    size_t k = 0, i = 0;
+    while (i < n) {
+        while (i < n && (s[i] == ' ' || s[i] == '\t'))
+            i++;
+        if (i == n)
+            break;
+        if (k == max)
+            return max + 1;
+        const size_t from = i;
+        while (i < n && s[i] != ' ' && s[i] != '\t')
+            i++;
+        tok[k] = s + from;
+        len[k] = i - from;
+        k++;
+    }
+    return k;
+}
+
+/* Parse the header from just after "ply\n" up to and including the
+ * "end_header" line; leaves p->p at the first data byte. */
+static strata_status ply_header(ply *h, const uint8_t *data, size_t len, size_t start)
+{
+    const char *s = (const char *)data;
+    size_t pos = start;
+    bool have_format = false;
+    for (;;) {
+        const char *nl = memchr(s + pos, '\n', len - pos);
+        if (!nl)
+            return STRATA_ERR_TRUNCATED; /* the header never ends */
+        size_t n = (size_t)(nl - (s + pos));
+        const char *line = s + pos;
+        pos += n + 1;
+        if (n > 0 && line[n - 1] == '\r')
+            n--;
+        if (memchr(line, '\0', n))
+            return STRATA_ERR_FORMAT;
+        const char *tok[6];
+        size_t tl[6];
+        size_t k = split(line, n, tok, tl, 5);
+        if (k == 0)
+            continue; /* tolerate blank lines */
+        if (strata__tok_eq(tok[0], tl[0], "comment") || strata__tok_eq(tok[0], tl[0], "obj_info"))
+            continue;
+        if (k > 5)
+            return STRATA_ERR_FORMAT;
+        if (strata__tok_eq(tok[0], tl[0], "end_header")) {
+            if (k != 1 || !have_format)
+                return STRATA_ERR_FORMAT;
+            break;
+        }
+        if (strata__tok_eq(tok[0], tl[0], "format")) {
+            if (have_format || h->nelem || k != 3 || !strata__tok_eq(tok[2], tl[2], "1.0"))
+                return STRATA_ERR_FORMAT;
+            if (strata__tok_eq(tok[1], tl[1], "ascii"))
+                h->format = PLY_ASCII;
+            else if (strata__tok_eq(tok[1], tl[1], "binary_little_endian"))
+                h->format = PLY_LE;
+            else if (strata__tok_eq(tok[1], tl[1], "binary_big_endian"))
+                h->format = PLY_BE;
+            else
+                return STRATA_ERR_FORMAT;
+            have_format = true;
+        } else if (strata__tok_eq(tok[0], tl[0], "element")) {
+            int64_t count;
+            if (k != 3 || h->nelem == PLY_MAX_ELEMENTS ||
+                strata__parse_integer(tok[2], tl[2], &count) != STRATA_OK || count < 0)
+                return STRATA_ERR_FORMAT;
+            ply_elem *e = &h->elem[h->nelem++];
+            e->kind = strata__tok_eq(tok[1], tl[1], "vertex") ? ELEM_VERTEX
+                      : strata__tok_eq(tok[1], tl[1], "face") ? ELEM_FACE
+                                                      : ELEM_OTHER;
+            for (uint32_t i = 0; i + 1 < h->nelem; i++)
+                if (e->kind != ELEM_OTHER && h->elem[i].kind == e->kind)
+                    return STRATA_ERR_FORMAT; /* a second vertex or face element */
+            e->count = (uint64_t)count;
+            e->first = h->nprop;
+            e->nprops = 0;
+        } else if (strata__tok_eq(tok[0], tl[0], "property")) {
+            if (h->nelem == 0 || h->nprop == PLY_MAX_PROPERTIES)
+                return STRATA_ERR_FORMAT;
+            ply_elem *e = &h->elem[h->nelem - 1];
+            ply_prop *pr = &h->prop[h->nprop];
+            memset(pr, 0, sizeof *pr);
+            const char *name;
+            size_t nlen;
+            if (k == 5 && strata__tok_eq(tok[1], tl[1], "list")) {
+                int ct = type_from(tok[2], tl[2]), it = type_from(tok[3], tl[3]);
+                if (ct < 0 || it < 0 || !IS_INTEGER(ct))
+                    return STRATA_ERR_FORMAT;
+                pr->list = 1;
+                pr->count_type = (uint8_t)ct;
+                pr->type = (uint8_t)it;
+                name = tok[4];
+                nlen = tl[4];
+            } else if (k == 3) {
+                int t = type_from(tok[1], tl[1]);
+                if (t < 0)
+                    return STRATA_ERR_FORMAT;
+                pr->type = (uint8_t)t;
+                name = tok[2];
+                nlen = tl[2];
+            } else {
+                return STRATA_ERR_FORMAT;
+            }
+            int role = ROLE_NONE;
+            if (e->kind == ELEM_VERTEX)
+                role = strata__tok_eq(name, nlen, "x") ? ROLE_X
+                       : strata__tok_eq(name, nlen, "y") ? ROLE_Y
+                       : strata__tok_eq(name, nlen, "z") ? ROLE_Z
+                                                 : ROLE_NONE;
+            else if (e->kind == ELEM_FACE &&
+                     (strata__tok_eq(name, nlen, "vertex_indices") || strata__tok_eq(name, nlen, "vertex_index")))
+                role = ROLE_INDICES;
+            for (uint32_t i = e->first; i < h->nprop && role != ROLE_NONE; i++) {
+                if (h->prop[i].role == role) {
+                    if (role != ROLE_INDICES)
+                        return STRATA_ERR_FORMAT; /* x twice */
+                    role = ROLE_NONE;             /* both spellings: use the first */
+                }
+            }
+            if ((role == ROLE_X || role == ROLE_Y || role == ROLE_Z) && pr->list)
+                return STRATA_ERR_FORMAT;
+            if (role == ROLE_INDICES && (!pr->list || !IS_INTEGER(pr->type)))
+                return STRATA_ERR_FORMAT;
+            pr->role = (uint8_t)role;
+            h->nprop++;
+            e->nprops++;
+        } else {
+            return STRATA_ERR_FORMAT;
+        }
+    }
+    /* The vertex element must have x, y and z; a face element its list. */
+    h->nverts = 0;
+    for (uint32_t i = 0; i < h->nelem; i++) {
+        const ply_elem *e = &h->elem[i];
+        unsigned roles = 0;
+        for (uint32_t j = 0; j < e->nprops; j++)
+            roles |= 1u << h->prop[e->first + j].role;
+        if (e->kind == ELEM_VERTEX) {
+            if ((roles & 0xeu) != 0xeu)
+                return STRATA_ERR_FORMAT;
+            h->nverts = e->count;
+        }
+        if (e->kind == ELEM_FACE && !(roles & (1u << ROLE_INDICES)))
+            return STRATA_ERR_FORMAT;
+    }
+    h->p = data + pos;
+    h->end = data + len;
+
+    /* Every element instance needs some bytes: binary, the sizes of its
+     * scalars and list counts; ASCII, a token and a separator per property
+     * (the last token may end the file).  Claims the data cannot hold are
+     * refused here, before the vertex array is allocated. */
+    const uint64_t remaining = (uint64_t)(h->end - h->p);
+    const uint64_t budget = h->format == PLY_ASCII ? (remaining + 1) / 2 : remaining;
+    uint64_t need = 0;
+    for (uint32_t i = 0; i < h->nelem; i++) {
+        const ply_elem *e = &h->elem[i];
+        uint64_t per = 0;
+        for (uint32_t j = 0; j < e->nprops; j++) {
+            const ply_prop *pr = &h->prop[e->first + j];
+            per += h->format == PLY_ASCII ? 1 : pr->list ? type_size[pr->count_type]
+                                                         : type_size[pr->type];
+        }
+        if (per && e->count > (budget - need) / per)
+            return STRATA_ERR_TRUNCATED;
+        need += per * e->count;
+    }
+    if (h->nverts > UINT32_MAX)
+        return STRATA_ERR_OVERFLOW;
+    return STRATA_OK;
+}
+
+/* Binary scalars. */
+static uint64_t load_bytes(const uint8_t *p, unsigned n, bool be)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)p[be ? n - 1 - i : i] << (8 * i);
+    return v;
+}
+
+/* A binary scalar of type t as a double (integers exactly). */
+static double scalar_value(const uint8_t *p, int t, bool be)
+{
+    const uint64_t u = load_bytes(p, type_size[t], be);
+    switch (t) {
+    case T_CHAR: return (double)(int8_t)u;
+    case T_UCHAR: return (double)(uint8_t)u;
+    case T_SHORT: return (double)(int16_t)u;
+    case T_USHORT: return (double)(uint16_t)u;
+    case T_INT: return (double)(int32_t)u;
+    case T_UINT: return (double)(uint32_t)u;
+    case T_FLOAT: {
+        uint32_t b = (uint32_t)u;
+        float f;
+        memcpy(&f, &b, sizeof f);
+        return (double)f;
+    }
+    default: {
+        double d;
+        memcpy(&d, &u, sizeof d);
+        return d;
+    }
+    }
+}
+
+/* A binary integer scalar as int64 (t is an integer type). */
+static int64_t integer_value(const uint8_t *p, int t, bool be)
+{
+    const uint64_t u = load_bytes(p, type_size[t], be);
+    switch (t) {
+    case T_CHAR: return (int8_t)u;
+    case T_SHORT: return (int16_t)u;
+    case T_INT: return (int32_t)u;
+    default: return (int64_t)u; /* unsigned types */
+    }
+}
+
+/* The next ASCII token (whitespace-separated). */
+static strata_status next_token(ply *h, const char **t, size_t *n)
+{
+    const uint8_t *p = h->p;
+    while (p < h->end && strata__is_space(*p))
+        p++;
+    if (p == h->end)
+        return STRATA_ERR_TRUNCATED;
+    const uint8_t *s = p;
+    while (p < h->end && !strata__is_space(*p))
+        p++;
+    *t = (const char *)s;
+    *n = (size_t)(p - s);
+    h->p = p;
+    return STRATA_OK;
+}
+
+/* One value of a property as an integer (list counts and indices) or as
+ * a float (coordinates); skipped values are only checked. */
+static strata_status ply_integer(ply *h, int type, int64_t *out)
+{
+    if (h->format == PLY_ASCII) {
+        const char *t;
+        size_t n;
+        strata_status st = next_token(h, &t, &n);
+        return st != STRATA_OK ? st : strata__parse_integer(t, n, out);
+    }
+    if ((size_t)(h->end - h->p) < type_size[type])
+        return STRATA_ERR_TRUNCATED;
+    *out = integer_value(h->p, type, h->format == PLY_BE);
+    h->p += type_size[type];
+    return STRATA_OK;
+}
+
+static strata_status ply_real(ply *h, int type, float *out)
+{
+    if (h->format == PLY_ASCII) {
+        const char *t;
+        size_t n;
+        strata_status st = next_token(h, &t, &n);
+        return st != STRATA_OK ? st : strata__parse_real(t, n, out);
+    }
+    if ((size_t)(h->end - h->p) < type_size[type])
+        return STRATA_ERR_TRUNCATED;
+    if (out) {
+        /* Out of float range: infinite (a plain conversion would be
+         * undefined behaviour in ISO C), refused later as NOT_FINITE. */
+        const double dv = scalar_value(h->p, type, h->format == PLY_BE);
+        *out = fabs(dv) > FLT_MAX ? (float)copysign(INFINITY, dv) : (float)dv;
+    }
+    h->p += type_size[type];
+    return STRATA_OK;
+}
+
+static strata_status ply_body(ply *h, strata_builder *b)
+{
+    strata_status st;
+    /* nverts fits the data (checked by the header): allocate it at once. */
+    if ((st = strata__grow(b->al, (void **)&b->xyz, &b->vcap, (size_t)h->nverts, 3 * sizeof(float))) !=
+        STRATA_OK)
+        return st;
+    for (uint32_t ei = 0; ei < h->nelem; ei++) {
+        const ply_elem *e = &h->elem[ei];
+        if (e->nprops == 0)
+            continue;
+        for (uint64_t i = 0; i < e->count; i++) {
+            float v[3] = {0, 0, 0};
+            for (uint32_t j = 0; j < e->nprops; j++) {
+                const ply_prop *pr = &h->prop[e->first + j];
+                if (!pr->list) {
+                    float *dst = pr->role >= ROLE_X && pr->role <= ROLE_Z ? &v[pr->role - ROLE_X]
+                                                                          : NULL;
+                    if ((st = ply_real(h, pr->type, dst)) != STRATA_OK)
+                        return st;
+                    continue;
+                }
+                int64_t count;
+                if ((st = ply_integer(h, pr->count_type, &count)) != STRATA_OK)
+                    return st;
+                if (count < 0)
+                    return STRATA_ERR_FORMAT;
+                /* Each item takes at least a byte: a bigger count cannot fit. */
+                if ((uint64_t)count > (uint64_t)(h->end - h->p))
+                    return STRATA_ERR_TRUNCATED;
+                if (pr->role == ROLE_INDICES)
+                    strata__face_begin(b);
+                for (int64_t k = 0; k < count; k++) {
+                    if (pr->role != ROLE_INDICES) {
+                        if ((st = ply_real(h, pr->type, NULL)) != STRATA_OK)
+                            return st;
+                        continue;
+                    }
+                    int64_t id;
+                    if ((st = ply_integer(h, pr->type, &id)) != STRATA_OK)
+                        return st;
+                    if (id < 0 || (uint64_t)id >= h->nverts)
+                        return STRATA_ERR_BAD_MESH;
+                    if ((st = strata__face_corner(b, (uint32_t)id)) != STRATA_OK)
+                        return st;
+                }
+                if (pr->role == ROLE_INDICES)
+                    strata__face_end(b);
+            }
+            if (e->kind == ELEM_VERTEX && (st = strata__push_vertex(b, v[0], v[1], v[2])) != STRATA_OK)
+                return st;
+        }
+    }
+    return STRATA_OK;
+}
+
+strata_status strata__ply_read(strata_builder *b, const uint8_t *data, size_t len, size_t start,
+                               strata_import_format *fmt)
+{
+    ply *h = strata__alloc(b->al, sizeof *h); /* ~ 10 KiB: not on the stack */
+    if (!h)
+        return STRATA_ERR_NOMEM;
+    memset(h, 0, sizeof *h);
+    strata_status st = ply_header(h, data, len, start);
+    if (st == STRATA_OK) {
+        *fmt = h->format == PLY_ASCII ? STRATA_IMPORT_PLY_ASCII
+               : h->format == PLY_LE  ? STRATA_IMPORT_PLY_LE
+                                      : STRATA_IMPORT_PLY_BE;
+        st = ply_body(h, b);
+    }
+    strata__free(b->al, h);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                             */
+/* ------------------------------------------------------------------ */
+
+/* A vertex with its normal: src[0..5] = x, y, z, nx, ny, nz (rec 24). */
+static void enc_ply_vertex_normal(const strata_span *s, uint64_t i, uint64_t n,
+                                  unsigned char *restrict p)
+{
+    const float *restrict x = s->src[0], *restrict y = s->src[1], *restrict z = s->src[2];
+    const float *restrict nx = s->src[3], *restrict ny = s->src[4], *restrict nz = s->src[5];
+    for (const uint64_t end = i + n; i < end; i++) {
+        p = put_f32(p, x[i]);
+        p = put_f32(p, y[i]);
+        p = put_f32(p, z[i]);
+        p = put_f32(p, nx[i]);
+        p = put_f32(p, ny[i]);
+        p = put_f32(p, nz[i]);
+    }
+}
+
+/* Faces of one strata_range: src[0] its first index, tag = terrace, wall. */
+enum { PLY_FACE = 1 + 12 + 4 + 1 };
+static void enc_ply_face(const strata_span *s, uint64_t i, uint64_t n, unsigned char *restrict p)
+{
+    const uint32_t *restrict ix = (const uint32_t *)s->src[0] + 3 * i;
+    const uint32_t terrace = s->tag[0];
+    const unsigned char wall = (unsigned char)s->tag[1];
+    for (uint64_t f = 0; f < n; f++, ix += 3) {
+        *p++ = 3;
+        p = put_u32(p, ix[0]);
+        p = put_u32(p, ix[1]);
+        p = put_u32(p, ix[2]);
+        p = put_u32(p, terrace);
+        *p++ = wall;
+    }
+}
+
+/* The faces of indices [from, to) as a span (whole triangles only, as
+ * many as fit). */
+static strata_span ply_faces(const strata_result *r, uint64_t from, uint64_t to, int32_t terrace,
+                             unsigned char wall)
+{
+    strata_span sp = {.encode = enc_ply_face, .n = (to - from) / 3, .rec = PLY_FACE};
+    sp.src[0] = r->indices + from;
+    sp.tag[0] = (uint32_t)terrace;
+    sp.tag[1] = wall;
+    return sp;
+}
+
+/* The file: header, vertices, then one span of faces per strata_range. */
+static void write_spans(strata_out *o, const strata_result *r, const strata_range *rg, size_t nrg,
+                        const char *extras)
+{
+    strata_span *sp = strata__alloc_array(o->al, 2 * nrg + 3, sizeof *sp);
+    if (!sp) {
+        o->err = ENOMEM;
+        return;
+    }
+    const int normals = r->nx != NULL;
+    char head[512 + STRATA_TILE_EXTRAS_MAX];
+    const int hl = snprintf(
+        head, sizeof head,
+        "ply\nformat binary_little_endian 1.0\ncomment generated by strata %s\n%s%s%s"
+        "element vertex %lu\nproperty float x\nproperty float y\nproperty float z\n%s"
+        "element face %llu\nproperty list uchar uint vertex_indices\n"
+        "property int terrace\nproperty uchar wall\nend_header\n",
+        STRATA_VERSION, extras ? "comment strata " : "", extras ? extras : "",
+        extras ? "\n" : "", (unsigned long)r->nverts,
+        normals ? "property float nx\nproperty float ny\nproperty float nz\n" : "",
+        (unsigned long long)(r->nindices / 3));
+    size_t n = 0;
+    sp[n++] = (strata_span){.encode = strata__enc_bytes, .n = (uint64_t)hl, .rec = 1,
+                            .src = {head}};
+    if (normals)
+        sp[n++] = (strata_span){.encode = enc_ply_vertex_normal, .n = r->nverts, .rec = 24,
+                                .src = {r->x, r->y, r->z, r->nx, r->ny, r->nz}};
+    else
+        sp[n++] = (strata_span){.encode = strata__enc_vec3, .n = r->nverts, .rec = 12,
+                                .src = {r->x, r->y, r->z}};
+
+    /* Faces in index order; a face outside every strata_range (no result the
+     * library makes has one) gets terrace -1. */
+    uint64_t pos = 0;
+    for (size_t k = 0; k < nrg; k++) {
+        const uint64_t first = rg[k].first > pos ? rg[k].first : pos;
+        const uint64_t end = rg[k].first + rg[k].count;
+        if (first > pos)
+            sp[n++] = ply_faces(r, pos, first, -1, 0);
+        if (end > first)
+            sp[n++] = ply_faces(r, first, end, rg[k].terrace, rg[k].wall);
+        if (end > pos)
+            pos = end;
+    }
+    if (pos < r->nindices)
+        sp[n++] = ply_faces(r, pos, r->nindices, -1, 0);
+    strata__out_spans(o, sp, n);
+    strata__free(o->al, sp);
+}
+
+strata_status strata__ply_write(strata_ctx *ctx, const strata_result *r, const char *path,
+                               const char *extras)
+{
+    const int saved_errno = errno;
+    size_t nrg = 0;
+    strata_range *rg = strata__sorted_ranges(r, &ctx->alloc, &nrg);
+    if (!rg)
+        return STRATA_ERR_NOMEM;
+    strata_out f = STRATA_OUT_INIT(ctx);
+    if (strata__out_open(&f, path, ctx) == 0) {
+        write_spans(&f, r, rg, nrg, extras);
+        strata__out_finish(&f);
+    }
+    strata__free(&ctx->alloc, rg);
+    return strata__write_finish(ctx, &f, &path, 1, saved_errno);
+}

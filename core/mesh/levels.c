@@ -1,0 +1,81 @@
+/* Terrace plane heights: validation, height range, uniform and curved
+ * distributions, and the defaults of the slicer's options (which carry
+ * the planes). */
+#include "mesh/mesh.h"
+
+#include <math.h>
+#include <string.h>
+
+void strata_slice_defaults(strata_slice_options *opt)
+{
+    if (!opt)
+        return;
+    memset(opt, 0, sizeof *opt);
+    opt->levels = NULL;
+    opt->nlevels = 0;
+    opt->walls = STRATA_WALLS_UPPER;
+    opt->normals = 0;
+    opt->areas = 0;
+}
+
+strata_status strata_levels_validate(const float *levels, uint32_t n)
+{
+    if (!levels || n == 0 || n > STRATA_MAX_LEVELS)
+        return STRATA_ERR_BAD_LEVELS;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!isfinite(levels[k]))
+            return STRATA_ERR_BAD_LEVELS;
+        if (k > 0 && !(levels[k] > levels[k - 1]))
+            return STRATA_ERR_BAD_LEVELS;
+    }
+    return STRATA_OK;
+}
+
+strata_status strata_mesh_height_range(const strata_mesh *m, float *hmin, float *hmax)
+{
+    if (!m || !hmin || !hmax || m->nverts == 0)
+        return STRATA_ERR_INVALID_ARG;
+    float lo = m->h[0], hi = m->h[0];
+    int finite = 1;
+    for (uint32_t i = 0; i < m->nverts; i++) {
+        const float h = m->h[i];
+        finite &= isfinite(h);
+        lo = h < lo ? h : lo;
+        hi = h > hi ? h : hi;
+    }
+    if (!finite)
+        return STRATA_ERR_NOT_FINITE;
+    *hmin = lo;
+    *hmax = hi;
+    return STRATA_OK;
+}
+
+strata_status strata_levels_range(float hmin, float hmax, uint32_t n, const strata_curve *curve,
+                                  float *levels)
+{
+    if (!levels)
+        return STRATA_ERR_INVALID_ARG;
+    if (n == 0 || n > STRATA_MAX_LEVELS || !isfinite(hmin) || !isfinite(hmax) || hmax < hmin)
+        return STRATA_ERR_BAD_LEVELS;
+    const double range = hmax > hmin ? (double)hmax - hmin : (double)n;
+    for (uint32_t k = 0; k < n; k++) {
+        double f = (double)k / n;
+        if (curve)
+            f = strata_curve_eval(curve, (float)f);
+        levels[k] = (float)(hmin + f * range);
+    }
+    levels[0] = hmin; /* exact, whatever the curve does at 0 */
+    return strata_levels_validate(levels, n);
+}
+
+strata_status strata_levels_uniform(const strata_mesh *m, uint32_t n, const strata_curve *curve,
+                                    float *levels)
+{
+    if (!m || !levels || n == 0 || n > STRATA_MAX_LEVELS)
+        return n == 0 || n > STRATA_MAX_LEVELS ? STRATA_ERR_BAD_LEVELS : STRATA_ERR_INVALID_ARG;
+    float hmin, hmax;
+    strata_status st = strata_mesh_height_range(m, &hmin, &hmax);
+    if (st != STRATA_OK)
+        return st;
+    return strata_levels_range(hmin, hmax, n, curve, levels);
+}

@@ -1,0 +1,97 @@
+/* Worlds: the world object shared by world.c (chunks) and world_dir.c
+ * (directories of tiles, tilesets). */
+#ifndef STRATA_WORLD_H
+#define STRATA_WORLD_H
+
+#include "base/alloc.h"
+#include "base/ctx.h"
+#include "mesh/lattice.h"
+#include "mesh/mesh.h"
+#include "mesh/result.h"
+#include "world/tileset.h"
+
+#include <stdint.h>
+
+struct strata_world {
+    strata_allocator alloc;
+    strata_world_kind kind;
+    uint64_t serial; /* tells contexts' scratch which world it was sized for */
+    strata_planet_lattice planet;
+    strata_terrain_lattice terrain;
+    uint32_t leaf_depth; /* terrains: depth of tiles in the quadtree */
+    int has_noise;
+    strata_fbm fbm;
+    const strata_curve *curve;
+    float *levels;
+    uint32_t nlevels;
+    strata_walls walls;
+    int normals;
+    strata_height_fn edit;
+    void *edit_user;
+    uint64_t fingerprint;
+    /* planets, for strata_world_chunks_near and tile boxes: per coarse
+     * triangle its axis (unit centroid direction) and the angle (radians)
+     * from it within which its vertices and ring lie */
+    float *cap;
+    /* levels of detail (core/world/world_lod.c) */
+    int lod, skirts;
+    double simplify; /* strata_world_options.simplify_roofs */
+    int lod_coarsen; /* 1: inner tiles at half a leaf's resolution along a side */
+    strata_tileset_desc layout;            /* ids of the tiles, per depth */
+    strata_planet_lattice *lod_planet;     /* depth k < C: level L-C+k, chunk level k */
+    strata_terrain_lattice *lod_terrain;   /* depth k < D: stride 2^(D-k) */
+    float **lod_cap;                       /* planets: caps of depth k's triangles */
+    double lod_error[STRATA_TILESET_DEPTHS], lod_skirt[STRATA_TILESET_DEPTHS];
+};
+
+/* The lod part of w (options o; w's lattice, planes and noise set):
+ * the coarser lattices, the layout of the ids and the errors; also
+ * w->layout without lod.  STRATA_ERR_NOMEM, errors of the heightmap. */
+STRATA_HIDDEN strata_status strata__world_lod_init(strata_ctx *ctx, strata_world *w,
+                                                   const strata_world_options *o);
+STRATA_HIDDEN void strata__world_lod_free(strata_world *w);
+/* Depth and index within the depth of chunk id (< the chunk count). */
+static inline void strata__world_locate(const strata_world *w, uint64_t id, uint32_t *depth,
+                                        uint64_t *index)
+{
+    strata__tileset_locate(&w->layout, id, depth, index);
+}
+/* Build chunk id's lattice (with its ring) into m (any depth). */
+STRATA_HIDDEN strata_status strata__world_lattice(const strata_world *w, uint64_t id,
+                                                  strata_ring_scratch *ring,
+                                                  strata_tile_scratch *tile, strata_mesh *m);
+/* Planets: the cap of chunk id (axis, angle), see cap above. */
+STRATA_HIDDEN const float *strata__world_cap(const strata_world *w, uint64_t id);
+/* The corners of chunk id's coarse triangle (planets) or its cells
+ * (terrains: x0, z0, x1, z1 in grid vertices of the source). */
+STRATA_HIDDEN void strata__world_chunk_region(const strata_world *w, uint64_t id,
+                                              float corners[9], uint32_t cells[4]);
+
+/* Working memory of skirts, reused tile after tile. */
+typedef struct strata_skirt_scratch {
+    const strata_allocator *al;
+    uint8_t *side; /* per vertex of r: the sides of the tile it lies near */
+    size_t side_cap;
+    uint64_t *slots; /* edge hash table: key, count */
+    size_t slot_cap;
+    uint64_t *cand; /* candidate edges u << 32 | v, then the border ones */
+    size_t cand_cap;
+    uint32_t *pos; /* with normals: position bits -> first vertex there */
+    size_t pos_cap;
+} strata_skirt_scratch;
+STRATA_HIDDEN void strata__skirt_scratch_free(strata_skirt_scratch *s);
+
+/* Add the skirt of chunk id to r (sliced from its lattice): for every
+ * border edge of r's surface (an edge of one triangle only) that is not
+ * vertical, two triangles down to copies of its ends lowered by
+ * `depth` (planets: towards the centre, to at most half the radius),
+ * facing outwards; sets r's skirt range. */
+STRATA_HIDDEN strata_status strata__skirt_add(const strata_world *w, uint64_t id,
+                                              strata_result *r, double depth,
+                                              strata_skirt_scratch *s);
+
+/* What a tileset needs to know of w (ext: ".glb" or ".ply"). */
+STRATA_HIDDEN void strata__world_tileset_desc(const strata_world *w, const char *ext,
+                                              strata_tileset_desc *d);
+
+#endif
