@@ -11,7 +11,7 @@
  *    corners' position bits, rotated to start at the smallest corner;
  *    terrace; roof or wall), equals the whole mesh's slice;
  *  - each chunk's result is manifold by vertex id (no directed edge
- *    twice, DESIGN.md property 2) and a disc (Euler characteristic 1);
+ *    twice, docs/DESIGN.md property 2) and a disc (Euler characteristic 1);
  *  - seams: every border edge of a chunk's result meets the reversed
  *    edge, at the same position bits, of another chunk, unless it lies on
  *    the whole result's border (a terrain's domain border), so the tiles
@@ -65,12 +65,6 @@ typedef struct {
 
 static int cmp_tri(const void *a, const void *b) { return memcmp(a, b, sizeof(tri_key)); }
 static int cmp_edge(const void *a, const void *b) { return memcmp(a, b, sizeof(edge_key)); }
-
-static int cmp_u64(const void *pa, const void *pb)
-{
-    const uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return a < b ? -1 : a > b;
-}
 
 static void corner_bits(const strata_result_view *r, uint32_t v, uint32_t *w)
 {

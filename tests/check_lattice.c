@@ -39,12 +39,6 @@ static int cmp_tri(const void *pa, const void *pb)
     return memcmp(pa, pb, sizeof(tri_bits));
 }
 
-static int cmp_u64(const void *pa, const void *pb)
-{
-    const uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return a < b ? -1 : a > b;
-}
-
 /* Edge table checks of a chunk mesh. */
 static void check_edges(const strata_mesh *m, uint32_t own_verts, uint32_t own_edges,
                         uint32_t own_tris)

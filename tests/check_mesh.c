@@ -45,12 +45,6 @@ static void check_edge_table(const strata_mesh *m, uint32_t *border, uint32_t *o
 }
 
 /* Each directed edge (p -> q) used at most once: consistent orientation. */
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void check_oriented(const strata_mesh *m)
 {
     strata_mesh_view v;

@@ -1,4 +1,4 @@
-/* Suite "slice": the slicer's guarantees, numbered as in DESIGN.md ("What
+/* Suite "slice": the slicer's guarantees, numbered as in docs/DESIGN.md ("What
  * the slicer guarantees"), on grids, polygons, icospheres, shuffled random
  * meshes and heights exactly on planes, with 1, 2, 16 and 1000 terraces.
  * Comments and failure messages name them "property N":
@@ -99,12 +99,6 @@ static float h_ramp(float x, float z, int i)
 static const float half_planes[8] = {0, 0.5f, 1, 1.5f, 2, 2.5f, 3, 3.5f};
 
 /* ------------------------------------------------------------ checking */
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
 
 static void cross(const strata_result_view *r, uint32_t a, uint32_t b, uint32_t c, double n[3])
 {
@@ -606,30 +600,6 @@ END_TEST
 
 /* ------------------------------------------- heights within rounding */
 
-/* Two results hold the same bytes (what strata_slice_into promises). */
-static void same_result(const strata_result *ra, const strata_result *rb, const char *what)
-{
-    strata_result_view a, b;
-    strata_result_get_view(ra, &a);
-    strata_result_get_view(rb, &b);
-    require(a.nverts == b.nverts && a.nindices == b.nindices && a.nterraces == b.nterraces &&
-                a.walls == b.walls && a.geometry == b.geometry && a.radius == b.radius &&
-                !memcmp(a.center, b.center, sizeof a.center) && (a.nx == NULL) == (b.nx == NULL),
-            "%s: %u/%u vertices, %llu/%llu indices, %u/%u terraces, normals %d/%d", what,
-            a.nverts, b.nverts, (unsigned long long)a.nindices, (unsigned long long)b.nindices,
-            a.nterraces, b.nterraces, a.nx != NULL, b.nx != NULL);
-    require(!memcmp(a.x, b.x, sizeof(float) * a.nverts) &&
-                !memcmp(a.y, b.y, sizeof(float) * a.nverts) &&
-                !memcmp(a.z, b.z, sizeof(float) * a.nverts) &&
-                !memcmp(a.indices, b.indices, sizeof(uint32_t) * a.nindices) &&
-                !memcmp(a.terraces, b.terraces, sizeof(strata_terrace) * a.nterraces),
-            "%s: the bytes differ", what);
-    if (a.nx)
-        require(!memcmp(a.nx, b.nx, sizeof(float) * a.nverts) &&
-                    !memcmp(a.ny, b.ny, sizeof(float) * a.nverts) &&
-                    !memcmp(a.nz, b.nz, sizeof(float) * a.nverts),
-                "%s: the normals differ", what);
-}
 
 
 /* h moved by d ulps (d < 0: down). */

@@ -116,12 +116,6 @@ static double surface_volume(const strata_mesh *m, double base)
 
 /* ------------------------------------------------------------ checks */
 
-static int cmp_u64(const void *a, const void *b)
-{
-    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 typedef struct fan {
     uint32_t v, from, to; /* triangle (v, from, to) */
 } fan;

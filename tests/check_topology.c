@@ -152,19 +152,6 @@ static strata_result *terraces(strata_ctx *ctx)
     return r;
 }
 
-static void same_result(const strata_result *a, const strata_result *b)
-{
-    strata_result_view u, v;
-    strata_result_get_view(a, &u);
-    strata_result_get_view(b, &v);
-    ck_assert_uint_eq(u.nverts, v.nverts);
-    ck_assert_uint_eq(u.nindices, v.nindices);
-    const size_t fv = sizeof(float) * u.nverts;
-    ck_assert(!memcmp(u.x, v.x, fv) && !memcmp(u.y, v.y, fv) && !memcmp(u.z, v.z, fv));
-    ck_assert(!memcmp(u.nx, v.nx, fv) && !memcmp(u.ny, v.ny, fv) && !memcmp(u.nz, v.nz, fv));
-    ck_assert(!memcmp(u.indices, v.indices, sizeof(uint32_t) * u.nindices));
-}
-
 static void describe(strata_ctx *ctx, char *buf, size_t len)
 {
     ck_assert_ok(strata_ctx_binding(ctx, buf, len));
@@ -188,7 +175,7 @@ START_TEST(test_same_bytes)
                              on ? STRATA_ERR_UNSUPPORTED : STRATA_OK);
 #endif
             strata_result *r = terraces(ctx);
-            same_result(ref, r);
+            same_result(ref, r, "binding and threads");
             strata_result_destroy(r);
             strata_ctx_destroy(ctx);
         }

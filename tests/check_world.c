@@ -894,24 +894,6 @@ END_TEST
 
 /* ------------------------------------------------------------ sameness */
 
-/* The bytes of a result: positions, indices and the terrace table. */
-static void result_same(const strata_result *a, const strata_result *b, const char *what)
-{
-    strata_result_view u, v;
-    strata_result_get_view(a, &u);
-    strata_result_get_view(b, &v);
-    ck_assert_msg(u.nverts == v.nverts && u.nindices == v.nindices && u.nterraces == v.nterraces,
-                  "%s: counts differ", what);
-    ck_assert_msg(!memcmp(u.x, v.x, 4 * (size_t)u.nverts) &&
-                      !memcmp(u.y, v.y, 4 * (size_t)u.nverts) &&
-                      !memcmp(u.z, v.z, 4 * (size_t)u.nverts),
-                  "%s: positions differ", what);
-    ck_assert_msg(!memcmp(u.indices, v.indices, 4 * (size_t)u.nindices), "%s: indices differ",
-                  what);
-    ck_assert_msg(!memcmp(u.terraces, v.terraces, sizeof *u.terraces * u.nterraces),
-                  "%s: terraces differ", what);
-}
-
 static strata_world *small_planet(strata_ctx *ctx)
 {
     strata_world_options o;
@@ -958,7 +940,7 @@ START_TEST(test_simplified_chunks)
         after += v.nindices / 3;
         char what[48];
         snprintf(what, sizeof what, "simplified chunk %llu", (unsigned long long)id);
-        result_same(a, b, what);
+        same_result(a, b, what);
     }
     ck_assert_uint_lt(after, before);
     strata_result_destroy(a);
@@ -1004,7 +986,7 @@ START_TEST(test_chunk_independence)
                         snprintf(what, sizeof what, "chunk %llu, %s, %d threads",
                                  (unsigned long long)id, strata_isa_name((strata_isa)isa),
                                  threads);
-                        result_same(alone[k], r, what);
+                        same_result(alone[k], r, what);
                     }
             }
             strata_result_destroy(r);
@@ -1468,7 +1450,7 @@ START_TEST(test_lod_leaves)
         prefix_same(b, c, &nv, what);
         if (id < leaves) {
             ck_assert_ok(strata_world_make_chunk(ctx, plain, id, a));
-            result_same(a, b, what);
+            same_result(a, b, what);
         }
     }
     /* tile files: the leaves of the two directories are the same bytes */
@@ -1641,7 +1623,7 @@ START_TEST(test_lod_skirts)
         char what[64];
         snprintf(what, sizeof what, "world %d chunk %llu, 1 and 3 threads", _i,
                  (unsigned long long)id);
-        result_same(r, r3, what);
+        same_result(r, r3, what);
         ck_assert_ok(strata_world_make_chunk(ctx, bare, id, b));
         uint32_t nv;
         prefix_same(b, r, &nv, what);

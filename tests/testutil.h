@@ -296,6 +296,45 @@ static inline unsigned char *slurp(const char *path, size_t *len)
     return buf;
 }
 
+/* qsort/bsearch order of uint64_t keys. */
+static inline int cmp_u64(const void *pa, const void *pb)
+{
+    const uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* Two results hold the same bytes: counts, geometry, positions, indices,
+ * the terrace table, normals, the water's and shoreline's ranges and
+ * texture coordinates. */
+static inline void same_result(const strata_result *ra, const strata_result *rb, const char *what)
+{
+    strata_result_view a, b;
+    strata_result_get_view(ra, &a);
+    strata_result_get_view(rb, &b);
+    require(a.nverts == b.nverts && a.nindices == b.nindices && a.nterraces == b.nterraces &&
+                a.walls == b.walls && a.geometry == b.geometry && a.radius == b.radius &&
+                !memcmp(a.center, b.center, sizeof a.center) && (a.nx == NULL) == (b.nx == NULL),
+            "%s: %u/%u vertices, %llu/%llu indices, %u/%u terraces, normals %d/%d", what,
+            a.nverts, b.nverts, (unsigned long long)a.nindices, (unsigned long long)b.nindices,
+            a.nterraces, b.nterraces, a.nx != NULL, b.nx != NULL);
+    require(!memcmp(a.x, b.x, sizeof(float) * a.nverts) &&
+                !memcmp(a.y, b.y, sizeof(float) * a.nverts) &&
+                !memcmp(a.z, b.z, sizeof(float) * a.nverts) &&
+                !memcmp(a.indices, b.indices, sizeof(uint32_t) * a.nindices) &&
+                !memcmp(a.terraces, b.terraces, sizeof(strata_terrace) * a.nterraces),
+            "%s: the bytes differ", what);
+    if (a.nx)
+        require(!memcmp(a.nx, b.nx, sizeof(float) * a.nverts) &&
+                    !memcmp(a.ny, b.ny, sizeof(float) * a.nverts) &&
+                    !memcmp(a.nz, b.nz, sizeof(float) * a.nverts),
+                "%s: the normals differ", what);
+    require(a.water_first == b.water_first && a.water_count == b.water_count &&
+                a.shore_first == b.shore_first && a.shore_count == b.shore_count &&
+                a.uv_first == b.uv_first && a.nuv == b.nuv &&
+                (!a.nuv || !memcmp(a.uv, b.uv, 2 * sizeof(float) * a.nuv)),
+            "%s: the water or shoreline differs", what);
+}
+
 /* Run one suite, return the process exit status. */
 static inline int run_suite(Suite *s)
 {
