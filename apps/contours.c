@@ -53,13 +53,12 @@ static float *contour_levels(const job *o, float hmin, float hmax, uint32_t *n)
         *n = (uint32_t)cnt + 1;
         return L;
     }
-    *n = (uint32_t)o->terraces;
-    if (!(L = malloc(*n * sizeof *L)))
+    strata_terraces t;
+    strata_curve *none;
+    job_terraces(NULL, o, &t, &none); /* --terraces alone here */
+    if (!(L = malloc(strata_terraces_bound(&t) * sizeof *L)))
         die(EXIT_RUNTIME, "out of memory");
-    const strata_status st = strata_levels_range(hmin, hmax, *n, NULL, L);
-    char why[96];
-    snprintf(why, sizeof why, "%u terraces are too many for the height range", *n);
-    check_call(st, (call){.what = "--terraces", .why = st == STRATA_ERR_BAD_LEVELS ? why : NULL});
+    job_terraces_check(o, strata_terraces_heights(&t, hmin, hmax, L, n));
     return L;
 }
 
@@ -219,37 +218,19 @@ void job_check_loops(const job *o)
         usage_error("--loops %s: the same file as -o", o->loops);
 }
 
-void job_write_loops(strata_ctx *ctx, const job *o, const strata_mesh *m, const strata_result *r,
-                     const float *levels, uint32_t nlevels)
+/* Where --loops puts the loops of a mesh command: strata slice writes OBJ
+ * in the input's frame, as its mesh; a heightmap terrain's map
+ * coordinates are those of strata contours (X = column x cell, Y =
+ * (h-1-row) x cell). */
+void job_loops_frame(const job *o, const strata_mesh *m, strata_loops_write_options *wo)
 {
-    if (!o->loops)
-        return;
-    strata_loops *l;
-    strata_result_view rv;
-    strata_result_get_view(r, &rv);
-    /* with normals the walls have vertices of their own: slice again */
-    const strata_status st = rv.nx ? strata_loops_from_mesh(ctx, m, levels, nlevels, &l)
-                                   : strata_loops_from_result(ctx, r, &l);
-    check_call(st, (call){.what = "loops",
-                          .why = st == STRATA_ERR_BAD_MESH
-                                     ? "the walls do not link into loops (an edge of three or "
-                                       "more triangles)"
-                                     : NULL});
-    strata_loops_write_options wo;
-    strata_loops_write_defaults(&wo);
+    strata_loops_write_defaults(wo);
     if (o->kind == JOB_SLICE)
-        wo.up = o->up; /* OBJ: in the input's frame, as the mesh written */
+        wo->up = o->up;
     if (o->kind == JOB_TERRAIN && o->heightmap) {
-        /* as strata contours: X = column x cell, Y = (h-1-row) x cell */
         strata_mesh_view mv;
         strata_mesh_get_view(m, &mv);
-        wo.origin[0] = -(double)mv.x[0];
-        wo.origin[1] = (double)mv.z[mv.nverts - 1];
+        wo->origin[0] = -(double)mv.x[0];
+        wo->origin[1] = (double)mv.z[mv.nverts - 1];
     }
-    const strata_status wst = strata_loops_write(ctx, l, o->loops, &wo);
-    check_call(wst, (call){.path = o->loops, .write = true,
-                           .why = wst == STRATA_ERR_INVALID_ARG
-                                      ? "these loops cannot be written in that format"
-                                      : NULL});
-    strata_loops_destroy(l);
 }

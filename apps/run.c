@@ -407,6 +407,67 @@ void job_noise(const job *o, double extent, strata_fbm *f)
                     o->radius / sum);
 }
 
+/* The job's terraces: --levels, or --terraces spread along
+ * --terrace-curve (made into *curve, which the caller destroys), and
+ * --sea-level.  The one place the options become a strata_terraces, for
+ * whole meshes, worlds and contours. */
+void job_terraces(strata_ctx *ctx, const job *o, strata_terraces *t, strata_curve **curve)
+{
+    strata_terraces_defaults(t);
+    *curve = NULL;
+    if (o->levels.n) {
+        t->levels = o->levels.v;
+        t->nlevels = (uint32_t)o->levels.n;
+    } else {
+        t->count = (uint32_t)o->terraces;
+    }
+    if (!o->levels.n && o->terraces > 0 && o->terrace_curve.n) {
+        check(strata_curve_create(ctx, STRATA_CURVE_MONOTONE, o->terrace_curve.x,
+                                  o->terrace_curve.y, o->terrace_curve.n, curve),
+              "--terrace-curve");
+        t->curve = *curve;
+    }
+    t->sea = o->sea;
+    t->sea_level = (float)o->sea_level;
+}
+
+/* The message of strata_terraces_heights' failure (or the height range's
+ * before it) for the job's options. */
+void job_terraces_check(const job *o, strata_status st)
+{
+    if (st == STRATA_OK)
+        return;
+    const uint32_t n = (uint32_t)(o->levels.n ? (long long)o->levels.n : o->terraces);
+    if (st == STRATA_ERR_BAD_LEVELS && o->sea && n >= STRATA_MAX_LEVELS)
+        usage_error("--sea-level %s: %u planes already, and a plane at %.9g would make more than "
+                    "the %u allowed",
+                    cli_given("sea-level"), n, (double)(float)o->sea_level, STRATA_MAX_LEVELS);
+    char why[128];
+    snprintf(why, sizeof why,
+             o->terrace_curve.n ? "the %u planes would not be strictly ascending (the "
+                                  "curve must rise wherever planes fall)"
+                                : "%u terraces are too many for the height range",
+             n);
+    check_call(st, (call){.what = o->levels.n ? "--levels"
+                                  : o->terrace_curve.n ? "--terrace-curve"
+                                                       : "--terraces",
+                          .why = st == STRATA_ERR_BAD_LEVELS && !o->levels.n ? why : NULL});
+}
+
+/* --props: the options as given (their sizes are the caller's). */
+void job_props(const job *o, strata_props_options *po)
+{
+    strata_props_defaults(po);
+    po->density = o->props_density;
+    po->noise_frequency = o->props_noise;
+    po->seed = (uint32_t)o->props_seed;
+    unsigned long long a = 0, b = UINT32_MAX; /* "A-B" or "A", checked when parsed */
+    if (o->props_terraces && sscanf(o->props_terraces, "%llu-%llu", &a, &b) == 1)
+        b = a;
+    po->first_terrace = (uint32_t)a;
+    po->last_terrace = (uint32_t)b;
+}
+
 static void displace(strata_ctx *ctx, const job *o, strata_mesh *m, double extent)
 {
     strata_fbm f;
@@ -423,38 +484,185 @@ static void displace(strata_ctx *ctx, const job *o, strata_mesh *m, double exten
     strata_curve_destroy(curve);
 }
 
-/* The context's thread count and ISA, for --stats. */
-typedef struct used {
-    int threads;
-    const char *isa;
-} used;
-
-static void print_stats(const used *u, const strata_mesh *m, const strata_result *r,
-                        const strata_arena_stats *arena, const double t[6], const char *path)
+/* --water's outline: the polygon of --shape polygon as strata_shape_polygon
+ * makes it, else none (the rectangle the result spans, or the planet's
+ * sphere). */
+static uint32_t water_outline(const job *o, float outline[2 * 64])
 {
+    if (o->kind != JOB_TERRAIN || o->heightmap || o->template_path || o->shape != SHAPE_POLYGON)
+        return 0;
+    const float rad = (float)(o->size / 2);
+    const uint32_t n = (uint32_t)o->sides;
+    for (uint32_t i = 0; i < n; i++) {
+        const double ang = -2.0 * 3.14159265358979323846 * (double)i / (double)n;
+        outline[2 * i] = (float)((double)rad * cos(ang));
+        outline[2 * i + 1] = (float)((double)rad * sin(ang));
+    }
+    return n;
+}
+
+/* What the job's options ask of the library's pipeline.  The curve, the
+ * props' options and the outline live in `keep` until the run is over. */
+typedef struct keep {
+    strata_curve *terrace_curve;
+    strata_props_options props;
+    float outline[2 * 64];
+} keep;
+
+static void pipeline_options(strata_ctx *ctx, const job *o, const strata_mesh *m,
+                             const strata_palette *pal, keep *k, strata_pipeline_options *po)
+{
+    strata_pipeline_defaults(po);
+    job_terraces(ctx, o, &po->terraces, &k->terrace_curve);
+    po->walls = (strata_walls)o->walls;
+    po->normals = o->normals;
+    po->areas = o->stats;
+    po->loops_path = o->loops;
+    job_loops_frame(o, m, &po->loops_write);
+    po->simplify_roofs = !o->simplify ? 0
+                         : isnan(o->simplify_error) ? STRATA_SIMPLIFY_DEFAULT_ERROR
+                                                    : o->simplify_error;
+    po->solid = o->solid;
+    po->solid_depth = (float)o->solid_depth;
+    po->water = o->water;
+    po->water_npoints = water_outline(o, k->outline);
+    po->water_outline = po->water_npoints ? k->outline : NULL;
+    po->water_sphere_level =
+        (uint32_t)(o->level < WATER_SPHERE_LEVEL ? o->level : WATER_SPHERE_LEVEL);
+    po->shoreline = o->shore ? (float)o->shore_width : 0.0f;
+    po->fit_size = isnan(o->print_size) ? 0.0 : o->print_size;
+    if (o->props) {
+        job_props(o, &k->props);
+        po->props = &k->props;
+        po->props_size[0] = 0.008; /* 0.8 to 1.2 % of the longest side */
+        po->props_size[1] = 0.012;
+        po->props_csv = o->props_csv;
+    }
+    po->optimize = o->optimize;
+    po->path = o->output;
+    po->write.palette = pal;
+    po->write.compress = o->compress;
+    /* strata slice: the file in the input's frame, the preview y-up */
+    po->up = o->kind == JOB_SLICE ? (strata_axis)o->up : STRATA_AXIS_Y;
+    po->preview = o->preview;
+    po->preview_options.view = (strata_preview_view)o->view;
+    po->preview_options.size = (uint32_t)o->preview_size;
+    po->preview_options.palette = pal;
+}
+
+/* A failed pipeline: the message of its stage. */
+static void pipeline_check(const job *o, strata_status st, const strata_pipeline_report *rep)
+{
+    if (st == STRATA_OK)
+        return;
+    char why[160];
+    switch (rep->failed) {
+    case STRATA_STAGE_LEVELS:
+        job_terraces_check(o, st);
+        break;
+    case STRATA_STAGE_SLICE:
+        check_mem(o, st, "slice");
+        break;
+    case STRATA_STAGE_LOOPS:
+        if (st == STRATA_ERR_BAD_MESH)
+            check_call(st, (call){.what = o->loops ? "loops" : "--shoreline",
+                                  .why = "the walls do not link into loops (an edge of three "
+                                         "or more triangles)"});
+        if (o->loops)
+            check_call(st, (call){.path = o->loops, .write = true,
+                                  .why = st == STRATA_ERR_INVALID_ARG
+                                             ? "these loops cannot be written in that format"
+                                             : NULL});
+        check(st, "--shoreline");
+        break;
+    case STRATA_STAGE_SOLID:
+        snprintf(why, sizeof why,
+                 "the base %g below the lowest terrace is lost in float precision (give a "
+                 "larger DEPTH)",
+                 (double)rep->solid_depth);
+        check_call(st, (call){.what = "--solid",
+                              .why = st == STRATA_ERR_INVALID_ARG ? why
+                                     : st == STRATA_ERR_BAD_MESH
+                                         ? "the terrain's border is not one simple loop around "
+                                           "a star-shaped footprint"
+                                         : NULL});
+        break;
+    case STRATA_STAGE_WATER:
+        check_call(st, (call){.what = "--water",
+                              .why = st == STRATA_ERR_INVALID_ARG
+                                         ? "the sea level lies at or below the planet's centre"
+                                         : NULL});
+        break;
+    case STRATA_STAGE_FIT:
+        check_call(st, (call){.what = "--print-size",
+                              .why = st == STRATA_ERR_OVERFLOW
+                                         ? "the model would not fit float coordinates"
+                                         : NULL});
+        break;
+    case STRATA_STAGE_PROPS:
+        if (st == STRATA_ERR_IO)
+            check_call(st, (call){.path = o->props_csv, .write = true});
+        check_call(st, (call){.what = "--props",
+                              .why = st == STRATA_ERR_OVERFLOW
+                                         ? "more than 2^32-1 props: lower DENSITY"
+                                         : NULL});
+        break;
+    case STRATA_STAGE_WRITE:
+        check_call(st, (call){.path = o->output, .write = true,
+                              .why = st == STRATA_ERR_TOO_LARGE
+                                         ? "over the 4 GiB limit of .glb files (write .ply "
+                                           "instead or use fewer triangles)"
+                                         : NULL});
+        break;
+    case STRATA_STAGE_PREVIEW:
+        check_call(st, (call){.path = o->preview, .write = true,
+                              .why = st == STRATA_ERR_UNSUPPORTED
+                                         ? "this strata was built without a PNG library"
+                                         : NULL});
+        break;
+    default:
+        break;
+    }
+    static const char *const option[STRATA_STAGE_COUNT_] = {
+        [STRATA_STAGE_SIMPLIFY] = "--simplify-roofs", [STRATA_STAGE_SHORELINE] = "--shoreline",
+        [STRATA_STAGE_OPTIMIZE] = "optimize"};
+    check(st, option[rep->failed] ? option[rep->failed] : strata_stage_name(rep->failed));
+}
+
+/* --stats: key=value lines on stderr. */
+static void print_stats(const job *o, strata_ctx *ctx, const strata_mesh *m,
+                        const strata_result *r, const strata_props *props,
+                        const strata_pipeline_report *rep, const double made[2])
+{
+    FILE *e = stderr;
+    double total = made[0] + made[1];
+    fprintf(e, "time.build=%.6f\ntime.displace=%.6f\n", made[0], made[1]);
+    for (int s = 0; s < STRATA_STAGE_COUNT_; s++)
+        if (rep->ran & (1u << s)) {
+            fprintf(e, "time.%s=%.6f\n", strata_stage_name((strata_stage)s), rep->seconds[s]);
+            total += rep->seconds[s];
+        }
+    fprintf(e, "time.total=%.6f\n", total);
+    fprintf(e, "threads=%d\nisa=%s\n", strata_ctx_threads(ctx),
+            strata_isa_name(strata_ctx_isa(ctx)));
     strata_result_view v;
     strata_result_get_view(r, &v);
-    struct stat sb;
-    FILE *e = stderr;
-    fprintf(e, "time.build=%.6f\ntime.displace=%.6f\ntime.levels=%.6f\n", t[1] - t[0],
-            t[2] - t[1], t[3] - t[2]);
-    fprintf(e, "time.slice=%.6f\ntime.write=%.6f\ntime.total=%.6f\n", t[4] - t[3], t[5] - t[4],
-            t[5] - t[0]);
-    fprintf(e, "threads=%d\nisa=%s\n", u->threads, u->isa);
     fprintf(e, "input.vertices=%u\ninput.triangles=%u\n", strata_mesh_vertex_count(m),
             strata_mesh_triangle_count(m));
     fprintf(e, "vertices=%u\ntriangles=%llu\nterraces=%u\n", v.nverts,
             (unsigned long long)(v.nindices / 3), v.nterraces);
-    if (arena->arenas) /* sliced: the per-thread arenas of the cut triangles */
+    const strata_arena_stats *a = &rep->arena;
+    if (a->arenas) /* sliced: the per-thread arenas of the cut triangles */
         fprintf(e, "arena.count=%u\narena.blocks=%llu\narena.bytes_reserved=%llu\n"
                    "arena.bytes_used=%llu\narena.bytes_wasted=%llu\n",
-                arena->arenas, (unsigned long long)arena->blocks,
-                (unsigned long long)arena->bytes_reserved, (unsigned long long)arena->bytes_used,
-                (unsigned long long)arena->bytes_wasted);
-    if (stat(path, &sb) == 0) {
+                a->arenas, (unsigned long long)a->blocks, (unsigned long long)a->bytes_reserved,
+                (unsigned long long)a->bytes_used, (unsigned long long)a->bytes_wasted);
+    struct stat sb;
+    if (stat(o->output, &sb) == 0) {
         fprintf(e, "output.bytes=%lld\n", (long long)sb.st_size);
-        if (t[5] > t[4])
-            fprintf(e, "write.mb_per_s=%.1f\n", (double)sb.st_size / 1e6 / (t[5] - t[4]));
+        if ((rep->ran & (1u << STRATA_STAGE_WRITE)) && rep->seconds[STRATA_STAGE_WRITE] > 0)
+            fprintf(e, "write.mb_per_s=%.1f\n",
+                    (double)sb.st_size / 1e6 / rep->seconds[STRATA_STAGE_WRITE]);
     }
     for (uint32_t k = 0; k < v.nterraces; k++) {
         const strata_terrace *tr = &v.terraces[k];
@@ -465,94 +673,54 @@ static void print_stats(const used *u, const strata_mesh *m, const strata_result
                 k, (double)tr->level, k, (unsigned long long)(tr->roof_count / 3), k,
                 (unsigned long long)(tr->wall_count / 3), k, tr->roof_area, k, tr->wall_area);
     }
-}
-
-/* --solid: the base DEPTH below the lowest terrace (by default
- * SOLID_DEPTH x the longest horizontal side of the result). */
-static void solidify(strata_ctx *ctx, const job *o, strata_result *r, strata_solid_stats *sst)
-{
-    double depth = o->solid_depth;
-    if (isnan(depth)) {
-        strata_result_view v;
-        strata_result_get_view(r, &v);
-        float lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
-        for (uint32_t i = 0; i < v.nverts; i++) {
-            lo[0] = fminf(lo[0], v.x[i]);
-            hi[0] = fmaxf(hi[0], v.x[i]);
-            lo[1] = fminf(lo[1], v.z[i]);
-            hi[1] = fmaxf(hi[1], v.z[i]);
-        }
-        depth = SOLID_DEPTH * fmax((double)hi[0] - lo[0], (double)hi[1] - lo[1]);
+    if (o->simplify)
+        fprintf(e,
+                "simplify.roof_triangles_before=%llu\nsimplify.roof_triangles_after=%llu\n"
+                "simplify.roofs_kept=%u\nsimplify.max_error=%.3g\n",
+                (unsigned long long)rep->simplify.roof_triangles_before,
+                (unsigned long long)rep->simplify.roof_triangles_after,
+                rep->simplify.roofs_kept, rep->simplify.max_error);
+    const strata_solid_stats *sst = &rep->solid;
+    if (o->solid)
+        fprintf(e,
+                "solid.base=%.9g\nsolid.border_points=%u\nsolid.triangles=%llu\n"
+                "solid.vertices_merged=%u\nsolid.fins_removed=%llu\n",
+                (double)sst->base, sst->border_points, (unsigned long long)sst->triangles_added,
+                sst->vertices_merged, (unsigned long long)sst->fins_removed);
+    if (!isnan(o->print_size))
+        fprintf(e, "print.factor=%.9g\n", rep->fit_factor);
+    if (o->water)
+        fprintf(e, "water.triangles=%llu\n", (unsigned long long)(v.water_count / 3));
+    if (o->shore)
+        fprintf(e, "shoreline.vertices=%u\nshoreline.triangles=%llu\n", v.nuv,
+                (unsigned long long)(v.shore_count / 3));
+    if (props) {
+        strata_props_view pv;
+        strata_props_get_view(props, &pv);
+        fprintf(e, "props.count=%llu\n", (unsigned long long)pv.count);
     }
-    char why[160];
-    snprintf(why, sizeof why,
-             "the base %g below the lowest terrace is lost in float precision (give a larger "
-             "DEPTH)",
-             depth);
-    const strata_status st = strata_result_solidify(ctx, r, (float)depth, sst);
-    check_call(st, (call){.what = "--solid",
-                          .why = st == STRATA_ERR_INVALID_ARG ? why
-                                 : st == STRATA_ERR_BAD_MESH
-                                     ? "the terrain's border is not one simple loop around a "
-                                       "star-shaped footprint"
-                                     : NULL});
+    if (o->optimize)
+        fprintf(e, "optimize.cache_size=%u\noptimize.acmr_before=%.4f\noptimize.acmr_after=%.4f\n",
+                STRATA_OPTIMIZE_CACHE_SIZE, rep->optimize.acmr_before, rep->optimize.acmr_after);
 }
 
-/* --sea-level H: the plane at exactly (float)H among the levels, added
- * in its place when they lack it (alone when there are none, as with
- * --terraces 0).  *levels is replaced by a new array unless it was
- * o->levels.v and already held H; o->levels.v is never freed here. */
-static void add_sea_level(const job *o, float **levels, uint32_t *nlevels)
+/* What was written, unless --quiet. */
+static void print_written(const job *o, const strata_result *r, const strata_props *props)
 {
-    const float h = (float)o->sea_level;
-    const uint32_t n = *levels ? *nlevels : 0;
-    uint32_t at = 0;
-    while (at < n && (*levels)[at] < h)
-        at++;
-    if (at < n && (*levels)[at] == h)
-        return;
-    if (n >= STRATA_MAX_LEVELS)
-        usage_error("--sea-level %s: %u planes already, and a plane at %.9g would make more than "
-                    "the %u allowed",
-                    cli_given("sea-level"), n, (double)h, STRATA_MAX_LEVELS);
-    float *v = malloc(((size_t)n + 1) * sizeof *v);
-    if (!v)
-        die(EXIT_RUNTIME, "out of memory");
-    if (n)
-        memcpy(v, *levels, at * sizeof *v);
-    v[at] = h;
-    if (n > at)
-        memcpy(v + at + 1, *levels + at, (n - at) * sizeof *v);
-    if (*levels != o->levels.v)
-        free(*levels);
-    *levels = v;
-    *nlevels = n + 1;
-}
-
-/* --water: the sea at --sea-level over the terrain's domain (the
- * polygon of --shape polygon as strata_shape_polygon makes it, else the
- * rectangle the result spans) or around the planet. */
-static void add_water(strata_ctx *ctx, const job *o, strata_result *r)
-{
-    float outline[2 * 64];
-    uint32_t n = 0;
-    if (o->kind == JOB_TERRAIN && !o->heightmap && !o->template_path &&
-        o->shape == SHAPE_POLYGON) {
-        const float rad = (float)(o->size / 2);
-        n = (uint32_t)o->sides;
-        for (uint32_t i = 0; i < n; i++) {
-            const double ang = -2.0 * 3.14159265358979323846 * (double)i / (double)n;
-            outline[2 * i] = (float)((double)rad * cos(ang));
-            outline[2 * i + 1] = (float)((double)rad * sin(ang));
-        }
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    fprintf(stderr, "strata: wrote %s: %u vertices, %llu triangles, %u terrace%s\n", o->output,
+            v.nverts, (unsigned long long)(v.nindices / 3), v.nterraces,
+            v.nterraces == 1 ? "" : "s");
+    if (o->preview)
+        fprintf(stderr, "strata: wrote %s: %lldx%lld pixels\n", o->preview, o->preview_size,
+                o->preview_size);
+    if (props && o->props_csv) {
+        strata_props_view pv;
+        strata_props_get_view(props, &pv);
+        fprintf(stderr, "strata: wrote %s: %llu props\n", o->props_csv,
+                (unsigned long long)pv.count);
     }
-    const long long level = o->level < WATER_SPHERE_LEVEL ? o->level : WATER_SPHERE_LEVEL;
-    const strata_status st = strata_result_add_water(ctx, r, (float)o->sea_level,
-                                                     n ? outline : NULL, n, (uint32_t)level);
-    check_call(st, (call){.what = "--water",
-                          .why = st == STRATA_ERR_INVALID_ARG
-                                     ? "the sea level lies at or below the planet's centre"
-                                     : NULL});
 }
 
 static int run(job *o)
@@ -560,285 +728,48 @@ static int run(job *o)
     strata_fbm f;
     if (o->kind == JOB_PLANET || (o->kind == JOB_TERRAIN && !o->heightmap && !o->template_path))
         job_noise(o, o->kind == JOB_PLANET ? o->radius : o->size, &f); /* usage errors first */
-    const char *path = o->output;
     if (o->loops && o->terraces == 0 && !o->levels.n)
         usage_error("--loops %s needs terraces (--terraces 0 makes no walls)", o->loops);
     job_check_loops(o);
     check_outputs(o);
     if (o->optimize && !strata_optimize_supported())
         die(EXIT_RUNTIME, "--optimize: this strata was built without meshoptimizer");
-
     strata_palette pal;
     job_palette(o, &pal);
 
     interrupt_catch();
     strata_ctx *ctx = job_ctx(o);
     check(strata_ctx_set_threads(ctx, (int)o->threads), "--threads");
-    const used u = {strata_ctx_threads(ctx), strata_isa_name(strata_ctx_isa(ctx))};
     interrupt_watch(ctx);
     check_interrupt(); /* a Ctrl-C while the context was made */
     progress_start(ctx, o->quiet);
 
-    double t[6];
-    double extent = 1;
-    t[0] = now();
+    double made[2], t0 = now(), extent = 1;
     strata_mesh *m = build(ctx, o, &extent);
     check_interrupt();
-    t[1] = now();
+    made[0] = now() - t0;
+    t0 = now();
     /* noise: always on planets and shapes; on heightmaps only when a noise
      * option is given; on templates by default (their detail) */
     if (o->kind != JOB_SLICE && (o->kind == JOB_PLANET || !o->heightmap || o->noise_given))
         displace(ctx, o, m, job_noise_extent(o, extent));
     check_interrupt();
-    t[2] = now();
+    made[1] = now() - t0;
 
-    float *levels = o->levels.v;
-    uint32_t nlevels = (uint32_t)o->levels.n;
-    if (!levels && o->terraces > 0) {
-        nlevels = (uint32_t)o->terraces;
-        if (!(levels = malloc(nlevels * sizeof *levels)))
-            die(EXIT_RUNTIME, "out of memory");
-        strata_curve *tc = NULL;
-        if (o->terrace_curve.n)
-            check(strata_curve_create(ctx, STRATA_CURVE_MONOTONE, o->terrace_curve.x,
-                                      o->terrace_curve.y, o->terrace_curve.n, &tc),
-                  "--terrace-curve");
-        strata_status st = strata_levels_uniform(m, nlevels, tc, levels);
-        strata_curve_destroy(tc);
-        char why[128];
-        snprintf(why, sizeof why,
-                 o->terrace_curve.n ? "the %u planes would not be strictly ascending (the "
-                                      "curve must rise wherever planes fall)"
-                                    : "%u terraces are too many for the height range",
-                 nlevels);
-        check_call(st, (call){.what = o->terrace_curve.n ? "--terrace-curve" : "--terraces",
-                              .why = st == STRATA_ERR_BAD_LEVELS ? why : NULL});
-    }
-    if (o->sea)
-        add_sea_level(o, &levels, &nlevels);
-    t[3] = now();
-    strata_result *r;
-    strata_loops *shore = NULL;
-    strata_arena_stats arena = {0};
-    if (levels) {
-        strata_slice_options so;
-        strata_slice_defaults(&so);
-        so.levels = levels;
-        so.nlevels = nlevels;
-        so.walls = (strata_walls)o->walls;
-        so.normals = o->normals;
-        so.areas = o->stats;
-        check_mem(o, strata_slice(ctx, m, &so, &r), "slice");
-        strata_ctx_arena_stats(ctx, &arena);
-        job_write_loops(ctx, o, m, r, levels, nlevels); /* before --optimize reorders walls */
-        /* --shoreline: the coasts of the slice as made (with normals the
-         * walls do not link: the loops of the mesh, the same points) */
-        if (o->shore)
-            check(o->normals ? strata_loops_from_mesh(ctx, m, levels, nlevels, &shore)
-                             : strata_loops_from_result(ctx, r, &shore),
-                  "--shoreline");
-    } else {
-        check(strata_result_from_mesh(ctx, m, o->normals, &r), "mesh");
-    }
-    check_interrupt();
-    t[4] = now();
-
-    strata_simplify_stats simp = {0, 0, 0, 0.0};
-    double t_simplify = 0;
-    if (o->simplify) {
-        const double t0 = now();
-        check(strata_result_simplify_roofs(ctx, r,
-                                           isnan(o->simplify_error)
-                                               ? STRATA_SIMPLIFY_DEFAULT_ERROR
-                                               : o->simplify_error,
-                                           &simp),
-              "--simplify-roofs");
-        check_interrupt();
-        t_simplify = now() - t0; /* outside time.total, like --optimize */
-        for (int i = 0; i <= 4; i++)
-            t[i] += t_simplify;
-    }
-    strata_solid_stats sst = {0, 0, 0, 0, 0};
-    if (o->solid)
-        solidify(ctx, o, r, &sst);
-    if (o->water)
-        add_water(ctx, o, r);
-    if (shore) {
-        const float h = (float)o->sea_level;
-        uint32_t k = 0;
-        while (k < nlevels && levels[k] != h)
-            k++;
-        check(strata_result_add_shoreline(ctx, r, shore, k, (float)o->shore_width), "--shoreline");
-        strata_loops_destroy(shore);
-    }
-    double print_factor = 1;
-    if (!isnan(o->print_size)) {
-        strata_status pst = strata_result_fit_size(r, o->print_size, &print_factor);
-        check_call(pst, (call){.what = "--print-size",
-                               .why = pst == STRATA_ERR_OVERFLOW
-                                          ? "the model would not fit float coordinates"
-                                          : NULL});
-    }
-
-    /* --props: on the roofs as written (after --print-size), listed as CSV */
+    keep k = {0};
+    strata_pipeline_options po;
+    pipeline_options(ctx, o, m, &pal, &k, &po);
+    strata_result *r = NULL;
     strata_props *props = NULL;
-    double t_props = 0;
-    if (o->props) {
-        const double t0 = now();
-        strata_props_options po;
-        strata_props_defaults(&po);
-        po.density = o->props_density;
-        po.noise_frequency = o->props_noise;
-        po.seed = (uint32_t)o->props_seed;
-        unsigned long long a = 0, b = UINT32_MAX; /* "A-B" or "A", checked when parsed */
-        if (o->props_terraces && sscanf(o->props_terraces, "%llu-%llu", &a, &b) == 1)
-            b = a;
-        po.first_terrace = (uint32_t)a;
-        po.last_terrace = (uint32_t)b;
-        /* sizes: 0.8 to 1.2 % of the model's longest side */
-        strata_result_view rv;
-        strata_result_get_view(r, &rv);
-        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-        const float *c[3] = {rv.x, rv.y, rv.z};
-        for (int k = 0; k < 3; k++)
-            for (uint32_t i = 0; i < rv.nverts; i++) {
-                lo[k] = fminf(lo[k], c[k][i]);
-                hi[k] = fmaxf(hi[k], c[k][i]);
-            }
-        const double side = fmax(fmax((double)hi[0] - lo[0], (double)hi[1] - lo[1]),
-                                 (double)hi[2] - lo[2]);
-        po.min_scale = (float)(0.008 * side);
-        po.max_scale = (float)(0.012 * side);
-        strata_status pst = strata_props_scatter(ctx, r, &po, &props);
-        check_call(pst, (call){.what = "--props",
-                               .why = pst == STRATA_ERR_OVERFLOW
-                                          ? "more than 2^32-1 props: lower DENSITY"
-                                          : NULL});
-        if (o->props_csv) {
-            pst = strata_props_write_csv(ctx, props, o->props_csv);
-            check_call(pst, (call){.path = o->props_csv, .write = true});
-        }
-        check_interrupt();
-        t_props = now() - t0; /* outside time.total, like --optimize */
-        for (int i = 0; i <= 4; i++)
-            t[i] += t_props;
-    }
-
-    /* --optimize is timed on its own (time.optimize), outside time.total
-     * like the preview: moving the earlier stamps by its duration keeps
-     * every other figure as it was. */
-    strata_optimize_stats ost = {0, 0, 0, 0.0, 0.0};
-    double t_optimize = 0;
-    if (o->optimize) {
-        check(strata_result_optimize(ctx, r, &ost), "optimize");
-        check_interrupt();
-        t_optimize = now() - t[4];
-        for (int i = 0; i <= 4; i++)
-            t[i] += t_optimize;
-    }
-
-    strata_write_options wo;
-    strata_write_defaults(&wo);
-    wo.palette = &pal;
-    wo.compress = o->compress;
-    wo.props = props;
-    /* strata slice: the file in the input's frame, the preview y-up; but
-     * an .stl is always z-up (the writer turns y-up into z-up), so the
-     * input's up is the file's z whatever it was */
-    const size_t plen = strlen(path);
-    const bool turn = o->kind == JOB_SLICE && !(plen >= 4 && !strcasecmp(path + plen - 4, ".stl"));
-    if (turn)
-        check(strata_result_rotate_from_y_up(r, (strata_axis)o->up), "rotate");
-    strata_status st = strata_result_write(ctx, r, path, &wo);
-    if (turn)
-        check(strata_result_rotate_to_y_up(r, (strata_axis)o->up), "rotate");
-    check_call(st, (call){.path = path, .write = true,
-                          .why = st == STRATA_ERR_TOO_LARGE
-                                     ? "over the 4 GiB limit of .glb files (write .ply "
-                                       "instead or use fewer triangles)"
-                                     : NULL});
-    t[5] = now();
-
-    /* The preview after the mesh file: its time is reported on its own
-     * (time.preview), outside time.total. */
-    double t_preview = 0;
-    if (o->preview) {
-        strata_preview_options po;
-        strata_preview_defaults(&po);
-        po.view = (strata_preview_view)o->view;
-        po.size = (uint32_t)o->preview_size;
-        po.palette = &pal;
-        st = strata_preview_write_png(ctx, r, &po, o->preview);
-        check_call(st, (call){.path = o->preview, .write = true,
-                              .why = st == STRATA_ERR_UNSUPPORTED
-                                         ? "this strata was built without a PNG library"
-                                         : NULL});
-        t_preview = now() - t[5];
-    }
-
+    strata_pipeline_report rep;
+    pipeline_check(o, strata_pipeline_run(ctx, m, &po, &r, &props, &rep), &rep);
     progress_clear();
-    if (o->stats) {
-        print_stats(&u, m, r, &arena, t, path);
-        if (o->preview)
-            fprintf(stderr, "time.preview=%.6f\n", t_preview);
-        if (o->simplify)
-            fprintf(stderr,
-                    "time.simplify=%.6f\nsimplify.roof_triangles_before=%llu\n"
-                    "simplify.roof_triangles_after=%llu\nsimplify.roofs_kept=%u\n"
-                    "simplify.max_error=%.3g\n",
-                    t_simplify, (unsigned long long)simp.roof_triangles_before,
-                    (unsigned long long)simp.roof_triangles_after, simp.roofs_kept,
-                    simp.max_error);
-        if (o->solid)
-            fprintf(stderr,
-                    "solid.base=%.9g\nsolid.border_points=%u\nsolid.triangles=%llu\n"
-                    "solid.vertices_merged=%u\nsolid.fins_removed=%llu\n",
-                    (double)sst.base, sst.border_points,
-                    (unsigned long long)sst.triangles_added, sst.vertices_merged,
-                    (unsigned long long)sst.fins_removed);
-        if (!isnan(o->print_size))
-            fprintf(stderr, "print.factor=%.9g\n", print_factor);
-        if (o->water || o->shore) {
-            strata_result_view wv;
-            strata_result_get_view(r, &wv);
-            if (o->water)
-                fprintf(stderr, "water.triangles=%llu\n",
-                        (unsigned long long)(wv.water_count / 3));
-            if (o->shore)
-                fprintf(stderr, "shoreline.vertices=%u\nshoreline.triangles=%llu\n", wv.nuv,
-                        (unsigned long long)(wv.shore_count / 3));
-        }
-        if (props) {
-            strata_props_view pv;
-            strata_props_get_view(props, &pv);
-            fprintf(stderr, "time.props=%.6f\nprops.count=%llu\n", t_props,
-                    (unsigned long long)pv.count);
-        }
-        if (o->optimize)
-            fprintf(stderr,
-                    "time.optimize=%.6f\noptimize.cache_size=%u\n"
-                    "optimize.acmr_before=%.4f\noptimize.acmr_after=%.4f\n",
-                    t_optimize, STRATA_OPTIMIZE_CACHE_SIZE, ost.acmr_before, ost.acmr_after);
-    }
-    if (!o->quiet) {
-        strata_result_view v;
-        strata_result_get_view(r, &v);
-        fprintf(stderr, "strata: wrote %s: %u vertices, %llu triangles, %u terrace%s\n", path,
-                v.nverts, (unsigned long long)(v.nindices / 3), v.nterraces,
-                v.nterraces == 1 ? "" : "s");
-        if (o->preview)
-            fprintf(stderr, "strata: wrote %s: %lldx%lld pixels\n", o->preview, o->preview_size,
-                    o->preview_size);
-        if (props && o->props_csv) {
-            strata_props_view pv;
-            strata_props_get_view(props, &pv);
-            fprintf(stderr, "strata: wrote %s: %llu props\n", o->props_csv,
-                    (unsigned long long)pv.count);
-        }
-    }
+    if (o->stats)
+        print_stats(o, ctx, m, r, props, &rep, made);
+    if (!o->quiet)
+        print_written(o, r, props);
     interrupt_watch(NULL);
-    if (levels != o->levels.v)
-        free(levels);
+    strata_curve_destroy(k.terrace_curve);
     strata_props_destroy(props);
     strata_result_destroy(r);
     strata_mesh_destroy(m);

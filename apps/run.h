@@ -123,11 +123,9 @@ void check_writable(const char *path, bool quiet);
 int run_view(job *j);
 /* strata contours (apps/contours.c). */
 int run_contours(job *j);
-/* --loops FILE of planet, terrain and slice: the loops of the slice just
- * made (m sliced by levels into r), written as the file's name says
- * (apps/contours.c). */
-void job_write_loops(strata_ctx *ctx, const job *o, const strata_mesh *m, const strata_result *r,
-                     const float *levels, uint32_t nlevels);
+/* --loops FILE of planet, terrain and slice: the frame its map
+ * coordinates are written in (apps/contours.c). */
+void job_loops_frame(const job *o, const strata_mesh *m, strata_loops_write_options *wo);
 /* Fail before the work if --loops cannot be written there. */
 void job_check_loops(const job *o);
 /* strata planet --chunk-level, strata terrain --tile-cells (apps/world.c). */
@@ -142,5 +140,12 @@ void job_noise(const job *o, double extent, strata_fbm *f);
 void job_palette(const job *o, strata_palette *pal);
 void job_raster_defaults(job *o, const strata_heightmap *hm);
 double job_noise_extent(const job *o, double extent);
+/* The job's terraces as the library takes them (*curve: the
+ * --terrace-curve made, destroyed by the caller), and the message when
+ * they cannot become planes (nothing for STRATA_OK). */
+void job_terraces(strata_ctx *ctx, const job *o, strata_terraces *t, strata_curve **curve);
+void job_terraces_check(const job *o, strata_status st);
+/* --props as the options give them (sizes left to the caller). */
+void job_props(const job *o, strata_props_options *po);
 
 #endif

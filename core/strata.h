@@ -610,6 +610,39 @@ STRATA_API strata_status strata_levels_uniform(const strata_mesh *m,
 STRATA_API strata_status strata_levels_range(float hmin, float hmax, uint32_t n,
                                              const strata_curve *curve, float *levels);
 
+/* How a job chooses its planes, in one type that every command, the
+ * whole-mesh pipeline and worlds turn into heights the same way
+ * (strata_terraces_heights): explicit heights, or `count` planes spread
+ * over the surface's height range as strata_levels_range spreads them
+ * (evenly, or along `curve`), and with `sea` a plane at exactly
+ * sea_level added in its place when they lack one (alone when there are
+ * no others: count 0 and no levels). */
+typedef struct strata_terraces {
+    const float *levels; /* nlevels ascending heights; NULL: use count */
+    uint32_t nlevels;
+    uint32_t count;             /* planes over the height range; 0: none */
+    const strata_curve *curve;  /* NULL: evenly */
+    int sea;                    /* non-zero: a plane at sea_level */
+    float sea_level;
+} strata_terraces;
+
+/* Defaults: no levels, count 0, no curve, no sea level (no planes). */
+STRATA_API void strata_terraces_defaults(strata_terraces *t);
+
+/* How many planes strata_terraces_heights may write at most (the room
+ * `out` needs): nlevels or count, plus one with a sea level. */
+STRATA_API uint32_t strata_terraces_bound(const strata_terraces *t);
+
+/* The plane heights of t for a surface whose heights span [hmin, hmax]
+ * (read only when count planes are spread over it): *n of them into
+ * out[0 .. strata_terraces_bound(t)), ascending; *n is 0 when t asks for
+ * no planes (an unsliced surface).  Errors: STRATA_ERR_BAD_LEVELS (the
+ * explicit levels invalid, the count planes not strictly ascending in
+ * float, more than STRATA_MAX_LEVELS with the sea level, a non-finite sea
+ * level), STRATA_ERR_INVALID_ARG (NULL arguments). */
+STRATA_API strata_status strata_terraces_heights(const strata_terraces *t, float hmin,
+                                                 float hmax, float *out, uint32_t *n);
+
 /* ------------------------------------------------------------------ */
 /* Slicing                                                             */
 /* ------------------------------------------------------------------ */
@@ -1826,6 +1859,106 @@ STRATA_API strata_status strata_result_solidify(strata_ctx *ctx, strata_result *
  * one of zero extent; STRATA_ERR_OVERFLOW when a coordinate would not
  * be a finite float. */
 STRATA_API strata_status strata_result_fit_size(strata_result *r, double size, double *factor);
+
+/* ------------------------------------------------------------------ */
+/* The pipeline                                                        */
+/* ------------------------------------------------------------------ */
+
+/* What the strata program does with a surface, as one library call: the
+ * stages below, in this order, each run only when its options ask for it
+ * (docs/DESIGN.md, "Pipeline").  A whole mesh goes through all of them
+ * (strata_pipeline_run); a world's chunks are sliced by the world and go
+ * through the stages after the slice tile by tile.  Each stage reports
+ * its progress under its name and its wall time in the report. */
+typedef enum strata_stage {
+    STRATA_STAGE_LEVELS = 0, /* the planes (strata_terraces_heights) */
+    STRATA_STAGE_SLICE,      /* strata_slice (no planes: the mesh as it is) */
+    STRATA_STAGE_LOOPS,      /* the loops file, and the coasts of --shoreline */
+    STRATA_STAGE_SIMPLIFY,   /* strata_result_simplify_roofs */
+    STRATA_STAGE_SOLID,      /* strata_result_solidify */
+    STRATA_STAGE_WATER,      /* strata_result_add_water */
+    STRATA_STAGE_SHORELINE,  /* strata_result_add_shoreline */
+    STRATA_STAGE_FIT,        /* strata_result_fit_size */
+    STRATA_STAGE_PROPS,      /* strata_props_scatter (and the CSV file) */
+    STRATA_STAGE_OPTIMIZE,   /* strata_result_optimize */
+    STRATA_STAGE_WRITE,      /* strata_result_write */
+    STRATA_STAGE_PREVIEW,    /* strata_preview_write_png */
+    STRATA_STAGE_COUNT_
+} strata_stage;
+
+/* "levels", "slice", ...: the name of the stage, also its progress stage
+ * where the stage has none of its own; "unknown" out of range. */
+STRATA_API const char *strata_stage_name(strata_stage s);
+
+/* Fill with strata_pipeline_defaults, then set what the job needs. */
+typedef struct strata_pipeline_options {
+    strata_terraces terraces; /* no planes: the surface unsliced */
+    strata_walls walls;
+    int normals;
+    int areas; /* the terraces' roof and wall areas (strata_slice_options) */
+    /* loops: written to loops_path (NULL: none) with loops_write */
+    const char *loops_path;
+    strata_loops_write_options loops_write;
+    double simplify_roofs; /* > 0: strata_result_simplify_roofs's error */
+    int solid;             /* flat surfaces: close into a solid */
+    float solid_depth;     /* its base below the lowest terrace; NAN:
+                              STRATA_SOLID_DEPTH x the longest horizontal
+                              side of the result */
+    int water;             /* a water surface at terraces.sea_level */
+    const float *water_outline; /* strata_result_add_water's outline */
+    uint32_t water_npoints;
+    uint32_t water_sphere_level;
+    float shoreline;       /* > 0: a ribbon this wide along the coasts of
+                              the sea-level plane (needs terraces.sea) */
+    double fit_size;       /* > 0: strata_result_fit_size to this size */
+    const strata_props_options *props; /* NULL: none */
+    double props_size[2];  /* > 0: the props' min and max scale as these
+                              fractions of the longest side of the result
+                              (props->min_scale and max_scale ignored) */
+    const char *props_csv; /* NULL: no CSV of the props */
+    int optimize;
+    /* the mesh file (NULL: none) and how to write it; write.props is
+     * set to the props made here */
+    const char *path;
+    strata_write_options write;
+    strata_axis up; /* the file's frame (.stl is z-up whatever this is) */
+    const char *preview; /* PNG (NULL: none) */
+    strata_preview_options preview_options;
+} strata_pipeline_options;
+
+/* The default base depth of a solid, times the longest horizontal side. */
+#define STRATA_SOLID_DEPTH 0.05
+
+/* Defaults: no planes, walls UPPER, nothing else asked for; up Y. */
+STRATA_API void strata_pipeline_defaults(strata_pipeline_options *opt);
+
+typedef struct strata_pipeline_report {
+    double seconds[STRATA_STAGE_COUNT_]; /* wall time of each stage run */
+    uint32_t ran;                        /* bit s: stage s ran */
+    uint32_t nlevels;                    /* the planes used */
+    strata_stage failed;                 /* the stage of an error */
+    strata_arena_stats arena;            /* the slicer's arenas */
+    strata_simplify_stats simplify;
+    strata_solid_stats solid;
+    strata_optimize_stats optimize;
+    double fit_factor;                   /* 1 without fit_size */
+    float solid_depth;                   /* the depth used */
+} strata_pipeline_report;
+
+/* Run every stage opt asks for on m: slice it into *out (owned by the
+ * caller), then the stages after the slice on *out, then write the files.
+ * *props (may be NULL when opt->props is NULL) gets the props, owned by
+ * the caller.  rep (may be NULL) gets the times and figures; after an
+ * error, rep->failed names the stage that failed (levels for a height
+ * range that cannot be measured: STRATA_ERR_NOT_FINITE), and nothing is
+ * returned (every file already renamed into place stays).  Errors: those
+ * of the stages' functions; STRATA_ERR_INVALID_ARG for NULL arguments, a
+ * shoreline or water without a sea level, or the loops of an unsliced
+ * surface. */
+STRATA_API strata_status strata_pipeline_run(strata_ctx *ctx, const strata_mesh *m,
+                                             const strata_pipeline_options *opt,
+                                             strata_result **out, strata_props **props,
+                                             strata_pipeline_report *rep);
 
 /* ------------------------------------------------------------------ */
 /* Worlds                                                              */

@@ -79,3 +79,54 @@ strata_status strata_levels_uniform(const strata_mesh *m, uint32_t n, const stra
         return st;
     return strata_levels_range(hmin, hmax, n, curve, levels);
 }
+
+void strata_terraces_defaults(strata_terraces *t)
+{
+    if (t)
+        memset(t, 0, sizeof *t);
+}
+
+uint32_t strata_terraces_bound(const strata_terraces *t)
+{
+    if (!t)
+        return 0;
+    const uint64_t n = (uint64_t)(t->levels ? t->nlevels : t->count) + (t->sea ? 1 : 0);
+    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+strata_status strata_terraces_heights(const strata_terraces *t, float hmin, float hmax,
+                                      float *out, uint32_t *n)
+{
+    if (!t || !out || !n)
+        return STRATA_ERR_INVALID_ARG;
+    uint32_t k = 0;
+    strata_status st = STRATA_OK;
+    if (t->levels) {
+        if ((st = strata_levels_validate(t->levels, t->nlevels)) != STRATA_OK)
+            return st;
+        memcpy(out, t->levels, (size_t)t->nlevels * sizeof *out);
+        k = t->nlevels;
+    } else if (t->count) {
+        if ((st = strata_levels_range(hmin, hmax, t->count, t->curve, out)) != STRATA_OK)
+            return st;
+        k = t->count;
+    }
+    if (t->sea) {
+        /* the plane at exactly sea_level, in its place unless there */
+        const float h = t->sea_level;
+        if (!isfinite(h))
+            return STRATA_ERR_BAD_LEVELS;
+        uint32_t at = 0;
+        while (at < k && out[at] < h)
+            at++;
+        if (at == k || out[at] != h) {
+            if (k >= STRATA_MAX_LEVELS)
+                return STRATA_ERR_BAD_LEVELS;
+            memmove(out + at + 1, out + at, (size_t)(k - at) * sizeof *out);
+            out[at] = h;
+            k++;
+        }
+    }
+    *n = k;
+    return STRATA_OK;
+}

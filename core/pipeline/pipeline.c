@@ -1,0 +1,277 @@
+/* The pipeline (strata_pipeline_run): a surface sliced, edited and
+ * written, one named stage after another, as the strata program runs it
+ * (docs/DESIGN.md, "Pipeline").  Each stage is a short function over
+ * the job below; the driver times them and names the one that failed. */
+#define _POSIX_C_SOURCE 200809L
+#include "base/ctx.h"
+#include "io/write.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const stage_names[STRATA_STAGE_COUNT_] = {
+    "levels", "slice",    "loops", "simplify", "solid", "water",
+    "shoreline", "fit", "props", "optimize", "write", "preview"};
+
+const char *strata_stage_name(strata_stage s)
+{
+    return s >= 0 && s < STRATA_STAGE_COUNT_ ? stage_names[s] : "unknown";
+}
+
+void strata_pipeline_defaults(strata_pipeline_options *opt)
+{
+    if (!opt)
+        return;
+    memset(opt, 0, sizeof *opt);
+    strata_terraces_defaults(&opt->terraces);
+    opt->walls = STRATA_WALLS_UPPER;
+    opt->solid_depth = NAN;
+    strata_loops_write_defaults(&opt->loops_write);
+    strata_write_defaults(&opt->write);
+    opt->up = STRATA_AXIS_Y;
+    strata_preview_defaults(&opt->preview_options);
+}
+
+/* One run: the options, what the stages made so far, the report. */
+typedef struct job {
+    strata_ctx *ctx;
+    const strata_mesh *m;
+    const strata_pipeline_options *o;
+    strata_pipeline_report *rep;
+    float *levels;
+    uint32_t nlevels;
+    strata_result *r;
+    strata_loops *loops; /* the slice's loops, for the file and the coasts */
+    strata_props *props;
+} job;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static strata_status levels(job *j)
+{
+    const strata_terraces *t = &j->o->terraces;
+    const uint32_t room = strata_terraces_bound(t);
+    if (room == 0)
+        return STRATA_OK;
+    float lo = 0, hi = 0;
+    strata_status st;
+    if (!t->levels && t->count && (st = strata_mesh_height_range(j->m, &lo, &hi)) != STRATA_OK)
+        return st;
+    if (!(j->levels = malloc((size_t)room * sizeof *j->levels)))
+        return STRATA_ERR_NOMEM;
+    return strata_terraces_heights(t, lo, hi, j->levels, &j->nlevels);
+}
+
+static strata_status slice(job *j)
+{
+    if (!j->nlevels)
+        return strata_result_from_mesh(j->ctx, j->m, j->o->normals, &j->r);
+    strata_slice_options so;
+    strata_slice_defaults(&so);
+    so.levels = j->levels;
+    so.nlevels = j->nlevels;
+    so.walls = j->o->walls;
+    so.normals = j->o->normals;
+    so.areas = j->o->areas;
+    const strata_status st = strata_slice(j->ctx, j->m, &so, &j->r);
+    strata_ctx_arena_stats(j->ctx, &j->rep->arena);
+    return st;
+}
+
+/* The loops of the slice as made: linked from its walls, or (with
+ * normals, whose walls have vertices of their own) from the mesh cut
+ * again at the same planes, the same points.  Made once for the loops
+ * file and the coasts, before anything reorders the walls. */
+static strata_status loops(job *j)
+{
+    const strata_pipeline_options *o = j->o;
+    if (!o->loops_path && !(o->shoreline > 0))
+        return STRATA_OK;
+    if (!j->nlevels)
+        return STRATA_ERR_INVALID_ARG;
+    strata_status st = o->normals
+                           ? strata_loops_from_mesh(j->ctx, j->m, j->levels, j->nlevels, &j->loops)
+                           : strata_loops_from_result(j->ctx, j->r, &j->loops);
+    if (st == STRATA_OK && o->loops_path)
+        st = strata_loops_write(j->ctx, j->loops, o->loops_path, &o->loops_write);
+    return st;
+}
+
+/* The longest side of r's bounding box: of x and z only (flat), or of
+ * all three axes. */
+static double longest_side(const strata_result *r, int flat)
+{
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    const float *c[3] = {v.x, v.z, v.y};
+    double side = 0;
+    for (int k = 0; k < (flat ? 2 : 3); k++) {
+        float lo = INFINITY, hi = -INFINITY;
+        for (uint32_t i = 0; i < v.nverts; i++) {
+            lo = fminf(lo, c[k][i]);
+            hi = fmaxf(hi, c[k][i]);
+        }
+        side = fmax(side, (double)hi - lo);
+    }
+    return side;
+}
+
+static strata_status solid(job *j)
+{
+    float depth = j->o->solid_depth;
+    if (isnan(depth))
+        depth = (float)(STRATA_SOLID_DEPTH * longest_side(j->r, 1));
+    j->rep->solid_depth = depth;
+    return strata_result_solidify(j->ctx, j->r, depth, &j->rep->solid);
+}
+
+static strata_status water(job *j)
+{
+    const strata_pipeline_options *o = j->o;
+    return strata_result_add_water(j->ctx, j->r, o->terraces.sea_level, o->water_outline,
+                                   o->water_npoints, o->water_sphere_level);
+}
+
+static strata_status shoreline(job *j)
+{
+    uint32_t k = 0;
+    while (k < j->nlevels && j->levels[k] != j->o->terraces.sea_level)
+        k++;
+    return strata_result_add_shoreline(j->ctx, j->r, j->loops, k, j->o->shoreline);
+}
+
+static strata_status props(job *j)
+{
+    const strata_pipeline_options *o = j->o;
+    strata_props_options po = *o->props;
+    if (o->props_size[0] > 0) {
+        const double side = longest_side(j->r, 0);
+        po.min_scale = (float)(o->props_size[0] * side);
+        po.max_scale = (float)(o->props_size[1] * side);
+    }
+    strata_status st = strata_props_scatter(j->ctx, j->r, &po, &j->props);
+    if (st == STRATA_OK && o->props_csv)
+        st = strata_props_write_csv(j->ctx, j->props, o->props_csv);
+    return st;
+}
+
+static strata_status simplify(job *j)
+{
+    return strata_result_simplify_roofs(j->ctx, j->r, j->o->simplify_roofs, &j->rep->simplify);
+}
+
+static strata_status fit(job *j)
+{
+    return strata_result_fit_size(j->r, j->o->fit_size, &j->rep->fit_factor);
+}
+
+static strata_status optimize(job *j)
+{
+    return strata_result_optimize(j->ctx, j->r, &j->rep->optimize);
+}
+
+static strata_status preview(job *j)
+{
+    return strata_preview_write_png(j->ctx, j->r, &j->o->preview_options, j->o->preview);
+}
+
+/* The mesh file in its frame: an .stl is always z-up (its writer turns
+ * y-up into z-up), so only the other formats are turned to `up` and back. */
+static strata_status write(job *j)
+{
+    const strata_pipeline_options *o = j->o;
+    strata_write_options wo = o->write;
+    wo.props = j->props;
+    const int turn = o->up != STRATA_AXIS_Y && !strata__has_suffix(o->path, ".stl");
+    strata_status st = STRATA_OK;
+    if (turn && (st = strata_result_rotate_from_y_up(j->r, o->up)) != STRATA_OK)
+        return st;
+    st = strata_result_write(j->ctx, j->r, o->path, &wo);
+    const strata_status back = turn ? strata_result_rotate_to_y_up(j->r, o->up) : STRATA_OK;
+    return st != STRATA_OK ? st : back;
+}
+
+/* The stages in their order, and whether o asks for each. */
+typedef strata_status (*stage_fn)(job *);
+static const stage_fn stages[STRATA_STAGE_COUNT_] = {
+    levels, slice, loops, simplify, solid, water, shoreline, fit, props, optimize, write, preview};
+
+static int asked(const strata_pipeline_options *o, strata_stage s)
+{
+    switch (s) {
+    case STRATA_STAGE_LEVELS: return strata_terraces_bound(&o->terraces) > 0;
+    case STRATA_STAGE_SLICE: return 1;
+    case STRATA_STAGE_LOOPS: return o->loops_path || o->shoreline > 0;
+    case STRATA_STAGE_SIMPLIFY: return o->simplify_roofs > 0;
+    case STRATA_STAGE_SOLID: return o->solid;
+    case STRATA_STAGE_WATER: return o->water;
+    case STRATA_STAGE_SHORELINE: return o->shoreline > 0;
+    case STRATA_STAGE_FIT: return o->fit_size > 0;
+    case STRATA_STAGE_PROPS: return o->props != NULL;
+    case STRATA_STAGE_OPTIMIZE: return o->optimize;
+    case STRATA_STAGE_WRITE: return o->path != NULL;
+    case STRATA_STAGE_PREVIEW: return o->preview != NULL;
+    default: return 0;
+    }
+}
+
+/* Stages first..last that j's options ask for, timed; on a failure the
+ * report names the stage. */
+static strata_status run_stages(job *j, strata_stage first, strata_stage last)
+{
+    strata_status st = STRATA_OK;
+    for (int s = first; s <= (int)last && st == STRATA_OK; s++) {
+        if (!asked(j->o, (strata_stage)s))
+            continue;
+        const double t0 = now();
+        j->rep->failed = (strata_stage)s;
+        st = stages[s](j);
+        if (st == STRATA_OK && strata__cancelled(j->ctx))
+            st = STRATA_ERR_CANCELLED;
+        j->rep->seconds[s] += now() - t0;
+        j->rep->ran |= 1u << s;
+    }
+    return st;
+}
+
+static void report_init(strata_pipeline_report *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    rep->fit_factor = 1.0;
+    rep->failed = STRATA_STAGE_LEVELS;
+}
+
+strata_status strata_pipeline_run(strata_ctx *ctx, const strata_mesh *m,
+                                  const strata_pipeline_options *o, strata_result **out,
+                                  strata_props **props_out, strata_pipeline_report *rep)
+{
+    strata_pipeline_report scratch;
+    if (!rep)
+        rep = &scratch;
+    report_init(rep);
+    if (!ctx || !m || !o || !out || (o->props && !props_out))
+        return STRATA_ERR_INVALID_ARG;
+    if ((o->water || o->shoreline > 0) && !o->terraces.sea)
+        return STRATA_ERR_INVALID_ARG;
+    job j = {.ctx = ctx, .m = m, .o = o, .rep = rep};
+    const strata_status st = run_stages(&j, STRATA_STAGE_LEVELS, STRATA_STAGE_PREVIEW);
+    rep->nlevels = j.nlevels;
+    free(j.levels);
+    strata_loops_destroy(j.loops);
+    if (st != STRATA_OK) {
+        strata_props_destroy(j.props);
+        strata_result_destroy(j.r);
+        return st;
+    }
+    *out = j.r;
+    if (props_out)
+        *props_out = j.props;
+    return STRATA_OK;
+}
