@@ -100,17 +100,27 @@ static const char *check_props_terraces(const char *s)
     return a <= b ? NULL : "A must not be above B";
 }
 
-/* --props-terraces against the terraces the job makes. */
-static void check_props(const job *j)
+/* Where props go (a .glb, a CSV, a world's glb tiles), and
+ * --props-terraces against the terraces the job makes. */
+static void check_props(const job *j, bool world)
 {
-    if (j->props && !j->props_csv && !has_suffix(j->output, ".glb"))
+    const char *v;
+    if (j->props && world && j->tile_format != 0)
+        usage_error("--props %s: a world's props are drawn in its glb tiles, not in "
+                    "--tile-format ply",
+                    cli_given("props"));
+    if (world && (v = cli_given("props-csv")))
+        usage_error("--props-csv %s: not available for worlds (each tile's props are instances "
+                    "in its glb)",
+                    v);
+    if (j->props && !world && !j->props_csv && !has_suffix(j->output, ".glb"))
         usage_error("--props %s needs --props-csv FILE.csv or -o FILE.glb (where they are drawn)",
                     cli_given("props"));
-    const char *v = cli_given("props-terraces");
+    v = cli_given("props-terraces");
     unsigned long long a, b;
     if (!v || !parse_span(v, &a, &b))
         return;
-    const long long n = j->levels.n ? (long long)j->levels.n : j->terraces;
+    const long long n = (j->levels.n ? (long long)j->levels.n : j->terraces) + (j->sea ? 1 : 0);
     if (n <= 0)
         usage_error("--props-terraces %s: the mesh is not terraced (--terraces 0); props need "
                     "terraces", v);
@@ -172,14 +182,18 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
             usage_error("--preview %s: draws a whole world made in one run; not with --%s%s%s "
                         "(look at the tiles with 'strata view DIR')",
                         j->preview, partial[i], *v ? " " : "", v);
-    static const char *const mesh_only[] = {"loops", "print-size", "props", "sea-level",
-                                            "water", "shoreline", NULL};
+    static const char *const mesh_only[] = {"loops", "print-size", "shoreline", NULL};
     for (int i = 0; mesh_only[i]; i++)
         if ((v = cli_given(mesh_only[i])))
             usage_error("--%s: not available for worlds (%s); make the mesh without it",
                         mesh_only[i], world_opt);
-    if (j->terraces == 0 && !j->levels.n)
-        usage_error("--terraces 0: a world is always terraced (give N >= 1 or --levels)");
+    if (j->water && !strcmp(world_opt, "--chunk-level"))
+        usage_error("--water: not available for planet worlds (%s): a planet's water is one "
+                    "sphere, not yet cut into its chunks; terrain worlds have it tile by tile",
+                    world_opt);
+    if (j->terraces == 0 && !j->levels.n && !j->sea)
+        usage_error("--terraces 0: a world is always terraced (give N >= 1, --levels or "
+                    "--sea-level)");
     check_compress(j, true);
 }
 
@@ -192,7 +206,7 @@ static void check_planet(job *j)
 {
     const bool world = j->chunk_level >= 0;
     const char *v;
-    check_props(j);
+    check_props(j, world);
     if ((v = cli_given("solid")))
         usage_error("--solid%s%s: planets are closed surfaces already; it applies to terrains "
                     "(strata terrain: grid, polygon or heightmap)",
@@ -216,7 +230,7 @@ static void check_terrain(job *j)
     if (j->template_path && (v = cli_given("shape")))
         usage_error("--template and --shape %s cannot be used together", v);
     const bool world = j->tile_cells >= 0;
-    check_props(j);
+    check_props(j, world);
     if (j->solid && world)
         usage_error("--solid: not available for worlds (--tile-cells %lld); make one mesh",
                     j->tile_cells);

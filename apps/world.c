@@ -69,8 +69,10 @@ typedef struct world_job {
     strata_world_options wo;
     strata_fbm fbm;
     strata_curve *curve, *terrace_curve;
+    strata_terraces t; /* the planes asked for */
+    strata_props_options props;
     strata_heightmap *hm;
-    float *levels; /* dry run: planes over the expected range */
+    float *levels; /* planes by count made here (ranks, dry run) */
     double extent;
 } world_job;
 
@@ -138,18 +140,13 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
             wo->curve = wj->curve;
         }
     }
-    if (o->levels.n) {
-        wo->levels = o->levels.v;
-        wo->nlevels = (uint32_t)o->levels.n;
-    } else {
-        wo->terraces = (uint32_t)o->terraces;
-        if (o->terrace_curve.n) {
-            check(strata_curve_create(ctx, STRATA_CURVE_MONOTONE, o->terrace_curve.x,
-                                      o->terrace_curve.y, o->terrace_curve.n, &wj->terrace_curve),
-                  "--terrace-curve");
-            wo->terrace_curve = wj->terrace_curve;
-        }
-    }
+    job_terraces(ctx, o, &wj->t, &wj->terrace_curve);
+    wo->levels = wj->t.levels;
+    wo->nlevels = wj->t.nlevels;
+    wo->terraces = wj->t.count;
+    wo->terrace_curve = wj->t.curve;
+    wo->sea = wj->t.sea;
+    wo->sea_level = wj->t.sea_level;
     wo->walls = (strata_walls)o->walls;
     wo->normals = o->normals;
     wo->lod = o->lod;
@@ -157,21 +154,30 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
     if (o->simplify) /* --simplify-roofs[=ERR] */
         wo->simplify_roofs =
             isnan(o->simplify_error) ? STRATA_SIMPLIFY_DEFAULT_ERROR : o->simplify_error;
+    wo->water = o->water;
+    if (o->props) {
+        /* sizes: 0.8 to 1.2 % of the world's extent (a planet's
+         * diameter), as a whole mesh's are of its longest side */
+        const double side = o->kind == JOB_PLANET ? 2.0 * wj->extent : wj->extent;
+        job_props(o, &wj->props);
+        wj->props.min_scale = (float)(0.008 * side);
+        wj->props.max_scale = (float)(0.012 * side);
+        wo->props = &wj->props;
+    }
 }
 
-/* The message of a failure to place the planes (or to create the world). */
-static void planes_check(const world_job *wj, bool by_count, strata_status st)
+/* The planes of wj's terraces over heights [lo, hi], as the world's
+ * explicit levels (made by count here when every rank measured a part of
+ * the range, or estimated by a dry run). */
+static void planes_over(const job *o, world_job *wj, float lo, float hi)
 {
-    char why[160];
-    snprintf(why, sizeof why,
-             wj->wo.terrace_curve ? "the %u planes would not be strictly ascending (the curve "
-                                    "must rise wherever planes fall)"
-                                  : "%u terraces are too many for the height range",
-             wj->wo.terraces);
-    check_call(st, (call){.what = !by_count ? "--levels"
-                                  : wj->wo.terrace_curve ? "--terrace-curve"
-                                                          : "--terraces",
-                          .why = st == STRATA_ERR_BAD_LEVELS ? why : NULL});
+    if (!(wj->levels = malloc(sizeof *wj->levels * strata_terraces_bound(&wj->t))))
+        die(EXIT_RUNTIME, "out of memory");
+    uint32_t n = 0;
+    job_terraces_check(o, strata_terraces_heights(&wj->t, lo, hi, wj->levels, &n));
+    wj->wo.levels = wj->levels;
+    wj->wo.nlevels = n;
+    wj->wo.sea = 0; /* among them */
 }
 
 /* Planes by count over the height range measured by all ranks, each on
@@ -179,14 +185,15 @@ static void planes_check(const world_job *wj, bool by_count, strata_status st)
  * the world while measuring: heights do not depend on the planes).  The
  * minimum and maximum do not depend on how the chunks are shared, so the
  * planes are those strata_world_create finds in one process. */
-static void planes_by_ranks(strata_ctx *ctx, world_job *wj)
+static void planes_by_ranks(strata_ctx *ctx, const job *o, world_job *wj)
 {
     strata_world_options probe = wj->wo;
     const float zero = 0.0f;
     probe.levels = &zero;
     probe.nlevels = 1;
     strata_world *pw;
-    planes_check(wj, true, strata_world_create(ctx, &probe, &pw));
+    probe.sea = 0;
+    job_terraces_check(o, strata_world_create(ctx, &probe, &pw));
     uint64_t n = 0;
     check(strata_world_shard(pw, (uint64_t)procs_rank(), (uint64_t)procs_size(), NULL, 0, &n),
           "world");
@@ -203,20 +210,14 @@ static void planes_by_ranks(strata_ctx *ctx, world_job *wj)
         procs_exit(EXIT_RUNTIME);
     check(st, "range");
     procs_minmax(&lo, &hi);
-    if (!(wj->levels = malloc(sizeof *wj->levels * wj->wo.terraces)))
-        die(EXIT_RUNTIME, "out of memory");
-    planes_check(wj, true,
-                 strata_levels_range(lo, hi, wj->wo.terraces, wj->wo.terrace_curve, wj->levels));
-    wj->wo.levels = wj->levels;
-    wj->wo.nlevels = wj->wo.terraces;
+    planes_over(o, wj, lo, hi);
 }
 
-static void create_world(strata_ctx *ctx, world_job *wj, strata_world **w)
+static void create_world(strata_ctx *ctx, const job *o, world_job *wj, strata_world **w)
 {
-    const bool by_count = !wj->wo.levels;
-    if (by_count && procs_size() > 1)
-        planes_by_ranks(ctx, wj);
-    planes_check(wj, by_count, strata_world_create(ctx, &wj->wo, w));
+    if (!wj->wo.levels && procs_size() > 1)
+        planes_by_ranks(ctx, o, wj);
+    job_terraces_check(o, strata_world_create(ctx, &wj->wo, w));
 }
 
 /* Chunk ids costliest first (most input triangles, then by id): the order
@@ -338,11 +339,7 @@ static int dry_run(job *o, world_job *wj, int threads, uint64_t shard_k, uint64_
             hi = a < b ? b : a;
         }
         const float b = wj->wo.noise ? strata_fbm_bound(wj->wo.noise) : 0.0f;
-        if (!(wj->levels = malloc(wj->wo.terraces * sizeof *wj->levels)))
-            die(EXIT_RUNTIME, "out of memory");
-        check(strata_levels_range(lo - b, hi + b, wj->wo.terraces, NULL, wj->levels), "--terraces");
-        wj->wo.levels = wj->levels;
-        wj->wo.nlevels = wj->wo.terraces;
+        planes_over(o, wj, lo - b, hi + b);
     }
     strata_world *w;
     check(strata_world_create(ctx, &wj->wo, &w), "world");
@@ -471,7 +468,7 @@ int run_world(job *o)
     progress_start(ctx, o->quiet);
     const double t0 = now();
     strata_world *w;
-    create_world(ctx, &wj, &w);
+    create_world(ctx, o, &wj, &w);
     const double t_range = now() - t0;
     check_interrupt();
     const uint64_t nchunks = strata_world_chunk_count(w);

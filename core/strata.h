@@ -676,7 +676,7 @@ typedef struct strata_slice_options {
  * areas. */
 STRATA_API void strata_slice_defaults(strata_slice_options *opt);
 
-/* Cut every triangle of m into height bands (see DESIGN.md, "bands, not
+/* Cut every triangle of m into height bands (see docs/DESIGN.md, "bands, not
  * stacks").  The result is watertight by vertex id: every interior edge is
  * used by exactly two triangles in opposite directions (without normals),
  * roofs of terrace k lie exactly at height L[k] (FLAT: y == L[k]; RADIAL:
@@ -843,7 +843,7 @@ STRATA_API strata_status strata_result_add_water(strata_ctx *ctx, strata_result 
 /* ------------------------------------------------------------------ */
 
 /* The top edges of a slice's walls, linked per plane into polylines
- * (DESIGN.md, "Edge loops"): closed loops, and on a surface with a border
+ * (docs/DESIGN.md, "Edge loops"): closed loops, and on a surface with a border
  * (a terrain) open polylines from border to border.  Their points are the
  * slicer's top copies of its cut points, the same floats as the wall
  * tops, so a loop follows the mesh exactly.  Orientation: uphill on the
@@ -1965,7 +1965,7 @@ STRATA_API strata_status strata_pipeline_run(strata_ctx *ctx, const strata_mesh 
 /* ------------------------------------------------------------------ */
 
 /* A world is a planet or a terrain made chunk by chunk, so its size is
- * bounded by disk, not memory (DESIGN.md, "Worlds").
+ * bounded by disk, not memory (docs/DESIGN.md, "Worlds").
  *
  *  - PLANET: the icosphere of level L cut into 20 * 4^C chunks (chunk
  *    level C < L): chunk t is triangle t of the level-C icosphere with its
@@ -2026,6 +2026,13 @@ typedef struct strata_world_options {
     uint32_t nlevels;
     uint32_t terraces;
     const strata_curve *terrace_curve;
+    /* sea: a plane at exactly sea_level among them, added where they lack
+     * it (terraces may then be 0).  The planes are those
+     * strata_terraces_heights makes of these six fields (a strata_terraces
+     * spelled out), over the world's height range: the planes of the
+     * whole mesh of the same options. */
+    int sea;
+    float sea_level;
     /* Slicing */
     strata_walls walls;
     int normals;
@@ -2052,13 +2059,35 @@ typedef struct strata_world_options {
      * the tile's border among them, are locked, so tiles still meet bit
      * for bit); part of the fingerprint.  0: off (the default). */
     double simplify_roofs;
+    /* Per tile, after the slice, simplification and skirt, through the
+     * pipeline's stages (docs/DESIGN.md, "Worlds"): both change every
+     * tile's bytes and are part of the fingerprint.
+     *   water   terrains: the sea at sea_level (needs sea) over each
+     *           tile's square, the squares of all tiles tiling the grid's
+     *           rectangle (a whole mesh has that rectangle as 2
+     *           triangles); planets: STRATA_ERR_UNSUPPORTED (their water
+     *           is one sphere, not yet cut into the chunks)
+     *   props   NULL: none; else copied: scattered on each tile's roofs
+     *           with the seed mixed with the chunk id (strata_world_props_seed),
+     *           so a prop depends only on the world and its tile, never on
+     *           which thread or process made it; the scales as given.
+     *           Written into GLB tiles as instanced nodes; PLY tiles have
+     *           none (STRATA_ERR_INVALID_ARG from strata_world_dir_create). */
+    int water;
+    const strata_props_options *props;
 } strata_world_options;
 
 /* Defaults: PLANET, level 6, chunk level 2, radius 1; terrain: no
  * heightmap, cells 0 x 0, cell size 1, height scale 1, tiles of 256
- * cells; no noise, no curve; 16 terraces; walls UPPER, no normals; no
- * lod, skirts on (when lod is); no simplification. */
+ * cells; no noise, no curve; 16 terraces, no sea level; walls UPPER, no
+ * normals; no lod, skirts on (when lod is); no simplification, water or
+ * props. */
 STRATA_API void strata_world_defaults(strata_world_options *opt);
+
+/* The seed chunk id's props are scattered with: `seed` mixed with the id
+ * by a 64-bit hash, so that neighbouring tiles do not repeat each other's
+ * pattern. */
+STRATA_API uint32_t strata_world_props_seed(uint32_t seed, uint64_t id);
 
 /* Create a world (measuring its height range when the planes are asked
  * for by count).  Errors: STRATA_ERR_INVALID_ARG (a value outside the
@@ -2168,6 +2197,12 @@ STRATA_API strata_status strata_world_lod_error(const strata_world *w, uint32_t 
  * strata_slice, STRATA_ERR_INVALID_ARG for a bad id. */
 STRATA_API strata_status strata_world_make_chunk(strata_ctx *ctx, const strata_world *w,
                                                  uint64_t id, strata_result *r);
+/* strata_world_make_chunk and, for a world with props, *props the chunk's
+ * props (NULL without; owned by the caller), as strata_world_run writes
+ * them into its tile.  STRATA_ERR_INVALID_ARG for a NULL props. */
+STRATA_API strata_status strata_world_make_chunk_props(strata_ctx *ctx, const strata_world *w,
+                                                       uint64_t id, strata_result *r,
+                                                       strata_props **props);
 
 /* Chunks to re-make after the heights changed within `radius` of `center`
  * (interactive editing): those whose vertices or context could lie

@@ -5,7 +5,8 @@
  * give called one after another in its order; run only the stages asked
  * for, name the stage that failed, and leave nothing to the caller after
  * a failure.  The planes must be those of strata_levels_range with the
- * sea level put in its place. */
+ * sea level put in its place, and a world's planes those of the whole
+ * mesh of the same options. */
 #include "testutil.h"
 
 #include <math.h>
@@ -129,6 +130,74 @@ static strata_mesh *noise_grid(strata_ctx *ctx)
     ck_assert_ok(strata_displace_flat(ctx, m, &f, NULL));
     return m;
 }
+
+/* A world's planes are those its in-memory twin gets: a terrain world of
+ * the same grid and noise, by count with a sea level, and a planet. */
+START_TEST(test_world_planes_are_the_meshes)
+{
+    strata_ctx *ctx = ctx_new(2);
+    strata_fbm f;
+    strata_fbm_defaults(&f);
+    f.frequency = 0.35f;
+    f.amplitude = 0.5f;
+    f.seed = 7;
+    strata_world_options o;
+    strata_world_defaults(&o);
+    o.kind = STRATA_WORLD_TERRAIN;
+    o.cells_x = 48;
+    o.cells_z = 40;
+    o.cell_size = 0.25f;
+    o.tile_cells = 16;
+    o.noise = &f;
+    o.terraces = 9;
+    o.sea = 1;
+    o.sea_level = 0.03f;
+    strata_world *w;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    uint32_t nw;
+    const float *lw = strata_world_levels(w, &nw);
+
+    strata_mesh *m = noise_grid(ctx);
+    strata_terraces t;
+    strata_terraces_defaults(&t);
+    t.count = 9;
+    t.sea = 1;
+    t.sea_level = 0.03f;
+    float lo, hi, lm[10];
+    uint32_t nm;
+    ck_assert_ok(strata_mesh_height_range(m, &lo, &hi));
+    ck_assert_ok(strata_terraces_heights(&t, lo, hi, lm, &nm));
+    ck_assert_uint_eq(nw, 10);
+    ck_assert_uint_eq(nm, nw);
+    ck_assert_int_eq(memcmp(lw, lm, nm * sizeof *lm), 0);
+    /* the pipeline of that mesh uses them too */
+    strata_pipeline_options po;
+    strata_pipeline_defaults(&po);
+    po.terraces = t;
+    strata_result *r;
+    strata_pipeline_report rep;
+    ck_assert_ok(strata_pipeline_run(ctx, m, &po, &r, NULL, &rep));
+    ck_assert_uint_eq(rep.nlevels, nw);
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    for (uint32_t k = 0; k < nw; k++)
+        ck_assert_float_eq(v.terraces[k].level, lw[k]);
+    strata_result_destroy(r);
+    strata_mesh_destroy(m);
+    strata_world_destroy(w);
+
+    /* a world of the sea level alone */
+    o.terraces = 0;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    lw = strata_world_levels(w, &nw);
+    ck_assert_uint_eq(nw, 1);
+    ck_assert_float_eq(lw[0], 0.03f);
+    strata_world_destroy(w);
+    o.sea = 0;
+    ck_assert_status(strata_world_create(ctx, &o, &w), STRATA_ERR_BAD_LEVELS);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
 
 /* ------------------------------------------------------------ pipeline */
 
@@ -432,6 +501,7 @@ static Suite *pipeline_suite(void)
     tcase_add_test(planes, test_terraces_count);
     tcase_add_test(planes, test_terraces_sea);
     tcase_add_test(planes, test_terraces_errors);
+    tcase_add_test(planes, test_world_planes_are_the_meshes);
     suite_add_tcase(s, planes);
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_same_as_stages);

@@ -1423,6 +1423,156 @@ static void prefix_same(const strata_result *a, const strata_result *r, uint32_t
     *nverts = u.nverts;
 }
 
+/* Water and props per tile (strata_world_options.water, .props): each
+ * tile is the plain world's tile with its water square and props after
+ * it; the squares tile the grid's rectangle (the whole mesh's water); a
+ * prop stands on its own tile's roofs at a plane's height, the same for
+ * any thread count; the tiles hold as many props as the whole mesh holds
+ * give or take chance; both change the fingerprint. */
+START_TEST(test_water_and_props)
+{
+    strata_ctx *ctx = ctx_new(2), *one = ctx_new(1);
+    strata_fbm f;
+    strata_fbm_defaults(&f);
+    f.frequency = 0.35f;
+    f.amplitude = 0.5f;
+    f.seed = 11;
+    strata_props_options props;
+    strata_props_defaults(&props);
+    props.density = 6;
+    props.seed = 3;
+    props.min_scale = 0.05f;
+    props.max_scale = 0.1f;
+    strata_world_options o;
+    strata_world_defaults(&o);
+    o.kind = STRATA_WORLD_TERRAIN;
+    o.cells_x = 48;
+    o.cells_z = 40;
+    o.cell_size = 0.25f;
+    o.tile_cells = 16;
+    o.noise = &f;
+    o.terraces = 8;
+    o.sea = 1;
+    o.sea_level = 0.0f;
+    strata_world *plain, *w;
+    ck_assert_ok(strata_world_create(ctx, &o, &plain));
+    o.water = 1;
+    o.props = &props;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    ck_assert_uint_ne(strata_world_fingerprint(plain), strata_world_fingerprint(w));
+    uint32_t nl;
+    const float *L = strata_world_levels(w, &nl);
+
+    strata_result *a, *b, *c;
+    ck_assert_ok(strata_result_create(ctx, &a));
+    ck_assert_ok(strata_result_create(ctx, &b));
+    ck_assert_ok(strata_result_create(one, &c));
+    double water_area = 0;
+    uint64_t nprops = 0;
+    for (uint64_t id = 0; id < strata_world_chunk_count(w); id++) {
+        char what[48];
+        snprintf(what, sizeof what, "tile %llu", (unsigned long long)id);
+        strata_props *p, *q;
+        ck_assert_ok(strata_world_make_chunk(ctx, plain, id, a));
+        ck_assert_ok(strata_world_make_chunk_props(ctx, w, id, b, &p));
+        ck_assert_ok(strata_world_make_chunk_props(one, w, id, c, &q));
+        same_result(b, c, what);
+        uint32_t nv;
+        prefix_same(a, b, &nv, what);
+        strata_result_view u, v;
+        strata_result_get_view(a, &u);
+        strata_result_get_view(b, &v);
+        /* the water: the tile's square at the sea, 2 triangles */
+        float lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+        for (uint32_t i = 0; i < u.nverts; i++) {
+            lo[0] = fminf(lo[0], u.x[i]);
+            hi[0] = fmaxf(hi[0], u.x[i]);
+            lo[1] = fminf(lo[1], u.z[i]);
+            hi[1] = fmaxf(hi[1], u.z[i]);
+        }
+        ck_assert_uint_eq(v.water_count, 6);
+        ck_assert_uint_eq(v.nverts, u.nverts + 4);
+        for (uint32_t i = u.nverts; i < v.nverts; i++) {
+            ck_assert_float_eq(v.y[i], 0.0f);
+            ck_assert(v.x[i] == lo[0] || v.x[i] == hi[0]);
+            ck_assert(v.z[i] == lo[1] || v.z[i] == hi[1]);
+        }
+        water_area += ((double)hi[0] - lo[0]) * ((double)hi[1] - lo[1]);
+        /* the props: on the tile, at a plane, the same for 1 thread */
+        strata_props_view pv, qv;
+        strata_props_get_view(p, &pv);
+        strata_props_get_view(q, &qv);
+        ck_assert_uint_eq(pv.count, qv.count);
+        ck_assert_int_eq(memcmp(pv.x, qv.x, pv.count * sizeof(float)), 0);
+        ck_assert_int_eq(memcmp(pv.yaw, qv.yaw, pv.count * sizeof(float)), 0);
+        for (uint64_t i = 0; i < pv.count; i++) {
+            require(pv.x[i] >= lo[0] && pv.x[i] <= hi[0] && pv.z[i] >= lo[1] &&
+                        pv.z[i] <= hi[1],
+                    "%s: prop %llu at (%g, %g) off the tile", what, (unsigned long long)i,
+                    (double)pv.x[i], (double)pv.z[i]);
+            require(pv.terrace[i] < nl && pv.y[i] == L[pv.terrace[i]],
+                    "%s: prop %llu at height %g, not on its terrace", what,
+                    (unsigned long long)i, (double)pv.y[i]);
+            require(pv.scale[i] >= props.min_scale && pv.scale[i] <= props.max_scale,
+                    "%s: prop %llu of scale %g", what, (unsigned long long)i,
+                    (double)pv.scale[i]);
+        }
+        nprops += pv.count;
+        strata_props_destroy(p);
+        strata_props_destroy(q);
+    }
+    ck_assert_double_eq_tol(water_area, 12.0 * 10.0, 1e-9);
+
+    /* the whole mesh of the same options: its water is the rectangle,
+     * its props as many give or take chance (the same roof area and
+     * density: a count of about 2000, so 5 standard deviations are
+     * about 230) */
+    strata_mesh *m;
+    ck_assert_ok(strata_shape_grid(ctx, 48, 40, 0.25f, &m));
+    ck_assert_ok(strata_displace_flat(ctx, m, &f, NULL));
+    strata_pipeline_options po;
+    strata_pipeline_defaults(&po);
+    po.terraces.count = 8;
+    po.terraces.sea = 1;
+    po.terraces.sea_level = 0.0f;
+    po.water = 1;
+    po.props = &props;
+    strata_result *r;
+    strata_props *whole;
+    ck_assert_ok(strata_pipeline_run(ctx, m, &po, &r, &whole, NULL));
+    strata_props_view wv;
+    strata_props_get_view(whole, &wv);
+    ck_assert_uint_gt(wv.count, 500);
+    const double sd = sqrt((double)wv.count);
+    ck_assert_msg(fabs((double)nprops - (double)wv.count) < 5 * sd,
+                  "tiles hold %llu props, the whole mesh %llu", (unsigned long long)nprops,
+                  (unsigned long long)wv.count);
+    strata_props_destroy(whole);
+    strata_result_destroy(r);
+    strata_mesh_destroy(m);
+
+    /* refused: water without a sea level, on a planet; bad props */
+    o.sea = 0;
+    strata_world *bad;
+    ck_assert_status(strata_world_create(ctx, &o, &bad), STRATA_ERR_INVALID_ARG);
+    o.sea = 1;
+    props.min_scale = 0;
+    ck_assert_status(strata_world_create(ctx, &o, &bad), STRATA_ERR_INVALID_ARG);
+    strata_world_defaults(&o);
+    o.sea = 1;
+    o.water = 1;
+    ck_assert_status(strata_world_create(ctx, &o, &bad), STRATA_ERR_UNSUPPORTED);
+
+    strata_result_destroy(a);
+    strata_result_destroy(b);
+    strata_result_destroy(c);
+    strata_world_destroy(w);
+    strata_world_destroy(plain);
+    strata_ctx_destroy(one);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 /* Leaves: --lod without skirts changes nothing (results, fingerprint,
  * tile bytes); with skirts, the same vertices and triangles come first. */
 START_TEST(test_lod_leaves)
@@ -1878,6 +2028,7 @@ int main(void)
     tcase_set_timeout(tc, 900);
     tcase_add_test(tc, test_chunk_independence);
     tcase_add_test(tc, test_simplified_chunks);
+    tcase_add_test(tc, test_water_and_props);
     tcase_add_test(tc, test_directories);
     tcase_add_loop_test(tc, test_preview_canvas, 0, 2);
     suite_add_tcase(s, tc);

@@ -320,7 +320,15 @@ succeeds "--sea-level on a level" terrain --cells 32 --levels 0.1,0.3,0.5 --sea-
 check "--sea-level on a level adds nothing" 'grep -q ", 3 terraces\$" err'
 succeeds "--sea-level with --terraces 0" planet --level 3 --terraces 0 --sea-level 0.01 --stats -o sea3.ply
 check "--sea-level alone: one plane at 0.01" 'grep -q ", 1 terrace\$" err && grep -q "^terrace\.0\.level=0\.00999999978$" err'
-fails 2 "--sea-level" "--sea-level on worlds" terrain --tile-cells 16 --sea-level 1 -o seaw
+# worlds: the planes of the whole mesh of the same options, sea included
+succeeds "--sea-level on a world" terrain --cells 32 --tile-cells 16 --terraces 4 --sea-level 0.3 -o seaw
+succeeds "--sea-level on its mesh" terrain --cells 32 --terraces 4 --sea-level 0.3 --stats -o seam.ply
+sed -n 's/^terrace\.[0-9]*\.level=//p' err >mesh.planes
+sed 's/.*"planes":\[\([^]]*\)\].*/\1/' seaw/world.json | tr ',' '\n' | awk '{ printf "%.9g\n", $1 }' >world.planes
+check "--sea-level: a world's 5 planes are its mesh's, 0.3 among them" \
+    '[ "$(wc -l <world.planes)" -eq 5 ] && cmp -s mesh.planes world.planes && grep -qx 0.300000012 world.planes'
+succeeds "--sea-level alone on a world" planet --level 3 --chunk-level 1 --terraces 0 --sea-level 0.01 -o seaw0
+check "--sea-level alone: the world's one plane" 'grep -q "\"planes\":\[0.0099999997764825821\]" seaw0/world.json'
 fails 2 "--sea-level" "--sea-level out of range" planet --sea-level 2e9 -o sea4.ply
 
 # --water: the sea as a group of its own; PLY terrace -2
@@ -331,7 +339,7 @@ succeeds "--water PLY" terrain --shape polygon --sides 7 --sea-level 0.1 --water
 check "--water: 5 faces of terrace -2 for a heptagon" '[ "$(tail -c $((5 * 18)) water.ply | od -An -tx1 -v | tr -d " \n" | grep -o "03.\{24\}feffffff00" | wc -l)" = 5 ]'
 fails 2 "--sea-level" "--water without --sea-level" terrain --water -o w.ply
 fails 2 "--water" "--water on slice" slice flat.ply --water -o w.ply
-fails 2 "not available for worlds" "--water on worlds" planet --level 3 --chunk-level 1 --sea-level 0 --water -o ww
+fails 2 "not available for planet worlds" "--water on planet worlds" planet --level 3 --chunk-level 1 --sea-level 0 --water -o ww
 
 # --shoreline W: a ribbon along the coasts; OBJ group shoreline, PLY terrace -3
 succeeds "--shoreline" terrain --cells 32 --sea-level 0 --shoreline 0.2 -o shore.obj

@@ -276,6 +276,37 @@ same "--simplify-roofs: 1 and 3 threads" sr1 sr3
     bad "--simplify-roofs: tiles not smaller"
 fails 1 "another world" "--resume of a plain world with --simplify-roofs" $SR --simplify-roofs --resume -o sr0
 
+# ------------------------------------------------------------ sea, water, props
+# A terrain world with the sea level among its planes, the water over each
+# tile's square and props on the roofs (check_world compares every tile
+# with its plain twin and the whole mesh): the same bytes for any thread
+# count, shard and ISA; the water and the instanced props in every tile.
+SW="terrain --cells 96 --tile-cells 32 --terraces 8 --sea-level 0 --water --props 4 --quiet"
+run $SW --threads 1 -o sw1 && run $SW --threads 3 -o sw3
+same "--sea-level --water --props: 1 and 3 threads" sw1 sw3
+for k in 1 2; do "$STRATA" $SW --shard $k/2 -o swsh || bad "props shard $k/2"; done
+"$STRATA" tileset swsh --quiet && same "--water --props: 2 shards" sw1 swsh
+STRATA_SIMD=scalar "$STRATA" $SW -o swsc && same "--water --props: scalar kernels" sw1 swsc
+n=0 w=0
+for t in sw1/tiles/*/*.glb; do
+    n=$((n + 1))
+    grep -q EXT_mesh_gpu_instancing "$t" && grep -q '"name":"water"' "$t" && w=$((w + 1))
+done
+check "--water --props: water and instanced props in all $n tiles" '[ "$n" -eq 9 ] && [ "$w" -eq 9 ]'
+check "--water --props: recorded in world.json" \
+    'grep -q "\"water\":0" sw1/world.json && grep -q "\"props\":{\"density\":4" sw1/world.json'
+fails 1 "another world" "--resume of a world without props into one with them" \
+    terrain --cells 96 --tile-cells 32 --terraces 8 --sea-level 0 --water --quiet --resume -o sw1
+find_validator
+if [ -n "$module" ]; then
+    node "$SRCDIR/tests/gltf-validate.mjs" "$module" sw1/tiles/*/*.glb >val.out 2>&1 &&
+        ok || bad "--water --props tile: glTF-Validator: $(cat val.out)"
+fi
+fails 2 "not in --tile-format ply" "props in ply tiles" $SW --tile-format ply -o x
+fails 2 "--props-csv" "props CSV of a world" $SW --props-csv p.csv -o x
+fails 2 "not available for planet worlds" "water of a planet world" \
+    planet --level 4 --chunk-level 1 --sea-level 0 --water -o x
+
 # ------------------------------------------------------------ compressed tiles
 if "$STRATA" info | grep -q '^meshoptimizer: yes'; then
     run planet --level 6 --chunk-level 2 --terraces 12 --quiet --compress --threads 1 -o cz1

@@ -161,7 +161,7 @@ strata_status strata__write_tile(strata_ctx *ctx, const strata_result *r, const 
     switch (checked_format(ctx, r, path, opt, &st)) {
     case STRATA_FORMAT_PLY: return strata__ply_write(ctx, r, path, extras);
     case STRATA_FORMAT_GLB:
-        return strata__glb_write(ctx, r, path, opt->palette, extras, opt->compress, NULL);
+        return strata__glb_write(ctx, r, path, opt->palette, extras, opt->compress, opt->props);
     case STRATA_FORMAT_OBJ:
     case STRATA_FORMAT_STL: return STRATA_ERR_INVALID_ARG;
     default: return st;

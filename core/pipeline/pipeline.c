@@ -4,6 +4,7 @@
  * the job below; the driver times them and names the one that failed. */
 #define _POSIX_C_SOURCE 200809L
 #include "base/ctx.h"
+#include "pipeline/pipeline.h"
 #include "io/write.h"
 
 #include <math.h>
@@ -273,5 +274,24 @@ strata_status strata_pipeline_run(strata_ctx *ctx, const strata_mesh *m,
     *out = j.r;
     if (props_out)
         *props_out = j.props;
+    return STRATA_OK;
+}
+
+strata_status strata__pipeline_stages(strata_ctx *ctx, strata_result *r,
+                                      const strata_pipeline_options *o, strata_stage first,
+                                      strata_stage last, strata_props **props,
+                                      strata_pipeline_report *rep)
+{
+    if (!ctx || !r || !o || !rep || first <= STRATA_STAGE_LOOPS || last > STRATA_STAGE_OPTIMIZE ||
+        (o->props && !props) || (o->shoreline > 0 && last >= STRATA_STAGE_SHORELINE))
+        return STRATA_ERR_INVALID_ARG;
+    job j = {.ctx = ctx, .o = o, .rep = rep, .r = r};
+    const strata_status st = run_stages(&j, first, last);
+    if (st != STRATA_OK) {
+        strata_props_destroy(j.props);
+        return st;
+    }
+    if (props)
+        *props = j.props;
     return STRATA_OK;
 }

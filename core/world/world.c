@@ -1,4 +1,4 @@
-/* Worlds (DESIGN.md, "Worlds: chunks, seams, shards"): planets and
+/* Worlds (docs/DESIGN.md, "Worlds: chunks, seams, shards"): planets and
  * terrains made chunk by chunk.
  *
  * A chunk is made in four steps, each a function of the world and the
@@ -9,6 +9,7 @@
  * so that a thread making chunk after chunk allocates once. */
 #define _POSIX_C_SOURCE 200809L
 
+#include "pipeline/pipeline.h"
 #include "world/world.h"
 #include "base/curve.h"
 #include "mesh/heightmap.h"
@@ -225,8 +226,33 @@ static strata_status fingerprint(strata_world *w, const strata_world_options *o)
         fnv_bytes(&f, "simplified roofs", 16);
         fnv_u64(&f, bits);
     }
+    if (w->stages.water) {
+        fnv_bytes(&f, "water", 5);
+        fnv_float(&f, w->stages.terraces.sea_level);
+    }
+    if (w->stages.props) {
+        const strata_props_options *p = &w->props;
+        fnv_bytes(&f, "props", 5);
+        fnv_bytes(&f, &p->density, sizeof p->density);
+        fnv_bytes(&f, &p->noise_frequency, sizeof p->noise_frequency);
+        fnv_u64(&f, p->seed);
+        fnv_u64(&f, p->first_terrace);
+        fnv_u64(&f, p->last_terrace);
+        fnv_float(&f, p->min_scale);
+        fnv_float(&f, p->max_scale);
+        fnv_float(&f, p->rock_share);
+    }
     w->fingerprint = f.h;
     return STRATA_OK;
+}
+
+uint32_t strata_world_props_seed(uint32_t seed, uint64_t id)
+{
+    /* splitmix64 of the pair */
+    uint64_t z = ((uint64_t)seed << 32 ^ id) + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (uint32_t)(z ^ (z >> 31));
 }
 
 /* ------------------------------------------------------------ chunks */
@@ -280,7 +306,7 @@ static double now(void)
 /* strata_world_make_chunk, adding the seconds of its stages to t[0..2]
  * (lattice, noise and edits, slice) when t is not NULL. */
 static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t id,
-                                strata_result *r, double *t)
+                                strata_result *r, strata_props **props, double *t)
 {
     if (!ctx || !w || !r)
         return STRATA_ERR_INVALID_ARG;
@@ -310,18 +336,33 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
         so.normals = w->normals;
         st = strata_slice_into(ctx, s->mesh, &so, r);
     }
-    if (st == STRATA_OK && w->simplify > 0 &&
-        (st = strata_result_simplify_roofs(ctx, r, w->simplify, NULL)) != STRATA_OK)
-        strata__result_clear(r);
+    /* the pipeline's stages: simplify before the skirt (it wants the
+     * slice as made), water and props after it (the skirt hangs from the
+     * terraces' border, not the water's) */
+    strata_pipeline_options stages = w->stages;
+    stages.props = NULL;
+    strata_pipeline_report rep;
+    memset(&rep, 0, sizeof rep);
+    if (st == STRATA_OK)
+        st = strata__pipeline_stages(ctx, r, &stages, STRATA_STAGE_SIMPLIFY,
+                                     STRATA_STAGE_SIMPLIFY, NULL, &rep);
     if (st == STRATA_OK && w->skirts) {
         uint32_t k;
         uint64_t i;
         strata__world_locate(w, id, &k, &i);
         if (w->lod_skirt[k] > 0)
             st = strata__skirt_add(w, id, r, w->lod_skirt[k], &s->skirt);
-        if (st != STRATA_OK)
-            strata__result_clear(r);
     }
+    strata_props_options po = w->props;
+    if (w->stages.props && props) {
+        po.seed = strata_world_props_seed(w->props.seed, id);
+        stages.props = &po;
+    }
+    if (st == STRATA_OK)
+        st = strata__pipeline_stages(ctx, r, &stages, STRATA_STAGE_WATER, STRATA_STAGE_PROPS,
+                                     props, &rep);
+    if (st != STRATA_OK)
+        strata__result_clear(r);
     if (t) {
         const double t3 = now();
         t[0] += t1 - t0;
@@ -334,7 +375,16 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
 strata_status strata_world_make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t id,
                                       strata_result *r)
 {
-    return make_chunk(ctx, w, id, r, NULL);
+    return make_chunk(ctx, w, id, r, NULL, NULL);
+}
+
+strata_status strata_world_make_chunk_props(strata_ctx *ctx, const strata_world *w, uint64_t id,
+                                            strata_result *r, strata_props **props)
+{
+    if (!props)
+        return STRATA_ERR_INVALID_ARG;
+    *props = NULL;
+    return make_chunk(ctx, w, id, r, props, NULL);
 }
 
 /* ------------------------------------------------------------ runs */
@@ -349,6 +399,7 @@ void strata_world_run_defaults(strata_world_run_options *o)
 typedef struct {
     _Alignas(STRATA_ALIGN) strata_ctx *ctx;
     strata_result *r;
+    strata_props *props; /* the chunk's, when the world has props */
     strata_world_run_stats st;
     double t[4];
     strata_status status;
@@ -405,13 +456,16 @@ static strata_status run_one(run_state *rs, run_worker *wk, uint64_t id)
         if (!(st == STRATA_ERR_IO && errno == ENOENT))
             return st;
     }
-    strata_status st = make_chunk(wk->ctx, rs->w, id, wk->r, wk->t);
+    strata_props_destroy(wk->props);
+    wk->props = NULL;
+    strata_status st = make_chunk(wk->ctx, rs->w, id, wk->r, &wk->props, wk->t);
     if (st == STRATA_OK && o->preview)
         st = strata_preview_canvas_draw(wk->ctx, o->preview, wk->r);
     if (st != STRATA_OK)
         return st;
     const double t0 = now();
-    st = strata_world_dir_write_tile(wk->ctx, o->dir, rs->w, id, wk->r, o->palette, &rec);
+    st = strata__world_dir_write_tile(wk->ctx, o->dir, rs->w, id, wk->r, o->palette, wk->props,
+                                      &rec);
     wk->t[3] += now() - t0;
     if (st != STRATA_OK)
         return st;
@@ -499,6 +553,7 @@ strata_status strata_world_run(strata_ctx *ctx, const strata_world *w,
         stats->seconds_slice += wk[i].t[2];
         stats->seconds_write += wk[i].t[3];
         strata_result_destroy(wk[i].r);
+        strata_props_destroy(wk[i].props);
         strata_ctx_destroy(wk[i].ctx);
     }
     strata__free(&ctx->alloc, wk);
@@ -662,6 +717,16 @@ strata_status strata__planet_caps(const strata_planet_lattice *pl, const strata_
     return STRATA_OK;
 }
 
+/* What strata_props_scatter would refuse, checked when the world is
+ * made rather than at its first tile. */
+static int props_valid(const strata_props_options *p)
+{
+    return p->density > 0 && isfinite(p->density) && p->noise_frequency >= 0 &&
+           isfinite(p->noise_frequency) && p->min_scale > 0 && p->min_scale <= p->max_scale &&
+           isfinite(p->max_scale) && p->rock_share >= 0 && p->rock_share <= 1 &&
+           p->first_terrace <= p->last_terrace;
+}
+
 static strata_status check_world_options(const strata_world_options *o)
 {
     if (o->kind == STRATA_WORLD_PLANET) {
@@ -680,6 +745,12 @@ static strata_status check_world_options(const strata_world_options *o)
         return STRATA_ERR_INVALID_ARG;
     if (!(o->simplify_roofs >= 0) || !isfinite(o->simplify_roofs))
         return STRATA_ERR_INVALID_ARG;
+    if (o->water && !o->sea)
+        return STRATA_ERR_INVALID_ARG;
+    if (o->water && o->kind == STRATA_WORLD_PLANET)
+        return STRATA_ERR_UNSUPPORTED;
+    if (o->props && !props_valid(o->props))
+        return STRATA_ERR_INVALID_ARG;
     if (o->kind == STRATA_WORLD_PLANET && o->noise && !(strata_fbm_bound(o->noise) < o->radius))
         return STRATA_ERR_INVALID_ARG;
     if (o->walls != STRATA_WALLS_UPPER && o->walls != STRATA_WALLS_LOWER &&
@@ -687,7 +758,7 @@ static strata_status check_world_options(const strata_world_options *o)
         return STRATA_ERR_INVALID_ARG;
     if (o->levels)
         return strata_levels_validate(o->levels, o->nlevels);
-    if (o->terraces == 0 || o->terraces > STRATA_MAX_LEVELS)
+    if ((o->terraces == 0 && !o->sea) || o->terraces > STRATA_MAX_LEVELS)
         return STRATA_ERR_BAD_LEVELS;
     return STRATA_OK;
 }
@@ -730,6 +801,15 @@ strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *o
     w->walls = o->walls;
     w->normals = o->normals != 0;
     w->simplify = o->simplify_roofs;
+    strata_pipeline_defaults(&w->stages);
+    w->stages.simplify_roofs = o->simplify_roofs;
+    w->stages.terraces.sea = o->sea;
+    w->stages.terraces.sea_level = o->sea_level;
+    w->stages.water = o->water;
+    if (o->props) {
+        w->props = *o->props;
+        w->stages.props = &w->props;
+    }
     if (o->kind == STRATA_WORLD_PLANET) {
         if ((st = strata__planet_lattice_init(ctx, o->level, o->chunk_level, o->radius,
                                               &w->planet)) == STRATA_OK) {
@@ -754,21 +834,22 @@ strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *o
         bare.lod = 0;
         st = strata__world_lod_init(ctx, w, &bare);
     }
-    const uint32_t n = o->levels ? o->nlevels : o->terraces;
-    if (st == STRATA_OK && !(w->levels = strata__alloc_array(&w->alloc, n, sizeof(float))))
+    /* the planes: as a whole mesh of the same options gets them */
+    const strata_terraces t = {.levels = o->levels,
+                               .nlevels = o->nlevels,
+                               .count = o->levels ? 0 : o->terraces,
+                               .curve = o->terrace_curve,
+                               .sea = o->sea,
+                               .sea_level = o->sea_level};
+    const uint32_t room = strata_terraces_bound(&t);
+    if (st == STRATA_OK && !(w->levels = strata__alloc_array(&w->alloc, room, sizeof(float))))
         st = STRATA_ERR_NOMEM;
-    if (st == STRATA_OK) {
-        w->nlevels = n;
-        if (o->levels) {
-            memcpy(w->levels, o->levels, n * sizeof(float));
-        } else {
-            float lo = 0, hi = 0;
-            int any = 0;
-            if ((st = measure_range(ctx, w, NULL, w->layout.nleaves, &lo, &hi, &any)) ==
-                STRATA_OK)
-                st = strata_levels_range(lo, hi, n, o->terrace_curve, w->levels);
-        }
-    }
+    float lo = 0, hi = 0;
+    int any = 0;
+    if (st == STRATA_OK && t.count)
+        st = measure_range(ctx, w, NULL, w->layout.nleaves, &lo, &hi, &any);
+    if (st == STRATA_OK)
+        st = strata_terraces_heights(&t, lo, hi, w->levels, &w->nlevels);
     if (st == STRATA_OK && o->kind == STRATA_WORLD_PLANET && !(o->radius + w->levels[0] > 0.0f))
         st = STRATA_ERR_BAD_LEVELS; /* a terrace at or below the centre */
     if (st == STRATA_OK && o->lod)

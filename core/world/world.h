@@ -36,6 +36,10 @@ struct strata_world {
     /* levels of detail (core/world/world_lod.c) */
     int lod, skirts;
     double simplify; /* strata_world_options.simplify_roofs */
+    /* the pipeline's stages per tile: simplify before the skirt, water
+     * and props after it (props.seed set per chunk) */
+    strata_pipeline_options stages;
+    strata_props_options props;
     int lod_coarsen; /* 1: inner tiles at half a leaf's resolution along a side */
     strata_tileset_desc layout;            /* ids of the tiles, per depth */
     strata_planet_lattice *lod_planet;     /* depth k < C: level L-C+k, chunk level k */
@@ -66,6 +70,15 @@ STRATA_HIDDEN const float *strata__world_cap(const strata_world *w, uint64_t id)
  * (terrains: x0, z0, x1, z1 in grid vertices of the source). */
 STRATA_HIDDEN void strata__world_chunk_region(const strata_world *w, uint64_t id,
                                               float corners[9], uint32_t cells[4]);
+
+/* strata_world_dir_write_tile with the tile's props (NULL: none) drawn
+ * into a GLB tile. */
+STRATA_HIDDEN strata_status strata__world_dir_write_tile(strata_ctx *ctx, strata_world_dir *d,
+                                                         const strata_world *w, uint64_t id,
+                                                         const strata_result *r,
+                                                         const strata_palette *pal,
+                                                         const strata_props *props,
+                                                         strata_tile_record *rec);
 
 /* Working memory of skirts, reused tile after tile. */
 typedef struct strata_skirt_scratch {

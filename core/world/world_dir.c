@@ -172,6 +172,25 @@ static void params_json(const strata_world *w, strata_jtext *j)
     static const char *const walls[] = {"upper", "lower", "separate"};
     strata__jtext_printf(j, "],\"walls\":\"%s\",\"normals\":%s", walls[w->walls],
                          w->normals ? "true" : "false");
+    if (w->stages.water) {
+        strata__jtext_raw(j, ",\"water\":");
+        strata__jtext_float(j, w->stages.terraces.sea_level);
+    }
+    if (w->stages.props) {
+        const strata_props_options *p = &w->props;
+        strata__jtext_raw(j, ",\"props\":{\"density\":");
+        strata__jtext_double(j, p->density);
+        strata__jtext_raw(j, ",\"noise\":");
+        strata__jtext_double(j, p->noise_frequency);
+        strata__jtext_printf(j, ",\"seed\":%u,\"terraces\":[%u,%u],\"scale\":[", p->seed,
+                             p->first_terrace, p->last_terrace);
+        strata__jtext_float(j, p->min_scale);
+        strata__jtext_raw(j, ",");
+        strata__jtext_float(j, p->max_scale);
+        strata__jtext_raw(j, "],\"rocks\":");
+        strata__jtext_float(j, p->rock_share);
+        strata__jtext_raw(j, "}");
+    }
 }
 
 /* A parsed value written back as JSON text. */
@@ -454,7 +473,8 @@ strata_status strata_world_dir_create(strata_ctx *ctx, const strata_world *w, co
     if (!out)
         return STRATA_ERR_INVALID_ARG;
     *out = NULL;
-    if (!w || (format != STRATA_FORMAT_GLB && format != STRATA_FORMAT_PLY))
+    if (!w || (format != STRATA_FORMAT_GLB && format != STRATA_FORMAT_PLY) ||
+        (format == STRATA_FORMAT_PLY && w->stages.props)) /* PLY holds no props */
         return STRATA_ERR_INVALID_ARG;
     strata_world_dir *d;
     strata_status st = new_dir(ctx, path, &d);
@@ -589,6 +609,14 @@ strata_status strata_world_dir_write_tile(strata_ctx *ctx, strata_world_dir *d,
                                           const strata_result *r, const strata_palette *pal,
                                           strata_tile_record *rec)
 {
+    return strata__world_dir_write_tile(ctx, d, w, id, r, pal, NULL, rec);
+}
+
+strata_status strata__world_dir_write_tile(strata_ctx *ctx, strata_world_dir *d,
+                                           const strata_world *w, uint64_t id,
+                                           const strata_result *r, const strata_palette *pal,
+                                           const strata_props *props, strata_tile_record *rec)
+{
     if (!ctx || !d || !w || !r || !rec || id >= d->nchunks || w->fingerprint != d->fingerprint)
         return STRATA_ERR_INVALID_ARG;
     memset(rec, 0, sizeof *rec);
@@ -622,6 +650,7 @@ strata_status strata_world_dir_write_tile(strata_ctx *ctx, strata_world_dir *d,
     wo.format = d->format;
     wo.palette = pal;
     wo.compress = d->compress;
+    wo.props = props;
     st = strata__write_tile(ctx, r, path, &wo, j.s);
     strata__jtext_free(&j);
     if (st != STRATA_OK)

@@ -1,0 +1,21 @@
+/* The pipeline's stages over a result made elsewhere
+ * (core/pipeline/pipeline.c): a world's tile, sliced by the world. */
+#ifndef STRATA_PIPELINE_H
+#define STRATA_PIPELINE_H
+
+#include "base.h"
+
+/* The stages first..last (after the loops, up to optimize: those that
+ * need neither the mesh nor the slice's loops) that o asks for, run on r
+ * in place; *props gets the props when o asks for them.  Their times are
+ * added to rep's (not cleared first: a world's worker sums its chunks),
+ * rep->failed names a stage that failed.  Errors: those of the stages,
+ * STRATA_ERR_INVALID_ARG for a range outside those stages or a shoreline
+ * (it needs the slice's loops). */
+STRATA_HIDDEN strata_status strata__pipeline_stages(strata_ctx *ctx, strata_result *r,
+                                                    const strata_pipeline_options *o,
+                                                    strata_stage first, strata_stage last,
+                                                    strata_props **props,
+                                                    strata_pipeline_report *rep);
+
+#endif
