@@ -422,7 +422,7 @@ static void bench_bandwidth(strata_ctx *ctx)
     }
 }
 
-/* Level of a height, as DESIGN.md defines it: L[k] <= h < L[k+1]. */
+/* Level of a height, as docs/DESIGN.md defines it: L[k] <= h < L[k+1]. */
 static uint32_t level_of(const float *L, uint32_t n, float h)
 {
     uint32_t lo = 0, len = n;

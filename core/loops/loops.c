@@ -1,4 +1,4 @@
-/* Edge loops (DESIGN.md, "Edge loops"): the top edges of the slicer's
+/* Edge loops (docs/DESIGN.md, "Edge loops"): the top edges of the slicer's
  * walls, linked into polylines per plane.
  *
  * The slicer writes every wall quad as the two triangles

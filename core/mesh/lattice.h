@@ -1,4 +1,4 @@
-/* Chunk lattices of worlds (DESIGN.md, "Worlds: chunks, seams, shards").
+/* Chunk lattices of worlds (docs/DESIGN.md, "Worlds: chunks, seams, shards").
  *
  * A chunk's mesh is built on its own, with the same float bits as the
  * whole surface has at those points, plus a ring of *context* triangles

@@ -1,4 +1,4 @@
-/* The slicer: bands, not stacks (DESIGN.md).  Scalar reference.
+/* The slicer: bands, not stacks (docs/DESIGN.md).  Scalar reference.
  *
  * Three words, three things: a plane height L[k] is where terrace k's
  * roofs lie; a vertex's band is the k with L[k] <= h < L[k+1] (0 below
