@@ -11,9 +11,17 @@
  * bottom copy (q at L[band(q) - 1]), shared by the edges from q into that
  * wedge, the wedge edges.  A saddle exactly on a plane thus keeps every
  * edge manifold.  A fin is an input edge lying in a plane whose two
- * triangles would both stand a wall on it over the same bottom copies:
- * the two walls are the same quad back to back, enclosing nothing, and
- * the slicer drops both.
+ * triangles would both stand a wall on it (their third corners lie
+ * below): the two walls lie back to back, enclosing nothing, and the
+ * slicer drops both, joining the wedges on the edge's two sides at each
+ * end (one bottom copy: the roofs below meet there by id as they do by
+ * position).  Kept, a ridge of several such edges left walls on one
+ * another with distinct ids, which welding by position found as folds.
+ *
+ * A saddle lying exactly on a plane (two or more wedges around a vertex
+ * after the fin joins) is a pinch: its wedges' walls meet along the
+ * vertical segment under the vertex, by position one edge of four walls.
+ * Snapping makes such vertices from float heights too, rarely.
  *
  * Only the triangles touching such vertices are looked at: with float
  * heights they are few (a quantized heightmap can have many).
@@ -68,10 +76,13 @@ STRATA_HIDDEN strata_status strata__onplane_build(strata_ctx *ctx, strata_scratc
  * when it is the high end, the next one up when it is the low end),
  * computed as core/slice/slice.c places it (from the low end, t = (L[k] -
  * h_low) / dh) and moved to that end's roof level.  The end snaps when
- *   - the crossing lands on the end's roof copy: every coordinate
- *     (RADIAL: after projection), or, FLAT, one of x, z that the edge
- *     changes while within 16 ulps in the other (the crossing would lie
- *     on one line with the end and its neighbour along that axis); or
+ *   - the crossing lands on the end's roof copy, or within 4 ulps of it
+ *     (of the largest coordinate, the height's included; 4 to 8 ulps):
+ *     every coordinate (RADIAL: after projection), or, FLAT, one of x, z
+ *     that the edge changes while within 16 ulps in the other (the
+ *     crossing would lie on one line with the end and its neighbour along
+ *     that axis); a side of a few ulps would make a sliver whose normal
+ *     is noise, and welding by position could fold it; or
  *   - two such crossings of one plane at the end, each within 16 ulps of
  *     it, lie on one point or on one line with it though their edges do
  *     not (not within 6 degrees of opposite directions).
