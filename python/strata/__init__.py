@@ -35,7 +35,6 @@ __all__ = ["StrataError", "Context", "Mesh", "Result", "Loops", "planet", "terra
 _STATUS_NAMES = ["OK", "INVALID_ARG", "NOMEM", "OVERFLOW", "IO", "FORMAT", "TRUNCATED",
                  "TOO_LARGE", "UNSUPPORTED", "NOT_FINITE", "BAD_MESH", "BAD_LEVELS", "CANCELLED",
                  "ISA", "CONFLICT"]
-CANCELLED = _STATUS_NAMES.index("CANCELLED")
 IO = _STATUS_NAMES.index("IO")
 
 
@@ -69,7 +68,6 @@ def _progress(user, stage, done):
     ctx = ffi.from_handle(user)
     fn = ctx._call_progress or ctx.progress
     if fn is not None and fn(ffi.string(stage).decode(), done):
-        ctx._cancelled_by = "progress"
         return 1
     return 0
 
@@ -112,7 +110,6 @@ class Context:
         self.progress = progress
         self._call_progress = None
         self._pending = None
-        self._cancelled_by = None
         self._handle = ffi.new_handle(self)
         lib.strata_ctx_set_progress(self._ptr, _progress, self._handle)
 
@@ -152,7 +149,6 @@ class Context:
         reported and Ctrl-C turned into a cancel; raise on failure."""
         lib.strata_ctx_reset_cancel(self._ptr)
         self._pending = None
-        self._cancelled_by = None
         self._call_progress = progress
         _in_callback.ctx = self
         try:

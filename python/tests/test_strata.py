@@ -299,6 +299,15 @@ def test_progress_and_cancel():
     with pytest.raises(strata.StrataError) as e:
         strata.slice(m, terraces=8, ctx=ctx, progress=lambda s, d: d >= 0.5)
     assert e.value.name == "CANCELLED"
+    # Context.cancel from another thread (here while the slice reports 0.3)
+    def cancel_from_a_thread(stage, done):
+        if done >= 0.3:
+            t = threading.Thread(target=ctx.cancel)
+            t.start()
+            t.join()
+    with pytest.raises(strata.StrataError) as e:
+        strata.slice(m, terraces=8, ctx=ctx, progress=cancel_from_a_thread)
+    assert e.value.name == "CANCELLED"
     with pytest.raises(ZeroDivisionError):  # the callback's own error
         strata.slice(m, terraces=8, ctx=ctx, progress=lambda s, d: 1 / 0)
     assert strata.slice(m, terraces=8, ctx=ctx).triangle_count > 0  # usable again
