@@ -30,7 +30,7 @@ import numpy as np
 from ._lib import ffi, lib, LIBRARY_PATH
 
 __all__ = ["StrataError", "Context", "Mesh", "Result", "Loops", "planet", "terrain", "slice",
-           "levels", "contours", "version", "LIBRARY_PATH"]
+           "levels", "contours", "world", "version", "LIBRARY_PATH"]
 
 _STATUS_NAMES = ["OK", "INVALID_ARG", "NOMEM", "OVERFLOW", "IO", "FORMAT", "TRUNCATED",
                  "TOO_LARGE", "UNSUPPORTED", "NOT_FINITE", "BAD_MESH", "BAD_LEVELS", "CANCELLED",
@@ -577,16 +577,8 @@ class Result:
         lib.strata_write_defaults(opt)
         opt.format = _choice(format, _FORMATS, "format")
         opt.compress = bool(compress)
-        pal = None
-        if palette is not None:
-            pal = ffi.new("strata_palette *")
-            name = os.fsencode(palette)
-            if lib.strata_palette_preset(name, pal):
-                st = lib.strata_palette_load(name, pal)
-                if st:
-                    raise StrataError("strata_palette_load", st, "palette %r" % (palette,),
-                                      ffi.errno if st == IO else 0)
-            opt.palette = pal
+        pal = _palette(palette)  # kept alive through the call
+        opt.palette = pal
         ctx.call("strata_result_write", lib.strata_result_write, self._ptr, path, opt,
                  detail=os.fsdecode(path), progress=progress)
 
@@ -716,3 +708,110 @@ def contours(grid, levels, cell_size=1.0, height_scale=1.0, ctx=None, progress=N
         "range": (hmin, hmax),
     }
     return Loops(out[0], domain)
+
+
+# ------------------------------------------------------------------ worlds
+
+def _palette(palette):
+    """A strata_palette from a preset name or a file (None: NULL)."""
+    if palette is None:
+        return ffi.NULL
+    pal = ffi.new("strata_palette *")
+    name = os.fsencode(palette)
+    if lib.strata_palette_preset(name, pal):
+        st = lib.strata_palette_load(name, pal)
+        if st:
+            raise StrataError("strata_palette_load", st, "palette %r" % (palette,),
+                              ffi.errno if st == IO else 0)
+    return pal
+
+
+def world(path, kind="planet", level=6, chunk_level=2, radius=1.0, cells=256, size=10.0,
+          tile_cells=None, terraces=None, levels=None, walls="upper", normals=False, lod=False,
+          skirts=True, tile_format="glb", compress=False, palette=None, seed=1,
+          noise="simplex", frequency=None, amplitude=None, octaves=6, lacunarity=2.0,
+          gain=0.5, resume=False, ctx=None, progress=None):
+    """Make a world into the directory `path`, chunk by chunk in bounded
+    memory, as `strata planet --chunk-level C -o DIR` or `strata terrain
+    --tile-cells N -o DIR` does (the same options and defaults, the same
+    bytes): DIR/world.json, a tile per chunk under DIR/tiles/ and the 3D
+    Tiles DIR/tileset.json.  kind "planet" (level, chunk_level, radius) or
+    "terrain" (a grid of cells x cells of side size, cut into tiles of
+    tile_cells).  Returns a dict: chunks, made, skipped, triangles, bytes."""
+    ctx = _ctx(ctx)
+    opt = ffi.new("strata_world_options *")
+    lib.strata_world_defaults(opt)
+    if kind == "planet":
+        opt.kind = 0
+        opt.level = _int(level, "level", 1, 13)
+        opt.chunk_level = _int(chunk_level, "chunk_level", 0, level - 1)
+        if not radius > 0:
+            raise ValueError("radius: %r must be > 0" % (radius,))
+        opt.radius = radius
+        f = _fbm(seed, noise, octaves, (1.5 if frequency is None else frequency) / radius,
+                 lacunarity, gain, 0.1 * radius if amplitude is None else amplitude)
+    elif kind == "terrain":
+        opt.kind = 1
+        n = _int(cells, "cells", 1, 65535)
+        if tile_cells is None:
+            raise ValueError("tile_cells: a terrain world needs its tile side in cells")
+        opt.tile_cells = _int(tile_cells, "tile_cells", 1, 65535)
+        if not size > 0:
+            raise ValueError("size: %r must be > 0" % (size,))
+        opt.cells_x = opt.cells_z = n
+        opt.cell_size = size / n
+        f = _fbm(seed, noise, octaves, 3.0 / size if frequency is None else frequency,
+                 lacunarity, gain, 0.15 * size if amplitude is None else amplitude)
+    else:
+        raise ValueError("kind: %r is not one of 'planet', 'terrain'" % (kind,))
+    opt.noise = f
+    if levels is not None:
+        lv = _float_array(levels, "levels")
+        opt.levels = _ptr("float *", lv)
+        opt.nlevels = len(lv)
+    else:
+        opt.terraces = _int((16 if kind == "planet" else 12) if terraces is None else terraces,
+                            "terraces", 1, 65535)
+    opt.walls = _choice(walls, _WALLS, "walls")
+    opt.normals = bool(normals)
+    opt.lod = bool(lod)
+    opt.skirts = bool(skirts)
+    fmt = {"glb": 3, "ply": 1}.get(tile_format)
+    if fmt is None:
+        raise ValueError("tile_format: %r is not one of 'glb', 'ply'" % (tile_format,))
+    pal = _palette(palette)
+    out = ffi.new("strata_world **")
+    ctx.call("strata_world_create", lib.strata_world_create, opt, out, progress=progress)
+    w = ffi.gc(out[0], lib.strata_world_destroy)
+    dout = ffi.new("strata_world_dir **")
+    name = os.fsencode(path)
+    ctx.call("strata_world_dir_create", lib.strata_world_dir_create, w, name, fmt, dout,
+             detail=os.fsdecode(name))
+    d = ffi.gc(dout[0], lib.strata_world_dir_close)
+    if compress:
+        st = lib.strata_world_dir_set_compress(d, 1)
+        if st:
+            raise StrataError("strata_world_dir_set_compress", st)
+    ro = ffi.new("strata_world_run_options *")
+    lib.strata_world_run_defaults(ro)
+    ro.dir = d
+    ro.palette = pal
+    ro.resume = bool(resume)
+    nchunks = lib.strata_world_chunk_count(w)
+    ids = np.arange(nchunks, dtype=np.uint64)
+    ro.ids = _ptr("uint64_t *", ids)
+    ro.nids = nchunks
+    stats = ffi.new("strata_world_run_stats *")
+    ctx.call("strata_world_run", lib.strata_world_run, w, ro, stats,
+             detail=os.fsdecode(name), progress=progress)
+    # every tile's record, read back, for the tileset
+    recs = ffi.new("strata_tile_record[]", max(nchunks, 1))
+    for i in range(nchunks):
+        ctx.call("strata_world_dir_read_tile", lib.strata_world_dir_read_tile, d, i, recs + i,
+                 detail="tile %d" % i)
+    ctx.call("strata_world_dir_clean", lib.strata_world_dir_clean, d, ffi.NULL)
+    ctx.call("strata_world_dir_write_tileset", lib.strata_world_dir_write_tileset, d, recs,
+             nchunks, detail=os.fsdecode(name))
+    return {"chunks": nchunks, "made": stats.made, "skipped": stats.skipped,
+            "triangles": stats.triangles, "bytes": stats.bytes}
+

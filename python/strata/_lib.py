@@ -207,6 +207,78 @@ typedef struct strata_write_options {
 void strata_write_defaults(strata_write_options *opt);
 strata_status strata_result_write(strata_ctx *ctx, const strata_result *r, const char *path,
                                   const strata_write_options *opt);
+
+typedef struct strata_world strata_world;
+typedef struct strata_world_dir strata_world_dir;
+typedef struct strata_preview_canvas strata_preview_canvas;
+typedef int strata_world_kind;
+typedef struct strata_world_options {
+    strata_world_kind kind;
+    int level;
+    int chunk_level;
+    float radius;
+    const strata_heightmap *heightmap;
+    uint32_t patch_cells;
+    uint32_t cells_x, cells_z;
+    float cell_size;
+    float height_scale;
+    uint32_t tile_cells;
+    const strata_fbm *noise;
+    const strata_curve *curve;
+    const float *levels;
+    uint32_t nlevels;
+    uint32_t terraces;
+    const strata_curve *terrace_curve;
+    strata_walls walls;
+    int normals;
+    int lod;
+    int skirts;
+    double simplify_roofs;
+} strata_world_options;
+void strata_world_defaults(strata_world_options *opt);
+strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *opt,
+                                  strata_world **out);
+void strata_world_destroy(strata_world *w);
+uint64_t strata_world_chunk_count(const strata_world *w);
+uint64_t strata_world_leaf_count(const strata_world *w);
+const float *strata_world_levels(const strata_world *w, uint32_t *n);
+typedef struct strata_tile_record {
+    uint64_t id;
+    uint64_t triangles;
+    uint64_t bytes;
+    double box[12];
+} strata_tile_record;
+strata_status strata_world_dir_create(strata_ctx *ctx, const strata_world *w, const char *path,
+                                      strata_format format, strata_world_dir **out);
+void strata_world_dir_close(strata_world_dir *d);
+strata_status strata_world_dir_set_compress(strata_world_dir *d, int on);
+strata_status strata_world_dir_read_tile(strata_ctx *ctx, strata_world_dir *d, uint64_t id,
+                                         strata_tile_record *rec);
+strata_status strata_world_dir_clean(strata_ctx *ctx, strata_world_dir *d, uint64_t *removed);
+strata_status strata_world_dir_write_tileset(strata_ctx *ctx, strata_world_dir *d,
+                                             const strata_tile_record *recs, uint64_t n);
+typedef struct strata_world_run_options {
+    strata_world_dir *dir;
+    const strata_palette *palette;
+    int resume;
+    const uint64_t *ids;
+    uint64_t nids;
+    uint64_t (*next)(void *user);
+    void *next_user;
+    void (*done)(void *user, const strata_tile_record *rec, int skipped);
+    void *done_user;
+    strata_preview_canvas *preview;
+} strata_world_run_options;
+typedef struct strata_world_run_stats {
+    uint64_t made, skipped;
+    uint64_t triangles, bytes;
+    double seconds_lattice, seconds_noise, seconds_slice, seconds_write;
+    uint64_t failed_chunk;
+} strata_world_run_stats;
+void strata_world_run_defaults(strata_world_run_options *opt);
+strata_status strata_world_run(strata_ctx *ctx, const strata_world *w,
+                               const strata_world_run_options *opt,
+                               strata_world_run_stats *stats);
 """
 
 # The structs test_strata.py checks against the header, with their fields.
@@ -230,6 +302,17 @@ STRUCTS = {
                                    "svg_scale", "up"],
     "strata_palette": ["nstops", "rgb"],
     "strata_write_options": ["format", "palette", "compress", "props"],
+    "strata_world_options": ["kind", "level", "chunk_level", "radius", "heightmap",
+                             "patch_cells", "cells_x", "cells_z", "cell_size", "height_scale",
+                             "tile_cells", "noise", "curve", "levels", "nlevels", "terraces",
+                             "terrace_curve", "walls", "normals", "lod", "skirts",
+                             "simplify_roofs"],
+    "strata_tile_record": ["id", "triangles", "bytes", "box"],
+    "strata_world_run_options": ["dir", "palette", "resume", "ids", "nids", "next",
+                                 "next_user", "done", "done_user", "preview"],
+    "strata_world_run_stats": ["made", "skipped", "triangles", "bytes", "seconds_lattice",
+                               "seconds_noise", "seconds_slice", "seconds_write",
+                               "failed_chunk"],
 }
 
 ffi = cffi.FFI()

@@ -238,6 +238,32 @@ def test_contours_of_a_grid_are_the_programs(tmp_path):
         assert read(tmp_path / name) == read(tmp_path / ("cli-" + name)), name
 
 
+def tree(top):
+    """{relative path: bytes} of every file under top."""
+    files = {}
+    for d, _, names in os.walk(top):
+        for n in names:
+            files[os.path.relpath(os.path.join(d, n), top)] = read(os.path.join(d, n))
+    return files
+
+
+def test_worlds_are_the_programs(tmp_path):
+    s = strata.world(tmp_path / "py", level=4, chunk_level=1, terraces=8)
+    assert s["chunks"] == 80 and s["made"] == 80 and s["triangles"] > 20 * 4 ** 4
+    cli("planet", "--level", "4", "--chunk-level", "1", "--terraces", "8", "-o",
+        str(tmp_path / "cli"))
+    py, want = tree(tmp_path / "py"), tree(tmp_path / "cli")
+    assert len(py) == 82 and "tileset.json" in py and py == want
+    strata.world(tmp_path / "tpy", kind="terrain", cells=64, tile_cells=16, tile_format="ply",
+                 lod=True)
+    cli("terrain", "--cells", "64", "--tile-cells", "16", "--tile-format", "ply", "--lod",
+        "-o", str(tmp_path / "tcli"))
+    assert tree(tmp_path / "tpy") == tree(tmp_path / "tcli")
+    with pytest.raises(strata.StrataError) as e:  # another world's directory
+        strata.world(tmp_path / "py", level=4, chunk_level=1, terraces=9)
+    assert e.value.name == "CONFLICT" and "py" in str(e.value)
+
+
 # ------------------------------------------------------------ writing
 
 @pytest.mark.parametrize("ext,magic", [("ply", b"ply\n"), ("obj", b"#"), ("glb", b"glTF"),
