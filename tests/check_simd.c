@@ -121,7 +121,8 @@ START_TEST(test_kernels_match_scalar)
     const strata_isa isa = (strata_isa)_i;
     unsetenv("STRATA_SIMD");
     if (!(strata_cpu_isas() & STRATA_ISA_BIT(isa))) {
-        printf("simd: %s not available here, skipped\n", strata_isa_name(isa));
+        printf("simd: %s kernels not run: this CPU lacks %s (hardware)\n", strata_isa_name(isa),
+               strata_isa_name(isa));
         return;
     }
     make_points();
@@ -285,7 +286,8 @@ START_TEST(test_slice_displace_kernels)
     const strata_isa isa = (strata_isa)_i;
     unsetenv("STRATA_SIMD");
     if (!(strata_cpu_isas() & STRATA_ISA_BIT(isa))) {
-        printf("simd: %s not available here, skipped\n", strata_isa_name(isa));
+        printf("simd: %s kernels not run: this CPU lacks %s (hardware)\n", strata_isa_name(isa),
+               strata_isa_name(isa));
         return;
     }
     strata_ctx *ref = ctx_for(STRATA_ISA_SCALAR), *vec = ctx_for(isa);

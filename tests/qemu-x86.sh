@@ -8,7 +8,7 @@ QEMU=${QEMU_X86_64:-qemu-x86_64}
 command -v "$QEMU" >/dev/null 2>&1 || { echo "qemu-x86.sh: $QEMU not found, skipped"; exit 77; }
 case $(uname -m) in
 x86_64) ;;
-*) echo "qemu-x86.sh: not an x86-64 build, skipped"; exit 77 ;;
+*) echo "SKIP (hardware): qemu-x86.sh emulates older x86-64 CPUs on an x86-64 machine; this one is $(uname -m)"; exit 77 ;;
 esac
 [ -x tests/check_simd ] && [ -x ./libtool ] || { echo "qemu-x86.sh: run from the build directory"; exit 99; }
 unset STRATA_SIMD
