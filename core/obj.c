@@ -118,8 +118,8 @@ strata_status strata__obj_read(strata_builder *b, const uint8_t *data, size_t le
     }
     if (!any)
         return STRATA_ERR_FORMAT;
-    for (size_t i = 0; i < 3 * b->nt; i++)
-        if (b->tri[i] >= b->nv)
+    for (size_t t = 0; t < b->nt; t++)
+        if (b->a[t] >= b->nv || b->b[t] >= b->nv || b->c[t] >= b->nv)
             return STRATA_ERR_BAD_MESH; /* a forward reference never defined */
     return STRATA_OK;
 }
