@@ -500,7 +500,9 @@ static strata_status fast_block(void *arg, size_t blk, int thread)
     const uint8_t *p = L->base + from * L->stride;
     for (uint64_t i = from; i < to; i++, p += L->stride) {
         for (uint32_t k = 0; k < L->nlists; k++)
-            if (integer_value(p + L->list_off[k], L->list_type[k], be) != L->list_n[k])
+            if (type_size[L->list_type[k]] == 1
+                    ? p[L->list_off[k]] != (uint8_t)L->list_n[k] /* n < 128 for char */
+                    : integer_value(p + L->list_off[k], L->list_type[k], be) != L->list_n[k])
                 return STRATA_ERR_FORMAT;
         if (j->kind == ELEM_VERTEX) {
             float v[3];

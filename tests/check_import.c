@@ -1264,6 +1264,22 @@ static strata_mesh *decode_threads(const buf *b, const strata_import_options *o,
     return first;
 }
 
+/* Allocations a decode makes: a file read in parallel has its arrays
+ * sized once: about 16 calls for these files, where a reader in order
+ * growing its triangles by doubling makes 45 (the ASCII grid). */
+static long decode_allocations(const buf *b)
+{
+    test_alloc t;
+    strata_ctx *ctx = ctx_new_counting(2, &t);
+    const long before = atomic_load(&t.count);
+    strata_mesh *m;
+    ck_assert_ok(decode(ctx, b->p, b->n, NULL, NULL, &m));
+    const long n = atomic_load(&t.count) - before;
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+    return n;
+}
+
 /* Binary (decoded in parallel) against ASCII (in order), both byte
  * orders, both layouts, vertices or faces first; the edge table against
  * its definition. */
@@ -1276,12 +1292,14 @@ START_TEST(test_parallel_same)
     strata_mesh *ref = decode_threads(&text, NULL, &rt);
     expect_edges(ref);
     ck_assert_uint_eq(strata_mesh_triangle_count(ref), 2u * 181 * 181);
+    ck_assert_int_gt(decode_allocations(&text), 30);
     ck_assert_int_eq(rt.flipped, 0);
     for (int fmt = F_LE; fmt <= F_BE; fmt++) {
         g.fmt = fmt;
         buf bin = grid_ply(&g);
         strata_mesh *m = decode_threads(&bin, NULL, &rb);
         same_mesh(ref, m, fmt_names[fmt]);
+        ck_assert_int_le(decode_allocations(&bin), 20); /* not read again in order */
         ck_assert_uint_eq(rb.dropped, rt.dropped);
         ck_assert_int_eq(rb.flipped, rt.flipped);
         strata_mesh_destroy(m);
@@ -1488,6 +1506,122 @@ START_TEST(test_parallel_winding_and_load)
 }
 END_TEST
 
+/* The grid of grid_spec (layout 0) as OBJ text over 2 MiB (read in
+ * parallel): the vertices in the file's order with texture coordinates,
+ * normals, comments and groups between them, the faces in the same
+ * order in every corner form, some with negative indices (counting back
+ * from the vertices read so far), faces of 2 corners (dropped), and
+ * vertices (9, 9, 9) among the faces, unused. */
+static buf grid_obj(const grid_spec *g)
+{
+    buf o = {NULL, 0, 0};
+    const uint32_t nv = (uint32_t)((g->n + 1) * (g->n + 1)), s = (uint32_t)g->n + 1;
+    char line[256];
+    puts_(&o, "# a grid\nmtllib none.mtl\no grid\n");
+    for (uint32_t id = 0; id < nv; id++) {
+        const uint32_t p = scramble(id, nv), i = p % s, j = p / s;
+        snprintf(line, sizeof line, "v %.9g %.9g %.9g%s\n", (double)((float)i * 0.5f),
+                 (double)bump(i, j), (double)((float)j * 0.5f), id % 7 ? "" : " 1.0");
+        puts_(&o, line);
+        if (id % 11 == 0)
+            puts_(&o, "vt 0.5 0.25\nvn 0 1 0\n# between\n");
+    }
+    /* a comment longer than a chunk: the faces' chunks hold no grid
+     * vertex, so an index counted back from a wrong base still lands on
+     * a vertex (a wrong mesh, not a fault read again in order) */
+    char *pad = malloc((1u << 20) + 64);
+    ck_assert_ptr_nonnull(pad);
+    memset(pad, 'x', (1u << 20) + 60);
+    memcpy(pad, "# ", 2);
+    strcpy(pad + (1u << 20) + 60, "\n");
+    puts_(&o, pad);
+    free(pad);
+    puts_(&o, "g faces\nusemtl stone\n");
+    long f = 0, have = nv; /* vertices read so far */
+    for (uint32_t j = 0; j < (uint32_t)g->n; j++)
+        for (uint32_t i = 0; i < (uint32_t)g->n; i++) {
+            const uint32_t q[4] = {file_id(g, j * s + i), file_id(g, (j + 1) * s + i),
+                                   file_id(g, (j + 1) * s + i + 1), file_id(g, j * s + i + 1)};
+            for (int half = 0; half < 2; half++, f++) {
+                const uint32_t t[3] = {q[0], half ? q[2] : q[1], half ? q[3] : q[2]};
+                char *e = line + snprintf(line, sizeof line, "f");
+                for (int k = 0; k < 3; k++) {
+                    /* (not the first vertices: an index counted from the wrong
+                     * base must land on another vertex, not outside) */
+                    const long v = f % 3 == 1 && t[k] >= 64 ? (long)t[k] - have : (long)t[k] + 1;
+                    e += f % 5 == 2   ? sprintf(e, " %ld//1", v)
+                         : f % 5 == 3 ? sprintf(e, " %ld/1/1", v)
+                         : f % 5 == 4 ? sprintf(e, " %ld/1", v)
+                                      : sprintf(e, " %ld", v);
+                }
+                strcpy(e, f % 13 == 0 ? " # note\n" : "\n");
+                puts_(&o, line);
+                if (f % 1009 == 0)
+                    puts_(&o, "f 1 2\n");
+                if (f % 4999 == 0) { /* an unused vertex, after the grid's */
+                    puts_(&o, "v 9 9 9\n");
+                    have++;
+                }
+            }
+        }
+    return o;
+}
+
+/* OBJ read in parallel: the mesh of the same grid's binary PLY (itself
+ * that of its ASCII PLY) and the unused vertices at 1-3 threads, the
+ * dropped faces counted; late
+ * faults (a vertex out of the float range, an index past the last
+ * vertex, a NUL byte) reported as the reader in order reports them. */
+START_TEST(test_parallel_obj)
+{
+    grid_spec g = {F_LE, 400, 0, 0, 0, -1};
+    buf ply = grid_ply(&g), obj = grid_obj(&g);
+    ck_assert_uint_gt(obj.n, 4u << 20);
+    strata_import_report rp, ro;
+    strata_mesh *a = decode_threads(&ply, NULL, &rp), *b = decode_threads(&obj, NULL, &ro);
+    strata_mesh_view va, vb;
+    strata_mesh_get_view(a, &va);
+    strata_mesh_get_view(b, &vb);
+    const uint32_t extra = (2u * 400 * 400 + 4998) / 4999;
+    ck_assert_uint_eq(vb.nverts, va.nverts + extra);
+    ck_assert_uint_eq(vb.ntris, va.ntris);
+    for (uint32_t i = 0; i < vb.nverts; i++)
+        require(i < va.nverts ? vb.x[i] == va.x[i] && vb.y[i] == va.y[i] && vb.z[i] == va.z[i]
+                              : vb.x[i] == 9 && vb.y[i] == 9 && vb.z[i] == 9,
+                "obj vertex %u", i);
+    require(!memcmp(va.a, vb.a, 4 * (size_t)va.ntris) && !memcmp(va.b, vb.b, 4 * (size_t)va.ntris) &&
+                !memcmp(va.c, vb.c, 4 * (size_t)va.ntris),
+            "obj triangles differ");
+    expect_edges(b);
+    ck_assert_int_le(decode_allocations(&obj), 20);
+    ck_assert_int_eq(ro.format, STRATA_IMPORT_OBJ);
+    ck_assert_uint_eq(ro.dropped, (2u * 400 * 400 + 1008) / 1009);
+    ck_assert_uint_eq(rp.dropped, 0);
+    strata_mesh_destroy(a);
+    strata_mesh_destroy(b);
+    static const char *const tails[] = {"v 1 1e39 1\n", "f 1 2 999999999\n", "f 1 -1\n\0\n",
+                                        "f 1 2 3 x\n"};
+    static const strata_status want[] = {STRATA_ERR_NOT_FINITE, STRATA_ERR_BAD_MESH,
+                                         STRATA_ERR_FORMAT, STRATA_ERR_FORMAT};
+    static const size_t tail_len[] = {11, 16, 10, 10};
+    for (int k = 0; k < 4; k++) {
+        buf c = {NULL, 0, 0};
+        put(&c, obj.p, obj.n);
+        put(&c, tails[k], tail_len[k]);
+        for (int th = 1; th <= 3; th += 2) {
+            strata_ctx *ctx = ctx_new(th);
+            strata_mesh *m = (strata_mesh *)&m;
+            ck_assert_status(decode(ctx, c.p, c.n, NULL, NULL, &m), want[k]);
+            ck_assert_ptr_null(m);
+            strata_ctx_destroy(ctx);
+        }
+        free(c.p);
+    }
+    free(ply.p);
+    free(obj.p);
+}
+END_TEST
+
 /* strata_mesh_create's edge table at 1 and 3 threads: a fan of 200
  * triangles around one vertex (a bucket sorted by qsort) and its
  * definition. */
@@ -1542,6 +1676,7 @@ static Suite *import_suite(void)
     tcase_add_loop_test(par, test_parallel_same, 0, 4);
     tcase_add_test(par, test_parallel_fallback);
     tcase_add_test(par, test_parallel_winding_and_load);
+    tcase_add_test(par, test_parallel_obj);
     tcase_add_test(par, test_edges_fan);
     suite_add_tcase(s, par);
     TCase *lim = tcase_create("Limits");
