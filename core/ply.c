@@ -485,6 +485,33 @@ typedef struct fast_job {
     int kind;
 } fast_job;
 
+/* The common faces: triangles of little-endian 32-bit indices after a
+ * one-byte count, the element's only list (strata's own files). */
+static bool plain_triangles(const fast_job *j)
+{
+    const rec_layout *L = j->L;
+    return j->kind == ELEM_FACE && j->h->format == PLY_LE && L->corners == 3 &&
+           L->nlists == 1 && type_size[L->list_type[0]] == 1 &&
+           (L->itype == T_UINT || (L->itype == T_INT && j->h->nverts <= INT32_MAX));
+}
+
+static strata_status plain_triangles_block(const fast_job *j, uint64_t from, uint64_t to)
+{
+    const rec_layout *L = j->L;
+    strata_builder *b = j->b;
+    const uint64_t nverts = j->h->nverts, stride = L->stride, ioff = L->ioff;
+    const uint64_t coff = L->list_off[0];
+    const uint8_t *p = L->base + from * stride;
+    for (uint64_t i = from; i < to; i++, p += stride) {
+        uint32_t v[3]; /* a negative int is >= 2^31 > nverts - 1 as uint32 */
+        memcpy(v, p + ioff, sizeof v);
+        if (p[coff] != 3 || v[0] >= nverts || v[1] >= nverts || v[2] >= nverts)
+            return STRATA_ERR_FORMAT;
+        b->a[i] = v[0], b->b[i] = v[1], b->c[i] = v[2];
+    }
+    return STRATA_OK;
+}
+
 /* One block of records: their list lengths checked, and their vertices
  * or faces decoded into the builder. */
 static strata_status fast_block(void *arg, size_t blk, int thread)
@@ -497,6 +524,8 @@ static strata_status fast_block(void *arg, size_t blk, int thread)
     const uint64_t from = blk * FAST_BLOCK;
     const uint64_t to = L->count - from < FAST_BLOCK ? L->count : from + FAST_BLOCK;
     const uint64_t nverts = j->h->nverts;
+    if (plain_triangles(j))
+        return plain_triangles_block(j, from, to);
     const uint8_t *p = L->base + from * L->stride;
     for (uint64_t i = from; i < to; i++, p += L->stride) {
         for (uint32_t k = 0; k < L->nlists; k++)
