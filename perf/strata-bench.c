@@ -19,7 +19,10 @@
  * how much of that write speed its unavoidable bytes use, the `planet`
  * line has the pipeline's memory footprint against its input and output,
  * and `scaling` lines (at the end) give each stage's speedup over one
- * thread.
+ * thread.  The `planet` line also has each step's page faults and peak
+ * resident set (icosphere_minflt=, slice_peak_rss_mb=, ...): first
+ * touches of fresh memory cost a page fault each, dear on virtual
+ * machines.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -1466,31 +1469,68 @@ static long proc_status_kib(const char *key)
     return v;
 }
 
-/* The whole pipeline as `strata planet --level L --terraces 32` runs it,
- * at ctx's settings, best of cfg.reps; prints its bench line but for
- * bw_share, which needs the bandwidth the parent measured (see
- * bench_planet).  Runs in a process of its own: its peak resident set is
- * this stage's alone. */
-static void planet_measure(strata_ctx *ctx)
+/* Page faults and peak resident set of one step of the pipeline: the
+ * peak (VmHWM) is reset before the step where the kernel allows it
+ * (clear_refs 5), so it is the step's own high-water mark; faults are
+ * getrusage deltas (minor: first touches of fresh memory, each costing
+ * a page's zeroing and, on a virtual machine, the host's fault). */
+typedef struct step_mem {
+    long minflt, majflt;
+    long peak_kib; /* -1: not known */
+} step_mem;
+
+/* Reset the peak (VmHWM) to the current size where the kernel allows
+ * it. */
+static void reset_peak(void)
 {
-    const int level = cfg.quick ? 7 : 10;
-    /* The peak (VmHWM) is reset to the current size where the kernel
-     * allows it: the base is what the process held before the stage. */
     FILE *cr = fopen("/proc/self/clear_refs", "w");
     if (cr) {
         fputs("5", cr);
         fclose(cr);
     }
+}
+
+static void step_begin(struct rusage *ru)
+{
+    reset_peak();
+    getrusage(RUSAGE_SELF, ru);
+}
+
+static void step_end(const struct rusage *before, step_mem *m)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    m->minflt = ru.ru_minflt - before->ru_minflt;
+    m->majflt = ru.ru_majflt - before->ru_majflt;
+    m->peak_kib = proc_status_kib("VmHWM:");
+}
+
+/* The whole pipeline as `strata planet --level L --terraces 32` runs it,
+ * at ctx's settings, best of cfg.reps; prints its bench line but for
+ * bw_share, which needs the bandwidth the parent measured (see
+ * bench_planet).  Runs in a process of its own: its peak resident set is
+ * this stage's alone.  Each step's faults and peak are those of the
+ * first repetition (a process's first touches: what a batch job pays). */
+static void planet_measure(strata_ctx *ctx)
+{
+    const int level = cfg.quick ? 7 : 10;
+    /* The base is what the process held before the stage. */
+    reset_peak();
     const long base_kib = proc_status_kib("VmRSS:");
     double best[6]; /* icosphere, displace, levels, slice, write, total */
+    struct rusage ru;
     for (int k = 0; k < 6; k++)
         best[k] = INFINITY;
     uint32_t tris = 0;
     off_t bytes = 0;
     double in_bytes = 0, out_bytes = 0, slice_bytes = 0, verts = 0;
     strata_arena_stats arena = {0};
+    step_mem mem[5] = {{0, 0, -1}, {0, 0, -1}, {0, 0, -1}, {0, 0, -1}, {0, 0, -1}};
     for (int rep = 0; rep < cfg.reps; rep++) {
         double t[6];
+        step_mem *sm = rep == 0 ? mem : NULL;
+#define STEP_BEGIN() (sm ? step_begin(&ru) : (void)0)
+#define STEP_END(k) (sm ? step_end(&ru, &sm[k]) : (void)0)
         strata_mesh *m;
         strata_result *r;
         strata_fbm f;
@@ -1498,25 +1538,46 @@ static void planet_measure(strata_ctx *ctx)
         strata_fbm_defaults(&f);
         f.frequency = 1.5f;
         f.amplitude = 0.1f;
-        t[0] = now();
+        double ts[5], te[5];
+        STEP_BEGIN();
+        ts[0] = now();
         check(strata_shape_icosphere(ctx, level, 1.0f, &m), "icosphere");
-        t[1] = now();
+        te[0] = now();
+        STEP_END(0);
+        STEP_BEGIN();
+        ts[1] = now();
         check(strata_displace_radial(ctx, m, &f, NULL), "displace");
-        t[2] = now();
+        te[1] = now();
+        STEP_END(1);
+        STEP_BEGIN();
+        ts[2] = now();
         check(strata_levels_uniform(m, 32, NULL, levels), "levels");
-        t[3] = now();
+        te[2] = now();
+        STEP_END(2);
         strata_slice_options so;
         strata_slice_defaults(&so);
         so.levels = levels;
         so.nlevels = 32;
+        STEP_BEGIN();
+        ts[3] = now();
         check(strata_slice(ctx, m, &so, &r), "slice");
-        t[4] = now();
+        te[3] = now();
+        STEP_END(3);
         strata_ctx_arena_stats(ctx, &arena);
         strata_write_options wo;
         strata_write_defaults(&wo);
         wo.format = STRATA_FORMAT_PLY;
+        STEP_BEGIN();
+        ts[4] = now();
         check(strata_result_write(ctx, r, cfg.ply, &wo), "write");
-        t[5] = now();
+        te[4] = now();
+        STEP_END(4);
+#undef STEP_BEGIN
+#undef STEP_END
+        /* the steps' own times (the bookkeeping between them left out) */
+        t[0] = 0.0;
+        for (int k = 0; k < 5; k++)
+            t[k + 1] = t[k] + (te[k] - ts[k]);
         tris = strata_mesh_triangle_count(m);
         verts = strata_mesh_vertex_count(m);
         bytes = file_size(cfg.ply);
@@ -1535,8 +1596,10 @@ static void planet_measure(strata_ctx *ctx)
         }
     }
     long peak_kib = proc_status_kib("VmHWM:"), from_kib = base_kib;
+    for (int k = 0; k < 5; k++) /* the peak was reset before each step of the first rep */
+        if (mem[k].peak_kib > peak_kib)
+            peak_kib = mem[k].peak_kib;
     if (peak_kib < 0) { /* no /proc: the process's peak, startup included */
-        struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         peak_kib = ru.ru_maxrss;
         from_kib = 0;
@@ -1561,6 +1624,13 @@ static void planet_measure(strata_ctx *ctx)
     printf(" min_bytes=%.0f", in_bytes + 16.0 * verts + slice_bytes + (double)bytes);
     printf(" arena_mb_reserved=%.1f arena_mb_used=%.1f arena_mb_wasted=%.2f",
            arena.bytes_reserved / 1e6, arena.bytes_used / 1e6, arena.bytes_wasted / 1e6);
+    /* Per step, first repetition: minor and major faults, peak RSS (MiB;
+     * -1 without /proc). */
+    static const char *const steps[5] = {"icosphere", "displace", "levels", "slice", "write"};
+    for (int k = 0; k < 5; k++)
+        printf(" %s_minflt=%ld %s_majflt=%ld %s_peak_rss_mb=%.1f", steps[k], mem[k].minflt,
+               steps[k], mem[k].majflt, steps[k],
+               mem[k].peak_kib < 0 ? -1.0 : (double)mem[k].peak_kib / 1024.0);
     fflush(stdout);
 }
 

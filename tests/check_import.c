@@ -1,6 +1,8 @@
 /* Mesh import: PLY (ASCII, binary LE/BE) and OBJ decoding, welding, up
  * axes, radial import, winding, hostile and truncated files, round trips
- * through strata's own writers. */
+ * through strata's own writers; the parallel reading of binary files and
+ * the edge table against the reader in order and the table's
+ * definition. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include "testutil.h"
 
@@ -1030,6 +1032,630 @@ START_TEST(test_load_errors)
 }
 END_TEST
 
+/* ------------------------------------------------------------ parallel reading */
+
+/* Binary files whose records have one size per element are decoded on
+ * the context's threads; anything else, and any file with a fault, by
+ * the reader in order.  These tests hold the two to the same meshes and
+ * the same errors, at 1, 2 and 3 threads. */
+
+/* A bumpy grid of n x n cells, its vertices listed in a scrambled order
+ * (so the edge sort's buckets are filled out of order) as PLY:
+ *   layout 0: strata's own: float x y z; list uchar uint vertex_indices,
+ *             int terrace, uchar wall
+ *   layout 1: an element of fixed lists first, double y between other
+ *             properties, quads (list int ushort), a float list of
+ *             constant length after them
+ * faces_first: the face element before the vertex element.  quad_at: a
+ * face (>= 0) written as a quad in layout 0 (one record of another
+ * size).  degenerate: every 97th triangle repeats a corner. */
+typedef struct grid_spec {
+    int fmt, n, layout, faces_first, degenerate;
+    long quad_at;
+} grid_spec;
+
+static uint32_t scramble(uint32_t i, uint32_t nv) { return (uint32_t)(((uint64_t)i * 7919u) % nv); }
+
+static float bump(uint32_t i, uint32_t j)
+{
+    return (float)(0.37 * sin(0.21 * i) + 0.29 * cos(0.17 * j + 0.05 * i)) + (float)((i * 31 + j * 17) % 7) / 64.0f;
+}
+
+static void grid_vertex(plyw *w, const grid_spec *g, uint32_t id)
+{
+    const uint32_t nv = (uint32_t)((g->n + 1) * (g->n + 1));
+    /* file vertex `id` is grid point scramble(id) (7919 is prime: a bijection) */
+    const uint32_t p = scramble(id, nv), i = p % (uint32_t)(g->n + 1), j = p / (uint32_t)(g->n + 1);
+    const float x = (float)i * 0.5f, y = bump(i, j), z = (float)j * 0.5f;
+    if (g->layout == 0) {
+        w_float(w, x);
+        w_float(w, y);
+        w_float(w, z);
+    } else {
+        w_int(w, id % 251, 1);
+        w_float(w, x);
+        w_double(w, (double)y);
+        w_float(w, z);
+    }
+    w_eol(w);
+}
+
+/* The file id of grid point p. */
+static uint32_t file_id(const grid_spec *g, uint32_t p)
+{
+    const uint32_t nv = (uint32_t)((g->n + 1) * (g->n + 1));
+    /* inverse of scramble: the id with id * 7919 = p (mod nv), found once */
+    static uint32_t *inv = NULL, inv_n = 0;
+    if (inv_n != nv) {
+        free(inv);
+        inv = malloc(nv * sizeof *inv);
+        ck_assert_ptr_nonnull(inv);
+        for (uint32_t id = 0; id < nv; id++)
+            inv[scramble(id, nv)] = id;
+        inv_n = nv;
+    }
+    return inv[p];
+}
+
+static void grid_faces(plyw *w, const grid_spec *g)
+{
+    const uint32_t s = (uint32_t)g->n + 1;
+    long f = 0;
+    for (uint32_t j = 0; j < (uint32_t)g->n; j++)
+        for (uint32_t i = 0; i < (uint32_t)g->n; i++) {
+            const uint32_t q[4] = {file_id(g, j * s + i), file_id(g, (j + 1) * s + i),
+                                   file_id(g, (j + 1) * s + i + 1), file_id(g, j * s + i + 1)};
+            if (g->layout == 1) { /* one quad, counter-clockwise from above (y up) */
+                w_int(w, 4, 4);
+                for (int k = 0; k < 4; k++)
+                    w_int(w, q[k], 2);
+                w_int(w, 2, 1);
+                w_float(w, 0.5f);
+                w_float(w, 0.25f);
+                w_eol(w);
+                continue;
+            }
+            for (int half = 0; half < 2; half++, f++) {
+                uint32_t t[4] = {q[0], half ? q[2] : q[1], half ? q[3] : q[2], q[3]};
+                if (g->degenerate && f % 97 == 5)
+                    t[2] = t[0];
+                const int corners = f == g->quad_at ? 4 : 3;
+                w_int(w, corners, 1);
+                for (int k = 0; k < corners; k++)
+                    w_int(w, t[k], 4);
+                w_int(w, (int64_t)(f % 5), 4);
+                w_int(w, (int64_t)(f & 1), 1);
+                w_eol(w);
+            }
+        }
+}
+
+static buf grid_ply(const grid_spec *g)
+{
+    plyw w = {{NULL, 0, 0}, g->fmt, 1};
+    const uint32_t nv = (uint32_t)((g->n + 1) * (g->n + 1));
+    const uint64_t nf = (uint64_t)g->n * (uint64_t)g->n * (g->layout == 1 ? 1 : 2);
+    char vert[256], face[256], head[1024];
+    if (g->layout == 0) {
+        snprintf(vert, sizeof vert,
+                 "element vertex %u\nproperty float x\nproperty float y\nproperty float z\n", nv);
+        snprintf(face, sizeof face,
+                 "element face %llu\nproperty list uchar uint vertex_indices\n"
+                 "property int terrace\nproperty uchar wall\n",
+                 (unsigned long long)nf);
+    } else {
+        snprintf(vert, sizeof vert,
+                 "element vertex %u\nproperty uchar tag\nproperty float x\nproperty double y\n"
+                 "property float z\n",
+                 nv);
+        snprintf(face, sizeof face,
+                 "element face %llu\nproperty list int ushort vertex_indices\n"
+                 "property list uchar float uv\n",
+                 (unsigned long long)nf);
+    }
+    snprintf(head, sizeof head, "ply\nformat %s 1.0\n%s%s%send_header\n", fmt_names[g->fmt],
+             g->layout == 1 ? "element material 3\nproperty list uchar uchar rgb\n" : "",
+             g->faces_first ? face : vert, g->faces_first ? vert : face);
+    puts_(&w.b, head);
+    if (g->layout == 1)
+        for (int k = 0; k < 3; k++) {
+            w_int(&w, 3, 1);
+            for (int c = 0; c < 3; c++)
+                w_int(&w, 40 * k + c, 1);
+            w_eol(&w);
+        }
+    if (g->faces_first)
+        grid_faces(&w, g);
+    for (uint32_t id = 0; id < nv; id++)
+        grid_vertex(&w, g, id);
+    if (!g->faces_first)
+        grid_faces(&w, g);
+    return w.b;
+}
+
+/* Every array of two meshes the same, bit for bit. */
+static void same_mesh(const strata_mesh *p, const strata_mesh *q, const char *what)
+{
+    strata_mesh_view a, b;
+    strata_mesh_get_view(p, &a);
+    strata_mesh_get_view(q, &b);
+    require(a.nverts == b.nverts && a.ntris == b.ntris && a.nedges == b.nedges,
+            "%s: %u/%u/%u vertices/triangles/edges against %u/%u/%u", what, a.nverts, a.ntris,
+            a.nedges, b.nverts, b.ntris, b.nedges);
+    const void *pa[] = {a.x, a.y, a.z, a.h, a.a, a.b, a.c, a.e0, a.e1, a.e2, a.ev0, a.ev1};
+    const void *pb[] = {b.x, b.y, b.z, b.h, b.a, b.b, b.c, b.e0, b.e1, b.e2, b.ev0, b.ev1};
+    static const char *const names[] = {"x", "y", "z", "h", "a", "b", "c",
+                                        "e0", "e1", "e2", "ev0", "ev1"};
+    for (int k = 0; k < 12; k++) {
+        const size_t n = k < 4 ? a.nverts : k < 10 ? a.ntris : a.nedges;
+        require(memcmp(pa[k], pb[k], n * 4) == 0, "%s: %s differs", what, names[k]);
+    }
+}
+
+typedef struct {
+    uint64_t key, slot;
+} ref_edge;
+
+static int cmp_ref(const void *p, const void *q)
+{
+    const ref_edge *a = p, *b = q;
+    return a->key != b->key ? (a->key > b->key) - (a->key < b->key)
+                            : (a->slot > b->slot) - (a->slot < b->slot);
+}
+
+/* The edge table as its definition says: the sides' (min, max) pairs
+ * sorted, equal pairs one edge, numbered in that order. */
+static void expect_edges(const strata_mesh *m)
+{
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    const size_t n = 3 * (size_t)v.ntris;
+    ref_edge *r = malloc((n ? n : 1) * sizeof *r);
+    ck_assert_ptr_nonnull(r);
+    for (uint32_t t = 0; t < v.ntris; t++) {
+        const uint32_t c[3] = {v.a[t], v.b[t], v.c[t]};
+        for (int s = 0; s < 3; s++) {
+            const uint32_t p = c[s], q = c[(s + 1) % 3];
+            r[3 * (size_t)t + s] = (ref_edge){(uint64_t)(p < q ? p : q) << 32 | (p < q ? q : p),
+                                              3 * (uint64_t)t + (uint64_t)s};
+        }
+    }
+    qsort(r, n, sizeof *r, cmp_ref);
+    const uint32_t *side[3] = {v.e0, v.e1, v.e2};
+    uint32_t e = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && r[i].key != r[i - 1].key)
+            e++;
+        require(e < v.nedges && v.ev0[e] == (uint32_t)(r[i].key >> 32) &&
+                    v.ev1[e] == (uint32_t)r[i].key,
+                "edge %u is %u-%u, wanted %u-%u", e, e < v.nedges ? v.ev0[e] : 0,
+                e < v.nedges ? v.ev1[e] : 0, (uint32_t)(r[i].key >> 32), (uint32_t)r[i].key);
+        require(side[r[i].slot % 3][r[i].slot / 3] == e, "side %u of triangle %u: edge %u, wanted %u",
+                (unsigned)(r[i].slot % 3), (unsigned)(r[i].slot / 3),
+                side[r[i].slot % 3][r[i].slot / 3], e);
+    }
+    require_eq(v.nedges, n ? e + 1 : 0);
+    free(r);
+}
+
+/* Decode at 1, 2 and 3 threads: the same mesh and report each time; the
+ * mesh of 1 thread returned. */
+static strata_mesh *decode_threads(const buf *b, const strata_import_options *o,
+                                   strata_import_report *rep)
+{
+    strata_mesh *first = NULL;
+    for (int th = 1; th <= 3; th++) {
+        strata_ctx *ctx = ctx_new(th);
+        strata_import_report r;
+        strata_mesh *m;
+        ck_assert_ok(decode(ctx, b->p, b->n, o, &r, &m));
+        if (!first) {
+            first = m;
+            *rep = r;
+        } else {
+            char what[32];
+            snprintf(what, sizeof what, "%d threads", th);
+            same_mesh(first, m, what);
+            ck_assert(memcmp(&r, rep, sizeof r) == 0);
+            strata_mesh_destroy(m);
+        }
+        strata_ctx_destroy(ctx);
+    }
+    return first;
+}
+
+/* Allocations a decode makes: a file read in parallel has its arrays
+ * sized once: about 16 calls for these files, where a reader in order
+ * growing its triangles by doubling makes 45 (the ASCII grid). */
+static long decode_allocations(const buf *b)
+{
+    test_alloc t;
+    strata_ctx *ctx = ctx_new_counting(2, &t);
+    const long before = atomic_load(&t.count);
+    strata_mesh *m;
+    ck_assert_ok(decode(ctx, b->p, b->n, NULL, NULL, &m));
+    const long n = atomic_load(&t.count) - before;
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+    return n;
+}
+
+/* Binary (decoded in parallel) against ASCII (in order), both byte
+ * orders, both layouts, vertices or faces first; the edge table against
+ * its definition. */
+START_TEST(test_parallel_same)
+{
+    const int layout = _i & 1, faces_first = _i >> 1 & 1;
+    grid_spec g = {F_ASCII, 181, layout, faces_first, 0, -1};
+    buf text = grid_ply(&g);
+    strata_import_report rt, rb;
+    strata_mesh *ref = decode_threads(&text, NULL, &rt);
+    expect_edges(ref);
+    ck_assert_uint_eq(strata_mesh_triangle_count(ref), 2u * 181 * 181);
+    ck_assert_int_gt(decode_allocations(&text), 30);
+    ck_assert_int_eq(rt.flipped, 0);
+    for (int fmt = F_LE; fmt <= F_BE; fmt++) {
+        g.fmt = fmt;
+        buf bin = grid_ply(&g);
+        strata_mesh *m = decode_threads(&bin, NULL, &rb);
+        same_mesh(ref, m, fmt_names[fmt]);
+        ck_assert_int_le(decode_allocations(&bin), 20); /* not read again in order */
+        ck_assert_uint_eq(rb.dropped, rt.dropped);
+        ck_assert_int_eq(rb.flipped, rt.flipped);
+        strata_mesh_destroy(m);
+        free(bin.p);
+    }
+    /* up z and a reversed winding: the rotation and the flip on threads */
+    strata_import_options o;
+    strata_import_defaults(&o);
+    o.up = STRATA_AXIS_Z;
+    strata_mesh *rz = decode_threads(&text, &o, &rt);
+    ck_assert_int_eq(rt.flipped, 1); /* y up, seen with z up: facing down */
+    g.fmt = F_LE;
+    buf bin = grid_ply(&g);
+    strata_mesh *mz = decode_threads(&bin, &o, &rb);
+    same_mesh(rz, mz, "up z");
+    ck_assert_int_eq(rb.flipped, 1);
+    expect_edges(mz);
+    strata_mesh_destroy(rz);
+    strata_mesh_destroy(mz);
+    free(bin.p);
+    strata_mesh_destroy(ref);
+    free(text.p);
+}
+END_TEST
+
+/* Files the parallel reader hands back to the reader in order: one quad
+ * among triangles (records of two sizes), degenerate triangles dropped,
+ * and the first fault in file order reported. */
+START_TEST(test_parallel_fallback)
+{
+    strata_import_report rt, rb;
+    /* a quad in the last block of faces */
+    grid_spec g = {F_ASCII, 190, 0, 0, 0, 2L * 190 * 190 - 4};
+    buf text = grid_ply(&g);
+    g.fmt = F_LE;
+    buf bin = grid_ply(&g);
+    strata_mesh *a = decode_threads(&text, NULL, &rt), *b = decode_threads(&bin, NULL, &rb);
+    ck_assert_uint_eq(strata_mesh_triangle_count(a), 2u * 190 * 190 + 1);
+    same_mesh(a, b, "one quad");
+    expect_edges(b);
+    strata_mesh_destroy(a);
+    strata_mesh_destroy(b);
+    free(text.p);
+    free(bin.p);
+
+    /* degenerate triangles: dropped in order */
+    grid_spec d = {F_ASCII, 160, 0, 0, 1, -1};
+    text = grid_ply(&d);
+    d.fmt = F_BE;
+    bin = grid_ply(&d);
+    a = decode_threads(&text, NULL, &rt);
+    b = decode_threads(&bin, NULL, &rb);
+    ck_assert_uint_eq(rt.dropped, (2u * 160 * 160 + 91) / 97);
+    ck_assert_uint_eq(rb.dropped, rt.dropped);
+    same_mesh(a, b, "degenerate");
+    expect_edges(b);
+    strata_mesh_destroy(a);
+    strata_mesh_destroy(b);
+    free(text.p);
+
+    /* faults late in the file, and two faults: the first in file order */
+    const size_t body = (size_t)(strstr((char *)bin.p, "end_header\n") - (char *)bin.p) + 11;
+    free(bin.p);
+    for (int faces_first = 0; faces_first < 2; faces_first++) {
+        grid_spec f = {F_LE, 160, 0, faces_first, 0, -1};
+        const uint32_t nv = 161 * 161;
+        const size_t nf = 2u * 160 * 160;
+        buf good = grid_ply(&f);
+        const size_t start = (size_t)(strstr((char *)good.p, "end_header\n") - (char *)good.p) + 11;
+        const size_t vbytes = 12 * (size_t)nv, fbytes = 18 * nf;
+        require_eq(good.n, start + vbytes + fbytes);
+        const size_t v0 = faces_first ? start + fbytes : start;
+        const size_t f0 = faces_first ? start : start + vbytes;
+        const float nan = NAN;
+        const uint32_t out = nv; /* one past the last vertex */
+        for (int k = 0; k < 3; k++) {
+            buf c = {NULL, 0, 0};
+            put(&c, good.p, good.n);
+            if (k != 1) /* the last vertex's y: NaN */
+                memcpy(c.p + v0 + 12 * ((size_t)nv - 1) + 4, &nan, 4);
+            if (k != 0) /* the last face's last corner: out of range */
+                memcpy(c.p + f0 + 18 * (nf - 1) + 9, &out, 4);
+            const strata_status want = k == 0 ? STRATA_ERR_NOT_FINITE
+                                       : k == 1 ? STRATA_ERR_BAD_MESH
+                                       : faces_first ? STRATA_ERR_BAD_MESH
+                                                     : STRATA_ERR_NOT_FINITE;
+            for (int th = 1; th <= 3; th++) {
+                strata_ctx *ctx = ctx_new(th);
+                strata_mesh *m = (strata_mesh *)&m;
+                ck_assert_status(decode(ctx, c.p, c.n, NULL, NULL, &m), want);
+                ck_assert_ptr_null(m);
+                strata_ctx_destroy(ctx);
+            }
+            free(c.p);
+        }
+        /* cut short inside the faces (the header's claims fit: a face is
+         * at least its count byte) */
+        strata_ctx *ctx = ctx_new(2);
+        strata_mesh *m;
+        const size_t cut = faces_first ? start + fbytes - 7 : good.n - 7;
+        ck_assert_status(decode(ctx, good.p, cut, NULL, NULL, &m), STRATA_ERR_TRUNCATED);
+        strata_ctx_destroy(ctx);
+        free(good.p);
+    }
+    (void)body;
+}
+END_TEST
+
+/* A closed surface seen from above sums to about zero: the flip is then
+ * decided by the sum in triangle order, as before, at any thread count;
+ * a big file is mapped by strata_mesh_load and gives the mesh decoded
+ * from its bytes. */
+START_TEST(test_parallel_winding_and_load)
+{
+    strata_ctx *ctx = ctx_new(1);
+    strata_mesh *ico;
+    ck_assert_ok(strata_shape_icosphere(ctx, 5, 1.0f, &ico));
+    strata_mesh_view v;
+    strata_mesh_get_view(ico, &v);
+    plyw w = {{NULL, 0, 0}, F_LE, 1};
+    char head[256];
+    snprintf(head, sizeof head,
+             "ply\nformat binary_little_endian 1.0\nelement vertex %u\nproperty float x\n"
+             "property float y\nproperty float z\nelement face %u\n"
+             "property list uchar int vertex_indices\nend_header\n",
+             v.nverts, v.ntris);
+    puts_(&w.b, head);
+    for (uint32_t i = 0; i < v.nverts; i++) {
+        w_float(&w, v.x[i]);
+        w_float(&w, v.y[i]);
+        w_float(&w, v.z[i]);
+    }
+    double sum = 0.0; /* the sum in order, as the importer defines it */
+    for (uint32_t t = 0; t < v.ntris; t++) {
+        /* every 5th triangle reversed: some sign noise in the sum */
+        const uint32_t c[3] = {v.a[t], t % 5 ? v.b[t] : v.c[t], t % 5 ? v.c[t] : v.b[t]};
+        w_int(&w, 3, 1);
+        for (int k = 0; k < 3; k++)
+            w_int(&w, c[k], 4);
+        const double ux = (double)v.x[c[1]] - v.x[c[0]], uz = (double)v.z[c[1]] - v.z[c[0]];
+        const double vx = (double)v.x[c[2]] - v.x[c[0]], vz = (double)v.z[c[2]] - v.z[c[0]];
+        sum += uz * vx - ux * vz;
+    }
+    strata_mesh_destroy(ico);
+    strata_ctx_destroy(ctx);
+    strata_import_report rep;
+    strata_mesh *m = decode_threads(&w.b, NULL, &rep);
+    ck_assert_int_eq(rep.flipped, sum < 0.0);
+    expect_edges(m);
+    strata_mesh_destroy(m);
+
+    /* Terms whose exact sum is -499.75 but whose sum in order is +0.25
+     * (the -0.5s vanish against 2^54): not flipped, as ever, although
+     * the sums of blocks of triangles would say otherwise. */
+    plyw r = {{NULL, 0, 0}, F_LE, 1};
+    enum { PAD = 70000, HALVES = 1000 };
+    snprintf(head, sizeof head,
+             "ply\nformat binary_little_endian 1.0\nelement vertex 8\nproperty float x\n"
+             "property float y\nproperty float z\nelement face %d\n"
+             "property list uchar int vertex_indices\nend_header\n",
+             1 + PAD + HALVES + 2);
+    puts_(&r.b, head);
+    /* O, A, B, C, D, E, Y1, Y2 */
+    static const float pts[8][3] = {{0, 0, 0}, {0x1p27f, 0, 0}, {0, 0, 0x1p27f}, {1, 0, 0},
+                                    {0, 0, 0.5f}, {0.5f, 0, 0}, {0, 1, 0}, {0, 2, 0}};
+    for (int i = 0; i < 8; i++)
+        for (int k = 0; k < 3; k++)
+            w_float(&r, pts[i][k]);
+    /* in this order: +2^54 once, 0 (vertical), -0.5, -2^54 once, +0.25 once */
+    static const int tris[5][3] = {{0, 2, 1}, {0, 6, 7}, {0, 3, 4}, {0, 1, 2}, {0, 4, 5}};
+    const long counts[5] = {1, PAD, HALVES, 1, 1};
+    for (int k = 0; k < 5; k++)
+        for (long i = 0; i < counts[k]; i++) {
+            w_int(&r, 3, 1);
+            for (int c = 0; c < 3; c++)
+                w_int(&r, tris[k][c], 4);
+        }
+    m = decode_threads(&r.b, NULL, &rep);
+    ck_assert_int_eq(rep.flipped, 0);
+    strata_mesh_destroy(m);
+    free(r.b.p);
+
+    /* strata_mesh_load maps a file over 1 MiB: the same mesh */
+    grid_spec g = {F_LE, 300, 0, 0, 0, -1};
+    buf big = grid_ply(&g);
+    ck_assert_uint_gt(big.n, 1u << 20);
+    const char *path = scratch("big.ply");
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(big.p, 1, big.n, f), big.n);
+    ck_assert_int_eq(fclose(f), 0);
+    ctx = ctx_new(2);
+    strata_mesh *d, *l;
+    ck_assert_ok(decode(ctx, big.p, big.n, NULL, NULL, &d));
+    ck_assert_ok(strata_mesh_load(ctx, path, NULL, NULL, &l));
+    same_mesh(d, l, "loaded");
+    strata_mesh_destroy(d);
+    strata_mesh_destroy(l);
+    strata_ctx_destroy(ctx);
+    unlink(path);
+    scratch_done();
+    free(big.p);
+    free(w.b.p);
+}
+END_TEST
+
+/* The grid of grid_spec (layout 0) as OBJ text over 2 MiB (read in
+ * parallel): the vertices in the file's order with texture coordinates,
+ * normals, comments and groups between them, the faces in the same
+ * order in every corner form, some with negative indices (counting back
+ * from the vertices read so far), faces of 2 corners (dropped), and
+ * vertices (9, 9, 9) among the faces, unused. */
+static buf grid_obj(const grid_spec *g)
+{
+    buf o = {NULL, 0, 0};
+    const uint32_t nv = (uint32_t)((g->n + 1) * (g->n + 1)), s = (uint32_t)g->n + 1;
+    char line[256];
+    puts_(&o, "# a grid\nmtllib none.mtl\no grid\n");
+    for (uint32_t id = 0; id < nv; id++) {
+        const uint32_t p = scramble(id, nv), i = p % s, j = p / s;
+        snprintf(line, sizeof line, "v %.9g %.9g %.9g%s\n", (double)((float)i * 0.5f),
+                 (double)bump(i, j), (double)((float)j * 0.5f), id % 7 ? "" : " 1.0");
+        puts_(&o, line);
+        if (id % 11 == 0)
+            puts_(&o, "vt 0.5 0.25\nvn 0 1 0\n# between\n");
+    }
+    /* a comment longer than a chunk: the faces' chunks hold no grid
+     * vertex, so an index counted back from a wrong base still lands on
+     * a vertex (a wrong mesh, not a fault read again in order) */
+    char *pad = malloc((1u << 20) + 64);
+    ck_assert_ptr_nonnull(pad);
+    memset(pad, 'x', (1u << 20) + 60);
+    memcpy(pad, "# ", 2);
+    strcpy(pad + (1u << 20) + 60, "\n");
+    puts_(&o, pad);
+    free(pad);
+    puts_(&o, "g faces\nusemtl stone\n");
+    long f = 0, have = nv; /* vertices read so far */
+    for (uint32_t j = 0; j < (uint32_t)g->n; j++)
+        for (uint32_t i = 0; i < (uint32_t)g->n; i++) {
+            const uint32_t q[4] = {file_id(g, j * s + i), file_id(g, (j + 1) * s + i),
+                                   file_id(g, (j + 1) * s + i + 1), file_id(g, j * s + i + 1)};
+            for (int half = 0; half < 2; half++, f++) {
+                const uint32_t t[3] = {q[0], half ? q[2] : q[1], half ? q[3] : q[2]};
+                char *e = line + snprintf(line, sizeof line, "f");
+                for (int k = 0; k < 3; k++) {
+                    /* (not the first vertices: an index counted from the wrong
+                     * base must land on another vertex, not outside) */
+                    const long v = f % 3 == 1 && t[k] >= 64 ? (long)t[k] - have : (long)t[k] + 1;
+                    e += f % 5 == 2   ? sprintf(e, " %ld//1", v)
+                         : f % 5 == 3 ? sprintf(e, " %ld/1/1", v)
+                         : f % 5 == 4 ? sprintf(e, " %ld/1", v)
+                                      : sprintf(e, " %ld", v);
+                }
+                strcpy(e, f % 13 == 0 ? " # note\n" : "\n");
+                puts_(&o, line);
+                if (f % 1009 == 0)
+                    puts_(&o, "f 1 2\n");
+                if (f % 4999 == 0) { /* an unused vertex, after the grid's */
+                    puts_(&o, "v 9 9 9\n");
+                    have++;
+                }
+            }
+        }
+    return o;
+}
+
+/* OBJ read in parallel: the mesh of the same grid's binary PLY (itself
+ * that of its ASCII PLY) and the unused vertices at 1-3 threads, the
+ * dropped faces counted; late
+ * faults (a vertex out of the float range, an index past the last
+ * vertex, a NUL byte) reported as the reader in order reports them. */
+START_TEST(test_parallel_obj)
+{
+    grid_spec g = {F_LE, 400, 0, 0, 0, -1};
+    buf ply = grid_ply(&g), obj = grid_obj(&g);
+    ck_assert_uint_gt(obj.n, 4u << 20);
+    strata_import_report rp, ro;
+    strata_mesh *a = decode_threads(&ply, NULL, &rp), *b = decode_threads(&obj, NULL, &ro);
+    strata_mesh_view va, vb;
+    strata_mesh_get_view(a, &va);
+    strata_mesh_get_view(b, &vb);
+    const uint32_t extra = (2u * 400 * 400 + 4998) / 4999;
+    ck_assert_uint_eq(vb.nverts, va.nverts + extra);
+    ck_assert_uint_eq(vb.ntris, va.ntris);
+    for (uint32_t i = 0; i < vb.nverts; i++)
+        require(i < va.nverts ? vb.x[i] == va.x[i] && vb.y[i] == va.y[i] && vb.z[i] == va.z[i]
+                              : vb.x[i] == 9 && vb.y[i] == 9 && vb.z[i] == 9,
+                "obj vertex %u", i);
+    require(!memcmp(va.a, vb.a, 4 * (size_t)va.ntris) && !memcmp(va.b, vb.b, 4 * (size_t)va.ntris) &&
+                !memcmp(va.c, vb.c, 4 * (size_t)va.ntris),
+            "obj triangles differ");
+    expect_edges(b);
+    ck_assert_int_le(decode_allocations(&obj), 20);
+    ck_assert_int_eq(ro.format, STRATA_IMPORT_OBJ);
+    ck_assert_uint_eq(ro.dropped, (2u * 400 * 400 + 1008) / 1009);
+    ck_assert_uint_eq(rp.dropped, 0);
+    strata_mesh_destroy(a);
+    strata_mesh_destroy(b);
+    static const char *const tails[] = {"v 1 1e39 1\n", "f 1 2 999999999\n", "f 1 -1\n\0\n",
+                                        "f 1 2 3 x\n"};
+    static const strata_status want[] = {STRATA_ERR_NOT_FINITE, STRATA_ERR_BAD_MESH,
+                                         STRATA_ERR_FORMAT, STRATA_ERR_FORMAT};
+    static const size_t tail_len[] = {11, 16, 10, 10};
+    for (int k = 0; k < 4; k++) {
+        buf c = {NULL, 0, 0};
+        put(&c, obj.p, obj.n);
+        put(&c, tails[k], tail_len[k]);
+        for (int th = 1; th <= 3; th += 2) {
+            strata_ctx *ctx = ctx_new(th);
+            strata_mesh *m = (strata_mesh *)&m;
+            ck_assert_status(decode(ctx, c.p, c.n, NULL, NULL, &m), want[k]);
+            ck_assert_ptr_null(m);
+            strata_ctx_destroy(ctx);
+        }
+        free(c.p);
+    }
+    free(ply.p);
+    free(obj.p);
+}
+END_TEST
+
+/* strata_mesh_create's edge table at 1 and 3 threads: a fan of 200
+ * triangles around one vertex (a bucket sorted by qsort) and its
+ * definition. */
+START_TEST(test_edges_fan)
+{
+    enum { N = 200 };
+    float xyz[3 * (N + 1)];
+    uint32_t tri[3 * N];
+    xyz[0] = xyz[1] = xyz[2] = 0.0f;
+    for (int k = 0; k < N; k++) {
+        const double a = 6.283185307179586 * k / N;
+        xyz[3 * (k + 1)] = (float)cos(a);
+        xyz[3 * (k + 1) + 1] = 0.0f;
+        xyz[3 * (k + 1) + 2] = (float)-sin(a);
+        /* corners scrambled: the centre's bucket filled out of order */
+        const uint32_t p = (uint32_t)(k * 37 % N) + 1, q = (uint32_t)((k * 37 + 1) % N) + 1;
+        tri[3 * k] = k & 1 ? p : 0;
+        tri[3 * k + 1] = k & 1 ? q : p;
+        tri[3 * k + 2] = k & 1 ? 0 : q;
+    }
+    strata_mesh *m[2];
+    for (int i = 0; i < 2; i++) {
+        strata_ctx *ctx = ctx_new(1 + 2 * i);
+        ck_assert_ok(strata_mesh_create(ctx, xyz, N + 1, tri, N, &m[i]));
+        expect_edges(m[i]);
+        strata_ctx_destroy(ctx);
+    }
+    ck_assert_uint_eq(strata_mesh_edge_count(m[0]), 2 * N);
+    same_mesh(m[0], m[1], "fan");
+    strata_mesh_destroy(m[0]);
+    strata_mesh_destroy(m[1]);
+}
+END_TEST
+
 static Suite *import_suite(void)
 {
     Suite *s = suite_create("import");
@@ -1045,6 +1671,14 @@ static Suite *import_suite(void)
     tcase_add_test(tc, test_radial);
     tcase_add_loop_test(tc, test_round_trip, 0, 4);
     suite_add_tcase(s, tc);
+    TCase *par = tcase_create("Parallel");
+    tcase_set_timeout(par, 60);
+    tcase_add_loop_test(par, test_parallel_same, 0, 4);
+    tcase_add_test(par, test_parallel_fallback);
+    tcase_add_test(par, test_parallel_winding_and_load);
+    tcase_add_test(par, test_parallel_obj);
+    tcase_add_test(par, test_edges_fan);
+    suite_add_tcase(s, par);
     TCase *lim = tcase_create("Limits");
     tcase_add_test(lim, test_ply_bad_header);
     tcase_add_test(lim, test_obj_bad);

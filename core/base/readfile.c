@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -91,4 +92,53 @@ strata_status strata__read_file(const strata_allocator *al, const char *path, ui
     *out = buf;
     *out_len = len;
     return STRATA_OK;
+}
+
+/* Files from this size on are mapped: below it a read costs no more. */
+#define MAP_FROM ((size_t)1 << 20)
+
+strata_status strata__map_file(const strata_allocator *al, const char *path, uint64_t max_bytes,
+                               strata_file_bytes *f)
+{
+    f->data = NULL;
+    f->len = 0;
+    f->map = NULL;
+    f->buf = NULL;
+    struct stat sb;
+    const int fd = strata__open_regular(path, &sb);
+    if (fd < 0)
+        return STRATA_ERR_IO;
+    void *p = MAP_FAILED;
+    if ((uint64_t)sb.st_size >= MAP_FROM && (uint64_t)sb.st_size <= max_bytes &&
+        (uint64_t)sb.st_size < SIZE_MAX) {
+#ifdef MAP_POPULATE
+        const int flags = MAP_PRIVATE | MAP_POPULATE; /* the page tables filled at once */
+#else
+        const int flags = MAP_PRIVATE;
+#endif
+        p = mmap(NULL, (size_t)sb.st_size, PROT_READ, flags, fd, 0);
+    }
+    const int saved = errno;
+    close(fd);
+    errno = saved;
+    if (p != MAP_FAILED) {
+        f->map = p;
+        f->data = p;
+        f->len = (size_t)sb.st_size;
+        return STRATA_OK;
+    }
+    /* Small, or not mappable: read it. */
+    const strata_status st = strata__read_file(al, path, max_bytes, &f->buf, &f->len);
+    f->data = f->buf;
+    return st;
+}
+
+void strata__release_file(const strata_allocator *al, strata_file_bytes *f)
+{
+    if (f->map)
+        munmap(f->map, f->len);
+    strata__free(al, f->buf);
+    f->map = NULL;
+    f->buf = NULL;
+    f->data = NULL;
 }

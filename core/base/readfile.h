@@ -16,6 +16,24 @@ STRATA_HIDDEN strata_status strata__read_file(const strata_allocator *al, const 
                                               uint64_t max_bytes, uint8_t **out,
                                               size_t *out_len);
 
+/* A regular file's bytes for a decoder: data[0..len), mapped read-only
+ * when the file is big (no copy, no fresh memory: the page cache's own
+ * pages), else read into a buffer as strata__read_file does.  A mapped
+ * file must not shrink while it is decoded (reading past its new end
+ * raises SIGBUS, as for any mapped file). */
+typedef struct strata_file_bytes {
+    const uint8_t *data;
+    size_t len;
+    void *map;    /* the mapping, or NULL */
+    uint8_t *buf; /* the buffer, or NULL */
+} strata_file_bytes;
+
+/* STRATA_ERR_IO (errno kept), STRATA_ERR_TOO_LARGE or STRATA_ERR_NOMEM
+ * as strata__read_file; release with strata__release_file. */
+STRATA_HIDDEN strata_status strata__map_file(const strata_allocator *al, const char *path,
+                                             uint64_t max_bytes, strata_file_bytes *f);
+STRATA_HIDDEN void strata__release_file(const strata_allocator *al, strata_file_bytes *f);
+
 /* Open path for reading if it is a regular file, without blocking on a
  * FIFO or a device: the descriptor with *sb filled, or -1 with errno set
  * (EISDIR for a directory, EINVAL for anything else not regular). */

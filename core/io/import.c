@@ -2,7 +2,8 @@
  * core/io/obj.c) fill a builder (import.h) with positions and
  * fan-triangulated faces; this file picks the reader from the bytes, then
  * welds, drops degenerate triangles, rotates to y-up, fixes the winding
- * and makes the strata_mesh. */
+ * and makes the strata_mesh, on the context's threads where the work is
+ * per triangle or per vertex. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -11,6 +12,7 @@
 #include "base/ctx.h"
 #include "io/import.h"
 #include "mesh/mesh.h"
+#include "base/par.h"
 #include "base/readfile.h"
 
 #include <math.h>
@@ -43,9 +45,61 @@ strata_status strata__grow_slow(const strata_allocator *al, void **p, size_t *ca
     return STRATA_OK;
 }
 
+strata_status strata__builder_reserve(strata_builder *b, size_t nv, size_t nt)
+{
+    for (int tri = 0; tri < 2; tri++) {
+        const size_t need = tri ? nt : nv, cap = tri ? b->tcap : b->vcap;
+        if (need <= cap)
+            continue;
+        size_t c = cap ? cap : 64;
+        while (c < need) {
+            if (c > SIZE_MAX / 2 / sizeof(float))
+                return STRATA_ERR_OVERFLOW;
+            c *= 2;
+        }
+        void **arr[3] = {tri ? (void **)&b->a : (void **)&b->x, tri ? (void **)&b->b : (void **)&b->y,
+                         tri ? (void **)&b->c : (void **)&b->z};
+        void *q[3];
+        for (int k = 0; k < 3; k++) {
+            /* float and uint32_t: 4 bytes each */
+            if (!(q[k] = strata__alloc_array(b->al, c, sizeof(float)))) {
+                for (int i = 0; i < k; i++)
+                    strata__free(b->al, q[i]);
+                return STRATA_ERR_NOMEM;
+            }
+        }
+        for (int k = 0; k < 3; k++) {
+            if (*arr[k]) {
+                memcpy(q[k], *arr[k], (tri ? b->nt : b->nv) * sizeof(float));
+                strata__free(b->al, *arr[k]);
+            }
+            *arr[k] = q[k];
+        }
+        if (tri)
+            b->tcap = c;
+        else
+            b->vcap = c;
+    }
+    return STRATA_OK;
+}
+
+static void builder_free(strata_builder *b)
+{
+    void *arrays[] = {b->x, b->y, b->z, b->a, b->b, b->c};
+    for (size_t i = 0; i < 6; i++)
+        strata__free(b->al, arrays[i]);
+    b->x = b->y = b->z = NULL;
+    b->a = b->b = b->c = NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* Shared steps                                                        */
 /* ------------------------------------------------------------------ */
+
+/* Triangles (and vertices) per block of the parallel steps. */
+#define STEP_BLOCK ((size_t)1 << 16)
+
+static size_t blocks_of(size_t n) { return (n + STEP_BLOCK - 1) / STEP_BLOCK; }
 
 static uint32_t float_key(float f)
 {
@@ -73,10 +127,11 @@ static strata_status weld(strata_builder *b, uint64_t *merged)
         return STRATA_ERR_NOMEM;
     }
     memset(table, 0xff, cap * sizeof *table);
+    float *x = b->x, *y = b->y, *z = b->z;
     uint32_t kept = 0;
     for (size_t i = 0; i < n; i++) {
-        const float *q = b->xyz + 3 * i;
-        const uint32_t kx = float_key(q[0]), ky = float_key(q[1]), kz = float_key(q[2]);
+        const float qx = x[i], qy = y[i], qz = z[i];
+        const uint32_t kx = float_key(qx), ky = float_key(qy), kz = float_key(qz);
         uint64_t hsh = (uint64_t)kx * 0x9e3779b97f4a7c15u;
         hsh = (hsh ^ ky) * 0xc2b2ae3d27d4eb4fu;
         hsh = (hsh ^ kz) * 0x165667b19e3779f9u;
@@ -85,20 +140,22 @@ static strata_status weld(strata_builder *b, uint64_t *merged)
             const uint32_t id = table[slot];
             if (id == UINT32_MAX) {
                 table[slot] = kept;
-                memmove(b->xyz + 3 * (size_t)kept, q, 3 * sizeof(float));
+                x[kept] = qx, y[kept] = qy, z[kept] = qz;
                 remap[i] = kept++;
                 break;
             }
-            const float *r = b->xyz + 3 * (size_t)id;
-            if (r[0] == q[0] && r[1] == q[1] && r[2] == q[2]) {
+            if (x[id] == qx && y[id] == qy && z[id] == qz) {
                 remap[i] = id;
                 break;
             }
             slot = (slot + 1) & (cap - 1);
         }
     }
-    for (size_t i = 0; i < 3 * b->nt; i++)
-        b->tri[i] = remap[b->tri[i]];
+    for (size_t t = 0; t < b->nt; t++) {
+        b->a[t] = remap[b->a[t]];
+        b->b[t] = remap[b->b[t]];
+        b->c[t] = remap[b->c[t]];
+    }
     *merged = n - kept;
     b->nv = kept;
     strata__free(b->al, table);
@@ -106,47 +163,133 @@ static strata_status weld(strata_builder *b, uint64_t *merged)
     return STRATA_OK;
 }
 
+static inline bool degenerate(const strata_builder *b, size_t t)
+{
+    return b->a[t] == b->b[t] || b->b[t] == b->c[t] || b->a[t] == b->c[t];
+}
+
+static strata_status find_degenerate(void *arg, size_t blk, int thread)
+{
+    (void)thread;
+    const strata_builder *b = arg;
+    const size_t to = blk * STEP_BLOCK + STEP_BLOCK < b->nt ? blk * STEP_BLOCK + STEP_BLOCK : b->nt;
+    for (size_t t = blk * STEP_BLOCK; t < to; t++)
+        if (degenerate(b, t))
+            return STRATA_ERR_BAD_MESH; /* not a failure: one to drop */
+    return STRATA_OK;
+}
+
+/* Looked for in parallel; the rare mesh that has some is compacted in
+ * order. */
 static void drop_degenerate(strata_builder *b)
 {
+    if (strata__par_blocks(b->ctx, blocks_of(b->nt), find_degenerate, b, NULL, 0, 0, 0) ==
+        STRATA_OK)
+        return;
     size_t k = 0;
     for (size_t t = 0; t < b->nt; t++) {
-        const uint32_t *v = b->tri + 3 * t;
-        if (v[0] == v[1] || v[1] == v[2] || v[0] == v[2]) {
+        if (degenerate(b, t)) {
             b->dropped++;
             continue;
         }
-        memmove(b->tri + 3 * k, v, 3 * sizeof *v);
+        b->a[k] = b->a[t], b->b[k] = b->b[t], b->c[k] = b->c[t];
         k++;
     }
     b->nt = k;
 }
 
-/* Twice the signed area seen from above, summed (flat), or six times the
- * signed volume about the centre (radial); both in double, in triangle
- * order.  Negative: the mesh faces down / inwards. */
-static double orientation(const strata_builder *b, bool radial, const float *c)
+/* Twice the signed area seen from above (flat), or six times the signed
+ * volume about the centre (radial), of triangle t, in double. */
+static inline double signed_term(const strata_builder *b, size_t t, bool radial, const float *c)
 {
-    double sum = 0.0;
-    for (size_t t = 0; t < b->nt; t++) {
-        const float *p0 = b->xyz + 3 * (size_t)b->tri[3 * t];
-        const float *p1 = b->xyz + 3 * (size_t)b->tri[3 * t + 1];
-        const float *p2 = b->xyz + 3 * (size_t)b->tri[3 * t + 2];
-        if (!radial) {
-            const double ux = (double)p1[0] - p0[0], uz = (double)p1[2] - p0[2];
-            const double vx = (double)p2[0] - p0[0], vz = (double)p2[2] - p0[2];
-            sum += uz * vx - ux * vz; /* y of (p1 - p0) x (p2 - p0) */
-            continue;
-        }
-        double a[3], d[3], e[3];
-        for (int k = 0; k < 3; k++) {
-            a[k] = (double)p0[k] - c[k];
-            d[k] = (double)p1[k] - c[k];
-            e[k] = (double)p2[k] - c[k];
-        }
-        sum += a[0] * (d[1] * e[2] - d[2] * e[1]) + a[1] * (d[2] * e[0] - d[0] * e[2]) +
-               a[2] * (d[0] * e[1] - d[1] * e[0]);
+    const uint32_t i0 = b->a[t], i1 = b->b[t], i2 = b->c[t];
+    const float *x = b->x, *y = b->y, *z = b->z;
+    if (!radial) {
+        const double ux = (double)x[i1] - x[i0], uz = (double)z[i1] - z[i0];
+        const double vx = (double)x[i2] - x[i0], vz = (double)z[i2] - z[i0];
+        return uz * vx - ux * vz; /* y of (p1 - p0) x (p2 - p0) */
     }
-    return sum;
+    const double a[3] = {(double)x[i0] - c[0], (double)y[i0] - c[1], (double)z[i0] - c[2]};
+    const double d[3] = {(double)x[i1] - c[0], (double)y[i1] - c[1], (double)z[i1] - c[2]};
+    const double e[3] = {(double)x[i2] - c[0], (double)y[i2] - c[1], (double)z[i2] - c[2]};
+    return a[0] * (d[1] * e[2] - d[2] * e[1]) + a[1] * (d[2] * e[0] - d[0] * e[2]) +
+           a[2] * (d[0] * e[1] - d[1] * e[0]);
+}
+
+typedef struct {
+    const strata_builder *b;
+    bool radial;
+    const float *center;
+    double *sum, *abs; /* per block */
+} orient_job;
+
+static strata_status orient_block(void *arg, size_t blk, int thread)
+{
+    (void)thread;
+    const orient_job *j = arg;
+    const size_t to = blk * STEP_BLOCK + STEP_BLOCK < j->b->nt ? blk * STEP_BLOCK + STEP_BLOCK
+                                                               : j->b->nt;
+    double sum = 0.0, abs = 0.0;
+    for (size_t t = blk * STEP_BLOCK; t < to; t++) {
+        const double v = signed_term(j->b, t, j->radial, j->center);
+        sum += v;
+        abs += fabs(v);
+    }
+    j->sum[blk] = sum;
+    j->abs[blk] = abs;
+    return STRATA_OK;
+}
+
+/* Whether the mesh faces down (inwards): the sum of the signed terms in
+ * triangle order is negative.  That sum, in that order, is what decides
+ * (the same flips as ever, for any thread count): the blocks' sums are
+ * added on the threads, and their total T of the n terms, like the sum in
+ * order, lies within n u S of the exact sum of the terms (u = 2^-53, S
+ * the sum of their magnitudes; a little more for the rounding of S).
+ * When |T| is beyond twice that, both have the sign of the exact sum;
+ * otherwise (a closed or vertical mesh, about zero) the terms are added
+ * again in order. */
+static strata_status faces_down(const strata_builder *b, bool radial, const float *center,
+                                bool *down)
+{
+    const size_t nb = blocks_of(b->nt);
+    double *part = strata__alloc_array(b->al, 2 * (nb ? nb : 1), sizeof *part);
+    if (!part)
+        return STRATA_ERR_NOMEM;
+    orient_job j = {b, radial, center, part, part + nb};
+    strata__par_blocks(b->ctx, nb, orient_block, &j, NULL, 0, 0, 0);
+    double total = 0.0, abs = 0.0;
+    for (size_t k = 0; k < nb; k++) {
+        total += j.sum[k];
+        abs += j.abs[k];
+    }
+    strata__free(b->al, part);
+    const double n = (double)b->nt + 2.0;
+    if (fabs(total) > 4.0 * n * 0x1p-53 * abs * (1.0 + 0x1p-20)) {
+        *down = total < 0.0;
+        return STRATA_OK;
+    }
+    double sum = 0.0;
+    for (size_t t = 0; t < b->nt; t++)
+        sum += signed_term(b, t, radial, center);
+    *down = sum < 0.0;
+    return STRATA_OK;
+}
+
+typedef struct {
+    strata_builder *b;
+    strata_axis up;
+} vert_job;
+
+static strata_status to_y_up_block(void *arg, size_t blk, int thread)
+{
+    (void)thread;
+    const vert_job *j = arg;
+    strata_builder *b = j->b;
+    const size_t to = blk * STEP_BLOCK + STEP_BLOCK < b->nv ? blk * STEP_BLOCK + STEP_BLOCK : b->nv;
+    for (size_t i = blk * STEP_BLOCK; i < to; i++)
+        strata__to_y_up(&b->x[i], &b->y[i], &b->z[i], j->up);
+    return STRATA_OK;
 }
 
 void strata_import_defaults(strata_import_options *o)
@@ -185,6 +328,7 @@ strata_status strata_mesh_decode(strata_ctx *ctx, const void *data, size_t len,
     const uint8_t *d = data ? data : (const uint8_t *)"";
     strata_builder b;
     memset(&b, 0, sizeof b);
+    b.ctx = ctx;
     b.al = &ctx->alloc;
     strata_import_format fmt = STRATA_IMPORT_OBJ;
     strata_status st;
@@ -210,10 +354,11 @@ strata_status strata_mesh_decode(strata_ctx *ctx, const void *data, size_t len,
         if (o->has_center) {
             memcpy(center, o->center, sizeof center);
         } else { /* bounding-box centre */
+            const float *xyz[3] = {b.x, b.y, b.z};
             for (size_t k = 0; k < 3; k++) {
-                float lo = b.xyz[k], hi = b.xyz[k];
+                float lo = xyz[k][0], hi = xyz[k][0];
                 for (size_t i = 1; i < b.nv; i++) {
-                    const float v = b.xyz[3 * i + k];
+                    const float v = xyz[k][i];
                     lo = v < lo ? v : lo;
                     hi = v > hi ? v : hi;
                 }
@@ -223,9 +368,9 @@ strata_status strata_mesh_decode(strata_ctx *ctx, const void *data, size_t len,
         if (radius == 0.0f) { /* mean distance of the vertices */
             double sum = 0.0;
             for (size_t i = 0; i < b.nv; i++) {
-                double dx = (double)b.xyz[3 * i] - center[0];
-                double dy = (double)b.xyz[3 * i + 1] - center[1];
-                double dz = (double)b.xyz[3 * i + 2] - center[2];
+                double dx = (double)b.x[i] - center[0];
+                double dy = (double)b.y[i] - center[1];
+                double dz = (double)b.z[i] - center[2];
                 sum += sqrt(dx * dx + dy * dy + dz * dz);
             }
             radius = (float)(sum / (double)b.nv);
@@ -233,21 +378,26 @@ strata_status strata_mesh_decode(strata_ctx *ctx, const void *data, size_t len,
                 st = STRATA_ERR_BAD_MESH; /* every vertex at the centre */
         }
     } else if (st == STRATA_OK && o->up != STRATA_AXIS_Y) {
-        for (size_t i = 0; i < b.nv; i++)
-            strata__to_y_up(b.xyz + 3 * i, b.xyz + 3 * i + 1, b.xyz + 3 * i + 2, o->up);
+        vert_job j = {.b = &b, .up = o->up};
+        strata__par_blocks(ctx, blocks_of(b.nv), to_y_up_block, &j, NULL, 0, 0, 0);
     }
     int flipped = 0;
-    if (st == STRATA_OK && !o->keep_winding && orientation(&b, o->radial, center) < 0.0) {
-        for (size_t t = 0; t < b.nt; t++) {
-            const uint32_t tmp = b.tri[3 * t + 1];
-            b.tri[3 * t + 1] = b.tri[3 * t + 2];
-            b.tri[3 * t + 2] = tmp;
-        }
+    bool down = false;
+    if (st == STRATA_OK && !o->keep_winding)
+        st = faces_down(&b, o->radial, center, &down);
+    if (st == STRATA_OK && down) { /* every triangle reversed: b and c trade places */
+        uint32_t *tmp = b.b;
+        b.b = b.c;
+        b.c = tmp;
         flipped = 1;
     }
     strata_mesh *m = NULL;
-    if (st == STRATA_OK)
-        st = strata_mesh_create(ctx, b.xyz, (uint32_t)b.nv, b.tri, (uint32_t)b.nt, &m);
+    if (st == STRATA_OK) {
+        st = strata__mesh_adopt(ctx, b.x, b.y, b.z, (uint32_t)b.nv, b.a, b.b, b.c, (uint32_t)b.nt,
+                                &m);
+        b.x = b.y = b.z = NULL; /* the mesh's now, or freed */
+        b.a = b.b = b.c = NULL;
+    }
     if (st == STRATA_OK && o->radial) {
         st = strata_mesh_set_geometry(m, STRATA_RADIAL, center, radius);
         if (st != STRATA_OK) {
@@ -255,8 +405,7 @@ strata_status strata_mesh_decode(strata_ctx *ctx, const void *data, size_t len,
             m = NULL;
         }
     }
-    strata__free(b.al, b.xyz);
-    strata__free(b.al, b.tri);
+    builder_free(&b);
     if (st != STRATA_OK)
         return st;
     if (report) {
@@ -278,11 +427,10 @@ strata_status strata_mesh_load(strata_ctx *ctx, const char *path,
     *out = NULL;
     if (!ctx || !path)
         return STRATA_ERR_INVALID_ARG;
-    uint8_t *buf;
-    size_t len;
-    strata_status st = strata__read_file(&ctx->alloc, path, UINT64_MAX, &buf, &len);
+    strata_file_bytes f;
+    strata_status st = strata__map_file(&ctx->alloc, path, UINT64_MAX, &f);
     if (st == STRATA_OK)
-        st = strata_mesh_decode(ctx, buf, len, opts, report, out);
-    strata__free(&ctx->alloc, buf);
+        st = strata_mesh_decode(ctx, f.data, f.len, opts, report, out);
+    strata__release_file(&ctx->alloc, &f);
     return st;
 }

@@ -1,22 +1,25 @@
 /* Mesh import (core/io/import.c): what the format readers build and the
  * readers themselves.  A reader (core/io/ply.c, core/io/obj.c) turns its bytes
- * into one list of positions and one list of fan-triangulated faces in a
- * builder; import.c then welds, drops degenerate triangles, rotates to
- * y-up, fixes the winding and makes the mesh, whatever the format. */
+ * into positions and fan-triangulated faces in a builder, in the mesh's
+ * own layout (x[], y[], z[]; a[], b[], c[]); import.c then welds, drops
+ * degenerate triangles, rotates to y-up, fixes the winding and hands the
+ * arrays to the mesh, whatever the format. */
 #ifndef STRATA_IMPORT_H
 #define STRATA_IMPORT_H
 
 #include "base.h"
+#include "base/ctx.h"
 
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct strata_builder {
+    strata_ctx *ctx;    /* threads and allocator */
     const strata_allocator *al;
-    float *xyz;         /* 3 * vcap floats */
+    float *x, *y, *z;   /* vcap floats each: the mesh's own arrays, handed over */
     size_t nv, vcap;
-    uint32_t *tri;      /* 3 * tcap ids */
+    uint32_t *a, *b, *c; /* tcap ids each: corners of the triangles */
     size_t nt, tcap;
     uint64_t dropped;   /* faces of < 3 corners, degenerate triangles */
     /* the face being read, fan-triangulated as corners arrive */
@@ -34,6 +37,10 @@ static inline strata_status strata__grow(const strata_allocator *al, void **p, s
     return need <= *cap ? STRATA_OK : strata__grow_slow(al, p, cap, need, size);
 }
 
+/* Room for at least nv vertices and nt triangles in the builder's arrays
+ * (keeping what they hold). */
+STRATA_HIDDEN strata_status strata__builder_reserve(strata_builder *b, size_t nv, size_t nt);
+
 /* Append a vertex: STRATA_ERR_NOT_FINITE for a NaN or infinite
  * coordinate, STRATA_ERR_OVERFLOW past 2^32-1 vertices. */
 static inline strata_status strata__push_vertex(strata_builder *b, float x, float y, float z)
@@ -42,13 +49,14 @@ static inline strata_status strata__push_vertex(strata_builder *b, float x, floa
         return STRATA_ERR_NOT_FINITE;
     if (b->nv >= UINT32_MAX)
         return STRATA_ERR_OVERFLOW;
-    strata_status st =
-        strata__grow(b->al, (void **)&b->xyz, &b->vcap, b->nv + 1, 3 * sizeof(float));
-    if (st != STRATA_OK)
-        return st;
-    b->xyz[3 * b->nv] = x;
-    b->xyz[3 * b->nv + 1] = y;
-    b->xyz[3 * b->nv + 2] = z;
+    if (b->nv >= b->vcap) {
+        strata_status st = strata__builder_reserve(b, b->nv + 1, 0);
+        if (st != STRATA_OK)
+            return st;
+    }
+    b->x[b->nv] = x;
+    b->y[b->nv] = y;
+    b->z[b->nv] = z;
     b->nv++;
     return STRATA_OK;
 }
@@ -62,13 +70,14 @@ static inline strata_status strata__face_corner(strata_builder *b, uint32_t v)
     if (b->corners >= 2) {
         if ((uint64_t)b->nt >= UINT32_MAX / 3)
             return STRATA_ERR_OVERFLOW;
-        strata_status st =
-            strata__grow(b->al, (void **)&b->tri, &b->tcap, b->nt + 1, 3 * sizeof(uint32_t));
-        if (st != STRATA_OK)
-            return st;
-        b->tri[3 * b->nt] = b->first;
-        b->tri[3 * b->nt + 1] = b->prev;
-        b->tri[3 * b->nt + 2] = v;
+        if (b->nt >= b->tcap) {
+            strata_status st = strata__builder_reserve(b, 0, b->nt + 1);
+            if (st != STRATA_OK)
+                return st;
+        }
+        b->a[b->nt] = b->first;
+        b->b[b->nt] = b->prev;
+        b->c[b->nt] = v;
         b->nt++;
     } else if (b->corners == 0) {
         b->first = v;

@@ -9,11 +9,14 @@
 #include "io/import.h"
 #include "base/lex.h"
 #include "base/output.h"
+#include "base/par.h"
 #include "mesh/result.h"
 #include "io/write.h"
 
 #include <errno.h>
 #include <locale.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,7 +78,9 @@ static strata_status obj_corner(const char *t, size_t n, size_t nv, uint32_t *id
     return STRATA_OK;
 }
 
-strata_status strata__obj_read(strata_builder *b, const uint8_t *data, size_t len)
+/* The reader in order: the reference, and the reader of small files and
+ * of files with a fault. */
+static strata_status obj_read_serial(strata_builder *b, const uint8_t *data, size_t len)
 {
     const char *s = (const char *)data, *end = s + len;
     if (memchr(s, '\0', len))
@@ -118,10 +123,167 @@ strata_status strata__obj_read(strata_builder *b, const uint8_t *data, size_t le
     }
     if (!any)
         return STRATA_ERR_FORMAT;
-    for (size_t i = 0; i < 3 * b->nt; i++)
-        if (b->tri[i] >= b->nv)
+    for (size_t t = 0; t < b->nt; t++)
+        if (b->a[t] >= b->nv || b->b[t] >= b->nv || b->c[t] >= b->nv)
             return STRATA_ERR_BAD_MESH; /* a forward reference never defined */
     return STRATA_OK;
+}
+
+/* Big files are read in parallel: the text is cut into chunks of whole
+ * lines; a first pass counts each chunk's vertices and triangles, a
+ * second parses them into their places (a negative index counts back
+ * from the vertices of the chunks before plus those read so far in its
+ * own).  The numbers go through the same parsers, so the mesh is the
+ * reader in order's; a file in which either pass finds anything amiss
+ * is read again in order, for its error. */
+#define OBJ_CHUNK ((size_t)1 << 20)
+
+typedef struct obj_chunk {
+    const char *from, *to;     /* whole lines */
+    uint64_t nv, nt, dropped;  /* counted */
+    uint64_t vbase, tbase;     /* the first vertex and triangle of the chunk */
+    int any;
+} obj_chunk;
+
+typedef struct obj_job {
+    strata_builder *b;
+    obj_chunk *c;
+    uint64_t nv; /* vertices in all */
+} obj_job;
+
+static strata_status obj_count(void *arg, size_t k, int thread)
+{
+    (void)thread;
+    obj_chunk *c = &((obj_job *)arg)->c[k];
+    if (memchr(c->from, '\0', (size_t)(c->to - c->from)))
+        return STRATA_ERR_FORMAT;
+    for (const char *s = c->from, *end = c->to; s < end;) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *le = nl ? nl : end, *p = s;
+        s = nl ? nl + 1 : end;
+        const char *t;
+        size_t n;
+        if (!line_token(&p, le, &t, &n))
+            continue;
+        if (strata__tok_eq(t, n, "v")) {
+            c->nv++;
+            c->any = 1;
+        } else if (strata__tok_eq(t, n, "f")) {
+            uint64_t corners = 0;
+            while (line_token(&p, le, &t, &n))
+                corners++;
+            if (corners >= 3)
+                c->nt += corners - 2;
+            else
+                c->dropped++;
+            c->any = 1;
+        }
+    }
+    return STRATA_OK;
+}
+
+static strata_status obj_fill(void *arg, size_t k, int thread)
+{
+    (void)thread;
+    const obj_job *j = arg;
+    const obj_chunk *c = &j->c[k];
+    strata_builder *b = j->b;
+    size_t v = (size_t)c->vbase, tri = (size_t)c->tbase;
+    strata_status st;
+    for (const char *s = c->from, *end = c->to; s < end;) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *le = nl ? nl : end, *p = s;
+        s = nl ? nl + 1 : end;
+        const char *t;
+        size_t n;
+        if (!line_token(&p, le, &t, &n))
+            continue;
+        if (strata__tok_eq(t, n, "v")) {
+            float q[3];
+            for (int i = 0; i < 3; i++) {
+                if (!line_token(&p, le, &t, &n))
+                    return STRATA_ERR_FORMAT;
+                if ((st = strata__parse_real(t, n, &q[i])) != STRATA_OK)
+                    return st;
+            }
+            if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2]))
+                return STRATA_ERR_NOT_FINITE;
+            b->x[v] = q[0], b->y[v] = q[1], b->z[v] = q[2];
+            v++;
+        } else if (strata__tok_eq(t, n, "f")) {
+            uint32_t first = 0, prev = 0;
+            for (uint64_t corner = 0; line_token(&p, le, &t, &n); corner++) {
+                uint32_t id;
+                if ((st = obj_corner(t, n, v, &id)) != STRATA_OK)
+                    return st;
+                if (id >= j->nv)
+                    return STRATA_ERR_BAD_MESH; /* never defined */
+                if (corner >= 2) {
+                    b->a[tri] = first, b->b[tri] = prev, b->c[tri] = id;
+                    tri++;
+                } else if (corner == 0) {
+                    first = id;
+                }
+                prev = id;
+            }
+        }
+    }
+    return STRATA_OK;
+}
+
+/* STRATA_OK with the builder filled, STRATA_ERR_NOMEM, or anything else
+ * for a file to read in order (the builder then holds nothing). */
+static strata_status obj_read_parallel(strata_builder *b, const char *s, size_t len)
+{
+    const size_t most = len / OBJ_CHUNK + 1;
+    obj_chunk *c = strata__alloc_array(b->al, most, sizeof *c);
+    if (!c)
+        return STRATA_ERR_NOMEM;
+    memset(c, 0, most * sizeof *c);
+    size_t n = 0;
+    for (const char *p = s, *end = s + len; p < end; n++) {
+        const char *q = end - p > (ptrdiff_t)OBJ_CHUNK ? p + OBJ_CHUNK : end;
+        const char *nl = q < end ? memchr(q, '\n', (size_t)(end - q)) : NULL;
+        q = nl ? nl + 1 : end;
+        c[n].from = p;
+        c[n].to = q;
+        p = q;
+    }
+    obj_job j = {b, c, 0};
+    strata_status st = strata__par_blocks(b->ctx, n, obj_count, &j, NULL, 0, 0, 0);
+    uint64_t nt = 0, dropped = 0;
+    int any = 0;
+    for (size_t k = 0; k < n && st == STRATA_OK; k++) {
+        c[k].vbase = j.nv;
+        c[k].tbase = nt;
+        j.nv += c[k].nv;
+        nt += c[k].nt;
+        dropped += c[k].dropped;
+        any |= c[k].any;
+    }
+    if (st == STRATA_OK && (!any || j.nv >= UINT32_MAX || nt > UINT32_MAX / 3))
+        st = STRATA_ERR_FORMAT; /* the reader in order says which */
+    if (st == STRATA_OK)
+        st = strata__builder_reserve(b, (size_t)j.nv, (size_t)nt);
+    if (st == STRATA_OK)
+        st = strata__par_blocks(b->ctx, n, obj_fill, &j, NULL, 0, 0, 0);
+    strata__free(b->al, c);
+    if (st == STRATA_OK) {
+        b->nv = (size_t)j.nv;
+        b->nt = (size_t)nt;
+        b->dropped = dropped;
+    }
+    return st;
+}
+
+strata_status strata__obj_read(strata_builder *b, const uint8_t *data, size_t len)
+{
+    if (len >= 2 * OBJ_CHUNK) {
+        const strata_status st = obj_read_parallel(b, (const char *)data, len);
+        if (st == STRATA_OK || st == STRATA_ERR_NOMEM)
+            return st;
+    }
+    return obj_read_serial(b, data, len);
 }
 
 /* ------------------------------------------------------------------ */

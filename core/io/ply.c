@@ -3,7 +3,9 @@
  * little-endian PLY (write.h).
  *
  * Reading: every count a header claims is checked against the bytes that
- * follow it before anything of that size is allocated.
+ * follow it before anything of that size is allocated.  Binary files
+ * whose records have one size per element are decoded on the context's
+ * threads; the rest, and files with a fault, by one reader in order.
  *
  * Writing: a header and fixed-size records (vertices, then faces in index
  * order), so the file is laid out as spans written in parallel blocks
@@ -14,6 +16,7 @@
 #include "base/ctx.h"
 #include "io/import.h"
 #include "base/lex.h"
+#include "base/par.h"
 #include "mesh/result.h"
 #include "io/write.h"
 
@@ -353,8 +356,7 @@ static strata_status ply_body(ply *h, strata_builder *b)
 {
     strata_status st;
     /* nverts fits the data (checked by the header): allocate it at once. */
-    if ((st = strata__grow(b->al, (void **)&b->xyz, &b->vcap, (size_t)h->nverts, 3 * sizeof(float))) !=
-        STRATA_OK)
+    if ((st = strata__builder_reserve(b, (size_t)h->nverts, 0)) != STRATA_OK)
         return st;
     for (uint32_t ei = 0; ei < h->nelem; ei++) {
         const ply_elem *e = &h->elem[ei];
@@ -405,6 +407,225 @@ static strata_status ply_body(ply *h, strata_builder *b)
     return STRATA_OK;
 }
 
+/* ------------------------------------------------------------------ */
+/* Reading binary files in parallel                                    */
+/* ------------------------------------------------------------------ */
+
+/* Most binary files have records of one size per element: scalars, and
+ * lists whose length is the same in every record (faces of three
+ * corners).  Such a file is laid out by its header and its first records
+ * alone, so its vertices and faces are decoded on the context's threads,
+ * each block straight into its place in the builder.  Anything else, and
+ * any file in which a block finds a fault, is read again by ply_body
+ * from the start: the errors (and which one a file with several gets)
+ * are that reader's, and so are the bytes of every mesh. */
+#define FAST_LISTS 8               /* lists per element the fast path takes */
+#define FAST_BLOCK ((uint64_t)1 << 15) /* records per block */
+
+typedef struct rec_layout {
+    const uint8_t *base; /* the first record */
+    uint64_t count, stride;
+    uint32_t nlists;
+    uint64_t list_off[FAST_LISTS]; /* each list's count: where, type, value */
+    uint8_t list_type[FAST_LISTS];
+    int64_t list_n[FAST_LISTS];
+    uint64_t off[3]; /* vertex: x, y, z */
+    uint8_t type[3];
+    uint64_t ioff; /* face: the first index */
+    uint8_t itype;
+    int64_t corners;
+} rec_layout;
+
+/* The layout of element e's records from its first one at p (of `left`
+ * bytes to the end); false if the fast path cannot take it. */
+static bool layout(const ply *h, const ply_elem *e, const uint8_t *p, uint64_t left,
+                   rec_layout *L)
+{
+    memset(L, 0, sizeof *L);
+    L->base = p;
+    L->count = e->count;
+    const bool be = h->format == PLY_BE;
+    uint64_t at = 0;
+    for (uint32_t j = 0; j < e->nprops; j++) {
+        const ply_prop *pr = &h->prop[e->first + j];
+        if (!pr->list) {
+            if (pr->role >= ROLE_X && pr->role <= ROLE_Z) {
+                L->off[pr->role - ROLE_X] = at;
+                L->type[pr->role - ROLE_X] = pr->type;
+            }
+            at += type_size[pr->type];
+            continue;
+        }
+        if (L->nlists == FAST_LISTS || at + type_size[pr->count_type] > left)
+            return false;
+        const int64_t n = integer_value(p + at, pr->count_type, be);
+        if (n < 0 || (uint64_t)n > left / type_size[pr->type])
+            return false;
+        L->list_off[L->nlists] = at;
+        L->list_type[L->nlists] = pr->count_type;
+        L->list_n[L->nlists++] = n;
+        at += type_size[pr->count_type];
+        if (pr->role == ROLE_INDICES) {
+            L->ioff = at;
+            L->itype = pr->type;
+            L->corners = n;
+        }
+        at += (uint64_t)n * type_size[pr->type];
+        if (at > left)
+            return false;
+    }
+    L->stride = at;
+    return at > 0 && e->count <= left / at;
+}
+
+typedef struct fast_job {
+    const ply *h;
+    strata_builder *b;
+    const rec_layout *L;
+    int kind;
+} fast_job;
+
+/* The common faces: triangles of little-endian 32-bit indices after a
+ * one-byte count, the element's only list (strata's own files). */
+static bool plain_triangles(const fast_job *j)
+{
+    const rec_layout *L = j->L;
+    return j->kind == ELEM_FACE && j->h->format == PLY_LE && L->corners == 3 &&
+           L->nlists == 1 && type_size[L->list_type[0]] == 1 &&
+           (L->itype == T_UINT || (L->itype == T_INT && j->h->nverts <= INT32_MAX));
+}
+
+static strata_status plain_triangles_block(const fast_job *j, uint64_t from, uint64_t to)
+{
+    const rec_layout *L = j->L;
+    strata_builder *b = j->b;
+    const uint64_t nverts = j->h->nverts, stride = L->stride, ioff = L->ioff;
+    const uint64_t coff = L->list_off[0];
+    const uint8_t *p = L->base + from * stride;
+    for (uint64_t i = from; i < to; i++, p += stride) {
+        uint32_t v[3]; /* a negative int is >= 2^31 > nverts - 1 as uint32 */
+        memcpy(v, p + ioff, sizeof v);
+        if (p[coff] != 3 || v[0] >= nverts || v[1] >= nverts || v[2] >= nverts)
+            return STRATA_ERR_FORMAT;
+        b->a[i] = v[0], b->b[i] = v[1], b->c[i] = v[2];
+    }
+    return STRATA_OK;
+}
+
+/* One block of records: their list lengths checked, and their vertices
+ * or faces decoded into the builder. */
+static strata_status fast_block(void *arg, size_t blk, int thread)
+{
+    (void)thread;
+    const fast_job *j = arg;
+    const rec_layout *L = j->L;
+    strata_builder *b = j->b;
+    const bool be = j->h->format == PLY_BE;
+    const uint64_t from = blk * FAST_BLOCK;
+    const uint64_t to = L->count - from < FAST_BLOCK ? L->count : from + FAST_BLOCK;
+    const uint64_t nverts = j->h->nverts;
+    if (plain_triangles(j))
+        return plain_triangles_block(j, from, to);
+    const uint8_t *p = L->base + from * L->stride;
+    for (uint64_t i = from; i < to; i++, p += L->stride) {
+        for (uint32_t k = 0; k < L->nlists; k++)
+            if (type_size[L->list_type[k]] == 1
+                    ? p[L->list_off[k]] != (uint8_t)L->list_n[k] /* n < 128 for char */
+                    : integer_value(p + L->list_off[k], L->list_type[k], be) != L->list_n[k])
+                return STRATA_ERR_FORMAT;
+        if (j->kind == ELEM_VERTEX) {
+            float v[3];
+            for (int k = 0; k < 3; k++) {
+                if (L->type[k] == T_FLOAT && !be) {
+                    memcpy(&v[k], p + L->off[k], sizeof v[k]);
+                } else {
+                    const double dv = scalar_value(p + L->off[k], L->type[k], be);
+                    v[k] = fabs(dv) > FLT_MAX ? (float)copysign(INFINITY, dv) : (float)dv;
+                }
+            }
+            if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]))
+                return STRATA_ERR_NOT_FINITE;
+            b->x[i] = v[0], b->y[i] = v[1], b->z[i] = v[2];
+        } else if (j->kind == ELEM_FACE) {
+            const unsigned isz = type_size[L->itype];
+            const uint8_t *q = p + L->ioff;
+            uint64_t t = i * (uint64_t)(L->corners - 2);
+            uint32_t first = 0, prev = 0;
+            for (int64_t k = 0; k < L->corners; k++, q += isz) {
+                int64_t id;
+                if (L->itype == T_UINT && !be) {
+                    uint32_t u;
+                    memcpy(&u, q, sizeof u);
+                    id = u;
+                } else {
+                    id = integer_value(q, L->itype, be);
+                }
+                if (id < 0 || (uint64_t)id >= nverts)
+                    return STRATA_ERR_BAD_MESH;
+                if (k >= 2) {
+                    b->a[t] = first, b->b[t] = prev, b->c[t] = (uint32_t)id;
+                    t++;
+                } else if (k == 0) {
+                    first = (uint32_t)id;
+                }
+                prev = (uint32_t)id;
+            }
+        }
+    }
+    return STRATA_OK;
+}
+
+/* The parallel reading of a binary file: STRATA_OK with the builder
+ * filled, STRATA_ERR_NOMEM, or anything else for a file to read in order
+ * (the builder then holds nothing). */
+static strata_status ply_body_fast(ply *h, strata_builder *b)
+{
+    if (h->format == PLY_ASCII || h->nverts >= UINT32_MAX)
+        return STRATA_ERR_FORMAT;
+    rec_layout *L = strata__alloc_array(b->al, h->nelem ? h->nelem : 1, sizeof *L);
+    if (!L)
+        return STRATA_ERR_NOMEM;
+    const uint8_t *p = h->p;
+    uint64_t ntris = 0, dropped = 0;
+    strata_status st = STRATA_OK;
+    for (uint32_t ei = 0; ei < h->nelem && st == STRATA_OK; ei++) {
+        const ply_elem *e = &h->elem[ei];
+        L[ei].count = 0;
+        if (e->nprops == 0 || e->count == 0)
+            continue;
+        if (!layout(h, e, p, (uint64_t)(h->end - p), &L[ei])) {
+            st = STRATA_ERR_FORMAT;
+            break;
+        }
+        p += L[ei].count * L[ei].stride;
+        if (e->kind == ELEM_FACE) {
+            if (L[ei].corners >= 3)
+                ntris = e->count * (uint64_t)(L[ei].corners - 2);
+            else
+                dropped = e->count;
+        }
+    }
+    if (st == STRATA_OK && ntris > UINT32_MAX / 3)
+        st = STRATA_ERR_OVERFLOW;
+    if (st == STRATA_OK)
+        st = strata__builder_reserve(b, (size_t)h->nverts, (size_t)ntris);
+    for (uint32_t ei = 0; ei < h->nelem && st == STRATA_OK; ei++) {
+        if (L[ei].count == 0)
+            continue;
+        fast_job j = {h, b, &L[ei], h->elem[ei].kind};
+        st = strata__par_blocks(b->ctx, (size_t)((L[ei].count + FAST_BLOCK - 1) / FAST_BLOCK),
+                                fast_block, &j, NULL, 0, 0, 0);
+    }
+    strata__free(b->al, L);
+    if (st == STRATA_OK) {
+        b->nv = (size_t)h->nverts;
+        b->nt = (size_t)ntris;
+        b->dropped = dropped;
+        h->p = p;
+    }
+    return st;
+}
+
 strata_status strata__ply_read(strata_builder *b, const uint8_t *data, size_t len, size_t start,
                                strata_import_format *fmt)
 {
@@ -417,7 +638,12 @@ strata_status strata__ply_read(strata_builder *b, const uint8_t *data, size_t le
         *fmt = h->format == PLY_ASCII ? STRATA_IMPORT_PLY_ASCII
                : h->format == PLY_LE  ? STRATA_IMPORT_PLY_LE
                                       : STRATA_IMPORT_PLY_BE;
-        st = ply_body(h, b);
+        const uint8_t *body = h->p;
+        st = ply_body_fast(h, b);
+        if (st != STRATA_OK && st != STRATA_ERR_NOMEM) { /* a fault of the file's: */
+            h->p = body;
+            st = ply_body(h, b);
+        }
     }
     strata__free(b->al, h);
     return st;

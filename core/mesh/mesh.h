@@ -17,7 +17,8 @@ struct strata_mesh {
     float radius;
     float *x, *y, *z, *h;       /* nverts each */
     uint32_t *a, *b, *c;        /* ntris each */
-    uint32_t *e0, *e1, *e2;     /* ntris each */
+    uint32_t *e0, *e1, *e2;     /* ntris each, one allocation (e0's): e1 and
+                                   e2 follow e0 64-byte aligned */
     uint32_t *ev0, *ev1;        /* nedges each */
     /* Context (core/mesh/lattice.h): the last ghost_* vertices, edges and
      * triangles are only read by the slicer's decisions across edges and
@@ -38,8 +39,18 @@ STRATA_HIDDEN strata_status strata__mesh_alloc(const strata_allocator *a,
                                                strata_mesh **out);
 
 /* Build the edge table of a mesh whose triangles are set, by sorting the
- * vertex pairs.  Fills nedges, ev0, ev1, e0, e1, e2 (allocating ev0/ev1). */
-STRATA_HIDDEN strata_status strata__mesh_build_edges(strata_mesh *m);
+ * vertex pairs on ctx's threads: edges numbered in (lower vertex, higher
+ * vertex) order.  Fills nedges, ev0, ev1, e0, e1, e2 (allocating
+ * ev0/ev1). */
+STRATA_HIDDEN strata_status strata__mesh_build_edges(strata_ctx *ctx, strata_mesh *m);
+
+/* A flat mesh made of the given arrays, allocated with ctx's allocator,
+ * which it takes over (freeing them on failure): finite positions,
+ * triangles of three distinct in-range vertices (not checked).  Heights
+ * and the edge table are made on ctx's threads. */
+STRATA_HIDDEN strata_status strata__mesh_adopt(strata_ctx *ctx, float *x, float *y, float *z,
+                                               uint32_t nverts, uint32_t *a, uint32_t *b,
+                                               uint32_t *c, uint32_t ntris, strata_mesh **out);
 
 /* Recompute h[] from the positions and the mesh's geometry. */
 STRATA_HIDDEN void strata__mesh_update_heights(strata_mesh *m);
