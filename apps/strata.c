@@ -317,7 +317,8 @@ static const cli_command commands[] = {
         .about = "Write DIR/tileset.json from the tiles in DIR, a world directory made by\n"
                  "'strata planet --chunk-level' or 'strata terrain --tile-cells' (in shards,\n"
                  "by several processes or machines).  Every tile is checked: a missing tile is\n"
-                 "an error unless --partial; a corrupt tile or one of another world is one.\n",
+                 "an error unless --partial; a corrupt tile (its size not the one its record\n"
+                 "gives; with --verify, also its checksum) or one of another world is one.\n",
         .operand = "world directory",
         .operand_target = &g_job.input,
         .run = run_tileset,
@@ -643,6 +644,10 @@ static const cli_option options[] = {
      .commands = MAKERS, .group = G_WORLD},
     {.name = "partial", .kind = CLI_FLAG, .target = &g_job.partial,
      .help = "write the tileset of the tiles present even when some are missing",
+     .commands = TILESET, .group = G_WORLD},
+    {.name = "verify", .kind = CLI_FLAG, .target = &g_job.verify,
+     .help = "read every tile whole and check its CRC-32C against its record (else only its "
+             "size)",
      .commands = TILESET, .group = G_WORLD},
     {.name = "port", .kind = CLI_INT, .arg = "P", .target = &g_job.port, .min = 0,
      .max = 65535, .def = "8765", .help = "the TCP port on 127.0.0.1; 0: any free one",
