@@ -202,6 +202,18 @@ static void check_planet(job *j)
                     "triangles)",
                     j->chunk_level, j->level);
     check_world_output(j, world, "--chunk-level");
+    /* a plane is a sphere of radius R + H: H must be above -R (the slicer
+     * says only "invalid terrace levels") */
+    const float r = (float)j->radius;
+    if ((v = cli_given("sea-level")) && !(r + (float)j->sea_level > 0.0f))
+        usage_error("--sea-level %s: the sea would be a sphere of radius R + H = %g around the "
+                    "centre; H must be above -R (%g for --radius %g)",
+                    v, (double)(r + (float)j->sea_level), -(double)r, (double)r);
+    if ((v = cli_given("levels")) && j->levels.n && !(r + j->levels.v[0] > 0.0f))
+        usage_error("--levels %s: a plane at %g would be a sphere of radius R + L = %g around "
+                    "the centre; planes must be above -R (%g for --radius %g)",
+                    v, (double)j->levels.v[0], (double)(r + j->levels.v[0]), -(double)r,
+                    (double)r);
 }
 
 /* What the terrain options cannot say in the table: shape options that

@@ -510,7 +510,8 @@ STRATA_API strata_status strata_heightmap_range(const strata_heightmap *hm, floa
  * heightmap ranges skip them; templates and terrain worlds refuse them
  * (STRATA_ERR_UNSUPPORTED).  Errors: STRATA_ERR_FORMAT for what GDAL
  * cannot read (a file cut short, a vector file, a raster with no band or
- * only nodata), STRATA_ERR_TOO_LARGE beyond the heightmap limits,
+ * only nodata: then errno is ENODATA), STRATA_ERR_TOO_LARGE beyond the
+ * heightmap limits,
  * STRATA_ERR_TRUNCATED for more samples than the file's bytes could
  * encode (8256 a byte, the bound of a PNG's deflate),
  * STRATA_ERR_UNSUPPORTED for complex samples, STRATA_ERR_NOT_FINITE for
