@@ -11,6 +11,7 @@
 #include "progress.h"
 #include "run.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,17 @@ static float *contour_levels(const job *o, float hmin, float hmax, uint32_t *n)
         if (!o->levels.n) { /* B + k I within [hmin, hmax] */
             k0 = ceil(((double)hmin - o->base) / o->interval);
             const double k1 = floor(((double)hmax - o->base) / o->interval);
+            /* B + k I is exact for |k| below 2^52 intervals; beyond, levels
+             * one interval apart round to one double (--base 1e30
+             * --interval 1 gave one level for 19) */
+            if (fabs(k0) >= 0x1p52 || fabs(k1) >= 0x1p52)
+                usage_error("--base %s: %.3g intervals (--interval %s) away from the heights "
+                            "%g..%g, too far for levels one interval apart to be told apart "
+                            "(at most 2^52 intervals); give a base near the heights, such as "
+                            "0",
+                            cli_given("base") ? cli_given("base") : "0",
+                            fabs(k0) > fabs(k1) ? fabs(k0) : fabs(k1), cli_given("interval"),
+                            hmin, hmax);
             const double want = k1 >= k0 ? k1 - k0 + 1 : 0;
             if (want > STRATA_MAX_LEVELS - 1)
                 usage_error("--interval %s: %.0f levels between the heights %g and %g, at most "
@@ -43,9 +55,11 @@ static float *contour_levels(const job *o, float hmin, float hmax, uint32_t *n)
                                    : (float)(o->base + (k0 + (double)i) * o->interval);
         for (size_t i = 1; i < cnt; i++)
             if (!(L[i + 1] > L[i]))
-                usage_error("--interval %s: levels closer than the float precision of heights "
-                            "near %g",
-                            cli_given("interval"), L[i]);
+                usage_error("--interval %s: levels %.9g and %.9g are the same 32-bit float (%.9g), "
+                            "the precision of heights there: give an interval of at least %.3g",
+                            cli_given("interval"), o->base + (k0 + (double)i - 1) * o->interval,
+                            o->base + (k0 + (double)i) * o->interval, (double)L[i],
+                            (double)(nextafterf(L[i], INFINITY) - L[i]));
         const float low = cnt && L[1] < hmin ? L[1] : hmin;
         L[0] = nextafterf(low, -INFINITY);
         if (!isfinite(L[0]))
@@ -109,6 +123,13 @@ int run_contours(job *o)
             "lines, without %s, stop at the holes)",
             o->input, (unsigned long long)info.nodata,
             o->polygons ? "band polygons" : "SVG layers", o->polygons ? "--polygons" : ".svg");
+    /* areas interpolate across the whole span: it must be a float */
+    if (areas && !isfinite(hmax - hmin))
+        die(EXIT_RUNTIME,
+            "heightmap '%s': heights %g to %g span more than the largest float (%g); %s need a "
+            "span that is one: scale the heights down (--height-scale)",
+            o->input, (double)hmin, (double)hmax, (double)FLT_MAX,
+            o->polygons ? "band polygons" : "SVG layers");
     strata_loops_write_options wo;
     strata_loops_write_defaults(&wo);
     wo.polygons = o->polygons;

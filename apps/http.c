@@ -28,8 +28,8 @@ static size_t word(const char *s, size_t n, size_t *i, char *w, size_t cap)
 }
 
 /* The URL path (up to '?' or '#') percent-decoded into out; false for a
- * bad escape, a NUL or backslash, a "." or ".." segment or a path too
- * long. */
+ * bad escape, a NUL or backslash, a segment starting with '.' (".", "..",
+ * and dotfiles such as ".git" or ".env") or a path too long. */
 static int decode_path(const char *url, char *out, size_t cap)
 {
     size_t n = 0;
@@ -52,7 +52,7 @@ static int decode_path(const char *url, char *out, size_t cap)
     for (const char *seg = out; seg; seg = strchr(seg + 1, '/')) {
         const char *p = seg + 1;
         const size_t len = strcspn(p, "/");
-        if ((len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
+        if (len > 0 && p[0] == '.')
             return 0;
     }
     return 1;
@@ -73,4 +73,54 @@ int http_request_path(const char *req, size_t n, char *path, size_t cap)
         return 403;
     }
     return 200;
+}
+
+static int lower(int c)
+{
+    return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+int http_request_host(const char *req, size_t n, char *host, size_t cap)
+{
+    int found = 0;
+    if (cap == 0)
+        return -1;
+    host[0] = '\0';
+    /* past the request line */
+    size_t i = 0;
+    while (i < n && req[i] != '\n')
+        i++;
+    while (++i < n) {
+        size_t end = i;
+        while (end < n && req[end] != '\n')
+            end++;
+        size_t stop = end; /* the line is req[i..stop) without its CR */
+        if (stop > i && req[stop - 1] == '\r')
+            stop--;
+        if (stop == i)
+            break; /* the empty line ending the head */
+        if (req[i] == ' ' || req[i] == '\t')
+            return -1; /* a folded line: obsolete, and a way to smuggle a header */
+        static const char name[] = "host:";
+        size_t k = 0;
+        while (k < sizeof name - 1 && i + k < stop && lower((unsigned char)req[i + k]) == name[k])
+            k++;
+        if (k == sizeof name - 1) {
+            size_t a = i + k, b = stop;
+            while (a < b && (req[a] == ' ' || req[a] == '\t'))
+                a++;
+            while (b > a && (req[b - 1] == ' ' || req[b - 1] == '\t'))
+                b--;
+            if (found || a == b || b - a >= cap)
+                return -1;
+            for (size_t j = a; j < b; j++)
+                if ((unsigned char)req[j] <= ' ' || (unsigned char)req[j] >= 127)
+                    return -1;
+            memcpy(host, req + a, b - a);
+            host[b - a] = '\0';
+            found = 1;
+        }
+        i = end;
+    }
+    return found;
 }

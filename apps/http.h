@@ -11,9 +11,17 @@
  * terminated): "METHOD URL HTTP/x.y" then headers.  Returns the status to
  * answer: 200 with the URL's path in path[0..cap) (up to '?' or '#',
  * percent-decoded, starting with '/', without NUL or backslash bytes and
- * without "." or ".." segments), 400 for a malformed request line, 405
+ * without a segment starting with '.': no "." or "..", no dotfile), 400 for a malformed request line, 405
  * for a method other than GET, 403 for a path refused (a bad escape, a
  * forbidden byte or segment, longer than cap - 1). */
 int http_request_path(const char *req, size_t n, char *path, size_t cap);
+
+/* The value of the Host header of the request head req[0..n) (the header
+ * lines after the request line, up to the empty line or n; the name in any
+ * case), blanks around it removed, into host[0..cap).  Returns 1 when
+ * there is exactly one, 0 when there is none, -1 when there are several,
+ * the value is empty, longer than cap - 1 or holds a byte that is not
+ * visible ASCII, or a header line is folded (starts with a blank). */
+int http_request_host(const char *req, size_t n, char *host, size_t cap);
 
 #endif

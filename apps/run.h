@@ -100,7 +100,7 @@ typedef struct job {
     int tile_format; /* 0 glb, 1 ply */
     const char *shard; /* "K/N" */
     long long chunk;   /* -1: all */
-    bool resume, dry_run, partial;
+    bool resume, dry_run, partial, verify;
     bool lod;        /* --lod */
     long long skirt; /* --skirt 0|1 */
     long long port; /* strata view (apps/view.c) */

@@ -216,6 +216,18 @@ static void check_planet(job *j)
                     "triangles)",
                     j->chunk_level, j->level);
     check_world_output(j, world, "--chunk-level");
+    /* a plane is a sphere of radius R + H: H must be above -R (the slicer
+     * says only "invalid terrace levels") */
+    const float r = (float)j->radius;
+    if ((v = cli_given("sea-level")) && !(r + (float)j->sea_level > 0.0f))
+        usage_error("--sea-level %s: the sea would be a sphere of radius R + H = %g around the "
+                    "centre; H must be above -R (%g for --radius %g)",
+                    v, (double)(r + (float)j->sea_level), -(double)r, (double)r);
+    if ((v = cli_given("levels")) && j->levels.n && !(r + j->levels.v[0] > 0.0f))
+        usage_error("--levels %s: a plane at %g would be a sphere of radius R + L = %g around "
+                    "the centre; planes must be above -R (%g for --radius %g)",
+                    v, (double)j->levels.v[0], (double)(r + j->levels.v[0]), -(double)r,
+                    (double)r);
 }
 
 /* What the terrain options cannot say in the table: shape options that
@@ -331,7 +343,8 @@ static const cli_command commands[] = {
         .about = "Write DIR/tileset.json from the tiles in DIR, a world directory made by\n"
                  "'strata planet --chunk-level' or 'strata terrain --tile-cells' (in shards,\n"
                  "by several processes or machines).  Every tile is checked: a missing tile is\n"
-                 "an error unless --partial; a corrupt tile or one of another world is one.\n",
+                 "an error unless --partial; a corrupt tile (its size not the one its record\n"
+                 "gives; with --verify, also its checksum) or one of another world is one.\n",
         .operand = "world directory",
         .operand_target = &g_job.input,
         .run = run_tileset,
@@ -657,6 +670,10 @@ static const cli_option options[] = {
      .commands = MAKERS, .group = G_WORLD},
     {.name = "partial", .kind = CLI_FLAG, .target = &g_job.partial,
      .help = "write the tileset of the tiles present even when some are missing",
+     .commands = TILESET, .group = G_WORLD},
+    {.name = "verify", .kind = CLI_FLAG, .target = &g_job.verify,
+     .help = "read every tile whole and check its CRC-32C against its record (else only its "
+             "size)",
      .commands = TILESET, .group = G_WORLD},
     {.name = "port", .kind = CLI_INT, .arg = "P", .target = &g_job.port, .min = 0,
      .max = 65535, .def = "8765", .help = "the TCP port on 127.0.0.1; 0: any free one",

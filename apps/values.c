@@ -86,6 +86,11 @@ value_status value_real(const char *opt, const char *s, double min, double max, 
     const bool low = above_min ? !(v > min) : !(v >= min);
     if (errno == ERANGE || low || v > max)
         return bad(why, "%s %s: out of range (valid: %s)", opt, s, range);
+    /* strata computes in 32-bit floats: a positive value must stay one */
+    if (above_min && min == 0 && (float)v == 0.0f)
+        return bad(why, "%s %s: out of range (valid: %s; %s is 0 as a 32-bit float, in which "
+                        "strata computes)",
+                   opt, s, range, s);
     *out = v;
     return VALUE_OK;
 }
@@ -121,6 +126,7 @@ value_status value_levels(const char *opt, const char *s, size_t max, cli_floats
         return VALUE_NOMEM;
     value_status st = VALUE_OK;
     size_t k = 0;
+    double prev = 0; /* the value before, as written */
     for (const char *p = s;; p++) {
         const char *end;
         float x;
@@ -130,11 +136,20 @@ value_status value_levels(const char *opt, const char *s, size_t max, cli_floats
         }
         if ((st = list_number(opt, s, p, ",", &x, &end, why)) != VALUE_OK)
             break;
+        if (k > 0 && x == v[k - 1] && strtod(p, NULL) != (double)prev) {
+            st = bad(why,
+                     "%s %s: %.*s and the value before it are the same 32-bit float (%.9g), "
+                     "the precision of heights: give values at least %.3g apart there",
+                     opt, s, (int)(end - p), p, (double)x,
+                     (double)(nextafterf(x, INFINITY) - x));
+            break;
+        }
         if (k > 0 && !(x > v[k - 1])) {
             st = bad(why, "%s %s: values must be strictly ascending (got %.*s after %g)", opt, s,
                      (int)(end - p), p, (double)v[k - 1]);
             break;
         }
+        prev = strtod(p, NULL);
         v[k++] = x;
         p = end;
         if (!*p)

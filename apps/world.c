@@ -429,6 +429,25 @@ static void parse_shard(const char *s, uint64_t *k, uint64_t *n)
     *n = b;
 }
 
+/* Lock a world directory for this run (strata_world_dir_lock): exclusive
+ * for a whole world made by one process, shared for shards, ranks and
+ * 'strata tileset'. */
+static void lock_dir(strata_world_dir *dir, const char *path, bool exclusive)
+{
+    long pid = 0;
+    const strata_status st = strata_world_dir_lock(dir, exclusive, &pid);
+    if (st == STRATA_ERR_CONFLICT) {
+        char who[64] = "another strata run";
+        if (pid > 0)
+            snprintf(who, sizeof who, "another strata run (pid %ld)", pid);
+        die(EXIT_RUNTIME,
+            "'%s' is in use by %s: wait for it to end, or use another directory (shards of "
+            "one world may run together: --shard)",
+            path, who);
+    }
+    check_call(st, (call){.what = "world directory lock", .path = path, .write = true});
+}
+
 int run_world(job *o)
 {
     world_job wj;
@@ -508,6 +527,7 @@ int run_world(job *o)
             "directory, or remove it",
             o->output);
     check_call(st, (call){.what = "world directory", .path = o->output, .write = true});
+    lock_dir(dir, o->output, whole && procs_size() == 1);
     if (o->compress)
         check(strata_world_dir_set_compress(dir, 1), "--compress");
 
@@ -670,13 +690,15 @@ int run_tileset(job *o)
     check_call(st, (call){.what = "world directory", .path = path,
                           .why = st == STRATA_ERR_FORMAT ? "world.json is not a world manifest"
                                                          : NULL});
+    lock_dir(dir, path, false);
     const uint64_t n = strata_world_dir_chunk_count(dir);
     strata_tile_record *recs = malloc(sizeof *recs * (n ? n : 1));
     if (!recs)
         die(EXIT_RUNTIME, "out of memory");
     uint64_t have = 0, missing = 0, first_missing = 0;
     for (uint64_t id = 0; id < n; id++) {
-        st = strata_world_dir_read_tile(ctx, dir, id, &recs[have]);
+        st = (o->verify ? strata_world_dir_check_tile : strata_world_dir_read_tile)(ctx, dir, id,
+                                                                                  &recs[have]);
         if (st == STRATA_OK) {
             have++;
             continue;

@@ -510,7 +510,8 @@ STRATA_API strata_status strata_heightmap_range(const strata_heightmap *hm, floa
  * heightmap ranges skip them; templates and terrain worlds refuse them
  * (STRATA_ERR_UNSUPPORTED).  Errors: STRATA_ERR_FORMAT for what GDAL
  * cannot read (a file cut short, a vector file, a raster with no band or
- * only nodata), STRATA_ERR_TOO_LARGE beyond the heightmap limits,
+ * only nodata: then errno is ENODATA), STRATA_ERR_TOO_LARGE beyond the
+ * heightmap limits,
  * STRATA_ERR_TRUNCATED for more samples than the file's bytes could
  * encode (8256 a byte, the bound of a PNG's deflate),
  * STRATA_ERR_UNSUPPORTED for complex samples, STRATA_ERR_NOT_FINITE for
@@ -2245,8 +2246,11 @@ typedef struct strata_tile_record {
  *   DIR/tiles/...      one file per chunk, at strata_chunk_info.path plus
  *                      ".glb" or ".ply", holding its record
  *                      (strata_tile_record: fingerprint, chunk id,
- *                      triangles, box) in the glTF's extras.strata or in a
+ *                      triangles, box; and the file's size "bytes" and
+ *                      CRC-32C "crc32c", taken with its own 8 hex digits
+ *                      read as '0') in the glTF's extras.strata or in a
  *                      PLY comment "strata {...}"
+ *   DIR/world.lock     locked by a run writing tiles (strata_world_dir_lock)
  *   DIR/tileset.json   a 3D Tiles 1.1 tileset of the tiles (and
  *                      DIR/tilesets/... for subtrees of big worlds)
  *
@@ -2294,10 +2298,24 @@ STRATA_API strata_status strata_world_dir_write_tile(strata_ctx *ctx, strata_wor
                                                      strata_tile_record *rec);
 /* Read back the record of chunk id's tile.  STRATA_ERR_IO with errno
  * ENOENT when there is none, STRATA_ERR_FORMAT when the file is not a
- * whole tile (wrong length, unreadable record), STRATA_ERR_CONFLICT when
- * it is one of another world or chunk. */
+ * whole tile (its size is not the one its record gives, an unreadable
+ * record, or one without size and checksum, which tiles written before
+ * they were recorded lack), STRATA_ERR_CONFLICT when it is one of another world or chunk. */
 STRATA_API strata_status strata_world_dir_read_tile(strata_ctx *ctx, strata_world_dir *d,
                                                     uint64_t id, strata_tile_record *rec);
+/* strata_world_dir_read_tile, and the whole file read to check its CRC-32C
+ * (STRATA_ERR_FORMAT when it differs: bytes changed).  SSE4.2's CRC32
+ * instruction where the CPU has it and ctx is not forced to scalar. */
+STRATA_API strata_status strata_world_dir_check_tile(strata_ctx *ctx, strata_world_dir *d,
+                                                     uint64_t id, strata_tile_record *rec);
+/* Lock DIR for a run: exclusive (a whole world made by one process) or
+ * shared (shards and MPI ranks of one world, `strata tileset`).  A POSIX
+ * record lock on DIR/world.lock (made when missing), not waited for,
+ * held until strata_world_dir_close.  STRATA_ERR_CONFLICT when another
+ * process holds a lock that excludes it, *holder (when not NULL) getting
+ * that process's id (0 when unknown); STRATA_ERR_IO (errno) when the
+ * lock file cannot be opened. */
+STRATA_API strata_status strata_world_dir_lock(strata_world_dir *d, int exclusive, long *holder);
 /* Remove the temporary tile files a killed run left in DIR/tiles (names
  * ending in ".tmp" and six characters, not locked by a live writer: the
  * temporaries of another process still writing tiles into DIR stay);
@@ -2319,8 +2337,10 @@ STRATA_API strata_status strata_world_dir_write_tileset(strata_ctx *ctx, strata_
  * NULL, those next() hands out (UINT64_MAX: no more), for dynamic load
  * balancing across processes (next is called by one thread at a time).
  * With resume, a chunk whose tile is already complete (its record reads
- * back) is skipped; a tile of another world or a corrupt one stops the run
- * with STRATA_ERR_CONFLICT or STRATA_ERR_FORMAT (its id in *stats). done
+ * back, strata_world_dir_check_tile: its size and checksum too) is
+ * skipped; a corrupt one (cut short, bytes changed) is made again; a tile
+ * of another world stops the run with STRATA_ERR_CONFLICT (its id in
+ * *stats). done
  * (optional, one thread at a time) is told of every chunk made or
  * skipped.  Progress stage "chunks" (share of ids, or of chunks handed out
  * by next), reported from the calling thread; cancel stops after the

@@ -10,6 +10,9 @@
  * the answer is computed without side effects each time. */
 STRATA_HIDDEN unsigned strata__cpu_x86_isas(void);
 STRATA_HIDDEN unsigned strata__cpu_arm_isas(void);
+/* Whether the CPU has SSE4.2 (its CRC32 instruction: core/crc32c.c);
+ * 0 on other architectures. */
+STRATA_HIDDEN int strata__cpu_x86_sse42(void);
 
 /* Which x86 processor this is, for the dispatch rule: the CPUID vendor
  * string ("AuthenticAMD", "GenuineIntel", ...) and the display family and

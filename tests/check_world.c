@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------ triangles */
@@ -1078,10 +1079,10 @@ START_TEST(test_directories)
     ck_assert_uint_eq(rs.skipped, n);
     ck_assert_msg(files_equal(ta, tb), "tileset after resume differs");
 
-    /* a tile cut short: FORMAT; the resume refuses it and says which */
+    /* a tile cut short: FORMAT; the resume makes it again */
     ck_assert_ok(strata_world_dir_tile_path(da, 7, rel, sizeof rel));
     char *p7 = join(a, rel);
-    size_t len;
+    size_t len, len2;
     unsigned char *bytes = slurp(p7, &len);
     FILE *f = fopen(p7, "wb");
     ck_assert_ptr_nonnull(f);
@@ -1089,6 +1090,7 @@ START_TEST(test_directories)
     fclose(f);
     strata_tile_record rec;
     ck_assert_status(strata_world_dir_read_tile(ctx, da, 7, &rec), STRATA_ERR_FORMAT);
+    ck_assert_status(strata_world_dir_check_tile(ctx, da, 7, &rec), STRATA_ERR_FORMAT);
     strata_world_run_options o;
     strata_world_run_defaults(&o);
     o.dir = da;
@@ -1096,8 +1098,54 @@ START_TEST(test_directories)
     o.ids = &seven;
     o.nids = 1;
     o.resume = 1;
-    ck_assert_status(strata_world_run(ctx, w, &o, &rs), STRATA_ERR_FORMAT);
-    ck_assert_uint_eq(rs.failed_chunk, 7);
+    ck_assert_ok(strata_world_run(ctx, w, &o, &rs));
+    ck_assert_uint_eq(rs.made, 1);
+    unsigned char *again = slurp(p7, &len2);
+    ck_assert(len2 == len && !memcmp(again, bytes, len));
+    free(again);
+    /* one byte changed, the size kept: only the checksum tells */
+    f = fopen(p7, "r+b");
+    ck_assert_int_eq(fseek(f, (long)len - 5, SEEK_SET), 0);
+    fputc(bytes[len - 5] ^ 0x40, f);
+    fclose(f);
+    ck_assert_ok(strata_world_dir_read_tile(ctx, da, 7, &rec));
+    ck_assert_uint_eq(rec.bytes, len);
+    ck_assert_status(strata_world_dir_check_tile(ctx, da, 7, &rec), STRATA_ERR_FORMAT);
+    ck_assert_ok(strata_world_run(ctx, w, &o, &rs));
+    ck_assert_uint_eq(rs.made, 1);
+    ck_assert_ok(strata_world_dir_check_tile(ctx, da, 7, &rec));
+    again = slurp(p7, &len2);
+    ck_assert(len2 == len && !memcmp(again, bytes, len));
+    free(again);
+    /* the lock: another process holding it exclusively is named */
+    int ready[2], go[2];
+    ck_assert_int_eq(pipe(ready), 0);
+    ck_assert_int_eq(pipe(go), 0);
+    const pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        strata_world_dir *dc;
+        char c = strata_world_dir_open(ctx, a, &dc) == STRATA_OK &&
+                         strata_world_dir_lock(dc, 1, NULL) == STRATA_OK
+                     ? 'y'
+                     : 'n';
+        if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+            _exit(2);
+        _exit(0); /* the lock goes with the process */
+    }
+    char c = 0;
+    ck_assert_int_eq(read(ready[0], &c, 1), 1);
+    ck_assert_int_eq(c, 'y');
+    long holder = 0;
+    ck_assert_status(strata_world_dir_lock(da, 0, &holder), STRATA_ERR_CONFLICT);
+    ck_assert_int_eq(holder, (long)child);
+    ck_assert_status(strata_world_dir_lock(da, 1, &holder), STRATA_ERR_CONFLICT);
+    ck_assert_int_eq(holder, (long)child);
+    ck_assert_int_eq(write(go[1], "x", 1), 1);
+    int wst;
+    ck_assert_int_eq(waitpid(child, &wst, 0), child);
+    ck_assert_ok(strata_world_dir_lock(da, 1, &holder));
+    close(ready[0]), close(ready[1]), close(go[0]), close(go[1]);
     /* another chunk's tile in its place: CONFLICT */
     char rel8[128];
     ck_assert_ok(strata_world_dir_tile_path(da, 8, rel8, sizeof rel8));

@@ -245,6 +245,68 @@ fails 1 "cannot write 'dp.png': Is a directory" "a directory named like the prev
 check "no mesh when its preview cannot be written" '[ ! -e dp.ply ]'
 rmdir dm.mtl dp.png
 
+# ------------------------------------------------------------ inputs misread before
+# levels that are one 32-bit float, said so (not one level for 19)
+printf 'P5\n4 4\n255\n\000\001\002\003\001\002\003\004\002\003\004\005\003\004\005\006' >ramp4.pgm
+fails 2 "--base 1e30: 1e+30 intervals" "contours: a base too far from the heights" \
+    contours ramp4.pgm --base 1e30 --interval 1 -o far.geojson
+# heights 1e6 + 0, 1/16, 1/8, 3/16 (float32 little-endian)
+printf 'Pf\n2 2\n-1.0\n\000\044\164\111\001\044\164\111\002\044\164\111\003\044\164\111' >high.pfm
+fails 2 "are the same 32-bit float (1000000" "contours: levels 0.01 apart near 1e6" \
+    contours high.pfm --interval 0.01 -o close.geojson
+fails 2 "0.10000000001 and the value before it are the same 32-bit float" \
+    "--levels equal as floats" contours ramp4.pgm --levels 0.1,0.10000000001 -o eq.geojson
+fails 2 "--levels 0.1,0.10000000001: 0.10000000001" "--levels equal as floats (terrain)" \
+    terrain --cells 4 --levels 0.1,0.10000000001 -o eq.ply
+check "no contours or mesh after refused levels" '[ ! -e far.geojson ] && [ ! -e close.geojson ] && [ ! -e eq.geojson ] && [ ! -e eq.ply ]'
+# heights of +-3.4e38: lines are drawn, areas need a span that is a float
+printf 'Pf\n2 2\n-1.0\n\236\311\177\177\236\311\177\177\236\311\177\377\236\311\177\377' >wide.pfm
+fails 1 "'wide.pfm': heights -3.4e+38 to 3.4e+38 span more than the largest float" \
+    "band polygons over +-3.4e38" contours wide.pfm --terraces 4 --polygons -o wide.geojson
+run contours wide.pfm --terraces 4 --polygons --height-scale 0.25 -o wide.geojson
+check "band polygons over +-3.4e38 scaled down: $(cat err)" '[ "$rc" -eq 0 ] && [ -s wide.geojson ]'
+# planets: planes at or below the centre
+fails 2 "--sea-level -1: the sea would be a sphere of radius R + H = 0" "--sea-level -R" \
+    planet --level 2 --sea-level -1 -o sea.ply
+fails 2 "--levels -3,0: a plane at -3" "--levels below -R" \
+    planet --level 2 --radius 2 --levels -3,0 -o sea.ply
+# positive values that are 0 as floats
+fails 2 "--lacunarity 1e-300: out of range (valid: 0 < F <= 1000; 1e-300 is 0 as a 32-bit float" \
+    "--lacunarity 1e-300" terrain --cells 4 --lacunarity 1e-300 -o lac.ply
+fails 2 "--print-size 1e-300: out of range (valid: 0 < MM" "--print-size 1e-300" \
+    terrain --cells 4 --print-size 1e-300 -o tiny.stl
+check "no STL of zeros" '[ ! -e tiny.stl ]'
+# a FIFO as input: named as one, no hang
+if mkfifo fifo.pgm 2>/dev/null; then
+    fails 1 "'fifo.pgm': a FIFO, not a regular file" "a FIFO as heightmap" \
+        terrain --heightmap fifo.pgm -o fifo.ply
+    fails 1 "'fifo.pgm': a FIFO, not a regular file" "a FIFO as contours input" \
+        contours fifo.pgm --interval 1 -o fifo.geojson
+fi
+# a 1x1 raster: the sizes accepted
+printf 'P5\n1 1\n255\n\005' >one.pgm
+fails 1 "sides of 2 to 32768 samples" "a 1x1 heightmap" terrain --heightmap one.pgm -o one.ply
+# colour PNGs: said what they are and what is read
+if "$STRATA" info | grep -q '^png: yes' && command -v python3 >/dev/null 2>&1; then
+    python3 -c '
+import struct, sys, zlib
+def png(path, ctype, channels):
+    raw = b"".join(b"\0" + bytes((x * 30 + y * 10 + c) % 256 for x in range(8)
+                                 for c in range(channels)) for y in range(8))
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+    open(path, "wb").write(b"\x89PNG\r\n\x1a\n"
+                           + chunk(b"IHDR", struct.pack(">IIBBBBB", 8, 8, 8, ctype, 0, 0, 0))
+                           + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+png("rgba.png", 6, 4)
+png("rgb.png", 2, 3)
+'
+    fails 1 "'rgba.png': an RGBA PNG (colour type 6): heightmaps are greyscale PNGs" \
+        "an RGBA PNG heightmap" terrain --heightmap rgba.png -o rgba.ply
+    fails 1 "'rgb.png': an RGB PNG (colour type 2)" "an RGB PNG heightmap" \
+        terrain --heightmap rgb.png -o rgb.ply
+fi
+
 # ------------------------------------------------------------ PNG preview
 fails 2 "--view" "bad --view" planet --level 1 --preview v.png --view sideways
 fails 2 "planet" "--view planet on a terrain" terrain --cells 4 --preview v.png --view planet

@@ -120,7 +120,13 @@ head -c 600 utm.tif >cut.tif
 fails 1 "cut.tif" "a GeoTIFF cut short" $T --heightmap cut.tif -o cut.ply
 [ ! -e cut.ply ] && ok || bad "a file for a bad raster"
 printf 'ncols 4\nnrows 3\nxllcorner 0\nyllcorner 0\ncellsize 1\nNODATA_value -9\n-9 -9 -9 -9\n-9 -9 -9 -9\n-9 -9 -9 -9\n' >empty.asc
-fails 1 "empty.asc" "a raster of nodata only" $T --heightmap empty.asc -o e.ply
+fails 1 "'empty.asc': every sample is nodata" "a raster of nodata only" \
+    $T --heightmap empty.asc -o e.ply
+gdal_translate -q empty.asc empty.tif || bad "gdal_translate empty.tif"
+fails 1 "'empty.tif': every sample is nodata" "a GeoTIFF of nodata only" \
+    $T --heightmap empty.tif -o e.ply
+fails 1 "'empty.tif': every sample is nodata" "contours of a GeoTIFF of nodata only" \
+    contours empty.tif --interval 1 -o e.geojson
 printf 'ncols 5000\nnrows 5000\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2 3\n' >claims.asc
 fails 1 "claims.asc" "a small file claiming 25M samples" $T --heightmap claims.asc -o c.ply
 

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 
 const [port, path, method = 'GET'] = process.argv.slice(2);
 const s = connect(Number(port), '127.0.0.1', () =>
-    s.write(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`));
+    s.write(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`));
 const parts = [];
 s.on('data', (d) => parts.push(d));
 s.on('error', (e) => { console.log(`error ${e.message}`); process.exit(1); });

@@ -68,10 +68,54 @@ no_temps "resumed world" killed
 run planet --level 9 --chunk-level 4 --resume -o killed
 grep -q "(0 made, 5120 already there)" err && ok || bad "a second resume made tiles: $(cat err)"
 
-# a tile cut short, and one of another chunk: refused on resume, named
+# poke FILE OFFSET: the byte at OFFSET changed (a digit to the next
+# digit, any other byte to its complement), the size kept
+poke() {
+    b=$(dd if="$1" bs=1 skip="$2" count=1 2>/dev/null | od -An -tu1 | tr -d ' ')
+    if [ "$b" -ge 48 ] && [ "$b" -le 57 ]; then b=$((48 + (b - 47) % 10)); else b=$((255 - b)); fi
+    printf "\\$(printf %o "$b")" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+# resumed IN: the run's summary says IN ("(1 made, 1279 already there)")
+resumed() { [ "$rc" -eq 0 ] && grep -qF "$1" err; }
+
+# a tile cut short: strata tileset names it, --resume makes it again
 tile=ref/tiles/3/17.glb
 head -c 100 "$tile" >cut && mv cut "$tile"
-fails 1 "tiles/3/17.glb" "corrupt tile on resume" $P --resume -o ref
+fails 1 "tiles/3/17.glb" "strata tileset with a tile cut short" tileset ref
+run ${P% --quiet} --resume -o ref
+check "resume makes a tile cut short again: $(cat err)" 'resumed "(1 made, 1279 already there)"'
+same "the tile cut short, made again" t1 ref
+# bytes changed, the size kept: in the binary chunk, in the record's box
+tile=ref/tiles/3/40.glb
+poke "$tile" $(($(wc -c <"$tile") - 100))
+run tileset ref
+check "strata tileset without --verify checks sizes only" '[ "$rc" -eq 0 ]'
+fails 1 "tiles/3/40.glb" "strata tileset --verify: a byte of the binary chunk changed" \
+    tileset ref --verify
+run ${P% --quiet} --resume -o ref
+check "resume makes a tile with a byte changed again: $(cat err)" \
+    'resumed "(1 made, 1279 already there)"'
+same "the tile with a byte changed, made again" t1 ref
+box=$(grep -abo '"box":\[-*[0-9]' "$tile" | cut -d: -f1)
+poke "$tile" $((box + 8))
+fails 1 "tiles/3/40.glb" "strata tileset --verify: a digit of the record changed" \
+    tileset ref --verify
+run ${P% --quiet} --resume -o ref
+same "the tile with a digit changed, made again" t1 ref
+# a PLY tile cut just after its header (rsync --partial)
+"$STRATA" planet --level 5 --chunk-level 1 --tile-format ply --quiet -o plyref
+cp -r plyref plyw
+tile=plyw/tiles/1/5.ply
+end=$(grep -abo 'end_header' "$tile" | cut -d: -f1)
+head -c $((end + 11)) "$tile" >cut && mv cut "$tile"
+fails 1 "tiles/1/5.ply" "strata tileset: a PLY tile cut after its header" tileset plyw
+run planet --level 5 --chunk-level 1 --tile-format ply --resume -o plyw
+check "resume makes the PLY tile again: $(cat err)" 'resumed "(1 made, 79 already there)"'
+same "the PLY tile cut after its header, made again" plyref plyw
+"$STRATA" tileset plyw --verify --quiet && ok || bad "strata tileset --verify of a whole world"
+
+# a tile of another chunk: refused on resume, named
+tile=ref/tiles/3/17.glb
 cp ref/tiles/3/18.glb "$tile"
 fails 1 "another world or chunk" "foreign tile on resume" $P --resume -o ref
 fails 1 "tiles/3/17.glb" "strata tileset with a foreign tile" tileset ref
@@ -80,6 +124,48 @@ fails 1 "1 of 1280 tiles missing" "strata tileset with a tile missing" tileset r
 run tileset ref --partial
 [ "$rc" -eq 0 ] && grep -q "1279 of 1280" err && ok || bad "tileset --partial: $(cat err)"
 "$STRATA" $P --resume -o ref && same "repaired by resume" t1 ref
+
+# ------------------------------------------------------------ one run at a time
+"$STRATA" planet --level 9 --chunk-level 4 --quiet -o busy &
+pid=$!
+i=0
+while [ $i -lt 400 ] && [ ! -d busy/tiles ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
+kill -STOP $pid
+fails 1 "in use by another strata run (pid $pid)" "the same world again into a busy directory" \
+    planet --level 9 --chunk-level 4 --quiet -o busy
+fails 1 "another world" "another world into a busy directory" \
+    planet --level 9 --chunk-level 4 --terraces 7 --quiet -o busy
+fails 1 "(pid $pid)" "a shard into a directory a whole run holds" \
+    planet --level 9 --chunk-level 4 --shard 1/2 --quiet -o busy
+fails 1 "(pid $pid)" "strata tileset of a directory a run holds" tileset busy
+kill -CONT $pid
+wait $pid
+check "the first run, stopped and continued, ends well" '[ $? -eq 0 ]'
+same "the first run's world is whole" full busy
+# shards of one world share a directory
+"$STRATA" planet --level 9 --chunk-level 4 --shard 1/2 --quiet -o shared &
+pid=$!
+"$STRATA" planet --level 9 --chunk-level 4 --shard 2/2 --quiet -o shared 2>err
+r2=$?
+wait $pid
+r1=$?
+check "two shards at once: both made ($r1 $r2: $(cat err))" '[ $r1 -eq 0 ] && [ $r2 -eq 0 ]'
+"$STRATA" tileset shared --quiet && same "two shards at once" full shared
+# two worlds started together: one is made, the other refused
+"$STRATA" planet --level 8 --chunk-level 3 --quiet -o race 2>race1.err &
+p1=$!
+"$STRATA" planet --level 8 --chunk-level 3 --terraces 9 --quiet -o race 2>race2.err &
+p2=$!
+wait $p1
+r1=$?
+wait $p2
+r2=$?
+check "two worlds at once: one made, one refused ($r1 $r2)" \
+    '[ $((r1 + r2)) -eq 1 ] && [ $((r1 * r2)) -eq 0 ]'
+"$STRATA" tileset race --verify --quiet 2>err && ok || bad "two worlds at once: a mixture: $(cat err)"
 
 # ------------------------------------------------------------ terrains
 # pgm W H FILE: a binary PGM of heights ((7x + 3y) / 5 mod 9) * 20, all on

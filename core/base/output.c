@@ -290,6 +290,8 @@ void strata__out_str(strata_out *o, const char *s) { strata__out_bytes(o, s, str
 void strata__out_finish(strata_out *o)
 {
     strata__out_flush(o);
+    if (o->fd >= 0 && !o->err && o->seal)
+        o->err = strata__tile_seal(o->ctx, o->tmp, o->fd);
     if (o->fd >= 0 && !o->err && !o->ctx->no_sync && fsync(o->fd) != 0)
         o->err = errno;
     if (o->fd >= 0 && close(o->fd) != 0 && !o->err)

@@ -30,6 +30,7 @@ typedef struct strata_out {
     int err;       /* errno of the first failure, 0 while all is well */
     int cancelled; /* the context's cancel flag was seen: stop, discard */
     double reported; /* the last fraction strata__out_progress reported */
+    int seal;        /* a world tile: strata__tile_seal it when finished */
 } strata_out;
 
 /* A closed output on ctx that strata__out_discard accepts (where used,
@@ -54,12 +55,17 @@ STRATA_HIDDEN int strata__out_progress(strata_out *o, uint64_t done, uint64_t to
 STRATA_HIDDEN void strata__out_flush(strata_out *o);
 STRATA_HIDDEN void strata__out_bytes(strata_out *o, const void *p, size_t n);
 STRATA_HIDDEN void strata__out_str(strata_out *o, const char *s);
-/* Flush, fsync (unless the context's sync is off) and close; the file
- * stays under its temporary name, still locked. */
+/* Flush, seal (o->seal: a world tile's size and checksum written into
+ * its record), fsync (unless the context's sync is off) and close; the
+ * file stays under its temporary name, still locked. */
 STRATA_HIDDEN void strata__out_finish(strata_out *o);
 /* Move the finished temporary file onto path (only if all went well),
  * then fsync the directory (unless sync is off). */
 STRATA_HIDDEN void strata__out_commit(strata_out *o, const char *path);
+/* Fill the size and CRC-32C of the tile file path (written through fd,
+ * flushed) into the placeholders of its record (core/world/world_dir.c): 0, or
+ * an errno value. */
+STRATA_HIDDEN int strata__tile_seal(strata_ctx *ctx, const char *path, int fd);
 /* Remove the temporary file (if any is left) and free everything. */
 STRATA_HIDDEN void strata__out_discard(strata_out *o);
 /* Remove path if it is a regular file no live writer locks: 1 removed,

@@ -17,6 +17,7 @@
 #include "base/alloc.h"
 #include "mesh/heightmap.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -99,7 +100,10 @@ static strata_status read_dataset(const strata_allocator *al, GDALDatasetH ds, u
     }
     if (holes == n) {
         strata_heightmap_destroy(hm);
-        return STRATA_ERR_FORMAT; /* nothing but nodata: no height at all */
+#ifdef ENODATA
+        errno = ENODATA; /* nothing but nodata: no height at all */
+#endif
+        return STRATA_ERR_FORMAT;
     }
     hm->nodata = holes;
     hm->source_units = true;

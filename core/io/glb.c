@@ -993,6 +993,7 @@ strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r, const c
         return STRATA_ERR_NOMEM;
     }
     if (strata__out_open(&f, path, ctx) == 0) {
+        f.seal = extras != NULL;
         const uint64_t jlen = pad4(p.json.len);
         unsigned char head[20], bin[8];
         put_u32(put_u32(put_u32(put_u32(put_u32(head, GLB_MAGIC), 2), (uint32_t)p.total),

@@ -758,6 +758,7 @@ strata_status strata__ply_write(strata_ctx *ctx, const strata_result *r, const c
         return STRATA_ERR_NOMEM;
     strata_out f = STRATA_OUT_INIT(ctx);
     if (strata__out_open(&f, path, ctx) == 0) {
+        f.seal = extras != NULL;
         write_spans(&f, r, rg, nrg, extras);
         strata__out_finish(&f);
     }

@@ -60,7 +60,10 @@ STRATA_HIDDEN strata_status strata__stl_write(strata_ctx *ctx, const strata_resu
 
 /* strata_result_write of a world's tile (PLY or GLB only) carrying extras,
  * a JSON object of at most STRATA_TILE_EXTRAS_MAX bytes on one line: a
- * GLB's extras.strata, or a PLY header line "comment strata EXTRAS". */
+ * GLB's extras.strata, or a PLY header line "comment strata EXTRAS".
+ * extras ends with the placeholders of the file's size and checksum,
+ * which strata__tile_seal fills in before the file is renamed into place
+ * (core/world/world_dir.c). */
 #define STRATA_TILE_EXTRAS_MAX 1024u
 STRATA_HIDDEN strata_status strata__write_tile(strata_ctx *ctx, const strata_result *r,
                                                const char *path,

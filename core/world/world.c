@@ -443,7 +443,9 @@ static strata_status run_one(run_state *rs, run_worker *wk, uint64_t id)
     if (id >= strata_world_chunk_count(rs->w))
         return STRATA_ERR_INVALID_ARG;
     if (o->resume) {
-        const strata_status st = strata_world_dir_read_tile(wk->ctx, o->dir, id, &rec);
+        /* a tile cut short or with bytes changed (STRATA_ERR_FORMAT) is
+         * made again; one of another world or chunk is an error */
+        const strata_status st = strata_world_dir_check_tile(wk->ctx, o->dir, id, &rec);
         if (st == STRATA_OK) {
             wk->st.skipped++;
             if (o->done) {
@@ -453,7 +455,7 @@ static strata_status run_one(run_state *rs, run_worker *wk, uint64_t id)
             }
             return STRATA_OK;
         }
-        if (!(st == STRATA_ERR_IO && errno == ENOENT))
+        if (!(st == STRATA_ERR_IO && errno == ENOENT) && st != STRATA_ERR_FORMAT)
             return st;
     }
     strata_props_destroy(wk->props);

@@ -3,6 +3,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "world/world.h"
+#include "base/crc32c.h"
+#include "base/ctx.h"
 #include "base/json.h"
 #include "base/output.h"
 #include "base/readfile.h"
@@ -22,6 +24,18 @@
 #define MANIFEST_MAX (1u << 20)   /* bytes: a manifest is a few KB */
 #define TILE_JSON_MAX (64u << 20) /* bytes of a tile's glTF JSON */
 #define PLY_HEADER_MAX (64u << 10)
+#define LOCKFILE "world.lock"
+
+/* A tile's record ends with its file's size and CRC-32C, written as
+ * placeholders and filled in by strata__tile_seal once the rest of the
+ * file is written: the size right-aligned in 20 columns (JSON allows the
+ * blanks), the CRC as 8 hex digits, that of the whole file with those 8
+ * digits read as '0'.  A copy cut short or with bytes changed fails
+ * strata_world_dir_check_tile. */
+#define SEAL_SIZE_AT ",\"bytes\":"
+#define SEAL_CRC_AT ",\"crc32c\":\""
+#define SEAL_COLUMNS 20
+#define SEAL_PLACEHOLDER SEAL_SIZE_AT "                    " SEAL_CRC_AT "00000000\""
 
 struct strata_world_dir {
     strata_allocator alloc;
@@ -33,6 +47,7 @@ struct strata_world_dir {
     strata_tileset_desc desc;
     int skirts;
     char *classes, *properties; /* the tileset's world metadata */
+    int lock_fd;                /* DIR/world.lock while locked, else -1 */
 };
 
 void strata_world_dir_close(strata_world_dir *d)
@@ -40,6 +55,8 @@ void strata_world_dir_close(strata_world_dir *d)
     if (!d)
         return;
     const strata_allocator al = d->alloc;
+    if (d->lock_fd >= 0)
+        close(d->lock_fd); /* releases the lock */
     strata__free(&al, d->path);
     strata__free(&al, d->classes);
     strata__free(&al, d->properties);
@@ -404,17 +421,25 @@ static strata_status manifest_text(const strata_world *w, strata_format format, 
     return j->nomem ? STRATA_ERR_NOMEM : STRATA_OK;
 }
 
-static strata_status write_whole(strata_ctx *ctx, const char *path, const char *s, size_t n)
+/* Write path only if it does not exist: the whole file under a temporary
+ * name, then link(2) (rename would replace a file another process made in
+ * the meantime).  STRATA_ERR_IO with errno EEXIST when path exists. */
+static strata_status write_new(strata_ctx *ctx, const char *path, const char *s, size_t n)
 {
     strata_out o = STRATA_OUT_INIT(ctx);
     if (strata__out_open(&o, path, ctx) == 0) {
         strata__out_bytes(&o, s, n);
         strata__out_finish(&o);
-        strata__out_commit(&o, path);
+        if (!o.err && link(o.tmp, path) != 0) {
+            if (errno == EEXIST)
+                o.err = EEXIST;
+            else
+                strata__out_commit(&o, path); /* no hard links here: rename */
+        }
     }
     const strata_status st = strata__out_status(&o);
     const int err = o.err;
-    strata__out_discard(&o);
+    strata__out_discard(&o); /* the temporary name, when linked */
     errno = err;
     return st;
 }
@@ -429,6 +454,7 @@ static strata_status new_dir(strata_ctx *ctx, const char *path, strata_world_dir
         return STRATA_ERR_NOMEM;
     memset(d, 0, sizeof *d);
     d->alloc = ctx->alloc;
+    d->lock_fd = -1;
     size_t n = strlen(path);
     while (n > 1 && path[n - 1] == '/')
         n--;
@@ -499,9 +525,15 @@ strata_status strata_world_dir_create(strata_ctx *ctx, const strata_world *w, co
     }
     strata_jtext j;
     strata__jtext_init(&j, &d->alloc);
-    if ((st = manifest_text(w, format, &j)) == STRATA_OK) {
+    /* twice: a manifest another run wrote between our read and our
+     * write is read again (and compared) the second time */
+    st = manifest_text(w, format, &j);
+    for (int attempt = 0; st == STRATA_OK && attempt < 2; attempt++) {
         char *old = NULL;
         size_t len;
+        strata__free(&d->alloc, d->classes);
+        strata__free(&d->alloc, d->properties);
+        d->classes = d->properties = NULL;
         st = read_small_file(&d->alloc, mpath, MANIFEST_MAX, &old, &len);
         if (st == STRATA_OK) {
             /* a world is there already: the same one, or a conflict */
@@ -509,15 +541,21 @@ strata_status strata_world_dir_create(strata_ctx *ctx, const strata_world *w, co
             if (st == STRATA_OK && (d->fingerprint != w->fingerprint || d->format != format ||
                                     d->desc.lod != w->lod || d->skirts != w->skirts))
                 st = STRATA_ERR_CONFLICT;
-        } else if (st == STRATA_ERR_IO && errno == ENOENT) {
+            strata__free(&d->alloc, old);
+            break;
+        }
+        if (st == STRATA_ERR_IO && errno == ENOENT) {
             /* read first, so a failure (out of memory) leaves no manifest */
             st = parse_manifest(d, j.s, j.len);
             if (st == STRATA_OK)
-                st = write_whole(ctx, mpath, j.s, j.len);
+                st = write_new(ctx, mpath, j.s, j.len);
+            if (st == STRATA_ERR_IO && errno == EEXIST && attempt == 0)
+                st = STRATA_OK; /* another run's: read it */
+            else
+                break;
         } else if (st == STRATA_ERR_TOO_LARGE) {
             st = STRATA_ERR_FORMAT;
         }
-        strata__free(&d->alloc, old);
     }
     strata__jtext_free(&j);
     if (st != STRATA_OK)
@@ -601,7 +639,7 @@ static void record_json(const strata_world_dir *d, const strata_tile_record *rec
             strata__jtext_raw(j, ",");
         strata__jtext_double(j, rec->box[i]);
     }
-    strata__jtext_raw(j, "]}");
+    strata__jtext_raw(j, "]" SEAL_PLACEHOLDER "}");
 }
 
 strata_status strata_world_dir_write_tile(strata_ctx *ctx, strata_world_dir *d,
@@ -683,12 +721,12 @@ static uint32_t le32(const unsigned char *p)
 
 /* The JSON text holding a tile's record: a glTF's whole JSON chunk (the
  * record is its extras.strata), or a PLY's "comment strata {...}" object.
- * *text is allocated and NUL-terminated. */
-static strata_status tile_json(strata_world_dir *d, int fd, uint64_t size, char **text,
-                               size_t *len)
+ * *text is allocated and NUL-terminated; *at is its offset in the file. */
+static strata_status tile_text(const strata_allocator *al, int fd, uint64_t size, int glb,
+                               char **text, size_t *len, uint64_t *at)
 {
     *text = NULL;
-    if (d->format == STRATA_FORMAT_GLB) {
+    if (glb) {
         unsigned char h[20];
         if (size < 20 || read_at(fd, h, 20, 0) != 0)
             return STRATA_ERR_FORMAT;
@@ -696,35 +734,37 @@ static strata_status tile_json(strata_world_dir *d, int fd, uint64_t size, char 
         if (le32(h) != 0x46546C67u || le32(h + 4) != 2 || le32(h + 8) != size ||
             le32(h + 16) != 0x4E4F534Au || jlen > size - 20 || jlen > TILE_JSON_MAX)
             return STRATA_ERR_FORMAT;
-        char *t = strata__alloc(&d->alloc, (size_t)jlen + 1);
+        char *t = strata__alloc(al, (size_t)jlen + 1);
         if (!t)
             return STRATA_ERR_NOMEM;
         if (read_at(fd, t, jlen, 20) != 0) {
-            strata__free(&d->alloc, t);
+            strata__free(al, t);
             return STRATA_ERR_FORMAT;
         }
         t[jlen] = '\0';
         *text = t;
         *len = jlen;
+        *at = 20;
         return STRATA_OK;
     }
     const size_t want = size < PLY_HEADER_MAX ? (size_t)size : PLY_HEADER_MAX;
-    char *t = strata__alloc(&d->alloc, want + 1);
+    char *t = strata__alloc(al, want + 1);
     if (!t)
         return STRATA_ERR_NOMEM;
     if (read_at(fd, t, want, 0) != 0) {
-        strata__free(&d->alloc, t);
+        strata__free(al, t);
         return STRATA_ERR_FORMAT;
     }
     t[want] = '\0';
     const char *end = strstr(t, "\nend_header\n");
     const char *c = strstr(t, "\ncomment strata {");
     if (!end || !c || c > end || strncmp(t, "ply\n", 4)) {
-        strata__free(&d->alloc, t);
+        strata__free(al, t);
         return STRATA_ERR_FORMAT;
     }
     c += strlen("\ncomment strata ");
     const char *eol = strchr(c, '\n');
+    *at = (uint64_t)(c - t);
     memmove(t, c, (size_t)(eol - c));
     t[eol - c] = '\0';
     *text = t;
@@ -732,8 +772,103 @@ static strata_status tile_json(strata_world_dir *d, int fd, uint64_t size, char 
     return STRATA_OK;
 }
 
-strata_status strata_world_dir_read_tile(strata_ctx *ctx, strata_world_dir *d, uint64_t id,
-                                         strata_tile_record *rec)
+/* The last occurrence of the NUL-terminated s in text[0..len). */
+static const char *last_of(const char *text, size_t len, const char *s)
+{
+    const size_t n = strlen(s);
+    for (size_t i = len >= n ? len - n + 1 : 0; i-- > 0;)
+        if (!memcmp(text + i, s, n))
+            return text + i;
+    return NULL;
+}
+
+/* The CRC-32C of the file fd[0..size) with its 8 bytes at crc_at read as
+ * '0' (see SEAL_PLACEHOLDER): 0, or an errno value. */
+static int file_crc(const strata_ctx *ctx, int fd, uint64_t size, uint64_t crc_at,
+                    uint32_t *crc)
+{
+    enum { BLOCK = 1 << 20 };
+    const strata_crc32c_fn fn = strata__crc32c_for(ctx, NULL);
+    unsigned char *buf = strata__alloc(&ctx->alloc, BLOCK);
+    if (!buf)
+        return ENOMEM;
+    uint32_t c = 0;
+    int err = 0;
+    for (uint64_t off = 0; off < size && !err;) {
+        const size_t n = size - off < BLOCK ? (size_t)(size - off) : BLOCK;
+        if (read_at(fd, buf, n, (off_t)off) != 0) {
+            err = errno ? errno : EIO;
+            break;
+        }
+        for (uint64_t k = crc_at; k < crc_at + 8; k++)
+            if (k >= off && k < off + n)
+                buf[k - off] = '0';
+        c = fn(c, buf, n);
+        off += n;
+    }
+    strata__free(&ctx->alloc, buf);
+    *crc = c;
+    return err;
+}
+
+static int write_at(int fd, const void *buf, size_t n, uint64_t off)
+{
+    size_t done = 0;
+    while (done < n) {
+        const ssize_t k = pwrite(fd, (const char *)buf + done, n - done, (off_t)(off + done));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return k < 0 ? errno : EIO;
+        done += (size_t)k;
+    }
+    return 0;
+}
+
+int strata__tile_seal(strata_ctx *ctx, const char *path, int fd)
+{
+    const int rfd = open(path, O_RDONLY | O_CLOEXEC);
+    if (rfd < 0)
+        return errno;
+    struct stat sb;
+    unsigned char magic[4];
+    int err = fstat(rfd, &sb) != 0 ? errno : 0;
+    const uint64_t size = err ? 0 : (uint64_t)sb.st_size;
+    char *text = NULL;
+    size_t len = 0;
+    uint64_t at = 0;
+    if (!err) {
+        const int glb = size >= 4 && read_at(rfd, magic, 4, 0) == 0 && le32(magic) == 0x46546C67u;
+        const strata_status st = tile_text(&ctx->alloc, rfd, size, glb, &text, &len, &at);
+        err = st == STRATA_OK ? 0 : st == STRATA_ERR_NOMEM ? ENOMEM : EINVAL;
+    }
+    const char *m = err ? NULL : last_of(text, len, SEAL_PLACEHOLDER);
+    if (!err && !m)
+        err = EINVAL; /* a writer bug: extras without the placeholder */
+    uint64_t size_at = 0, crc_at = 0;
+    if (!err) {
+        size_at = at + (uint64_t)(m - text) + strlen(SEAL_SIZE_AT);
+        crc_at = size_at + SEAL_COLUMNS + strlen(SEAL_CRC_AT);
+        char digits[SEAL_COLUMNS + 1];
+        snprintf(digits, sizeof digits, "%*llu", SEAL_COLUMNS, (unsigned long long)size);
+        err = write_at(fd, digits, SEAL_COLUMNS, size_at);
+    }
+    uint32_t crc = 0;
+    if (!err)
+        err = file_crc(ctx, rfd, size, crc_at, &crc);
+    if (!err) {
+        char hex[9];
+        snprintf(hex, sizeof hex, "%08" PRIx32, crc);
+        err = write_at(fd, hex, 8, crc_at);
+    }
+    strata__free(&ctx->alloc, text);
+    close(rfd);
+    return err;
+}
+
+/* Read chunk id's record; with full, also the whole file's checksum. */
+static strata_status read_tile(strata_ctx *ctx, strata_world_dir *d, uint64_t id,
+                               strata_tile_record *rec, int full)
 {
     if (!ctx || !d || !rec || id >= d->nchunks)
         return STRATA_ERR_INVALID_ARG;
@@ -751,30 +886,42 @@ strata_status strata_world_dir_read_tile(strata_ctx *ctx, strata_world_dir *d, u
         errno = err;
         return STRATA_ERR_IO;
     }
+    const uint64_t size = (uint64_t)sb.st_size;
     char *text;
     size_t len;
-    st = tile_json(d, fd, (uint64_t)sb.st_size, &text, &len);
-    close(fd);
-    if (st != STRATA_OK)
+    uint64_t at;
+    st = tile_text(&d->alloc, fd, size, d->format == STRATA_FORMAT_GLB, &text, &len, &at);
+    if (st != STRATA_OK) {
+        close(fd);
         return st;
+    }
     strata_json_doc *doc;
     st = strata__json_parse(&d->alloc, text, len, &doc);
-    strata__free(&d->alloc, text);
-    if (st != STRATA_OK)
+    if (st != STRATA_OK) {
+        strata__free(&d->alloc, text);
+        close(fd);
         return st == STRATA_ERR_NOMEM ? st : STRATA_ERR_FORMAT;
+    }
     strata_json_ref r = strata__json_root(doc);
     if (d->format == STRATA_FORMAT_GLB)
         r = strata__json_get(doc, strata__json_get(doc, r, "extras"), "strata");
     const strata_json_ref box = strata__json_get(doc, r, "box");
-    const char *fp;
-    size_t fplen;
-    uint64_t chunk, tris, fpv = 0;
+    const char *fp, *hex;
+    size_t fplen, hexlen;
+    uint64_t chunk, tris, bytes, fpv = 0;
+    uint32_t crc = 0;
+    char crc_digits[9];
     st = STRATA_ERR_FORMAT;
     if (strata__json_string(doc, strata__json_get(doc, r, "world"), &fp, &fplen) &&
         fplen == 16 && sscanf(fp, "%16" SCNx64, &fpv) == 1 &&
         strata__json_u64(doc, strata__json_get(doc, r, "chunk"), &chunk) &&
         strata__json_u64(doc, strata__json_get(doc, r, "triangles"), &tris) &&
-        strata__json_count(doc, box) == 12) {
+        strata__json_count(doc, box) == 12 &&
+        strata__json_u64(doc, strata__json_get(doc, r, "bytes"), &bytes) &&
+        strata__json_string(doc, strata__json_get(doc, r, "crc32c"), &hex, &hexlen) &&
+        hexlen == 8 && strspn(hex, "0123456789abcdef") == 8) {
+        memcpy(crc_digits, hex, 9);
+        crc = (uint32_t)strtoul(crc_digits, NULL, 16);
         st = STRATA_OK;
         for (uint32_t i = 0; i < 12 && st == STRATA_OK; i++)
             if (!strata__json_number(doc, strata__json_at(doc, box, i), &rec->box[i]) ||
@@ -782,14 +929,76 @@ strata_status strata_world_dir_read_tile(strata_ctx *ctx, strata_world_dir *d, u
                 st = STRATA_ERR_FORMAT;
         if (st == STRATA_OK && (fpv != d->fingerprint || chunk != id))
             st = STRATA_ERR_CONFLICT;
+        else if (st == STRATA_OK && bytes != size)
+            st = STRATA_ERR_FORMAT; /* cut short, or grown */
     }
     strata__json_free(doc);
+    if (st == STRATA_OK && full) {
+        /* the digits the record's crc32c was read from */
+        const char *c = last_of(text, len, SEAL_CRC_AT);
+        uint32_t got;
+        int err = c ? file_crc(ctx, fd, size, at + (uint64_t)(c - text) + strlen(SEAL_CRC_AT),
+                               &got)
+                    : EINVAL;
+        if (err == ENOMEM)
+            st = STRATA_ERR_NOMEM;
+        else if (err == EINVAL || (!err && got != crc))
+            st = STRATA_ERR_FORMAT;
+        else if (err) {
+            st = STRATA_ERR_IO;
+            errno = err;
+        }
+    }
+    strata__free(&d->alloc, text);
+    const int err = errno;
+    close(fd);
+    errno = err;
     if (st != STRATA_OK)
         return st;
     rec->id = id;
     rec->triangles = tris;
-    rec->bytes = (uint64_t)sb.st_size;
+    rec->bytes = size;
     return STRATA_OK;
+}
+
+strata_status strata_world_dir_read_tile(strata_ctx *ctx, strata_world_dir *d, uint64_t id,
+                                         strata_tile_record *rec)
+{
+    return read_tile(ctx, d, id, rec, 0);
+}
+
+strata_status strata_world_dir_check_tile(strata_ctx *ctx, strata_world_dir *d, uint64_t id,
+                                          strata_tile_record *rec)
+{
+    return read_tile(ctx, d, id, rec, 1);
+}
+
+strata_status strata_world_dir_lock(strata_world_dir *d, int exclusive, long *holder)
+{
+    if (holder)
+        *holder = 0;
+    if (!d)
+        return STRATA_ERR_INVALID_ARG;
+    char path[4096];
+    strata_status st = join(d, LOCKFILE, path, sizeof path);
+    if (st != STRATA_OK)
+        return st;
+    if (d->lock_fd < 0 && (d->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
+        return STRATA_ERR_IO;
+    /* a record lock, not flock: F_GETLK names its holder, and it works
+     * over NFS, where MPI ranks on several hosts share a directory */
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = exclusive ? F_WRLCK : F_RDLCK;
+    fl.l_whence = SEEK_SET;
+    if (fcntl(d->lock_fd, F_SETLK, &fl) == 0)
+        return STRATA_OK;
+    if (errno != EACCES && errno != EAGAIN)
+        return STRATA_ERR_IO;
+    struct flock q = fl;
+    if (holder && fcntl(d->lock_fd, F_GETLK, &q) == 0 && q.l_type != F_UNLCK)
+        *holder = (long)q.l_pid;
+    return STRATA_ERR_CONFLICT;
 }
 
 strata_status strata_world_dir_write_tileset(strata_ctx *ctx, strata_world_dir *d,

@@ -46,6 +46,12 @@ unsigned strata__cpu_x86_isas(void)
     return mask;
 }
 
+int strata__cpu_x86_sse42(void)
+{
+    unsigned a, b, c, d;
+    return __get_cpuid(1, &a, &b, &c, &d) && ((c >> 20) & 1);
+}
+
 int strata__cpu_x86_id(strata_cpu_id *id)
 {
     unsigned a, b, c, d;
@@ -67,6 +73,8 @@ int strata__cpu_x86_id(strata_cpu_id *id)
 }
 #else
 unsigned strata__cpu_x86_isas(void) { return 0; }
+
+int strata__cpu_x86_sse42(void) { return 0; }
 
 int strata__cpu_x86_id(strata_cpu_id *id)
 {
