@@ -155,6 +155,8 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
         wo->simplify_roofs =
             isnan(o->simplify_error) ? STRATA_SIMPLIFY_DEFAULT_ERROR : o->simplify_error;
     wo->water = o->water;
+    /* planets: the whole mesh's water sphere, chunk by chunk */
+    wo->water_level = (uint32_t)(o->level < WATER_SPHERE_LEVEL ? o->level : WATER_SPHERE_LEVEL);
     if (o->props) {
         /* sizes: 0.8 to 1.2 % of the world's extent (a planet's
          * diameter), as a whole mesh's are of its longest side */
