@@ -187,10 +187,10 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
         if ((v = cli_given(mesh_only[i])))
             usage_error("--%s: not available for worlds (%s); make the mesh without it",
                         mesh_only[i], world_opt);
-    if (j->water && !strcmp(world_opt, "--chunk-level"))
-        usage_error("--water: not available for planet worlds (%s): a planet's water is one "
-                    "sphere, not yet cut into its chunks; terrain worlds have it tile by tile",
-                    world_opt);
+    if (j->water && j->lod && !strcmp(world_opt, "--chunk-level"))
+        usage_error("--water: not with --lod on planet worlds: the coarser tiles would need "
+                    "their own parts of the water sphere (make the world without --lod, or "
+                    "without --water)");
     if (j->terraces == 0 && !j->levels.n && !j->sea)
         usage_error("--terraces 0: a world is always terraced (give N >= 1, --levels or "
                     "--sea-level)");

@@ -155,6 +155,8 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
         wo->simplify_roofs =
             isnan(o->simplify_error) ? STRATA_SIMPLIFY_DEFAULT_ERROR : o->simplify_error;
     wo->water = o->water;
+    /* planets: the whole mesh's water sphere, chunk by chunk */
+    wo->water_level = (uint32_t)(o->level < WATER_SPHERE_LEVEL ? o->level : WATER_SPHERE_LEVEL);
     if (o->props) {
         /* sizes: 0.8 to 1.2 % of the world's extent (a planet's
          * diameter), as a whole mesh's are of its longest side */
@@ -448,77 +450,59 @@ static void lock_dir(strata_world_dir *dir, const char *path, bool exclusive)
     check_call(st, (call){.what = "world directory lock", .path = path, .write = true});
 }
 
-int run_world(job *o)
-{
+/* A world run as it goes: the world, its directory, the chunks asked
+ * for, their records, the preview canvas, the figures. */
+typedef struct world_run {
+    strata_ctx *ctx;
+    job *o;
     world_job wj;
-    procs_init();
-    const bool lead = procs_rank() == 0; /* prints, writes the tileset */
-    if (!lead)
-        o->quiet = true;
-    interrupt_catch();
-    strata_ctx *ctx = job_ctx(o);
-    check(strata_ctx_set_threads(ctx, (int)o->threads), "--threads");
-    const int threads = strata_ctx_threads(ctx);
-    interrupt_watch(ctx);
-    check_interrupt();
-    world_setup(ctx, o, &wj);
-    strata_palette pal;
-    job_palette(o, &pal);
-    if (o->preview && procs_size() > 1)
-        usage_error("--preview %s: draws a world made by one process, not by %d MPI ranks",
-                    o->preview, procs_size());
-    if (o->preview && !o->dry_run)
-        check_writable(o->preview, o->quiet);
-
-    /* which chunks: the shard's, one, or all */
-    uint64_t shard_k = 0, shard_n = 1;
-    if (o->shard)
-        parse_shard(o->shard, &shard_k, &shard_n);
-    if (o->dry_run) {
-        /* figures without the range pass: see dry_run */
-        if (!lead)
-            procs_exit(EXIT_SUCCESS);
-        const int rc = dry_run(o, &wj, threads, shard_k, shard_n);
-        world_job_free(&wj);
-        interrupt_watch(NULL);
-        strata_ctx_destroy(ctx);
-        return rc;
-    }
-    progress_start(ctx, o->quiet);
-    const double t0 = now();
     strata_world *w;
-    create_world(ctx, o, &wj, &w);
-    const double t_range = now() - t0;
-    check_interrupt();
-    const uint64_t nchunks = strata_world_chunk_count(w);
-    uint64_t *ids = NULL, nids = 0;
+    strata_world_dir *dir;
+    uint64_t nchunks, *ids, nids;
+    bool lead, whole;
+    collected col;
+    strata_preview_canvas *canvas;
+    strata_world_run_stats rs;
+    double t_range, t_chunks, t_tileset, t_preview;
+    long long rss_max, rss_sum;
+} world_run;
+
+/* The chunks asked for: --chunk, the shard's, or all. */
+static void chunk_ids(world_run *wr, uint64_t shard_k, uint64_t shard_n)
+{
+    const job *o = wr->o;
     if (o->chunk >= 0) {
-        if ((uint64_t)o->chunk >= nchunks)
+        if ((uint64_t)o->chunk >= wr->nchunks)
             usage_error("--chunk %lld: out of range (valid: 0..%llu, this world has %llu chunks)",
-                        o->chunk, (unsigned long long)nchunks - 1, (unsigned long long)nchunks);
-        if (!(ids = malloc(sizeof *ids)))
+                        o->chunk, (unsigned long long)wr->nchunks - 1,
+                        (unsigned long long)wr->nchunks);
+        if (!(wr->ids = malloc(sizeof *wr->ids)))
             die(EXIT_RUNTIME, "out of memory");
-        ids[0] = (uint64_t)o->chunk;
-        nids = 1;
+        wr->ids[0] = (uint64_t)o->chunk;
+        wr->nids = 1;
     } else {
         uint64_t cnt;
-        check(strata_world_shard(w, shard_k, shard_n, NULL, 0, &cnt), "--shard");
-        if (!(ids = malloc(sizeof *ids * (cnt ? cnt : 1))))
+        check(strata_world_shard(wr->w, shard_k, shard_n, NULL, 0, &cnt), "--shard");
+        if (!(wr->ids = malloc(sizeof *wr->ids * (cnt ? cnt : 1))))
             die(EXIT_RUNTIME, "out of memory");
-        check(strata_world_shard(w, shard_k, shard_n, ids, cnt, &nids), "--shard");
+        check(strata_world_shard(wr->w, shard_k, shard_n, wr->ids, cnt, &wr->nids), "--shard");
     }
-    const bool whole = o->chunk < 0 && shard_n == 1;
+    wr->whole = o->chunk < 0 && shard_n == 1;
+}
 
-    strata_world_dir *dir = NULL;
+/* The world directory: rank 0 makes it and its manifest, then the others
+ * open it. */
+static void open_dir(world_run *wr)
+{
+    const job *o = wr->o;
     const strata_format fmt = o->tile_format == 1 ? STRATA_FORMAT_PLY : STRATA_FORMAT_GLB;
-    /* rank 0 makes the directory and its manifest, then the others open it */
     strata_status st = STRATA_OK;
-    if (lead)
-        st = strata_world_dir_create(ctx, w, o->output, fmt, &dir);
+    if (wr->lead)
+        st = strata_world_dir_create(wr->ctx, wr->w, o->output, fmt, &wr->dir);
     if (!procs_all_ok(st == STRATA_OK) && st == STRATA_OK)
         procs_exit(EXIT_RUNTIME);
-    if (!lead)
-        st = strata_world_dir_create(ctx, w, o->output, fmt, &dir);
+    if (!wr->lead)
+        st = strata_world_dir_create(wr->ctx, wr->w, o->output, fmt, &wr->dir);
     if (procs_size() > 1 && !procs_all_ok(st == STRATA_OK) && st == STRATA_OK)
         procs_exit(EXIT_RUNTIME);
     if (st == STRATA_ERR_CONFLICT)
@@ -527,66 +511,76 @@ int run_world(job *o)
             "directory, or remove it",
             o->output);
     check_call(st, (call){.what = "world directory", .path = o->output, .write = true});
-    lock_dir(dir, o->output, whole && procs_size() == 1);
+    lock_dir(wr->dir, o->output, wr->whole && procs_size() == 1);
     if (o->compress)
-        check(strata_world_dir_set_compress(dir, 1), "--compress");
+        check(strata_world_dir_set_compress(wr->dir, 1), "--compress");
+}
 
-    collected col = {calloc(nchunks, sizeof *col.recs), calloc(nchunks, 1)};
-    if (!col.recs || !col.have)
+/* --preview: a canvas every chunk is drawn into as it is made. */
+static void open_canvas(world_run *wr, const strata_palette *pal)
+{
+    const job *o = wr->o;
+    if (!o->preview)
+        return;
+    strata_preview_options po;
+    strata_preview_defaults(&po);
+    po.view = (strata_preview_view)o->view;
+    po.size = (uint32_t)o->preview_size;
+    po.palette = pal;
+    strata_preview_frame frame;
+    check(strata_world_preview_frame(wr->w, &frame), "preview");
+    check(strata_preview_canvas_create(wr->ctx, &po,
+                                       wr->wj.wo.kind == STRATA_WORLD_PLANET ? STRATA_RADIAL
+                                                                              : STRATA_FLAT,
+                                       &frame, &wr->canvas),
+          "preview");
+}
+
+/* Make the chunks (shared by the MPI ranks, rank 0 handing them out
+ * costliest first), their records collected; a failure's message names
+ * the tile. */
+static void make_chunks(world_run *wr, const strata_palette *pal)
+{
+    const job *o = wr->o;
+    wr->col.recs = calloc(wr->nchunks, sizeof *wr->col.recs);
+    wr->col.have = calloc(wr->nchunks, 1);
+    if (!wr->col.recs || !wr->col.have)
         die(EXIT_RUNTIME, "out of memory");
     strata_world_run_options ro;
     strata_world_run_defaults(&ro);
-    ro.dir = dir;
-    ro.palette = &pal;
+    ro.dir = wr->dir;
+    ro.palette = pal;
     ro.resume = o->resume;
-    ro.ids = ids;
-    ro.nids = nids;
+    ro.ids = wr->ids;
+    ro.nids = wr->nids;
     if (procs_size() > 1) {
-        /* the ranks share the ids, rank 0 handing them out costliest first */
-        g_order_world = w;
-        qsort(ids, nids, sizeof *ids, by_cost);
-        procs_share(ids, nids);
+        g_order_world = wr->w;
+        qsort(wr->ids, wr->nids, sizeof *wr->ids, by_cost);
+        procs_share(wr->ids, wr->nids);
         ro.ids = NULL;
         ro.nids = 0;
         ro.next = procs_next;
         progress_share(procs_handed);
     }
     ro.done = collect;
-    ro.done_user = &col;
-    /* --preview: every chunk drawn into one image as it is made */
-    strata_preview_canvas *canvas = NULL;
-    strata_preview_options po;
-    strata_preview_defaults(&po);
-    po.view = (strata_preview_view)o->view;
-    po.size = (uint32_t)o->preview_size;
-    po.palette = &pal;
-    if (o->preview) {
-        strata_preview_frame frame;
-        check(strata_world_preview_frame(w, &frame), "preview");
-        check(strata_preview_canvas_create(ctx, &po,
-                                           wj.wo.kind == STRATA_WORLD_PLANET ? STRATA_RADIAL
-                                                                              : STRATA_FLAT,
-                                           &frame, &canvas),
-              "preview");
-        ro.preview = canvas;
-    }
-    strata_world_run_stats rs;
+    ro.done_user = &wr->col;
+    ro.preview = wr->canvas;
     const double t1 = now();
-    st = strata_world_run(ctx, w, &ro, &rs);
+    const strata_status st = strata_world_run(wr->ctx, wr->w, &ro, &wr->rs);
     if (procs_size() > 1) {
         procs_unshare(st != STRATA_OK);
         if (!procs_all_ok(st == STRATA_OK) && st == STRATA_OK) {
-            if (lead)
+            if (wr->lead)
                 fprintf(stderr, "strata: another rank failed (its message is above); the tiles "
                                 "written are complete: run again with --resume\n");
             procs_exit(EXIT_RUNTIME);
         }
     }
-    const double t_chunks = now() - t1;
-    if (st != STRATA_OK && rs.failed_chunk != UINT64_MAX && st != STRATA_ERR_CANCELLED &&
+    wr->t_chunks = now() - t1;
+    if (st != STRATA_OK && wr->rs.failed_chunk != UINT64_MAX && st != STRATA_ERR_CANCELLED &&
         !interrupted()) {
         char rel[96], path[4200];
-        strata_world_dir_tile_path(dir, rs.failed_chunk, rel, sizeof rel);
+        strata_world_dir_tile_path(wr->dir, wr->rs.failed_chunk, rel, sizeof rel);
         snprintf(path, sizeof path, "%s/%s", o->output, rel);
         if (st == STRATA_ERR_CONFLICT || st == STRATA_ERR_FORMAT)
             die(EXIT_RUNTIME,
@@ -598,82 +592,144 @@ int run_world(job *o)
     check(st, "chunks");
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    long long rss_max = (long long)ru.ru_maxrss * 1024, rss_sum = rss_max;
-    procs_gather(col.recs, col.have, nchunks);
-    procs_sum(&rs, &rss_max, &rss_sum);
-    double t_tileset = 0;
-    if (whole && lead) {
-        /* every chunk made or read back: the tileset */
-        const double t2 = now();
-        strata_tile_record *all = malloc(sizeof *all * (nchunks ? nchunks : 1));
-        if (!all)
-            die(EXIT_RUNTIME, "out of memory");
-        uint64_t n = 0;
-        for (uint64_t id = 0; id < nchunks; id++)
-            if (col.have[id])
-                all[n++] = col.recs[id];
-        check_call(strata_world_dir_clean(ctx, dir, NULL),
-                   (call){.path = o->output, .write = true});
-        check_call(strata_world_dir_write_tileset(ctx, dir, all, n),
-                   (call){.path = o->output, .write = true});
-        free(all);
-        t_tileset = now() - t2;
-    }
-    double t_preview = 0;
-    if (canvas) {
-        const double t3 = now();
-        st = strata_preview_canvas_write_png(ctx, canvas, o->preview);
-        check_call(st, (call){.path = o->preview, .write = true,
-                              .why = st == STRATA_ERR_UNSUPPORTED
-                                         ? "this strata was built without a PNG library"
-                                         : NULL});
-        t_preview = now() - t3;
-        strata_preview_canvas_destroy(canvas);
-    }
-    progress_clear();
-    if (o->stats && lead) {
+    wr->rss_max = wr->rss_sum = (long long)ru.ru_maxrss * 1024;
+    procs_gather(wr->col.recs, wr->col.have, wr->nchunks);
+    procs_sum(&wr->rs, &wr->rss_max, &wr->rss_sum);
+}
+
+/* Every chunk made or read back (a whole run, rank 0): the tileset. */
+static void write_tileset(world_run *wr)
+{
+    if (!wr->whole || !wr->lead)
+        return;
+    const double t2 = now();
+    strata_tile_record *all = malloc(sizeof *all * (wr->nchunks ? wr->nchunks : 1));
+    if (!all)
+        die(EXIT_RUNTIME, "out of memory");
+    uint64_t n = 0;
+    for (uint64_t id = 0; id < wr->nchunks; id++)
+        if (wr->col.have[id])
+            all[n++] = wr->col.recs[id];
+    const char *out = wr->o->output;
+    check_call(strata_world_dir_clean(wr->ctx, wr->dir, NULL),
+               (call){.path = out, .write = true});
+    check_call(strata_world_dir_write_tileset(wr->ctx, wr->dir, all, n),
+               (call){.path = out, .write = true});
+    free(all);
+    wr->t_tileset = now() - t2;
+}
+
+static void write_canvas(world_run *wr)
+{
+    if (!wr->canvas)
+        return;
+    const double t3 = now();
+    const strata_status st =
+        strata_preview_canvas_write_png(wr->ctx, wr->canvas, wr->o->preview);
+    check_call(st, (call){.path = wr->o->preview, .write = true,
+                          .why = st == STRATA_ERR_UNSUPPORTED
+                                     ? "this strata was built without a PNG library"
+                                     : NULL});
+    wr->t_preview = now() - t3;
+}
+
+/* --stats (rank 0) and the summary lines. */
+static void print_run(const world_run *wr)
+{
+    const job *o = wr->o;
+    const strata_world_run_stats *rs = &wr->rs;
+    if (o->stats && wr->lead) {
         FILE *e = stderr;
-        fprintf(e, "time.range=%.6f\ntime.chunks=%.6f\ntime.tileset=%.6f\n", t_range, t_chunks,
-                t_tileset);
+        fprintf(e, "time.range=%.6f\ntime.chunks=%.6f\ntime.tileset=%.6f\n", wr->t_range,
+                wr->t_chunks, wr->t_tileset);
         if (o->preview)
-            fprintf(e, "time.preview=%.6f\n", t_preview);
-        fprintf(e, "threads=%d\nisa=%s\n", threads, strata_isa_name(strata_ctx_isa(ctx)));
+            fprintf(e, "time.preview=%.6f\n", wr->t_preview);
+        fprintf(e, "threads=%d\nisa=%s\n", strata_ctx_threads(wr->ctx),
+                strata_isa_name(strata_ctx_isa(wr->ctx)));
         fprintf(e, "chunks.total=%llu\nchunks.asked=%llu\nchunks.made=%llu\nchunks.skipped=%llu\n",
-                (unsigned long long)nchunks, (unsigned long long)nids,
-                (unsigned long long)rs.made, (unsigned long long)rs.skipped);
-        fprintf(e, "triangles=%llu\nbytes=%llu\n", (unsigned long long)rs.triangles,
-                (unsigned long long)rs.bytes);
+                (unsigned long long)wr->nchunks, (unsigned long long)wr->nids,
+                (unsigned long long)rs->made, (unsigned long long)rs->skipped);
+        fprintf(e, "triangles=%llu\nbytes=%llu\n", (unsigned long long)rs->triangles,
+                (unsigned long long)rs->bytes);
         fprintf(e, "seconds.lattice=%.6f\nseconds.noise=%.6f\nseconds.slice=%.6f\n"
                    "seconds.write=%.6f\n",
-                rs.seconds_lattice, rs.seconds_noise, rs.seconds_slice, rs.seconds_write);
-        fprintf(e, "peak_rss_bytes=%lld\n", rss_max);
+                rs->seconds_lattice, rs->seconds_noise, rs->seconds_slice, rs->seconds_write);
+        fprintf(e, "peak_rss_bytes=%lld\n", wr->rss_max);
         fprintf(e, "ranks=%d\nranks.peak_rss_bytes_sum=%lld\nprocesses=%s\n", procs_size(),
-                rss_sum, procs_describe());
+                wr->rss_sum, procs_describe());
     }
-    if (!o->quiet) {
-        char b[32];
-        human_bytes((double)rs.bytes, b, sizeof b);
-        fprintf(stderr, "strata: wrote %s: %llu tile%s (%llu made, %llu already there), %llu "
-                        "triangles, %s%s\n",
-                o->output, (unsigned long long)(rs.made + rs.skipped),
-                rs.made + rs.skipped == 1 ? "" : "s", (unsigned long long)rs.made,
-                (unsigned long long)rs.skipped, (unsigned long long)rs.triangles, b,
-                whole ? ", tileset.json" : "");
-        if (!whole)
-            fprintf(stderr, "strata: run 'strata tileset %s' once every shard is done\n",
-                    o->output);
-        if (o->preview)
-            fprintf(stderr, "strata: wrote %s: %lldx%lld pixels\n", o->preview, o->preview_size,
-                    o->preview_size);
+    if (o->quiet)
+        return;
+    char b[32];
+    human_bytes((double)rs->bytes, b, sizeof b);
+    fprintf(stderr, "strata: wrote %s: %llu tile%s (%llu made, %llu already there), %llu "
+                    "triangles, %s%s\n",
+            o->output, (unsigned long long)(rs->made + rs->skipped),
+            rs->made + rs->skipped == 1 ? "" : "s", (unsigned long long)rs->made,
+            (unsigned long long)rs->skipped, (unsigned long long)rs->triangles, b,
+            wr->whole ? ", tileset.json" : "");
+    if (!wr->whole)
+        fprintf(stderr, "strata: run 'strata tileset %s' once every shard is done\n", o->output);
+    if (o->preview)
+        fprintf(stderr, "strata: wrote %s: %lldx%lld pixels\n", o->preview, o->preview_size,
+                o->preview_size);
+}
+
+int run_world(job *o)
+{
+    world_run wr = {.o = o};
+    procs_init();
+    wr.lead = procs_rank() == 0; /* prints, writes the tileset */
+    if (!wr.lead)
+        o->quiet = true;
+    interrupt_catch();
+    wr.ctx = job_ctx(o);
+    check(strata_ctx_set_threads(wr.ctx, (int)o->threads), "--threads");
+    interrupt_watch(wr.ctx);
+    check_interrupt();
+    world_setup(wr.ctx, o, &wr.wj);
+    strata_palette pal;
+    job_palette(o, &pal);
+    if (o->preview && procs_size() > 1)
+        usage_error("--preview %s: draws a world made by one process, not by %d MPI ranks",
+                    o->preview, procs_size());
+    if (o->preview && !o->dry_run)
+        check_writable(o->preview, o->quiet);
+    uint64_t shard_k = 0, shard_n = 1;
+    if (o->shard)
+        parse_shard(o->shard, &shard_k, &shard_n);
+    if (o->dry_run) { /* figures without the range pass: see dry_run */
+        if (!wr.lead)
+            procs_exit(EXIT_SUCCESS);
+        const int rc = dry_run(o, &wr.wj, strata_ctx_threads(wr.ctx), shard_k, shard_n);
+        world_job_free(&wr.wj);
+        interrupt_watch(NULL);
+        strata_ctx_destroy(wr.ctx);
+        return rc;
     }
+    progress_start(wr.ctx, o->quiet);
+    const double t0 = now();
+    create_world(wr.ctx, o, &wr.wj, &wr.w);
+    wr.t_range = now() - t0;
+    check_interrupt();
+    wr.nchunks = strata_world_chunk_count(wr.w);
+    chunk_ids(&wr, shard_k, shard_n);
+    open_dir(&wr);
+    open_canvas(&wr, &pal);
+    make_chunks(&wr, &pal);
+    write_tileset(&wr);
+    write_canvas(&wr);
+    progress_clear();
+    print_run(&wr);
     interrupt_watch(NULL);
-    free(col.recs);
-    free(col.have);
-    free(ids);
-    strata_world_dir_close(dir);
-    strata_world_destroy(w);
-    world_job_free(&wj);
-    strata_ctx_destroy(ctx);
+    strata_preview_canvas_destroy(wr.canvas);
+    free(wr.col.recs);
+    free(wr.col.have);
+    free(wr.ids);
+    strata_world_dir_close(wr.dir);
+    strata_world_destroy(wr.w);
+    world_job_free(&wr.wj);
+    strata_ctx_destroy(wr.ctx);
     return EXIT_SUCCESS;
 }
 

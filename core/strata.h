@@ -1909,6 +1909,11 @@ typedef struct strata_pipeline_options {
     const float *water_outline; /* strata_result_add_water's outline */
     uint32_t water_npoints;
     uint32_t water_sphere_level;
+    const strata_mesh *water_part; /* RADIAL: instead of the whole sphere,
+                              this mesh's triangles (a world's chunk of the
+                              sphere: vertices at radius + sea level about
+                              the origin, r's centre added), added as
+                              strata_result_add_water adds the sphere */
     float shoreline;       /* > 0: a ribbon this wide along the coasts of
                               the sea-level plane (needs terraces.sea) */
     double fit_size;       /* > 0: strata_result_fit_size to this size */
@@ -2063,11 +2068,15 @@ typedef struct strata_world_options {
     /* Per tile, after the slice, simplification and skirt, through the
      * pipeline's stages (docs/DESIGN.md, "Worlds"): both change every
      * tile's bytes and are part of the fingerprint.
-     *   water   terrains: the sea at sea_level (needs sea) over each
+     *   water   the sea at sea_level (needs sea).  Terrains: each
      *           tile's square, the squares of all tiles tiling the grid's
      *           rectangle (a whole mesh has that rectangle as 2
-     *           triangles); planets: STRATA_ERR_UNSUPPORTED (their water
-     *           is one sphere, not yet cut into the chunks)
+     *           triangles).  Planets: each chunk's part of the icosphere
+     *           of level max(water_level, chunk_level + 1) (at most
+     *           level) and radius + sea_level, so the chunks' parts are,
+     *           bit for bit, the sphere strata_result_add_water gives a
+     *           whole mesh with that sphere_level; not with lod
+     *           (STRATA_ERR_UNSUPPORTED)
      *   props   NULL: none; else copied: scattered on each tile's roofs
      *           with the seed mixed with the chunk id (strata_world_props_seed),
      *           so a prop depends only on the world and its tile, never on
@@ -2075,6 +2084,7 @@ typedef struct strata_world_options {
      *           Written into GLB tiles as instanced nodes; PLY tiles have
      *           none (STRATA_ERR_INVALID_ARG from strata_world_dir_create). */
     int water;
+    uint32_t water_level;
     const strata_props_options *props;
 } strata_world_options;
 

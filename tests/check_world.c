@@ -55,39 +55,53 @@ typedef struct {
     size_t n, cap;
 } key_list;
 
+/* The triangles of indices [first, first + count) of v, as keys of that
+ * terrace and kind. */
+static void keys_add_range(key_list *l, const strata_result_view *v, uint64_t first,
+                           uint64_t count, uint32_t terrace, uint32_t wall)
+{
+    for (uint64_t i = first; i < first + count; i += 3) {
+        if (l->n == l->cap) {
+            l->cap = l->cap ? 2 * l->cap : 4096;
+            l->k = realloc(l->k, l->cap * sizeof *l->k);
+            ck_assert_ptr_nonnull(l->k);
+        }
+        tri_key *k = &l->k[l->n++];
+        uint32_t c[3][3];
+        for (int j = 0; j < 3; j++) {
+            const uint32_t id = v->indices[i + j];
+            memcpy(&c[j][0], &v->x[id], 4);
+            memcpy(&c[j][1], &v->y[id], 4);
+            memcpy(&c[j][2], &v->z[id], 4);
+        }
+        int first_corner = 0;
+        for (int j = 1; j < 3; j++)
+            if (memcmp(c[j], c[first_corner], sizeof c[j]) < 0)
+                first_corner = j;
+        for (int j = 0; j < 3; j++)
+            memcpy(&k->w[3 * j], c[(first_corner + j) % 3], sizeof c[0]);
+        k->terrace = terrace;
+        k->wall = wall;
+    }
+}
+
 static void keys_add_result(key_list *l, const strata_result *r)
 {
     strata_result_view v;
     strata_result_get_view(r, &v);
     for (uint32_t t = 0; t < v.nterraces; t++) {
         const strata_terrace *tr = &v.terraces[t];
-        const uint64_t first[2] = {tr->roof_first, tr->wall_first};
-        const uint64_t count[2] = {tr->roof_count, tr->wall_count};
-        for (int wall = 0; wall < 2; wall++)
-            for (uint64_t i = first[wall]; i < first[wall] + count[wall]; i += 3) {
-                if (l->n == l->cap) {
-                    l->cap = l->cap ? 2 * l->cap : 4096;
-                    l->k = realloc(l->k, l->cap * sizeof *l->k);
-                    ck_assert_ptr_nonnull(l->k);
-                }
-                tri_key *k = &l->k[l->n++];
-                uint32_t c[3][3];
-                for (int j = 0; j < 3; j++) {
-                    const uint32_t id = v.indices[i + j];
-                    memcpy(&c[j][0], &v.x[id], 4);
-                    memcpy(&c[j][1], &v.y[id], 4);
-                    memcpy(&c[j][2], &v.z[id], 4);
-                }
-                int first_corner = 0;
-                for (int j = 1; j < 3; j++)
-                    if (memcmp(c[j], c[first_corner], sizeof c[j]) < 0)
-                        first_corner = j;
-                for (int j = 0; j < 3; j++)
-                    memcpy(&k->w[3 * j], c[(first_corner + j) % 3], sizeof c[0]);
-                k->terrace = t;
-                k->wall = (uint32_t)wall;
-            }
+        keys_add_range(l, &v, tr->roof_first, tr->roof_count, t, 0);
+        keys_add_range(l, &v, tr->wall_first, tr->wall_count, t, 1);
     }
+}
+
+/* The water's triangles of r (terrace UINT32_MAX, kind 2). */
+static void keys_add_water(key_list *l, const strata_result *r)
+{
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    keys_add_range(l, &v, v.water_first, v.water_count, UINT32_MAX, 2);
 }
 
 static void keys_equal(key_list *a, key_list *b, const char *what)
@@ -1599,7 +1613,7 @@ START_TEST(test_water_and_props)
     strata_result_destroy(r);
     strata_mesh_destroy(m);
 
-    /* refused: water without a sea level, on a planet; bad props */
+    /* refused: water without a sea level, below a planet's centre; bad props */
     o.sea = 0;
     strata_world *bad;
     ck_assert_status(strata_world_create(ctx, &o, &bad), STRATA_ERR_INVALID_ARG);
@@ -1608,8 +1622,9 @@ START_TEST(test_water_and_props)
     ck_assert_status(strata_world_create(ctx, &o, &bad), STRATA_ERR_INVALID_ARG);
     strata_world_defaults(&o);
     o.sea = 1;
+    o.sea_level = -2.0f; /* at or below the planet's centre */
     o.water = 1;
-    ck_assert_status(strata_world_create(ctx, &o, &bad), STRATA_ERR_UNSUPPORTED);
+    ck_assert_status(strata_world_create(ctx, &o, &bad), STRATA_ERR_INVALID_ARG);
 
     strata_result_destroy(a);
     strata_result_destroy(b);
@@ -1617,6 +1632,70 @@ START_TEST(test_water_and_props)
     strata_world_destroy(w);
     strata_world_destroy(plain);
     strata_ctx_destroy(one);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* A planet world's water: each chunk holds its part of the sphere, and
+ * the parts are, bit for bit, the sphere a whole mesh gets (the same
+ * triangles with the same corners); raised to a level finer than the
+ * chunks; not with lod. */
+START_TEST(test_planet_water)
+{
+    strata_ctx *ctx = ctx_new(2);
+    strata_world_options o;
+    strata_world_defaults(&o);
+    o.level = 5;
+    o.chunk_level = 2;
+    o.noise = planet_noise();
+    o.terraces = 10;
+    o.sea = 1;
+    o.sea_level = 0.02f;
+    o.water = 1;
+    o.water_level = 4;
+    strata_world *w;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    key_list parts = {0}, whole = {0};
+    strata_result *r;
+    ck_assert_ok(strata_result_create(ctx, &r));
+    for (uint64_t id = 0; id < strata_world_chunk_count(w); id++) {
+        ck_assert_ok(strata_world_make_chunk(ctx, w, id, r));
+        keys_add_water(&parts, r);
+    }
+    ck_assert_uint_eq(parts.n, 20u * 256u); /* 16 of level 4 in each of 320 */
+    strata_result_destroy(r);
+
+    strata_mesh *m;
+    ck_assert_ok(strata_shape_icosphere(ctx, 5, 1.0f, &m));
+    ck_assert_ok(strata_displace_radial(ctx, m, planet_noise(), NULL));
+    strata_pipeline_options po;
+    strata_pipeline_defaults(&po);
+    po.terraces.count = 10;
+    po.terraces.sea = 1;
+    po.terraces.sea_level = 0.02f;
+    po.water = 1;
+    po.water_sphere_level = 4;
+    ck_assert_ok(strata_pipeline_run(ctx, m, &po, &r, NULL, NULL));
+    keys_add_water(&whole, r);
+    keys_equal(&whole, &parts, "the chunks' water against the whole mesh's");
+    strata_result_destroy(r);
+    strata_mesh_destroy(m);
+    strata_world_destroy(w);
+
+    /* a sphere coarser than the chunks is raised to a level finer */
+    o.water_level = 1;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    ck_assert_ok(strata_result_create(ctx, &r));
+    ck_assert_ok(strata_world_make_chunk(ctx, w, 7, r));
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    ck_assert_uint_eq(v.water_count, 3 * 4); /* level 3: 4 triangles a chunk */
+    strata_result_destroy(r);
+    strata_world_destroy(w);
+    o.lod = 1;
+    ck_assert_status(strata_world_create(ctx, &o, &w), STRATA_ERR_UNSUPPORTED);
+    free(parts.k);
+    free(whole.k);
     strata_ctx_destroy(ctx);
 }
 END_TEST
@@ -2077,6 +2156,7 @@ int main(void)
     tcase_add_test(tc, test_chunk_independence);
     tcase_add_test(tc, test_simplified_chunks);
     tcase_add_test(tc, test_water_and_props);
+    tcase_add_test(tc, test_planet_water);
     tcase_add_test(tc, test_directories);
     tcase_add_loop_test(tc, test_preview_canvas, 0, 2);
     suite_add_tcase(s, tc);

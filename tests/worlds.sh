@@ -390,8 +390,18 @@ if [ -n "$module" ]; then
 fi
 fails 2 "not in --tile-format ply" "props in ply tiles" $SW --tile-format ply -o x
 fails 2 "--props-csv" "props CSV of a world" $SW --props-csv p.csv -o x
-fails 2 "not available for planet worlds" "water of a planet world" \
-    planet --level 4 --chunk-level 1 --sea-level 0 --water -o x
+# a planet world's water: each tile its part of the whole mesh's sphere
+PW="planet --level 6 --chunk-level 2 --terraces 10 --sea-level 0.01 --water --props 2000 --quiet"
+run $PW --threads 1 -o pw1 && run $PW --threads 3 -o pw3
+same "planet world --water --props: 1 and 3 threads" pw1 pw3
+n=0 w=0
+for t in pw1/tiles/*/*.glb; do
+    n=$((n + 1))
+    grep -q EXT_mesh_gpu_instancing "$t" && grep -q '"name":"water"' "$t" && w=$((w + 1))
+done
+check "planet world: water and props in all $n tiles" '[ "$n" -eq 320 ] && [ "$w" -eq 320 ]'
+fails 2 "not with --lod" "water of a planet world with --lod" \
+    planet --level 4 --chunk-level 1 --sea-level 0 --water --lod -o x
 
 # ------------------------------------------------------------ compressed tiles
 if "$STRATA" info | grep -q '^meshoptimizer: yes'; then

@@ -2,6 +2,7 @@
  * result (strata_result_add_water, strata_result_add_shoreline). */
 #include "base/alloc.h"
 #include "base/ctx.h"
+#include "edit/water.h"
 #include "mesh/mesh.h"
 #include "loops/loops.h"
 #include "mesh/result.h"
@@ -79,6 +80,38 @@ static strata_status flat_water(strata_result *r, float level, const float *outl
     return STRATA_OK;
 }
 
+/* m's vertices (about the origin, at `radius`) and triangles appended to
+ * r as its water, r's centre added; radial normals when r has normals. */
+static strata_status append_water(strata_result *r, const strata_mesh *m, float radius)
+{
+    const uint64_t nv = (uint64_t)r->nverts + m->nverts, ni = r->nindices + 3 * (uint64_t)m->ntris;
+    const strata_status st = strata__result_grow(r, nv, ni);
+    if (st != STRATA_OK)
+        return st;
+    const uint32_t v0 = r->nverts;
+    for (uint32_t i = 0; i < m->nverts; i++) {
+        r->x[v0 + i] = m->x[i] + r->center[0];
+        r->y[v0 + i] = m->y[i] + r->center[1];
+        r->z[v0 + i] = m->z[i] + r->center[2];
+        if (r->nx) {
+            r->nx[v0 + i] = m->x[i] / radius;
+            r->ny[v0 + i] = m->y[i] / radius;
+            r->nz[v0 + i] = m->z[i] / radius;
+        }
+    }
+    uint32_t *ix = r->indices + r->nindices;
+    for (uint32_t t = 0; t < m->ntris; t++, ix += 3) {
+        ix[0] = v0 + m->a[t];
+        ix[1] = v0 + m->b[t];
+        ix[2] = v0 + m->c[t];
+    }
+    r->water_first = r->nindices;
+    r->water_count = ni - r->nindices;
+    r->nverts = (uint32_t)nv;
+    r->nindices = ni;
+    return STRATA_OK;
+}
+
 /* The planet's water: an icosphere of radius + level about the centre. */
 static strata_status sphere_water(strata_ctx *ctx, strata_result *r, float level,
                                   uint32_t sphere_level)
@@ -88,35 +121,20 @@ static strata_status sphere_water(strata_ctx *ctx, strata_result *r, float level
         return STRATA_ERR_INVALID_ARG;
     strata_mesh *m;
     strata_status st = strata_shape_icosphere(ctx, (int)sphere_level, radius, &m);
-    if (st != STRATA_OK)
-        return st;
-    const uint64_t nv = (uint64_t)r->nverts + m->nverts, ni = r->nindices + 3 * (uint64_t)m->ntris;
-    st = strata__result_grow(r, nv, ni);
-    if (st == STRATA_OK) {
-        const uint32_t v0 = r->nverts;
-        for (uint32_t i = 0; i < m->nverts; i++) {
-            r->x[v0 + i] = m->x[i] + r->center[0];
-            r->y[v0 + i] = m->y[i] + r->center[1];
-            r->z[v0 + i] = m->z[i] + r->center[2];
-            if (r->nx) {
-                r->nx[v0 + i] = m->x[i] / radius;
-                r->ny[v0 + i] = m->y[i] / radius;
-                r->nz[v0 + i] = m->z[i] / radius;
-            }
-        }
-        uint32_t *ix = r->indices + r->nindices;
-        for (uint32_t t = 0; t < m->ntris; t++, ix += 3) {
-            ix[0] = v0 + m->a[t];
-            ix[1] = v0 + m->b[t];
-            ix[2] = v0 + m->c[t];
-        }
-        r->water_first = r->nindices;
-        r->water_count = ni - r->nindices;
-        r->nverts = (uint32_t)nv;
-        r->nindices = ni;
-    }
+    if (st == STRATA_OK)
+        st = append_water(r, m, radius);
     strata_mesh_destroy(m);
     return st;
+}
+
+strata_status strata__result_add_water_part(strata_ctx *ctx, strata_result *r, float level,
+                                            const strata_mesh *part)
+{
+    const float radius = r ? r->radius + level : 0.0f;
+    if (!ctx || !r || !part || r->water_count || r->geometry != STRATA_RADIAL ||
+        !isfinite(level) || !(radius > 0) || !isfinite(radius))
+        return STRATA_ERR_INVALID_ARG;
+    return append_water(r, part, radius);
 }
 
 strata_status strata_result_add_water(strata_ctx *ctx, strata_result *r, float level,

@@ -4,6 +4,7 @@
  * the job below; the driver times them and names the one that failed. */
 #define _POSIX_C_SOURCE 200809L
 #include "base/ctx.h"
+#include "edit/water.h"
 #include "pipeline/pipeline.h"
 #include "io/write.h"
 
@@ -136,6 +137,8 @@ static strata_status solid(job *j)
 static strata_status water(job *j)
 {
     const strata_pipeline_options *o = j->o;
+    if (o->water_part)
+        return strata__result_add_water_part(j->ctx, j->r, o->terraces.sea_level, o->water_part);
     return strata_result_add_water(j->ctx, j->r, o->terraces.sea_level, o->water_outline,
                                    o->water_npoints, o->water_sphere_level);
 }

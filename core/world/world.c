@@ -38,6 +38,7 @@ typedef struct strata_world_scratch {
     uint64_t serial;
     float *heights; /* before the edits, nverts of them */
     strata_mesh *mesh;
+    strata_mesh *water; /* planets with water: a chunk's part of the sphere */
     strata_ring_scratch ring;
     strata_tile_scratch tile;
     strata_skirt_scratch skirt;
@@ -49,6 +50,7 @@ static void world_scratch_free(strata_ctx *ctx)
     if (!s)
         return;
     strata_mesh_destroy(s->mesh);
+    strata_mesh_destroy(s->water);
     strata__free(&ctx->alloc, s->heights);
     strata__ring_scratch_free(&s->ring);
     strata__tile_scratch_free(&s->tile);
@@ -81,6 +83,8 @@ static strata_status world_scratch(strata_ctx *ctx, const strata_world *w,
     if (st == STRATA_OK &&
         !(s->heights = strata__alloc_array(&ctx->alloc, s->mesh->nverts, sizeof(float))))
         st = STRATA_ERR_NOMEM;
+    if (st == STRATA_OK && w->has_water_lattice)
+        st = strata__planet_chunk_alloc(&w->water, &s->water);
     if (st != STRATA_OK) {
         world_scratch_free(ctx);
         return st;
@@ -229,6 +233,8 @@ static strata_status fingerprint(strata_world *w, const strata_world_options *o)
     if (w->stages.water) {
         fnv_bytes(&f, "water", 5);
         fnv_float(&f, w->stages.terraces.sea_level);
+        if (w->has_water_lattice)
+            fnv_u64(&f, (uint64_t)w->water.level);
     }
     if (w->stages.props) {
         const strata_props_options *p = &w->props;
@@ -352,6 +358,15 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
         strata__world_locate(w, id, &k, &i);
         if (w->lod_skirt[k] > 0)
             st = strata__skirt_add(w, id, r, w->lod_skirt[k], &s->skirt);
+    }
+    if (w->has_water_lattice) { /* the chunk's part of the water sphere */
+        const strata_planet_lattice *wl = &w->water;
+        strata__planet_chunk_positions(wl, id, s->water);
+        memcpy(s->water->a, wl->a, wl->ntris * sizeof *wl->a);
+        memcpy(s->water->b, wl->b, wl->ntris * sizeof *wl->b);
+        memcpy(s->water->c, wl->c, wl->ntris * sizeof *wl->c);
+        s->water->ntris = wl->ntris;
+        stages.water_part = s->water;
     }
     strata_props_options po = w->props;
     if (w->stages.props && props) {
@@ -749,8 +764,11 @@ static strata_status check_world_options(const strata_world_options *o)
         return STRATA_ERR_INVALID_ARG;
     if (o->water && !o->sea)
         return STRATA_ERR_INVALID_ARG;
-    if (o->water && o->kind == STRATA_WORLD_PLANET)
+    if (o->water && o->kind == STRATA_WORLD_PLANET && o->lod)
         return STRATA_ERR_UNSUPPORTED;
+    if (o->water && o->kind == STRATA_WORLD_PLANET &&
+        (!(o->radius + o->sea_level > 0.0f) || !isfinite(o->radius + o->sea_level)))
+        return STRATA_ERR_INVALID_ARG;
     if (o->props && !props_valid(o->props))
         return STRATA_ERR_INVALID_ARG;
     if (o->kind == STRATA_WORLD_PLANET && o->noise && !(strata_fbm_bound(o->noise) < o->radius))
@@ -772,6 +790,8 @@ void strata_world_destroy(strata_world *w)
     const strata_allocator al = w->alloc;
     strata__world_lod_free(w);
     strata__planet_lattice_free(&w->planet);
+    if (w->has_water_lattice)
+        strata__planet_lattice_free(&w->water);
     strata__free(&al, w->levels);
     strata__free(&al, w->cap);
     strata__free(&al, w);
@@ -835,6 +855,21 @@ strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *o
         strata_world_options bare = *o;
         bare.lod = 0;
         st = strata__world_lod_init(ctx, w, &bare);
+    }
+    if (st == STRATA_OK && o->water && o->kind == STRATA_WORLD_PLANET) {
+        /* the sphere of the whole mesh, at least a level finer than the
+         * chunks so that each chunk holds a part of it */
+        uint32_t level = o->water_level;
+        if (level < (uint32_t)o->chunk_level + 1)
+            level = (uint32_t)o->chunk_level + 1;
+        if (level > (uint32_t)o->level)
+            level = (uint32_t)o->level;
+        st = strata__planet_lattice_init(ctx, (int)level, o->chunk_level,
+                                         o->radius + o->sea_level, &w->water);
+        if (st == STRATA_OK) {
+            w->water.al = &w->alloc; /* the world outlives ctx */
+            w->has_water_lattice = 1;
+        }
     }
     /* the planes: as a whole mesh of the same options gets them */
     const strata_terraces t = {.levels = o->levels,

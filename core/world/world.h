@@ -40,6 +40,10 @@ struct strata_world {
      * and props after it (props.seed set per chunk) */
     strata_pipeline_options stages;
     strata_props_options props;
+    /* planets with water: the water sphere's lattice, a chunk's part of
+     * the sphere per chunk (radius + sea level) */
+    int has_water_lattice;
+    strata_planet_lattice water;
     int lod_coarsen; /* 1: inner tiles at half a leaf's resolution along a side */
     strata_tileset_desc layout;            /* ids of the tiles, per depth */
     strata_planet_lattice *lod_planet;     /* depth k < C: level L-C+k, chunk level k */
