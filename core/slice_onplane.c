@@ -156,8 +156,8 @@ static uint32_t number_wedges(const strata_onplane *op, uint32_t own_edges, uint
 }
 
 /* A possible fin side: an input edge lying in a plane with the third
- * corner of a triangle below it, and the wedges (their roots) at its two
- * ends. */
+ * corner of a triangle below it, and the wedge edges (their ranks) at its
+ * two ends in that triangle. */
 typedef struct {
     uint32_t edge;
     uint64_t wedges;
@@ -171,18 +171,35 @@ static int cmp_fin_cand(const void *pa, const void *pb)
     return a->wedges < b->wedges ? -1 : a->wedges > b->wedges;
 }
 
+/* Join the wedges of a and b (the smaller root becomes the parent, as in
+ * join_wedges). */
+static void join_two(uint32_t *parent, uint32_t a, uint32_t b)
+{
+    while (parent[a] != a)
+        a = parent[a] = parent[parent[a]];
+    while (parent[b] != b)
+        b = parent[b] = parent[parent[b]];
+    if (a < b)
+        parent[b] = a;
+    else if (b < a)
+        parent[a] = b;
+}
+
 /* Fins: an input edge lying in plane k with the third corners of both its
- * triangles below.  Each triangle would stand a wall on it; when both
- * walls also share their bottom copies (lie in the same wedges at both
- * ends) they are the same quad twice, back to back - both are dropped,
- * and the two roofs below then share the bottom edge.  Candidates (edge,
- * wedges at its ends in vertex id order) come from the hot triangles,
- * sorted by edge: an edge with exactly two candidates in the same wedges
- * is a fin.  Wedges are compared by root, not by bottom copy, since a
- * context wedge has none. */
+ * triangles below.  Each triangle would stand a wall on it, back to back
+ * with the other's, enclosing nothing: both are dropped, and the two
+ * roofs below meet on the edge's bottom line.  So that they share it by
+ * id as they do by position, the wedges on its two sides are joined at
+ * each end (under a ridge lying in a plane, a vertex's lower neighbours
+ * on both sides are one wedge): a ridge of several edges then keeps no
+ * wall pair over distinct bottom copies at one spot, which welding by
+ * position would find as two walls on one another.  Candidates (edge,
+ * wedge edges at its ends in vertex id order) come from the hot
+ * triangles, sorted by edge: an edge with exactly two candidates is a
+ * fin.  Runs before number_wedges, on join_wedges' parents. */
 static strata_status find_fins(strata_scratch *sc, const strata_mesh *m, const uint16_t *band,
                                const uint8_t *on, const uint32_t *hot, uint32_t nhot,
-                               const uint32_t *root, strata_onplane *op)
+                               uint32_t *parent, strata_onplane *op)
 {
     fin_cand *cand = NULL;
     uint32_t *fins = NULL, ncand = 0, nfins = 0;
@@ -197,8 +214,8 @@ static strata_status find_fins(strata_scratch *sc, const strata_mesh *m, const u
                 if (!on[u] || !on[w] || band[u] != band[w] || band[r3] >= band[u])
                     continue;
                 if (pass == 1) {
-                    const uint32_t wu = root[strata__onplane_rank(op, e[(i + 2) % 3])],
-                                   ww = root[strata__onplane_rank(op, e[(i + 1) % 3])];
+                    const uint32_t wu = strata__onplane_rank(op, e[(i + 2) % 3]),
+                                   ww = strata__onplane_rank(op, e[(i + 1) % 3]);
                     cand[ncand].edge = e[i];
                     cand[ncand].wedges = u < w ? (uint64_t)wu << 32 | ww
                                                : (uint64_t)ww << 32 | wu;
@@ -220,8 +237,11 @@ static strata_status find_fins(strata_scratch *sc, const strata_mesh *m, const u
         uint32_t j = i + 1;
         while (j < ncand && cand[j].edge == cand[i].edge)
             j++;
-        if (j - i == 2 && cand[i].wedges == cand[i + 1].wedges)
+        if (j - i == 2) {
+            join_two(parent, (uint32_t)(cand[i].wedges >> 32), (uint32_t)(cand[i + 1].wedges >> 32));
+            join_two(parent, (uint32_t)cand[i].wedges, (uint32_t)cand[i + 1].wedges);
             fins[nfins++] = cand[i].edge;
+        }
         i = j;
     }
     op->fins = fins;
@@ -248,10 +268,12 @@ strata_status strata__onplane_build(strata_ctx *ctx, strata_scratch *sc, const s
     out->nwedge = nw;
     out->wedge_e = wedge_e;
     join_wedges(out, m, band, on, hot, nhot, root);
+    if (nw > 0 && (st = find_fins(sc, m, band, on, hot, nhot, root, out)) != STRATA_OK)
+        return st;
     out->nbottom = number_wedges(out, own_edges, first_id, root, bot, first);
     out->wedge_bot = bot;
     out->wedge_first = first;
-    return nw > 0 ? find_fins(sc, m, band, on, hot, nhot, root, out) : STRATA_OK;
+    return STRATA_OK;
 }
 
 /* ------------------------------------------------------------ snapping */

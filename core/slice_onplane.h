@@ -11,9 +11,17 @@
  * bottom copy (q at L[band(q) - 1]), shared by the edges from q into that
  * wedge, the wedge edges.  A saddle exactly on a plane thus keeps every
  * edge manifold.  A fin is an input edge lying in a plane whose two
- * triangles would both stand a wall on it over the same bottom copies:
- * the two walls are the same quad back to back, enclosing nothing, and
- * the slicer drops both.
+ * triangles would both stand a wall on it (their third corners lie
+ * below): the two walls lie back to back, enclosing nothing, and the
+ * slicer drops both, joining the wedges on the edge's two sides at each
+ * end (one bottom copy: the roofs below meet there by id as they do by
+ * position).  Kept, a ridge of several such edges left walls on one
+ * another with distinct ids, which welding by position found as folds.
+ *
+ * A saddle lying exactly on a plane (two or more wedges around a vertex
+ * after the fin joins) is a pinch: its wedges' walls meet along the
+ * vertical segment under the vertex, by position one edge of four walls.
+ * Snapping makes such vertices from float heights too, rarely.
  *
  * Only the triangles touching such vertices are looked at: with float
  * heights they are few (a quantized heightmap can have many).
