@@ -282,12 +282,18 @@ strata_status strata__onplane_build(strata_ctx *ctx, strata_scratch *sc, const s
  * as many) of an end in every coordinate are near it. */
 #define NEAR_ULPS 16
 
+/* Crossings within this many ulps (as NEAR_ULPS) of an end in every
+ * coordinate land on it: no triangle keeps a side that short (the bound
+ * of README.md, tests/poscheck.h). */
+#define SNAP_ULPS 4
+
 enum { FAR = 0, LANDS = 1, NEAR = 2 };
 
 /* Where the crossing at (px, py, pz) on the edge from `other` to v, moved
  * to `level`, lies from v's own point at that level: LANDS on it (every
- * coordinate; FLAT, which keeps x and z, also one of x, z that the edge
- * changes when the crossing is near), NEAR it (within NEAR_ULPS to twice
+ * coordinate within SNAP_ULPS to twice that many ulps of the largest
+ * coordinate, the level's included; FLAT, which keeps x and z, also one
+ * of x, z that the edge changes when the crossing is near), NEAR it (within NEAR_ULPS to twice
  * that many ulps of the largest coordinate in every coordinate; then *nc
  * is filled but for its key), or FAR. */
 static int crossing_at(const strata_place *g, float px, float py, float pz,
@@ -298,11 +304,14 @@ static int crossing_at(const strata_place *g, float px, float py, float pz,
     if (g->geometry == STRATA_FLAT) { /* y is the level for all */
         if (px == xv && pz == zv)
             return LANDS;
-        const float big = fmaxf(fmaxf(fabsf(xv), fabsf(zv)), fmaxf(fabsf(px), fabsf(pz)));
+        const float big = fmaxf(fmaxf(fmaxf(fabsf(xv), fabsf(zv)), fmaxf(fabsf(px), fabsf(pz))),
+                                fabsf(level));
         const float tol = NEAR_ULPS * 0x1p-23f * big; /* 16 to 32 ulps */
         if (!(fabsf(px - xv) <= tol && fabsf(pz - zv) <= tol))
             return FAR;
-        if ((px == xv && other->x != xv) || (pz == zv && other->z != zv))
+        const float stol = SNAP_ULPS * 0x1p-23f * big;
+        if ((px == xv && other->x != xv) || (pz == zv && other->z != zv) ||
+            (fabsf(px - xv) <= stol && fabsf(pz - zv) <= stol))
             return LANDS;
         *nc = (strata_near_cut){0, {px, level, pz}, {xv, level, zv},
                                 {other->x - xv, 0.0f, other->z - zv}};
@@ -333,6 +342,10 @@ static int crossing_at(const strata_place *g, float px, float py, float pz,
     if (!(fabsf(n.c[0] - n.v[0]) <= tol && fabsf(n.c[1] - n.v[1]) <= tol &&
           fabsf(n.c[2] - n.v[2]) <= tol))
         return FAR;
+    const float stol = SNAP_ULPS * 0x1p-23f * big;
+    if (fabsf(n.c[0] - n.v[0]) <= stol && fabsf(n.c[1] - n.v[1]) <= stol &&
+        fabsf(n.c[2] - n.v[2]) <= stol)
+        return LANDS;
     n.d[0] = other->x - xv;
     n.d[1] = other->y - yv;
     n.d[2] = other->z - zv;
@@ -361,7 +374,7 @@ void strata__snap_edge(const strata_place *g, const float *L, const strata_snap_
     const int flat = g->geometry == STRATA_FLAT;
     const float D = fmaxf(fmaxf(fabsf(dx), flat ? 0.0f : fabsf(dy)), fabsf(dz));
     const float big = fmaxf(fmaxf(fmaxf(fabsf(p->x), fabsf(p->z)), fmaxf(fabsf(q->x), fabsf(q->z))),
-                            flat ? 0.0f : fmaxf(fabsf(p->y), fabsf(q->y)));
+                            fmaxf(fabsf(p->y), fabsf(q->y)));
     const float reach = fabsf(dh) * 0x1p-16f * (D + big);
     for (int low = 0; low < 2; low++) {
         const strata_snap_end *v = low ? p : q, *other = low ? q : p;

@@ -76,10 +76,13 @@ STRATA_HIDDEN strata_status strata__onplane_build(strata_ctx *ctx, strata_scratc
  * when it is the high end, the next one up when it is the low end),
  * computed as core/slice.c places it (from the low end, t = (L[k] -
  * h_low) / dh) and moved to that end's roof level.  The end snaps when
- *   - the crossing lands on the end's roof copy: every coordinate
- *     (RADIAL: after projection), or, FLAT, one of x, z that the edge
- *     changes while within 16 ulps in the other (the crossing would lie
- *     on one line with the end and its neighbour along that axis); or
+ *   - the crossing lands on the end's roof copy, or within 4 ulps of it
+ *     (of the largest coordinate, the height's included; 4 to 8 ulps):
+ *     every coordinate (RADIAL: after projection), or, FLAT, one of x, z
+ *     that the edge changes while within 16 ulps in the other (the
+ *     crossing would lie on one line with the end and its neighbour along
+ *     that axis); a side of a few ulps would make a sliver whose normal
+ *     is noise, and welding by position could fold it; or
  *   - two such crossings of one plane at the end, each within 16 ulps of
  *     it, lie on one point or on one line with it though their edges do
  *     not (not within 6 degrees of opposite directions).

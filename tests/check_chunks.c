@@ -181,9 +181,13 @@ static void check_unused(const strata_result_view *r, const strata_mesh *m, cons
             continue;
         require(v < own, "unused output vertex %u (%u own vertices, %u in all)", v, own,
                 r->nverts);
+        /* on its plane, or within rounding of it or of the next one
+         * (snapped onto it, slice_onplane.h) */
         const uint32_t k = band_of(L, n, m->h[v]);
-        require(k > 0 && m->h[v] == L[k], "unused roof copy of vertex %u, h=%.9g not on a plane", v,
-                m->h[v]);
+        const float near = k + 1 < n && L[k + 1] - m->h[v] < m->h[v] - L[k] ? L[k + 1] : L[k];
+        require(m->h[v] == near || fabsf(m->h[v] - near) <= 1e-5f * (L[n - 1] - L[0]),
+                "unused roof copy of vertex %u, h=%.9g not on a plane (nearest %.9g)", v,
+                m->h[v], near);
     }
     free(used);
 }

@@ -1101,14 +1101,17 @@ START_TEST(test_arenas)
     ck_assert_ok(strata_slice(ctx, m, &o, &res));
     strata_result_view r;
     strata_result_get_view(res, &r);
-    /* Cut triangles: all output triangles but the one-band input ones. */
+    /* Cut triangles: all output triangles but the one-band input ones.
+     * A vertex's band is that of its roof copy (output vertex v, at
+     * L[band]): a height within rounding of the plane above is snapped
+     * onto it (slice_onplane.h). */
     uint64_t one_band = 0;
     for (uint32_t t = 0; t < mv.ntris; t++) {
         int k[3];
         const uint32_t v[3] = {mv.a[t], mv.b[t], mv.c[t]};
         for (int c = 0; c < 3; c++) {
             k[c] = 0;
-            while (k[c] + 1 < 24 && L[k[c] + 1] <= mv.h[v[c]])
+            while (k[c] + 1 < 24 && L[k[c] + 1] <= r.y[v[c]])
                 k[c]++;
         }
         one_band += k[0] == k[1] && k[1] == k[2];
