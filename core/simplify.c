@@ -227,7 +227,8 @@ static int faces_ok(const strata_result *r, const scratch *s, uint64_t n, double
 /* The collapses.  An inner vertex v (on no border edge) is merged into a
  * neighbour u when every triangle around v that does not hold u keeps a
  * clearly positive orientation with u in v's place (twice its area, seen
- * from above or from the centre, above 1e-10 x its longest edge squared,
+ * from above or from the centre, above 1e-10 x its longest edge squared and
+ * THIN_ULPS ulps of its largest coordinate x its longest edge,
  * far above the rounding of the double sums), i.e. u sees v's whole star,
  * which becomes a fan from u with the same border.  Triangles are
  * (t, corner) slots; each vertex has a list of its corners (dead ones are
@@ -249,6 +250,11 @@ typedef struct shell {
     double err;   /* RADIAL: the deepest a triangle may lie, x R */
 } shell;
 
+/* A new triangle's altitudes are at least this many ulps of its largest
+ * coordinate (the slicer's bound, README.md: welded by position, no
+ * triangle is thinner). */
+#define THIN_ULPS 4
+
 /* Whether triangle (a, b, d) of local positions p is clearly positive
  * and, on planets, within the error of its sphere. */
 static int tri_ok(const shell *sh, const float *p, uint32_t a, uint32_t b, uint32_t d)
@@ -262,8 +268,14 @@ static int tri_ok(const shell *sh, const float *p, uint32_t a, uint32_t b, uint3
                                      w[0] * w[0] + w[1] * w[1] + w[2] * w[2]));
     const double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
                          u[0] * v[1] - u[1] * v[0]};
+    /* and no altitude below THIN_ULPS ulps of its largest coordinate:
+     * twice the area over the longest side (2^-23 big is 1 to 2 ulps) */
+    float big = 0.0f;
+    for (int k = 0; k < 3; k++)
+        big = fmaxf(big, fmaxf(fabsf(A[k]), fmaxf(fabsf(B[k]), fabsf(D[k]))));
+    const double least = fmax(1e-10 * longest, THIN_ULPS * 0x1p-23 * big * sqrt(longest));
     if (!sh->radial)
-        return n[1] > 1e-10 * longest;
+        return n[1] > least;
     double q[3][3];
     for (int k = 0; k < 3; k++) {
         const float *P = k == 0 ? A : k == 1 ? B : D;
@@ -273,7 +285,7 @@ static int tri_ok(const shell *sh, const float *p, uint32_t a, uint32_t b, uint3
     /* twice the area seen from the centre: the normal along the radius */
     const double rad = sqrt(q[0][0] * q[0][0] + q[0][1] * q[0][1] + q[0][2] * q[0][2]);
     const double out = (q[0][0] * n[0] + q[0][1] * n[1] + q[0][2] * n[2]) / rad;
-    return out > 1e-10 * longest && dip(q[0], q[1], q[2]) <= sh->err * sh->R;
+    return out > least && dip(q[0], q[1], q[2]) <= sh->err * sh->R;
 }
 
 /* Whether merging v into u keeps every surviving triangle of v's star
