@@ -12,6 +12,7 @@
  *   8 options add, never change             test_wall_modes_and_normals, areas
  *   9 a failed slice leaves nothing behind  test_levels_and_errors, test_arenas */
 #include "testutil.h"
+#include "poscheck.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -747,6 +748,80 @@ START_TEST(test_planet_near_planes)
     check_threads_isa(m, L, n, walls);
     strata_result_destroy(res);
     strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Clean by position (tests/poscheck.h): heights drawn near planes (a few
+ * ulps off, as test_heights_near_planes, with coordinates offset far from
+ * 0) on flat grids, and bumpy planets with planes a few ulps from vertex
+ * heights: welded by exact position no triangle collapses or has a side
+ * below 4 ulps of its largest coordinate (a crossing that near its end
+ * lands on it), and borders lie only on the grid's border (a planet has
+ * none). */
+static void require_clean(const strata_result *res, int closed, const char *what)
+{
+    strata_result_view r;
+    strata_result_get_view(res, &r);
+    poscheck p;
+    ck_assert_int_eq(poscheck_run(r.x, r.y, r.z, r.nverts, r.indices, r.nindices / 3, &p), 0);
+    require(p.collapsed == 0 && p.short_side == 0 && (closed ? p.border : p.inner_border) == 0,
+            "%s: %llu collapsed, %llu sides below 4 ulps, %llu border edges (%llu inside)", what,
+            (unsigned long long)p.collapsed, (unsigned long long)p.short_side,
+            (unsigned long long)p.border, (unsigned long long)p.inner_border);
+}
+
+START_TEST(test_clean_by_position)
+{
+    rng_state = 4242 + (uint64_t)_i;
+    strata_ctx *ctx = ctx_new(1);
+    float L[64];
+    strata_result *res;
+    char what[64];
+    snprintf(what, sizeof what, "case %d", _i);
+    if (_i < 4) {
+        strata_mesh *g, *m;
+        const uint32_t nx = 50 + 9 * (uint32_t)_i, nz = 40;
+        ck_assert_ok(strata_shape_grid(ctx, nx, nz, _i & 1 ? 0.37f : 1.0f, &g));
+        const uint32_t n = _i & 2 ? 40 : 12;
+        ck_assert_ok(strata_levels_range(-2.0f, 2.0f, n, NULL, L));
+        float *xyz;
+        uint32_t *tri;
+        mesh_arrays(g, &xyz, &tri);
+        strata_mesh_view v;
+        strata_mesh_get_view(g, &v);
+        for (uint32_t i = 0; i < v.nverts; i++) {
+            xyz[3 * i] += _i & 1 ? 300.0f : 40.0f;
+            float h = (float)(rnd() * 4.0 - 2.0);
+            if (rnd() < 0.4)
+                h = nudge(L[(uint32_t)(rnd() * n)], (int)(rnd() * 41.0) - 20);
+            xyz[3 * i + 1] = h;
+        }
+        ck_assert_ok(strata_mesh_create(ctx, xyz, v.nverts, tri, v.ntris, &m));
+        strata_slice_options o = slice_options(L, n, STRATA_WALLS_UPPER, 0, 0);
+        ck_assert_ok(strata_slice(ctx, m, &o, &res));
+        require_clean(res, 0, what);
+        free(xyz);
+        free(tri);
+        strata_mesh_destroy(g);
+        strata_mesh_destroy(m);
+    } else {
+        strata_mesh *m = bumpy_planet(ctx, (float)_i);
+        strata_mesh_view mv;
+        strata_mesh_get_view(m, &mv);
+        uint32_t n = 0;
+        for (int k = 0; k < 64; k++)
+            L[k] = nudge(mv.h[(uint32_t)(rnd() * mv.nverts)], (int)(rnd() * 41.0) - 20);
+        qsort(L, 64, sizeof(float), cmp_float);
+        for (int k = 0; k < 64; k++)
+            if (n == 0 || L[k] > L[n - 1] + 1e-3f)
+                L[n++] = L[k];
+        strata_slice_options o = slice_options(L, n, STRATA_WALLS_UPPER, 0, 0);
+        ck_assert_ok(strata_slice(ctx, m, &o, &res));
+        require_clean(res, 1, what);
+        strata_mesh_destroy(m);
+    }
+    strata_result_destroy(res);
     strata_ctx_destroy(ctx);
 }
 END_TEST
@@ -1641,6 +1716,7 @@ static Suite *slice_suite(void)
     tcase_add_loop_test(tc, test_heights_on_planes, 0, 6);
     tcase_add_loop_test(tc, test_heights_near_planes, 0, 8);
     tcase_add_loop_test(tc, test_planet_near_planes, 0, 4);
+    tcase_add_loop_test(tc, test_clean_by_position, 0, 8);
     tcase_add_test(tc, test_ramp_walls_face_downhill);
     tcase_add_test(tc, test_polygon_fan);
     tcase_add_test(tc, test_single_terrace_is_flat);
