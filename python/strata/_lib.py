@@ -229,11 +229,16 @@ typedef struct strata_world_options {
     uint32_t nlevels;
     uint32_t terraces;
     const strata_curve *terrace_curve;
+    int sea;
+    float sea_level;
     strata_walls walls;
     int normals;
     int lod;
     int skirts;
     double simplify_roofs;
+    int water;
+    uint32_t water_level;
+    const void *props;
 } strata_world_options;
 void strata_world_defaults(strata_world_options *opt);
 strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *opt,
@@ -305,8 +310,8 @@ STRUCTS = {
     "strata_world_options": ["kind", "level", "chunk_level", "radius", "heightmap",
                              "patch_cells", "cells_x", "cells_z", "cell_size", "height_scale",
                              "tile_cells", "noise", "curve", "levels", "nlevels", "terraces",
-                             "terrace_curve", "walls", "normals", "lod", "skirts",
-                             "simplify_roofs"],
+                             "terrace_curve", "sea", "sea_level", "walls", "normals", "lod",
+                             "skirts", "simplify_roofs", "water", "water_level", "props"],
     "strata_tile_record": ["id", "triangles", "bytes", "box"],
     "strata_world_run_options": ["dir", "palette", "resume", "ids", "nids", "next",
                                  "next_user", "done", "done_user", "preview"],
