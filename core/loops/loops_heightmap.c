@@ -745,83 +745,6 @@ static strata_status strip_load(const strata_ctx *ctx, const strata_heightmap *h
     return STRATA_OK;
 }
 
-/* A piece from one vertex lying on plane `plane` to another (a wall on
- * the input edge between them), for join_fins. */
-typedef struct {
-    float lo[2], hi[2]; /* its ends' points, the lesser (x, then z) first */
-    uint32_t plane, from; /* from: its first crossing */
-    uint32_t up;          /* 1: it runs from lo to hi */
-} vertex_piece;
-
-static int cmp_piece(const void *pa, const void *pb)
-{
-    const vertex_piece *a = pa, *b = pb;
-    const float ka[5] = {(float)a->plane, a->lo[0], a->lo[1], a->hi[0], a->hi[1]},
-                kb[5] = {(float)b->plane, b->lo[0], b->lo[1], b->hi[0], b->hi[1]};
-    for (int i = 0; i < 5; i++)
-        if (ka[i] != kb[i])
-            return ka[i] < kb[i] ? -1 : 1;
-    return a->from < b->from ? -1 : a->from > b->from;
-}
-
-/* Fins (slice_onplane.h): an edge lying in a plane with both its
- * triangles below stands two walls back to back, which the slicer drops,
- * joining the wedges on the edge's two sides at each end.  Here the two
- * pieces along the edge (q to w in one triangle, w to q in the other) are
- * re-linked so: the first's start leads to the second's end (both at q),
- * the second's start to the first's end (both at w), pieces of no length
- * that the walk drops like a wedge's.  A vertex's point names it (grid
- * points are distinct).  0 without memory. */
-static int join_fins(const grid_job *g, uint64_t C, const bag *b)
-{
-    uint64_t n = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        vertex_piece *pc = NULL;
-        if (pass == 1) {
-            if (n < 2)
-                return 1;
-            if (!(pc = strata__alloc_array(b->al, n, sizeof *pc)))
-                return 0;
-        }
-        uint64_t k = 0;
-        for (uint64_t i = 0; i < C; i++) {
-            const struct crossing *c = &g->c[i];
-            if (!(c->state & AT_VERTEX) || c->next == NONE)
-                continue;
-            const struct crossing *d = &g->c[c->next];
-            if (!(d->state & AT_VERTEX) || (c->x == d->x && c->z == d->z))
-                continue;
-            if (pass == 1) {
-                const int up = c->x < d->x || (c->x == d->x && c->z < d->z);
-                const struct crossing *lo = up ? c : d, *hi = up ? d : c;
-                pc[k] = (vertex_piece){{lo->x, lo->z}, {hi->x, hi->z}, c->plane, (uint32_t)i,
-                                       (uint32_t)up};
-            }
-            k++;
-        }
-        if (pass == 0) {
-            n = k;
-            continue;
-        }
-        qsort(pc, n, sizeof *pc, cmp_piece);
-        for (uint64_t i = 0; i < n;) {
-            uint64_t j = i + 1;
-            while (j < n && pc[j].plane == pc[i].plane && pc[j].lo[0] == pc[i].lo[0] && pc[j].lo[1] == pc[i].lo[1] &&
-                   pc[j].hi[0] == pc[i].hi[0] && pc[j].hi[1] == pc[i].hi[1])
-                j++;
-            if (j - i == 2 && pc[i].up != pc[i + 1].up) {
-                struct crossing *a = &g->c[pc[i].from], *e = &g->c[pc[i + 1].from];
-                const uint32_t t = a->next;
-                a->next = e->next;
-                e->next = t;
-            }
-            i = j;
-        }
-        strata__free(b->al, pc);
-    }
-    return 1;
-}
-
 /* Phases 1-4: g's crossings placed and linked (g->c, *C of them, g->first
  * their planes' stretches, in the bag; and g->vert with keep_vert). */
 static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell, float scale,
@@ -987,8 +910,6 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
     bag_free(b, obuf);
     bag_free(b, rbuf);
     bag_free(b, at);
-    if (!join_fins(g, *C, b))
-        RET(STRATA_ERR_NOMEM);
     RET(strata__progress(ctx, "loops", 0.7));
 done:
     for (int t = 0; t < 4 * T; t++)
