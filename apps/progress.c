@@ -44,8 +44,24 @@ static void on_signal(int sig)
         strata_ctx_cancel(ctx);
 }
 
+/* SIGQUIT (Ctrl-\\): end at once, as asked (with a core dump where that is
+ * on), but without the temporary files being written. */
+static void on_quit(int sig)
+{
+    strata_remove_temporaries();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 void interrupt_catch(void)
 {
+    struct sigaction q;
+    if (sigaction(SIGQUIT, NULL, &q) == 0 && q.sa_handler != SIG_IGN) {
+        memset(&q, 0, sizeof q);
+        q.sa_handler = on_quit;
+        sigemptyset(&q.sa_mask);
+        sigaction(SIGQUIT, &q, NULL);
+    }
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction sa, old;

@@ -15,7 +15,7 @@ double now(void);
  * (SIGINT of a background job of a script): the first one sets
  * interrupted() and cancels the calls on the context being watched; a
  * second one removes the temporary files being written and ends the
- * process by that signal. */
+ * process by that signal.  SIGQUIT does that at once. */
 void interrupt_catch(void);
 /* The context a signal cancels; NULL (before it is destroyed): none. */
 void interrupt_watch(strata_ctx *ctx);

@@ -575,6 +575,24 @@ print(rc if sent else "missed" if caught else "never caught SIGINT")' "$STRATA" 
         check "SIGINT exits 130 ($rc: $(cat err))" '[ "$rc" -eq 130 ] && [ "$(cat err)" = "strata: interrupted" ]'
         check "SIGINT leaves no file" '! ls | grep -q "^int\.ply"'
     fi
+    # SIGQUIT while the output's temporary file is being written: the
+    # process ends by the signal, without its temporary file
+    (ulimit -c 0 && python3 -c '
+import glob, signal, subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "planet", "--level", "11", "-o", "quit.ply"],
+                     stderr=open("err", "wb"))
+while p.poll() is None and not glob.glob("quit.ply.tmp*"):
+    time.sleep(0.001)
+sent = p.poll() is None
+if sent:
+    p.send_signal(signal.SIGQUIT)
+rc = p.wait()
+print(rc if sent else "missed")' "$STRATA" >out)
+    rc=$(cat out)
+    if [ "$rc" != missed ]; then
+        check "SIGQUIT ends the process by the signal ($rc: $(cat err))" '[ "$rc" -eq -3 ]'
+        check "SIGQUIT leaves no temporary file" '! ls | grep -q "^quit\.ply"'
+    fi
 fi
 
 # ------------------------------------------------------------ progress bar

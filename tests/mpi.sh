@@ -76,16 +76,18 @@ grep -q '^chunks.made=160$' err && grep -q '^chunks.skipped=160$' err && ok ||
     bad "--resume: 160 made, 160 skipped: $(grep chunks err | tr '\n' ' ')"
 same "--resume, 3 ranks" ref part
 
-# a corrupt tile on --resume (its size and checksum do not match its
-# record): whichever rank takes it makes it again; a foreign tile stops
-# the run with a message naming it
+# a corrupt tile on --resume is made again; a tile of another chunk: one
+# rank fails, the run stops with a message
 cp -r ref bad
 printf 'broken' >bad/tiles/2/100.glb
-mpi 3 $P -o bad --resume --stats
+mpi 3 $P -o bad --resume
 [ "$rc" -eq 0 ] && ok || bad "corrupt tile under MPI: exit $rc: $(cat err)"
-grep -q '^chunks.made=1$' err && ok || bad "corrupt tile made again: $(grep chunks err | tr '\n' ' ')"
-same "corrupt tile made again under MPI" ref bad
-[ -z "$(find bad -name '*.tmp*')" ] && ok || bad "temporaries left after an MPI run"
+same "a corrupt tile made again, 3 ranks" ref bad
+cp bad/tiles/2/101.glb bad/tiles/2/100.glb
+mpi 3 $P -o bad --resume
+[ "$rc" -ne 0 ] && ok || bad "a tile of another chunk under MPI: exit 0"
+grep -q "tiles/2/100.glb.*another world or chunk" err && ok || bad "foreign tile named: $(cat err)"
+[ -z "$(find bad -name '*.tmp*')" ] && ok || bad "temporaries left after a failed MPI run"
 
 # shards and one chunk still work under mpirun
 mpi 2 $P -o sh --shard 1/2
