@@ -1598,7 +1598,15 @@ STRATA_API strata_status strata_preview_canvas_write_png(strata_ctx *ctx,
  * strata_mesh_load reads a whole regular file, then decodes it:
  * STRATA_ERR_IO (errno set) when it cannot be opened or read or is not a
  * regular file (a directory: EISDIR; a FIFO or a device: EINVAL, at once,
- * without waiting for data). */
+ * without waiting for data).  A file of 1 MiB or more is mapped into
+ * memory rather than copied: it must not be truncated while it is read
+ * (as with any mapped file, the process would get SIGBUS).
+ *
+ * Threads.  Binary PLY files whose records have one size per element
+ * (scalars, and lists of one length, such as triangles) and OBJ files of
+ * 2 MiB or more are decoded on the context's threads; the winding and
+ * the edge table are made there too.  The mesh, the report and the
+ * errors are the same for any thread count. */
 
 /* Which input axis points up. */
 typedef enum strata_axis {

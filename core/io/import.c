@@ -22,41 +22,16 @@
 /* What the readers build (see import.h)                               */
 /* ------------------------------------------------------------------ */
 
-strata_status strata__grow_slow(const strata_allocator *al, void **p, size_t *cap, size_t need,
-                                size_t size)
-{
-    if (need <= *cap)
-        return STRATA_OK;
-    size_t c = *cap ? *cap : 64;
-    while (c < need) {
-        if (c > SIZE_MAX / 2 / size)
-            return STRATA_ERR_OVERFLOW;
-        c *= 2;
-    }
-    void *q = strata__alloc_array(al, c, size);
-    if (!q)
-        return STRATA_ERR_NOMEM;
-    if (*p) {
-        memcpy(q, *p, *cap * size);
-        strata__free(al, *p);
-    }
-    *p = q;
-    *cap = c;
-    return STRATA_OK;
-}
-
 strata_status strata__builder_reserve(strata_builder *b, size_t nv, size_t nt)
 {
     for (int tri = 0; tri < 2; tri++) {
         const size_t need = tri ? nt : nv, cap = tri ? b->tcap : b->vcap;
         if (need <= cap)
             continue;
-        size_t c = cap ? cap : 64;
-        while (c < need) {
-            if (c > SIZE_MAX / 2 / sizeof(float))
-                return STRATA_ERR_OVERFLOW;
-            c *= 2;
-        }
+        if (cap > SIZE_MAX / 2 / sizeof(float) || need > SIZE_MAX / sizeof(float))
+            return STRATA_ERR_OVERFLOW;
+        size_t c = need > 2 * cap ? need : 2 * cap; /* what is asked, or doubling */
+        c = c < 64 ? 64 : c;
         void **arr[3] = {tri ? (void **)&b->a : (void **)&b->x, tri ? (void **)&b->b : (void **)&b->y,
                          tri ? (void **)&b->c : (void **)&b->z};
         void *q[3];

@@ -27,18 +27,10 @@ typedef struct strata_builder {
     uint64_t corners;
 } strata_builder;
 
-/* Grow an array of `size`-byte elements with room for *cap of them to
- * hold at least `need` (capacity doubling, from 64). */
-STRATA_HIDDEN strata_status strata__grow_slow(const strata_allocator *al, void **p, size_t *cap,
-                                              size_t need, size_t size);
-static inline strata_status strata__grow(const strata_allocator *al, void **p, size_t *cap,
-                                         size_t need, size_t size)
-{
-    return need <= *cap ? STRATA_OK : strata__grow_slow(al, p, cap, need, size);
-}
-
-/* Room for at least nv vertices and nt triangles in the builder's arrays
- * (keeping what they hold). */
+/* Room for at least nv vertices and nt triangles in the builder's arrays,
+ * keeping what they hold: as much as asked (a reader that knows its
+ * counts sizes the arrays once), or twice as much as before (a reader
+ * growing them element by element), at least 64. */
 STRATA_HIDDEN strata_status strata__builder_reserve(strata_builder *b, size_t nv, size_t nt);
 
 /* Append a vertex: STRATA_ERR_NOT_FINITE for a NaN or infinite

@@ -16,7 +16,7 @@
 /* Memory the decoder may ask for: per input byte (see above; a triangle
  * is about 100 bytes in the builder, its growth and the mesh's vertex,
  * triangle and edge tables), and at most (the PLY header's tables, the
- * edge sort's 65536 counters). */
+ * parallel readers' layouts and chunks). */
 #define BYTES_PER_INPUT_BYTE 256
 #define BYTES_AT_MOST ((uint64_t)1 << 20)
 
