@@ -788,6 +788,12 @@ def world(path, kind="planet", level=6, chunk_level=2, radius=1.0, cells=256, si
     ctx.call("strata_world_dir_create", lib.strata_world_dir_create, w, name, fmt, dout,
              detail=os.fsdecode(name))
     d = ffi.gc(dout[0], lib.strata_world_dir_close)
+    # as the program does: this run alone writes the directory
+    holder = ffi.new("long *")
+    st = lib.strata_world_dir_lock(d, 1, holder)
+    if st:
+        raise StrataError("strata_world_dir_lock", st,
+                          "%s: in use by process %d" % (os.fsdecode(name), holder[0]))
     if compress:
         st = lib.strata_world_dir_set_compress(d, 1)
         if st:

@@ -256,6 +256,7 @@ typedef struct strata_tile_record {
 strata_status strata_world_dir_create(strata_ctx *ctx, const strata_world *w, const char *path,
                                       strata_format format, strata_world_dir **out);
 void strata_world_dir_close(strata_world_dir *d);
+strata_status strata_world_dir_lock(strata_world_dir *d, int exclusive, long *holder);
 strata_status strata_world_dir_set_compress(strata_world_dir *d, int on);
 strata_status strata_world_dir_read_tile(strata_ctx *ctx, strata_world_dir *d, uint64_t id,
                                          strata_tile_record *rec);

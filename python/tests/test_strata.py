@@ -253,7 +253,7 @@ def test_worlds_are_the_programs(tmp_path):
     cli("planet", "--level", "4", "--chunk-level", "1", "--terraces", "8", "-o",
         str(tmp_path / "cli"))
     py, want = tree(tmp_path / "py"), tree(tmp_path / "cli")
-    assert len(py) == 82 and "tileset.json" in py and py == want
+    assert len(py) == 83 and "tileset.json" in py and "world.lock" in py and py == want
     strata.world(tmp_path / "tpy", kind="terrain", cells=64, tile_cells=16, tile_format="ply",
                  lod=True)
     cli("terrain", "--cells", "64", "--tile-cells", "16", "--tile-format", "ply", "--lod",
