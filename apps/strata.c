@@ -403,13 +403,7 @@ static const char *const groups[] = {
 static const char *check_shard(const char *s)
 {
     unsigned long long k, n;
-    int used = 0;
-    if (sscanf(s, "%llu/%llu%n", &k, &n, &used) != 2 || s[used] || s[0] < '0' || s[0] > '9' ||
-        !strchr(s, '/') || strchr(s, '/')[1] < '0' || strchr(s, '/')[1] > '9')
-        return "expected K/N: shard K of N, 1 <= K <= N";
-    if (n < 1 || k < 1 || k > n)
-        return "K must be in 1..N";
-    return NULL;
+    return value_shard(s, &k, &n);
 }
 
 static const cli_choice shapes[] = {{"grid", SHAPE_GRID}, {"polygon", SHAPE_POLYGON}, {0}};

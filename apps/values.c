@@ -239,3 +239,31 @@ value_status value_vec3(const char *opt, const char *s, float v[3], char **why)
     memcpy(v, r, sizeof r);
     return VALUE_OK;
 }
+
+/* One unsigned decimal of s (digits only), its end in *end; false when
+ * there is none or it does not fit in 64 bits. */
+static bool udecimal(const char *s, unsigned long long *v, const char **end)
+{
+    if (*s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    char *e;
+    *v = strtoull(s, &e, 10);
+    *end = e;
+    return errno != ERANGE;
+}
+
+const char *value_shard(const char *s, unsigned long long *k, unsigned long long *n)
+{
+    const char *e;
+    unsigned long long a, b;
+    if (!udecimal(s, &a, &e) || *e != '/' || !udecimal(e + 1, &b, &e) || *e)
+        return (*s >= '0' && *s <= '9' && errno == ERANGE)
+                   ? "K and N must be below 2^64 (18446744073709551616)"
+                   : "expected K/N: shard K of N, 1 <= K <= N";
+    if (b < 1 || a < 1 || a > b)
+        return "K must be in 1..N";
+    *k = a;
+    *n = b;
+    return NULL;
+}

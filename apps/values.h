@@ -33,6 +33,11 @@ typedef struct cli_curve {
  * side of the point) for a real; *end is set after it (to s if not). */
 bool value_decimal(const char *s, bool integer, const char **end);
 
+/* --shard K/N: two plain decimal integers, 1 <= K <= N < 2^64, with
+ * nothing around them; NULL when s is one (K and N stored), else what is
+ * wrong with it (a static string). */
+const char *value_shard(const char *s, unsigned long long *k, unsigned long long *n);
+
 /* A decimal integer in [min, max].  `range` is the valid range as the
  * messages show it ("0..13"). */
 value_status value_int(const char *opt, const char *s, long long min, long long max,

@@ -8,6 +8,7 @@
 #endif
 
 #include "run.h"
+#include "values.h"
 #include "fail.h"
 #include "procs.h"
 #include "progress.h"
@@ -421,12 +422,10 @@ static void collect(void *user, const strata_tile_record *rec, int skipped)
 /* "K/N" with 1 <= K <= N: shard K-1 of N for the library. */
 static void parse_shard(const char *s, uint64_t *k, uint64_t *n)
 {
-    unsigned long long a, b;
-    char tail;
-    if (sscanf(s, "%llu/%llu%c", &a, &b, &tail) != 2 || s[0] < '0' || s[0] > '9')
-        usage_error("--shard %s: expected K/N, shard K of N (1 <= K <= N)", s);
-    if (b < 1 || a < 1 || a > b)
-        usage_error("--shard %s: K must be in 1..N (got K = %llu, N = %llu)", s, a, b);
+    unsigned long long a = 1, b = 1;
+    const char *why = value_shard(s, &a, &b); /* checked when parsed */
+    if (why)
+        usage_error("--shard %s: %s", s, why);
     *k = a - 1;
     *n = b;
 }

@@ -6,27 +6,11 @@
 unset STRATA_SIMD OMP_NUM_THREADS
 
 test_dir worlds
-# fails CODE WORD DESC ARGS...: exit CODE, one "strata: " line naming WORD.
-fails() {
-    code=$1 word=$2 desc=$3
-    shift 3
-    run "$@"
-    if [ "$rc" -ne "$code" ]; then
-        bad "$desc: exit $rc, want $code: $(cat err)"
-    elif [ "$(wc -l <err)" -ne 1 ] || ! grep -q '^strata: ' err || ! grep -qF -- "$word" err; then
-        bad "$desc: want one 'strata: ...$word...' line, got: $(cat err)"
-    else
-        ok
-    fi
-}
 no_temps() { # DESC DIR
     n=$(find "$2" -name '*.tmp*' | wc -l)
     if [ "$n" -eq 0 ]; then ok; else bad "$1: $n temporary files left"; fi
 }
 
-check() { # DESC EXPR: EXPR (evaluated) holds
-    if eval "$2"; then ok; else bad "$1"; fi
-}
 
 P="planet --level 7 --chunk-level 3 --terraces 20 --quiet"
 
@@ -419,6 +403,9 @@ fails 2 "--chunk-level 7" "chunk level = level" planet --level 7 --chunk-level 7
 fails 2 "--shard 0/2" "shard 0" $P --shard 0/2 -o x
 fails 2 "--shard 3/2" "shard 3/2" $P --shard 3/2 -o x
 fails 2 "--shard 1-2" "shard 1-2" $P --shard 1-2 -o x
+fails 2 "below 2^64" "shard N past 2^64" $P --shard 1/99999999999999999999999 -o x
+fails 2 "below 2^64" "shard K past 2^64" $P --shard 99999999999999999999999/2 -o x
+fails 2 "expected K/N" "shard with a sign" $P --shard +1/2 -o x
 fails 2 "--shard" "shard without a world" planet --shard 1/2 -o x.ply
 fails 2 "--resume" "resume without a world" terrain --resume -o x.ply
 fails 2 "needs -o DIR" "world without -o" planet --chunk-level 2
