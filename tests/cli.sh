@@ -7,34 +7,6 @@
 unset STRATA_SIMD
 test_dir cli
 
-# succeeds DESC ARGS...: exit 0.
-succeeds() {
-    desc=$1
-    shift
-    run "$@"
-    if [ "$rc" -eq 0 ]; then ok; else bad "$desc: exit $rc: $(cat err)"; fi
-}
-
-# fails CODE WORD DESC ARGS...: exit CODE with one line on stderr that
-# starts with "strata: " and contains WORD, nothing on stdout.
-fails() {
-    code=$1 word=$2 desc=$3
-    shift 3
-    run "$@"
-    lines=$(wc -l <err)
-    if [ "$rc" -ne "$code" ]; then
-        bad "$desc: exit $rc, want $code: $(cat err)"
-    elif [ "$lines" -ne 1 ] || ! grep -q '^strata: ' err; then
-        bad "$desc: want one 'strata: ...' line on stderr, got: $(cat err)"
-    elif ! grep -qF -- "$word" err; then
-        bad "$desc: message does not mention '$word': $(cat err)"
-    elif [ -s out ]; then
-        bad "$desc: unexpected output on stdout"
-    else
-        ok
-    fi
-}
-
 # The header of a PLY file, and one of its element counts.
 ply_header() { dd if="$1" bs=4096 count=1 2>/dev/null | sed '/^end_header$/q'; }
 ply_count() { ply_header "$1" | awk -v e="$2" '$1 == "element" && $2 == e { print $3 }'; }

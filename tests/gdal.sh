@@ -16,19 +16,6 @@ if ! command -v gdal_translate >/dev/null 2>&1; then
 fi
 
 test_dir gdal
-# fails CODE WORD DESC ARGS...: exit CODE, one "strata: " line naming WORD.
-fails() {
-    code=$1 word=$2 desc=$3
-    shift 3
-    run "$@"
-    if [ "$rc" -ne "$code" ]; then
-        bad "$desc: exit $rc, want $code: $(cat err)"
-    elif [ "$(wc -l <err)" -ne 1 ] || ! grep -q '^strata: ' err || ! grep -qF -- "$word" err; then
-        bad "$desc: want one 'strata: ...$word...' line, got: $(cat err)"
-    else
-        ok
-    fi
-}
 
 # asc FILE W H HOLE SCALE OFFSET: an ESRI ASCII grid of integer heights
 # (SCALE x (i + 2j mod 17) + OFFSET), with a 3 x 2 block of nodata at
