@@ -631,6 +631,216 @@ static void insert(strata_result *r, uint64_t nnew)
     }
 }
 
+/* The scratch of one strata_result_solidify and what its phases found,
+ * over the nold vertices the result had. */
+typedef struct solid {
+    uint32_t nold;
+    uint8_t *flag;    /* border_vertices' marks */
+    uint8_t *touched; /* a vertex changed this round (weld, zip) */
+    uint8_t *gone;    /* triangles removed (fins, walls on the border); NULL: none */
+    uint32_t *remap;  /* merged vertices: root() finds a vertex's survivor */
+    dedge *e;         /* the border edges, ne of them */
+    uint32_t ne;
+    gedge *g;         /* zip's room for ne */
+    uint32_t *loop;   /* the border as one loop, ne vertices */
+    stack *st;        /* the loop cut into nst stacks */
+    uint32_t nst;
+    range_ref *refs;  /* drop_gone's room for 2 nterraces */
+    uint32_t *ids;    /* compact's room for the vertices */
+    uint32_t merged;  /* vertices merged by weld and zip */
+    uint64_t fins;    /* triangles marked gone */
+} solid;
+
+static void solid_free(const strata_allocator *al, solid *sd)
+{
+    strata__free(al, sd->flag);
+    strata__free(al, sd->touched);
+    strata__free(al, sd->gone);
+    strata__free(al, sd->remap);
+    strata__free(al, sd->e);
+    strata__free(al, sd->g);
+    strata__free(al, sd->loop);
+    strata__free(al, sd->st);
+    strata__free(al, sd->refs);
+    strata__free(al, sd->ids);
+}
+
+/* Weld the slicer's coincident corners; *welding becomes 0 when there
+ * were none (no second try without). */
+static strata_status weld_corners(const strata_result *r, solid *sd, int *welding)
+{
+    uint64_t found = 0;
+    uint32_t welded = 0;
+    strata_status s = weld(r, sd->remap, sd->touched, &sd->gone, &welded, &found);
+    if (s == STRATA_OK && welded)
+        s = dedupe(r, sd->remap, sd->touched, &sd->gone, &found);
+    memset(sd->touched, 0, sd->nold);
+    sd->merged += welded;
+    sd->fins += found;
+    if (s == STRATA_OK && !welded)
+        *welding = 0;
+    return s;
+}
+
+/* Rounds of finding the border (sd->e), removing the walls standing on
+ * it and zipping it, until a round changes nothing. */
+static strata_status clean_border(strata_ctx *ctx, const strata_result *r, solid *sd)
+{
+    const strata_allocator *al = &r->alloc;
+    strata_status s = STRATA_OK;
+    for (int round = 0; s == STRATA_OK; round++) {
+        uint64_t found = 0;
+        uint32_t zipped = 0;
+        if (round && strata__cancelled(ctx))
+            return STRATA_ERR_CANCELLED;
+        strata__free(al, sd->e);
+        strata__free(al, sd->g);
+        sd->e = NULL;
+        sd->g = NULL;
+        s = border_vertices(r, sd->gone, sd->remap, sd->flag);
+        if (s == STRATA_OK)
+            s = border_edges(r, sd->gone, sd->remap, sd->flag, &sd->e, &sd->ne);
+        if (s == STRATA_OK)
+            s = border_fins(r, sd->e, sd->ne, &sd->gone, &found);
+        sd->fins += found;
+        if (s != STRATA_OK || found)
+            continue;
+        if (!(sd->g = strata__alloc_array(al, sd->ne ? sd->ne : 1, sizeof *sd->g)))
+            s = STRATA_ERR_NOMEM;
+        if (s == STRATA_OK)
+            s = zip(r, sd->e, sd->ne, sd->g, sd->remap, sd->touched, &sd->gone, &zipped, &found);
+        if (s == STRATA_OK && zipped)
+            s = dedupe(r, sd->remap, sd->touched, &sd->gone, &found);
+        sd->fins += found;
+        sd->merged += zipped;
+        if (s != STRATA_OK || (!found && !zipped))
+            break;
+    }
+    return s;
+}
+
+/* The clean border as one loop, cut into stacks. */
+static strata_status border_stacks(const strata_result *r, solid *sd)
+{
+    strata_status s = sd->ne >= 3 ? border_loop(&r->alloc, sd->e, sd->ne, &sd->loop)
+                                  : STRATA_ERR_BAD_MESH;
+    if (s == STRATA_OK && !(sd->st = strata__alloc_array(&r->alloc, sd->ne, sizeof *sd->st)))
+        s = STRATA_ERR_NOMEM;
+    if (s == STRATA_OK)
+        s = stacks(r, sd->loop, sd->ne, sd->st, &sd->nst);
+    return s;
+}
+
+/* The border, made one clean loop of stacks: first with the slicer's
+ * coincident corners welded; should that leave a border that cannot be
+ * closed, again without.  r is not changed. */
+static strata_status find_border(strata_ctx *ctx, const strata_result *r, solid *sd)
+{
+    const strata_allocator *al = &r->alloc;
+    strata_status s = STRATA_OK;
+    for (int welding = 1; welding >= 0 && (s == STRATA_OK || s == STRATA_ERR_BAD_MESH);
+         welding--) {
+        for (uint32_t v = 0; v < sd->nold; v++)
+            sd->remap[v] = v;
+        strata__free(al, sd->gone);
+        strata__free(al, sd->loop);
+        strata__free(al, sd->st);
+        sd->gone = NULL;
+        sd->loop = NULL;
+        sd->st = NULL;
+        sd->fins = 0;
+        sd->merged = 0;
+        memset(sd->touched, 0, sd->nold);
+        s = welding ? weld_corners(r, sd, &welding) : STRATA_OK;
+        if (s == STRATA_OK)
+            s = clean_border(ctx, r, sd);
+        if (s == STRATA_OK)
+            s = border_stacks(r, sd);
+        if (s != STRATA_ERR_BAD_MESH)
+            break;
+    }
+    return s;
+}
+
+/* Room for what emit adds: a base point a stack and the centroid;
+ * columns of nl + nr - 2 triangles each, at most 2 a loop vertex in all,
+ * and the base, one a stack. */
+static strata_status reserve(strata_result *r, solid *sd)
+{
+    const uint64_t nidx = 3 * (2 * (uint64_t)sd->ne + sd->nst);
+    const uint64_t nv = (uint64_t)r->nverts + sd->nst + 1;
+    if (nv > UINT32_MAX)
+        return STRATA_ERR_OVERFLOW;
+    if (!(sd->ids = strata__alloc_array(&r->alloc, (size_t)nv, sizeof *sd->ids)))
+        return STRATA_ERR_NOMEM;
+    return grow(r, (uint32_t)nv, r->nindices + nidx);
+}
+
+/* Past r's vertices and indices (not counted yet): the base points below
+ * each stack and their centroid, the side columns and the base fan;
+ * *nidx indices.  A footprint not star-shaped from its centroid is
+ * BAD_MESH. */
+static strata_status emit(strata_result *r, const solid *sd, float base, uint64_t *nidx)
+{
+    const uint32_t nst = sd->nst, p0 = r->nverts, c = p0 + nst;
+    const uint32_t *loop = sd->loop;
+    double cx = 0, cz = 0;
+    for (uint32_t i = 0; i < nst; i++) {
+        const uint32_t v = loop[sd->st[i].first];
+        r->x[p0 + i] = r->x[v];
+        r->y[p0 + i] = base;
+        r->z[p0 + i] = r->z[v];
+        cx += r->x[v];
+        cz += r->z[v];
+    }
+    r->x[c] = (float)(cx / nst);
+    r->y[c] = base;
+    r->z[c] = (float)(cz / nst);
+    uint32_t *out = r->indices + r->nindices;
+    uint64_t w = 0;
+    for (uint32_t i = 0; i < nst; i++)
+        w += column(r, loop, &sd->st[i], &sd->st[(i + 1) % nst], p0 + i, p0 + (i + 1) % nst,
+                    out + w);
+    for (uint32_t i = 0; i < nst; i++) {
+        const uint32_t a = c, b = p0 + (i + 1) % nst, d = p0 + i;
+        double n[3];
+        strata__tri_cross(r->x, r->y, r->z, a, b, d, n);
+        out[w++] = a;
+        out[w++] = b;
+        out[w++] = d;
+        if (!(n[1] < 0))
+            return STRATA_ERR_BAD_MESH;
+    }
+    *nidx = w;
+    return STRATA_OK;
+}
+
+/* Make what emit wrote (w indices) part of r: the gone triangles
+ * dropped, the merges applied, the new triangles in terrace 0's walls
+ * (their area added when areas were filled). */
+static void apply(strata_result *r, solid *sd, uint64_t w)
+{
+    r->nverts += sd->nst + 1;
+    if (sd->gone) {
+        const uint64_t old = r->nindices;
+        drop_gone(r, sd->gone, sd->refs);
+        memmove(r->indices + r->nindices, r->indices + old, (size_t)w * sizeof *r->indices);
+    }
+    r->nindices += w;
+    compact(r, sd->remap, sd->nold, sd->ids);
+    insert(r, w);
+    strata_terrace *t = &r->terraces[0];
+    if (t->roof_area > 0 || t->wall_area > 0) {
+        const uint64_t f = t->wall_first + t->wall_count - w;
+        for (uint64_t i = f; i < f + w; i += 3) {
+            double n[3];
+            strata__tri_cross(r->x, r->y, r->z, r->indices[i], r->indices[i + 1],
+                              r->indices[i + 2], n);
+            t->wall_area += 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        }
+    }
+}
+
 strata_status strata_result_solidify(strata_ctx *ctx, strata_result *r, float depth,
                                      strata_solid_stats *stats)
 {
@@ -648,175 +858,38 @@ strata_status strata_result_solidify(strata_ctx *ctx, strata_result *r, float de
     if (!isfinite(base) || !(base < ymin))
         return STRATA_ERR_INVALID_ARG; /* depth lost in ymin's precision */
 
-    const uint32_t nold = r->nverts;
-    uint8_t *flag = strata__alloc_array(al, nold, 1), *gone = NULL;
-    uint32_t *remap = strata__alloc_array(al, nold, sizeof *remap), *ids = NULL;
-    dedge *e = NULL;
-    uint32_t *loop = NULL, ne = 0, merged = 0, nst = 0;
-    stack *st = NULL;
-    range_ref *refs = NULL;
-    uint64_t fins = 0;
-    strata_status s = flag && remap ? STRATA_OK : STRATA_ERR_NOMEM;
-    for (uint32_t v = 0; s == STRATA_OK && v < nold; v++)
-        remap[v] = v;
-    /* The border, made one clean loop: rounds of finding it, removing the
-     * walls standing on it and zipping it, until a round changes nothing. */
-    gedge *g = NULL;
-    uint8_t *touched = flag ? strata__alloc_array(al, nold, 1) : NULL;
-    if (s == STRATA_OK && !touched)
+    solid sd;
+    memset(&sd, 0, sizeof sd);
+    sd.nold = r->nverts;
+    sd.flag = strata__alloc_array(al, sd.nold, 1);
+    sd.remap = strata__alloc_array(al, sd.nold, sizeof *sd.remap);
+    sd.touched = sd.flag ? strata__alloc_array(al, sd.nold, 1) : NULL;
+    strata_status s = sd.flag && sd.remap && sd.touched ? STRATA_OK : STRATA_ERR_NOMEM;
+    if (s == STRATA_OK)
+        s = find_border(ctx, r, &sd);
+    strata__free(al, sd.g); /* the search's scratch, done with */
+    strata__free(al, sd.touched);
+    sd.g = NULL;
+    sd.touched = NULL;
+    if (s == STRATA_OK && sd.gone &&
+        !(sd.refs = strata__alloc_array(al, 2 * (size_t)r->nterraces, sizeof *sd.refs)))
         s = STRATA_ERR_NOMEM;
-    /* First with the slicer's coincident corners welded; should that leave
-     * a border that cannot be closed, again without. */
-    for (int welding = 1; welding >= 0 && (s == STRATA_OK || s == STRATA_ERR_BAD_MESH);
-         welding--) {
-        s = STRATA_OK;
-        for (uint32_t v = 0; v < nold; v++)
-            remap[v] = v;
-        strata__free(al, gone);
-        strata__free(al, loop);
-        strata__free(al, st);
-        gone = NULL;
-        loop = NULL;
-        st = NULL;
-        fins = 0;
-        merged = 0;
-        memset(touched, 0, nold);
-        if (welding) {
-            uint64_t found = 0;
-            uint32_t welded = 0;
-            s = weld(r, remap, touched, &gone, &welded, &found);
-            if (s == STRATA_OK && welded)
-                s = dedupe(r, remap, touched, &gone, &found);
-            memset(touched, 0, nold);
-            merged += welded;
-            fins += found;
-            if (s == STRATA_OK && !welded)
-                welding = 0; /* nothing to weld: no second try */
-        }
-        for (int round = 0; s == STRATA_OK; round++) {
-            uint64_t found = 0;
-            uint32_t zipped = 0;
-            if (round && strata__cancelled(ctx)) {
-                s = STRATA_ERR_CANCELLED;
-                break;
-            }
-            strata__free(al, e);
-            strata__free(al, g);
-            e = NULL;
-            g = NULL;
-            s = border_vertices(r, gone, remap, flag);
-            if (s == STRATA_OK)
-                s = border_edges(r, gone, remap, flag, &e, &ne);
-            if (s == STRATA_OK)
-                s = border_fins(r, e, ne, &gone, &found);
-            fins += found;
-            if (s != STRATA_OK || found)
-                continue;
-            if (!(g = strata__alloc_array(al, ne ? ne : 1, sizeof *g)))
-                s = STRATA_ERR_NOMEM;
-            if (s == STRATA_OK)
-                s = zip(r, e, ne, g, remap, touched, &gone, &zipped, &found);
-            if (s == STRATA_OK && zipped)
-                s = dedupe(r, remap, touched, &gone, &found);
-            fins += found;
-            merged += zipped;
-            if (s != STRATA_OK || (!found && !zipped))
-                break;
-        }
-        if (s == STRATA_OK)
-            s = ne >= 3 ? border_loop(al, e, ne, &loop) : STRATA_ERR_BAD_MESH;
-        if (s == STRATA_OK && !(st = strata__alloc_array(al, ne, sizeof *st)))
-            s = STRATA_ERR_NOMEM;
-        if (s == STRATA_OK)
-            s = stacks(r, loop, ne, st, &nst);
-        if (s != STRATA_ERR_BAD_MESH)
-            break;
-    }
-    strata__free(al, g);
-    strata__free(al, touched);
-    if (s == STRATA_OK && gone &&
-        !(refs = strata__alloc_array(al, 2 * (size_t)r->nterraces, sizeof *refs)))
-        s = STRATA_ERR_NOMEM;
-    const uint32_t nl = ne;
-    uint64_t ntri = 0;
-    if (s == STRATA_OK) {
-        /* columns: nl + nr - 2 triangles each, at most 2 a loop vertex
-         * in all; the base: one a stack */
-        const uint64_t nidx = 3 * (2 * (uint64_t)nl + nst);
-        const uint64_t nv = (uint64_t)r->nverts + nst + 1;
-        if (nv > UINT32_MAX)
-            s = STRATA_ERR_OVERFLOW;
-        else if (!(ids = strata__alloc_array(al, (size_t)nv, sizeof *ids)))
-            s = STRATA_ERR_NOMEM;
-        else
-            s = grow(r, (uint32_t)nv, r->nindices + nidx);
-    }
-    if (s == STRATA_OK) {
-        const uint32_t p0 = r->nverts, c = p0 + nst;
-        double cx = 0, cz = 0;
-        for (uint32_t i = 0; i < nst; i++) {
-            const uint32_t v = loop[st[i].first];
-            r->x[p0 + i] = r->x[v];
-            r->y[p0 + i] = base;
-            r->z[p0 + i] = r->z[v];
-            cx += r->x[v];
-            cz += r->z[v];
-        }
-        r->x[c] = (float)(cx / nst);
-        r->y[c] = base;
-        r->z[c] = (float)(cz / nst);
-        uint32_t *out = r->indices + r->nindices;
-        uint64_t w = 0;
-        for (uint32_t i = 0; i < nst; i++)
-            w += column(r, loop, &st[i], &st[(i + 1) % nst], p0 + i, p0 + (i + 1) % nst, out + w);
-        for (uint32_t i = 0; i < nst && s == STRATA_OK; i++) {
-            const uint32_t a = c, b = p0 + (i + 1) % nst, d = p0 + i;
-            double n[3];
-            strata__tri_cross(r->x, r->y, r->z, a, b, d, n);
-            if (!(n[1] < 0))
-                s = STRATA_ERR_BAD_MESH; /* footprint not star-shaped from its centroid */
-            out[w++] = a;
-            out[w++] = b;
-            out[w++] = d;
-        }
-        if (s == STRATA_OK) { /* from here on r changes */
-            ntri = w / 3;
-            r->nverts = c + 1;
-            if (gone) {
-                const uint64_t old = r->nindices;
-                drop_gone(r, gone, refs);
-                memmove(r->indices + r->nindices, r->indices + old, (size_t)w * sizeof *out);
-            }
-            r->nindices += w;
-            compact(r, remap, nold, ids);
-            insert(r, w);
-            if (r->terraces[0].roof_area > 0 || r->terraces[0].wall_area > 0) {
-                const uint64_t f = r->terraces[0].wall_first + r->terraces[0].wall_count - w;
-                for (uint64_t i = f; i < f + w; i += 3) {
-                    double n[3];
-                    strata__tri_cross(r->x, r->y, r->z, r->indices[i], r->indices[i + 1],
-                                      r->indices[i + 2], n);
-                    r->terraces[0].wall_area += 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-                }
-            }
-        }
-    }
+    if (s == STRATA_OK)
+        s = reserve(r, &sd);
+    uint64_t w = 0;
+    if (s == STRATA_OK)
+        s = emit(r, &sd, base, &w);
+    if (s == STRATA_OK) /* from here on r changes */
+        apply(r, &sd, w);
     if (stats) {
         const int ok = s == STRATA_OK;
         stats->base = base;
-        stats->border_points = ok ? nst : 0;
-        stats->triangles_added = ntri;
-        stats->vertices_merged = ok ? merged : 0;
-        stats->fins_removed = ok ? fins : 0;
+        stats->border_points = ok ? sd.nst : 0;
+        stats->triangles_added = ok ? w / 3 : 0;
+        stats->vertices_merged = ok ? sd.merged : 0;
+        stats->fins_removed = ok ? sd.fins : 0;
     }
-    strata__free(al, flag);
-    strata__free(al, gone);
-    strata__free(al, remap);
-    strata__free(al, ids);
-    strata__free(al, e);
-    strata__free(al, loop);
-    strata__free(al, st);
-    strata__free(al, refs);
+    solid_free(al, &sd);
     return s;
 }
 

@@ -15,6 +15,7 @@
 #endif
 
 #include "base/alloc.h"
+#include "io/heightmap_read.h"
 #include "mesh/heightmap.h"
 
 #include <errno.h>

@@ -613,224 +613,287 @@ static void json_views(strata_jtext *j, const plan *p, const int *used, int nuse
     strata__jtext_printf(j, "\"buffers\":[{\"byteLength\":%llu}]", (unsigned long long)p->bin_bytes);
 }
 
+/* The document's numbering: the props' kinds with instances (a node, a
+ * mesh and a view each; compressed, a view each attribute) and where each
+ * group of accessors starts.  Accessors: POSITION, NORMAL (optional), the
+ * primitives' indices, then the props' vertices, their used parts'
+ * indices, per used kind T, R, S, then the shoreline's own. */
+typedef struct json_ids {
+    int used[STRATA_PROP_KINDS], nused;
+    const strata_prop_part *parts;
+    uint32_t nparts;
+    const char *name;      /* the terrain's node and mesh: planet or terrain */
+    size_t first_ix;       /* primitive i's indices: accessor first_ix + i */
+    size_t prop_acc;       /* the props' vertices */
+    size_t part_acc[8];    /* a used part's indices */
+    size_t inst_acc[STRATA_PROP_KINDS]; /* used kind u's T, R, S from here */
+    size_t shore_acc;      /* the shoreline's POSITION, then NORMAL, TEXCOORD_0 */
+} json_ids;
+
+static const char *const prop_kind_names[STRATA_PROP_KINDS] = {"trees", "rocks"};
+
+static void json_number(const strata_result *r, const plan *p, json_ids *d)
+{
+    d->nused = 0;
+    for (int k = 0; k < STRATA_PROP_KINDS; k++)
+        if (p->prop_bytes && p->kinds[k].n)
+            d->used[d->nused++] = k;
+    d->parts = strata__prop_parts(&d->nparts);
+    d->name = r->geometry == STRATA_RADIAL ? "planet" : "terrain";
+    d->first_ix = p->normals ? 2 : 1;
+    d->prop_acc = d->first_ix + p->nprims;
+    size_t acc = d->prop_acc + 1;
+    for (uint32_t i = 0; i < d->nparts; i++)
+        for (int u = 0; u < d->nused; u++)
+            if (d->parts[i].kind == d->used[u])
+                d->part_acc[i] = acc++;
+    for (int u = 0; u < d->nused; u++, acc += 3)
+        d->inst_acc[u] = acc;
+    d->shore_acc = d->nused ? acc : d->prop_acc;
+}
+
+/* The asset, the extensions and the scene: node 0 the terrain, then one
+ * node per used kind of props. */
+static void json_scene(strata_jtext *j, const plan *p, const json_ids *d)
+{
+    strata__jtext_printf(j, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"strata %s\"},", STRATA_VERSION);
+    const int compressed = p->compress && p->nprims;
+    if (compressed)
+        strata__jtext_printf(j, "\"extensionsUsed\":[\"EXT_meshopt_compression\"%s],"
+                                "\"extensionsRequired\":[\"EXT_meshopt_compression\"],",
+                             d->nused ? ",\"EXT_mesh_gpu_instancing\"" : "");
+    strata__jtext_printf(j, "\"scene\":0,\"scenes\":[{\"nodes\":[0");
+    for (int u = 0; u < d->nused; u++)
+        strata__jtext_printf(j, ",%d", 1 + u);
+    strata__jtext_printf(j, "]}],");
+    if (d->nused && !compressed)
+        strata__jtext_printf(j, "\"extensionsUsed\":[\"EXT_mesh_gpu_instancing\"],");
+}
+
+/* The terrain's node, then per used kind a node drawing its mesh at every
+ * instance. */
+static void json_nodes(strata_jtext *j, const json_ids *d)
+{
+    strata__jtext_printf(j, "\"nodes\":[{\"name\":\"%s\",\"mesh\":0}", d->name);
+    for (int u = 0; u < d->nused; u++)
+        strata__jtext_printf(j, ",{\"name\":\"%s\",\"mesh\":%d,\"extensions\":{"
+                                "\"EXT_mesh_gpu_instancing\":{\"attributes\":{"
+                                "\"TRANSLATION\":%zu,\"ROTATION\":%zu,\"SCALE\":%zu}}}}",
+                             prop_kind_names[d->used[u]], 1 + u, d->inst_acc[u],
+                             d->inst_acc[u] + 1, d->inst_acc[u] + 2);
+    strata__jtext_printf(j, "],");
+}
+
+/* The terrain's mesh, a primitive (and a material) per prim, then per
+ * used kind a mesh with a primitive per part; materials in that order. */
+static void json_meshes(strata_jtext *j, const plan *p, const json_ids *d)
+{
+    strata__jtext_printf(j, "\"meshes\":[{\"name\":\"%s\",\"primitives\":[", d->name);
+    for (size_t i = 0; i < p->nprims && !j->nomem; i++) {
+        if (p->prims[i].shore) { /* POSITION, NORMAL, TEXCOORD_0 of its own */
+            strata__jtext_printf(j, "%s{\"attributes\":{\"POSITION\":%zu", i ? "," : "",
+                                 d->shore_acc);
+            if (p->normals)
+                strata__jtext_printf(j, ",\"NORMAL\":%zu", d->shore_acc + 1);
+            strata__jtext_printf(j, ",\"TEXCOORD_0\":%zu", d->shore_acc + 1 + (size_t)p->normals);
+            strata__jtext_printf(j, "},\"indices\":%zu,\"material\":%zu,\"mode\":4}",
+                                 d->first_ix + i, i);
+            continue;
+        }
+        strata__jtext_printf(j, "%s{\"attributes\":{\"POSITION\":0", i ? "," : "");
+        if (p->normals)
+            strata__jtext_printf(j, ",\"NORMAL\":1");
+        strata__jtext_printf(j, "},\"indices\":%zu,\"material\":%zu,\"mode\":4}", d->first_ix + i, i);
+    }
+    strata__jtext_printf(j, "]}");
+    size_t mat = p->nprims;
+    for (int u = 0; u < d->nused; u++) {
+        strata__jtext_printf(j, ",{\"name\":\"%s\",\"primitives\":[", prop_kind_names[d->used[u]]);
+        int first = 1;
+        for (uint32_t i = 0; i < d->nparts; i++)
+            if (d->parts[i].kind == d->used[u]) {
+                strata__jtext_printf(j, "%s{\"attributes\":{\"POSITION\":%zu},\"indices\":%zu,"
+                                        "\"material\":%zu,\"mode\":4}",
+                                     first ? "" : ",", d->prop_acc, d->part_acc[i], mat++);
+                first = 0;
+            }
+        strata__jtext_printf(j, "]}");
+    }
+    strata__jtext_printf(j, "],");
+}
+
+/* An opaque material's colour from its baseColorFactor's first value on. */
+static void json_opaque(strata_jtext *j, const float rgb[3])
+{
+    for (int c = 0; c < 3; c++) {
+        json_unit(j, rgb[c]);
+        strata__jtext_printf(j, ",");
+    }
+    strata__jtext_printf(j, "1],\"metallicFactor\":0,\"roughnessFactor\":0.9}}");
+}
+
+/* A material per prim (the palette's colour; water and shoreline
+ * translucent), then per used part its own colour. */
+static void json_materials(strata_jtext *j, const strata_result *r, const strata_palette *pal,
+                           const plan *p, const json_ids *d)
+{
+    strata__jtext_printf(j, "\"materials\":[");
+    for (size_t i = 0; i < p->nprims && !j->nomem; i++) {
+        const prim *q = &p->prims[i];
+        float rgb[3];
+        strata_palette_color(pal, q->terrace, r->nterraces, q->wall, STRATA_COLOR_LINEAR, rgb);
+        if (q->water) { /* translucent blue, drawn after the opaque terrain */
+            strata__jtext_printf(j, "%s{\"name\":\"water\",\"alphaMode\":\"BLEND\","
+                                    "\"pbrMetallicRoughness\":{\"baseColorFactor\":"
+                                    "[0.02,0.15,0.45,0.6],\"metallicFactor\":0,"
+                                    "\"roughnessFactor\":0.2}}",
+                                 i ? "," : "");
+            continue;
+        }
+        if (q->shore) { /* foam: a texture's colour times this */
+            strata__jtext_printf(j, "%s{\"name\":\"shoreline\",\"alphaMode\":\"BLEND\","
+                                    "\"pbrMetallicRoughness\":{\"baseColorFactor\":"
+                                    "[0.8,0.9,1,0.8],\"metallicFactor\":0,"
+                                    "\"roughnessFactor\":0.5}}",
+                                 i ? "," : "");
+            continue;
+        }
+        if (q->skirt)
+            strata__jtext_printf(j, "%s{\"name\":\"skirt\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
+                                 i ? "," : "");
+        else
+            strata__jtext_printf(j, "%s{\"name\":\"%s_%u\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
+                                 i ? "," : "", q->wall ? "wall" : "terrace", (unsigned)q->terrace);
+        json_opaque(j, rgb);
+    }
+    for (int u = 0; u < d->nused; u++)
+        for (uint32_t i = 0; i < d->nparts; i++)
+            if (d->parts[i].kind == d->used[u]) {
+                strata__jtext_printf(j, ",{\"name\":\"%s\",\"pbrMetallicRoughness\":{"
+                                        "\"baseColorFactor\":[",
+                                     d->parts[i].name);
+                json_opaque(j, d->parts[i].rgb);
+            }
+    strata__jtext_printf(j, "],");
+}
+
+/* The props' accessors, after the terrain's: their vertices (view
+ * prop_view), each used part's indices (view prop_view + 1), per used kind
+ * T, R, S (view prop_view + 2 + u); compressed, a view each from
+ * prop_view + 1 on, at its start. */
+static void json_prop_accessors(strata_jtext *j, const plan *p, const json_ids *d)
+{
+    const size_t prop_view = d->first_ix + (p->compress ? p->nprims : 1);
+    size_t xview_at = prop_view + 1;
+    uint32_t npv;
+    const float *v = strata__prop_vertices(&npv);
+    float lo[3] = {v[0], v[1], v[2]}, hi[3] = {v[0], v[1], v[2]};
+    for (uint32_t i = 1; i < npv; i++)
+        for (int c = 0; c < 3; c++) {
+            lo[c] = fminf(lo[c], v[3 * i + c]);
+            hi[c] = fmaxf(hi[c], v[3 * i + c]);
+        }
+    strata__jtext_printf(j, ",{\"bufferView\":%zu,\"componentType\":%d,\"count\":%u,"
+                            "\"type\":\"VEC3\",\"min\":[",
+                         prop_view, GL_FLOAT, npv);
+    json_bounds(j, lo, hi);
+    uint64_t off = 0;
+    for (uint32_t i = 0; i < d->nparts; i++) {
+        for (int u = 0; u < d->nused; u++)
+            if (d->parts[i].kind == d->used[u])
+                strata__jtext_printf(j, ",{\"bufferView\":%zu,\"byteOffset\":%llu,"
+                                        "\"componentType\":%d,\"count\":%u,"
+                                        "\"type\":\"SCALAR\"}",
+                                     p->compress ? xview_at++ : prop_view + 1,
+                                     (unsigned long long)(p->compress ? 0 : off),
+                                     GL_UNSIGNED_SHORT, d->parts[i].nindices);
+        off += pad4(2 * (uint64_t)d->parts[i].nindices);
+    }
+    for (int u = 0; u < d->nused; u++) {
+        const uint64_t n = p->kinds[d->used[u]].n;
+        static const char *const types[3] = {"VEC3", "VEC4", "VEC3"};
+        const uint64_t at[3] = {0, 12 * n, 28 * n};
+        for (int a = 0; a < 3; a++)
+            strata__jtext_printf(j, ",{\"bufferView\":%zu,\"byteOffset\":%llu,"
+                                    "\"componentType\":%d,\"count\":%llu,"
+                                    "\"type\":\"%s\"}",
+                                 p->compress ? xview_at++ : prop_view + 2 + (size_t)u,
+                                 (unsigned long long)(p->compress ? 0 : at[a]), GL_FLOAT,
+                                 (unsigned long long)n, types[a]);
+    }
+}
+
+/* The shoreline's accessors: views 0 and 1 from uv_first, then its
+ * texture coordinates' view (compressed: the last). */
+static void json_shore_accessors(strata_jtext *j, const strata_result *r, const plan *p,
+                                 const json_ids *d)
+{
+    const size_t uv_view = p->compress ? d->first_ix + p->nprims + p->nxv - 1
+                                       : d->first_ix + 1 + (d->nused ? 2 + (size_t)d->nused : 0);
+    strata__jtext_printf(j, ",{\"bufferView\":0,\"byteOffset\":%llu,\"componentType\":%d,"
+                            "\"count\":%u,\"type\":\"VEC3\",\"min\":[",
+                         12ull * r->uv_first, GL_FLOAT, r->nuv);
+    json_bounds(j, p->shore_min, p->shore_max);
+    if (p->normals)
+        strata__jtext_printf(j, ",{\"bufferView\":1,\"byteOffset\":%llu,"
+                                "\"componentType\":%d,\"count\":%u,\"type\":\"VEC3\"}",
+                             12ull * r->uv_first, GL_FLOAT, r->nuv);
+    strata__jtext_printf(j, ",{\"bufferView\":%zu,\"componentType\":%d,\"count\":%u,"
+                            "\"type\":\"VEC2\"}",
+                         uv_view, GL_FLOAT, r->nuv);
+}
+
+/* The accessors in the order of json_ids: the terrain's vertices and
+ * primitives' indices (compressed: a view per primitive, at its start),
+ * the props', the shoreline's. */
+static void json_accessors(strata_jtext *j, const strata_result *r, const plan *p,
+                           const json_ids *d)
+{
+    const uint64_t nv = r->nverts;
+    strata__jtext_printf(j, "\"accessors\":[{\"bufferView\":0,\"componentType\":%d,\"count\":%llu,"
+                            "\"type\":\"VEC3\",\"min\":[",
+                         GL_FLOAT, (unsigned long long)nv);
+    json_bounds(j, p->min, p->max);
+    if (p->normals)
+        strata__jtext_printf(j, ",{\"bufferView\":1,\"componentType\":%d,\"count\":%llu,\"type\":\"VEC3\"}",
+                             GL_FLOAT, (unsigned long long)nv);
+    for (size_t i = 0; i < p->nprims && !j->nomem; i++) {
+        const prim *q = &p->prims[i];
+        strata__jtext_printf(j, ",{\"bufferView\":%zu,\"byteOffset\":%llu,\"componentType\":%d,"
+                                "\"count\":%llu,\"type\":\"SCALAR\"}",
+                             d->first_ix + (p->compress ? i : 0),
+                             (unsigned long long)(p->compress ? 0 : q->offset),
+                             q->u16 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT,
+                             (unsigned long long)q->nindices);
+    }
+    if (d->nused)
+        json_prop_accessors(j, p, d);
+    if (p->shore)
+        json_shore_accessors(j, r, p, d);
+    strata__jtext_printf(j, "],");
+}
+
 /* The JSON chunk; extras (a JSON object, or NULL) becomes the document's
- * extras.strata. */
+ * extras.strata.  Without triangles the document is one empty node. */
 static strata_status plan_json(const strata_result *r, const strata_allocator *al,
                                const strata_palette *pal, const char *extras, plan *p)
 {
     strata_jtext *j = &p->json;
     strata__jtext_init(j, al);
-
-    strata__jtext_printf(j, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"strata %s\"},", STRATA_VERSION);
-    /* the props' kinds with instances: a node, a mesh and a view each
-     * (compressed: a view each attribute) */
-    int used[STRATA_PROP_KINDS], nused = 0;
-    for (int k = 0; k < STRATA_PROP_KINDS; k++)
-        if (p->prop_bytes && p->kinds[k].n)
-            used[nused++] = k;
-    uint32_t nparts = 0;
-    const strata_prop_part *parts = strata__prop_parts(&nparts);
-    static const char *const kind_names[STRATA_PROP_KINDS] = {"trees", "rocks"};
-    const int compressed = p->compress && p->nprims;
-    if (compressed)
-        strata__jtext_printf(j, "\"extensionsUsed\":[\"EXT_meshopt_compression\"%s],"
-                                "\"extensionsRequired\":[\"EXT_meshopt_compression\"],",
-                             nused ? ",\"EXT_mesh_gpu_instancing\"" : "");
-    strata__jtext_printf(j, "\"scene\":0,\"scenes\":[{\"nodes\":[0");
-    for (int u = 0; u < nused; u++)
-        strata__jtext_printf(j, ",%d", 1 + u);
-    strata__jtext_printf(j, "]}],");
-    if (nused && !compressed)
-        strata__jtext_printf(j, "\"extensionsUsed\":[\"EXT_mesh_gpu_instancing\"],");
-    const char *name = r->geometry == STRATA_RADIAL ? "planet" : "terrain";
+    json_ids d;
+    json_number(r, p, &d);
+    json_scene(j, p, &d);
     if (!p->nprims) {
-        strata__jtext_printf(j, "\"nodes\":[{\"name\":\"%s\"}]", name);
+        strata__jtext_printf(j, "\"nodes\":[{\"name\":\"%s\"}]", d.name);
     } else {
-        /* accessors: POSITION, NORMAL, the primitives' indices, then the
-         * props' vertices, their parts' indices, per kind T, R, S */
-        const size_t prop_acc = (p->normals ? 2 : 1) + p->nprims;
-        size_t part_acc[8], inst_acc[STRATA_PROP_KINDS], acc = prop_acc + 1;
-        for (uint32_t i = 0; i < nparts; i++)
-            for (int u = 0; u < nused; u++)
-                if (parts[i].kind == used[u])
-                    part_acc[i] = acc++;
-        for (int u = 0; u < nused; u++, acc += 3)
-            inst_acc[u] = acc;
-        strata__jtext_printf(j, "\"nodes\":[{\"name\":\"%s\",\"mesh\":0}", name);
-        for (int u = 0; u < nused; u++)
-            strata__jtext_printf(j, ",{\"name\":\"%s\",\"mesh\":%d,\"extensions\":{"
-                                    "\"EXT_mesh_gpu_instancing\":{\"attributes\":{"
-                                    "\"TRANSLATION\":%zu,\"ROTATION\":%zu,\"SCALE\":%zu}}}}",
-                                 kind_names[used[u]], 1 + u, inst_acc[u], inst_acc[u] + 1,
-                                 inst_acc[u] + 2);
-        strata__jtext_printf(j, "],");
-
-        /* mesh: accessor 0 POSITION, 1 NORMAL (optional), then indices */
-        const size_t first_ix = p->normals ? 2 : 1;
-        strata__jtext_printf(j, "\"meshes\":[{\"name\":\"%s\",\"primitives\":[", name);
-        const size_t shore_acc = nused ? acc : prop_acc;
-        for (size_t i = 0; i < p->nprims && !j->nomem; i++) {
-            if (p->prims[i].shore) { /* POSITION, NORMAL, TEXCOORD_0 of its own */
-                strata__jtext_printf(j, "%s{\"attributes\":{\"POSITION\":%zu", i ? "," : "",
-                                     shore_acc);
-                if (p->normals)
-                    strata__jtext_printf(j, ",\"NORMAL\":%zu", shore_acc + 1);
-                strata__jtext_printf(j, ",\"TEXCOORD_0\":%zu", shore_acc + 1 + (size_t)p->normals);
-                strata__jtext_printf(j, "},\"indices\":%zu,\"material\":%zu,\"mode\":4}",
-                                     first_ix + i, i);
-                continue;
-            }
-            strata__jtext_printf(j, "%s{\"attributes\":{\"POSITION\":0", i ? "," : "");
-            if (p->normals)
-                strata__jtext_printf(j, ",\"NORMAL\":1");
-            strata__jtext_printf(j, "},\"indices\":%zu,\"material\":%zu,\"mode\":4}", first_ix + i, i);
-        }
-        strata__jtext_printf(j, "]}");
-        size_t mat = p->nprims;
-        for (int u = 0; u < nused; u++) {
-            strata__jtext_printf(j, ",{\"name\":\"%s\",\"primitives\":[", kind_names[used[u]]);
-            int first = 1;
-            for (uint32_t i = 0; i < nparts; i++)
-                if (parts[i].kind == used[u]) {
-                    strata__jtext_printf(j, "%s{\"attributes\":{\"POSITION\":%zu},\"indices\":%zu,"
-                                            "\"material\":%zu,\"mode\":4}",
-                                         first ? "" : ",", prop_acc, part_acc[i], mat++);
-                    first = 0;
-                }
-            strata__jtext_printf(j, "]}");
-        }
-        strata__jtext_printf(j, "],");
-
-        strata__jtext_printf(j, "\"materials\":[");
-        for (size_t i = 0; i < p->nprims && !j->nomem; i++) {
-            const prim *q = &p->prims[i];
-            float rgb[3];
-            strata_palette_color(pal, q->terrace, r->nterraces, q->wall, STRATA_COLOR_LINEAR,
-                                 rgb);
-            if (q->water) { /* translucent blue, drawn after the opaque terrain */
-                strata__jtext_printf(j, "%s{\"name\":\"water\",\"alphaMode\":\"BLEND\","
-                                        "\"pbrMetallicRoughness\":{\"baseColorFactor\":"
-                                        "[0.02,0.15,0.45,0.6],\"metallicFactor\":0,"
-                                        "\"roughnessFactor\":0.2}}",
-                                     i ? "," : "");
-                continue;
-            }
-            if (q->shore) { /* foam: a texture's colour times this */
-                strata__jtext_printf(j, "%s{\"name\":\"shoreline\",\"alphaMode\":\"BLEND\","
-                                        "\"pbrMetallicRoughness\":{\"baseColorFactor\":"
-                                        "[0.8,0.9,1,0.8],\"metallicFactor\":0,"
-                                        "\"roughnessFactor\":0.5}}",
-                                     i ? "," : "");
-                continue;
-            }
-            if (q->skirt)
-                strata__jtext_printf(j, "%s{\"name\":\"skirt\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
-                                     i ? "," : "");
-            else
-                strata__jtext_printf(j, "%s{\"name\":\"%s_%u\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
-                      i ? "," : "", q->wall ? "wall" : "terrace", (unsigned)q->terrace);
-            for (int c = 0; c < 3; c++) {
-                json_unit(j, rgb[c]);
-                strata__jtext_printf(j, ",");
-            }
-            strata__jtext_printf(j, "1],\"metallicFactor\":0,\"roughnessFactor\":0.9}}");
-        }
-        for (int u = 0; u < nused; u++)
-            for (uint32_t i = 0; i < nparts; i++)
-                if (parts[i].kind == used[u]) {
-                    strata__jtext_printf(j, ",{\"name\":\"%s\",\"pbrMetallicRoughness\":{"
-                                            "\"baseColorFactor\":[",
-                                         parts[i].name);
-                    for (int c = 0; c < 3; c++) {
-                        json_unit(j, parts[i].rgb[c]);
-                        strata__jtext_printf(j, ",");
-                    }
-                    strata__jtext_printf(j, "1],\"metallicFactor\":0,\"roughnessFactor\":0.9}}");
-                }
-        strata__jtext_printf(j, "],");
-
-        const uint64_t nv = r->nverts;
-        strata__jtext_printf(j, "\"accessors\":[{\"bufferView\":0,\"componentType\":%d,\"count\":%llu,"
-                     "\"type\":\"VEC3\",\"min\":[",
-                  GL_FLOAT, (unsigned long long)nv);
-        json_bounds(j, p->min, p->max);
-        if (p->normals)
-            strata__jtext_printf(j, ",{\"bufferView\":1,\"componentType\":%d,\"count\":%llu,\"type\":\"VEC3\"}",
-                      GL_FLOAT, (unsigned long long)nv);
-        for (size_t i = 0; i < p->nprims && !j->nomem; i++) {
-            const prim *q = &p->prims[i];
-            /* compressed: a view per primitive, at its start */
-            strata__jtext_printf(j, ",{\"bufferView\":%zu,\"byteOffset\":%llu,\"componentType\":%d,"
-                         "\"count\":%llu,\"type\":\"SCALAR\"}",
-                      first_ix + (p->compress ? i : 0),
-                      (unsigned long long)(p->compress ? 0 : q->offset),
-                      q->u16 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT,
-                      (unsigned long long)q->nindices);
-        }
-        /* views after the terrain's: props' vertices, their indices, then
-         * one per kind of instances (compressed: one per used part, then
-         * three per kind) */
-        const size_t prop_view = first_ix + (p->compress ? p->nprims : 1);
-        size_t xview_at = prop_view + 1;
-        if (nused) {
-            uint32_t npv;
-            const float *v = strata__prop_vertices(&npv);
-            float lo[3] = {v[0], v[1], v[2]}, hi[3] = {v[0], v[1], v[2]};
-            for (uint32_t i = 1; i < npv; i++)
-                for (int c = 0; c < 3; c++) {
-                    lo[c] = fminf(lo[c], v[3 * i + c]);
-                    hi[c] = fmaxf(hi[c], v[3 * i + c]);
-                }
-            strata__jtext_printf(j, ",{\"bufferView\":%zu,\"componentType\":%d,\"count\":%u,"
-                                    "\"type\":\"VEC3\",\"min\":[",
-                                 prop_view, GL_FLOAT, npv);
-            json_bounds(j, lo, hi);
-            uint64_t off = 0;
-            for (uint32_t i = 0; i < nparts; i++) {
-                for (int u = 0; u < nused; u++)
-                    if (parts[i].kind == used[u])
-                        strata__jtext_printf(j, ",{\"bufferView\":%zu,\"byteOffset\":%llu,"
-                                                "\"componentType\":%d,\"count\":%u,"
-                                                "\"type\":\"SCALAR\"}",
-                                             p->compress ? xview_at++ : prop_view + 1,
-                                             (unsigned long long)(p->compress ? 0 : off),
-                                             GL_UNSIGNED_SHORT, parts[i].nindices);
-                off += pad4(2 * (uint64_t)parts[i].nindices);
-            }
-            for (int u = 0; u < nused; u++) {
-                const uint64_t n = p->kinds[used[u]].n;
-                static const char *const types[3] = {"VEC3", "VEC4", "VEC3"};
-                const uint64_t at[3] = {0, 12 * n, 28 * n};
-                for (int a = 0; a < 3; a++)
-                    strata__jtext_printf(j, ",{\"bufferView\":%zu,\"byteOffset\":%llu,"
-                                            "\"componentType\":%d,\"count\":%llu,"
-                                            "\"type\":\"%s\"}",
-                                         p->compress ? xview_at++ : prop_view + 2 + (size_t)u,
-                                         (unsigned long long)(p->compress ? 0 : at[a]), GL_FLOAT,
-                                         (unsigned long long)n, types[a]);
-            }
-        }
-        if (p->shore) { /* the shoreline's: views 0 and 1 from uv_first, then its uvs */
-            const size_t uv_view =
-                p->compress ? first_ix + p->nprims + p->nxv - 1
-                            : first_ix + 1 + (nused ? 2 + (size_t)nused : 0);
-            strata__jtext_printf(j, ",{\"bufferView\":0,\"byteOffset\":%llu,\"componentType\":%d,"
-                                    "\"count\":%u,\"type\":\"VEC3\",\"min\":[",
-                                 12ull * r->uv_first, GL_FLOAT, r->nuv);
-            json_bounds(j, p->shore_min, p->shore_max);
-            if (p->normals)
-                strata__jtext_printf(j, ",{\"bufferView\":1,\"byteOffset\":%llu,"
-                                        "\"componentType\":%d,\"count\":%u,\"type\":\"VEC3\"}",
-                                     12ull * r->uv_first, GL_FLOAT, r->nuv);
-            strata__jtext_printf(j, ",{\"bufferView\":%zu,\"componentType\":%d,\"count\":%u,"
-                                    "\"type\":\"VEC2\"}",
-                                 uv_view, GL_FLOAT, r->nuv);
-        }
-        strata__jtext_printf(j, "],");
+        json_nodes(j, &d);
+        json_meshes(j, p, &d);
+        json_materials(j, r, pal, p, &d);
+        json_accessors(j, r, p, &d);
         if (p->compress)
             json_compressed_views(j, r, p);
         else
-            json_views(j, p, used, nused);
+            json_views(j, p, d.used, d.nused);
     }
     if (extras) {
         strata__jtext_raw(j, ",\"extras\":{\"strata\":");

@@ -8,6 +8,7 @@
 #endif
 
 #include "base/alloc.h"
+#include "io/heightmap_read.h"
 #include "mesh/heightmap.h"
 #include "base/output.h"
 #include "base/readfile.h"

@@ -1,16 +1,14 @@
 /* Netpbm-style heightmaps: binary PGM (P5) and PFM (Pf grey, PF colour).
  * Every size a header claims is checked against the limits and against
  * the bytes present before the pixels are allocated. */
-#define _POSIX_C_SOURCE 200809L /* pread */
 #include "base/alloc.h"
+#include "io/heightmap_read.h"
 #include "mesh/heightmap.h"
 #include "base/lex.h"
 
 #include <math.h>
 #include <stdbool.h>
-#include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
 /* ------------------------------------------------------------------ */
 /* Netpbm-style headers (PGM and PFM)                                  */
@@ -156,42 +154,6 @@ static strata_status parse_header(char magic, cursor *c, strata__pnm_layout *l)
     return header_end(c);
 }
 
-/* n samples of one file row into dst.  PGM samples above maxval are
- * invalid; they are clamped rather than a file that is otherwise fine
- * rejected, so the result stays in [0,1].  STRATA_ERR_NOT_FINITE for a
- * PFM sample that is not finite. */
-static strata_status convert_row(const strata__pnm_layout *l, const uint8_t *src, size_t n,
-                                 float *dst)
-{
-    if (!l->pfm) {
-        const float fmax = (float)l->maxval;
-        for (size_t i = 0; i < n; i++) {
-            const uint32_t v =
-                l->stride == 1 ? src[i] : (uint32_t)src[2 * i] << 8 | src[2 * i + 1];
-            dst[i] = v >= l->maxval ? 1.0f : (float)v / fmax;
-        }
-        return STRATA_OK;
-    }
-    for (size_t i = 0; i < n; i++, src += l->stride) {
-        const uint32_t bits = l->little ? (uint32_t)src[0] | (uint32_t)src[1] << 8 |
-                                              (uint32_t)src[2] << 16 | (uint32_t)src[3] << 24
-                                        : (uint32_t)src[3] | (uint32_t)src[2] << 8 |
-                                              (uint32_t)src[1] << 16 | (uint32_t)src[0] << 24;
-        float v;
-        memcpy(&v, &bits, sizeof v);
-        if (!isfinite(v))
-            return STRATA_ERR_NOT_FINITE;
-        dst[i] = v;
-    }
-    return STRATA_OK;
-}
-
-/* The file row holding image row y (PFM rows run bottom to top). */
-static inline uint64_t file_row(const strata__pnm_layout *l, uint32_t y)
-{
-    return l->pfm ? (uint64_t)l->h - 1 - y : y;
-}
-
 strata_status strata__pnm_header(const uint8_t *d, size_t len, strata__pnm_layout *l)
 {
     cursor c = {d + 2, d + len};
@@ -214,43 +176,12 @@ strata_status strata__pnm_read(const strata_allocator *al, const uint8_t *d, siz
     if ((st = strata__heightmap_new(al, l.w, l.h, &hm)) != STRATA_OK)
         return st;
     for (uint32_t y = 0; y < l.h && st == STRATA_OK; y++)
-        st = convert_row(&l, p + file_row(&l, y) * l.w * l.stride, l.w,
+        st = strata__pnm_convert_row(&l, p + strata__pnm_file_row(&l, y) * l.w * l.stride, l.w,
                          hm->data + (size_t)y * l.w);
     if (st != STRATA_OK) {
         strata_heightmap_destroy(hm);
         return st;
     }
     *out = hm;
-    return STRATA_OK;
-}
-
-strata_status strata__pnm_read_window(const strata__pnm_layout *l, int fd, uint32_t x0,
-                                      uint32_t y0, uint32_t w, uint32_t h, uint8_t *buf,
-                                      float *out)
-{
-    const size_t n = (size_t)w * l->stride;
-    for (uint32_t j = 0; j < h; j++) {
-        /* Without buf (samples of at most 4 bytes) the raw row goes to the
-         * end of its output row: converting forward, float i overwrites
-         * bytes [4i, 4i + 4), all before the sample i + 1 still unread
-         * at w (4 - stride) + (i + 1) stride. */
-        float *dst = out + (size_t)j * w;
-        uint8_t *raw = buf ? buf : (uint8_t *)dst + (size_t)w * (sizeof(float) - l->stride);
-        const uint64_t at = l->offset + (file_row(l, y0 + j) * l->w + x0) * l->stride;
-        size_t got = 0;
-        while (got < n) {
-            const ssize_t r = pread(fd, raw + got, n - got, (off_t)(at + got));
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r < 0)
-                return STRATA_ERR_IO;
-            if (r == 0)
-                return STRATA_ERR_TRUNCATED; /* the file shrank since it was opened */
-            got += (size_t)r;
-        }
-        const strata_status st = convert_row(l, raw, w, dst);
-        if (st != STRATA_OK)
-            return st;
-    }
     return STRATA_OK;
 }

@@ -745,79 +745,124 @@ static strata_status strip_load(const strata_ctx *ctx, const strata_heightmap *h
     return STRATA_OK;
 }
 
-/* Phases 1-4: g's crossings placed and linked (g->c, *C of them, g->first
- * their planes' stretches, in the bag; and g->vert with keep_vert). */
-static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell, float scale,
-                         const float *L, uint32_t nL, int keep_vert, bag *b, grid_job *g,
-                         uint64_t *C)
+/* The scratch of phases 1-4: per thread (T of them) a strip's buffers,
+ * its cursors and its four groups' ids; per strip its snaps.  In the bag,
+ * but for what cut_free frees: the groups' ids, the strips' finds and
+ * the snaps' keys. */
+typedef struct {
+    int T;
+    const float *data;   /* the heightmap's samples; NULL: read a strip at a time */
+    strip_buf *sb;       /* per thread, over the four buffers below */
+    float *hbuf;         /* (STRIP + 3) w samples a thread (data NULL), */
+    uint16_t *bbuf;      /* bands, */
+    uint8_t *obuf;       /* flags, */
+    float *rbuf;         /* and w for a row scaled */
+    uint32_t *pl;        /* per thread: diff (nL + 1), cursors of this strip
+                            and of the next (nL each) */
+    uint32_t *at;        /* per thread: four groups' at[] (w each) */
+    group_ids *gi;       /* per thread: four groups */
+    strata_status *sts;  /* per thread: its first failure */
+    strip_snaps *snaps;  /* per strip: its vertices that snap */
+} cut_scratch;
+
+/* g's sizes and strips: STRIP rows, fewer and taller when many planes
+ * would make the table of first ids (strips x planes) big. */
+static void cut_plan(const strata_heightmap *hm, float scale, const float *L, uint32_t nL,
+                     grid_job *g)
 {
     const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
     *g = (grid_job){.w = w, .h = h, .nx = w - 1, .nz = h - 1, .L = L, .nL = nL, .scale = scale};
-    /* strips of STRIP rows, fewer and taller when many planes would make
-     * the table of first ids (strips x planes) big */
     const uint64_t most = (1u << 22) / nL > 1 ? (1u << 22) / nL - 1 : 1;
     g->strip = (uint32_t)((g->nz + most - 1) / most);
     g->strip = g->strip < STRIP ? STRIP : g->strip;
     g->nstrip = (g->nz + g->strip - 1) / g->strip;
-    /* 1 heights: the heightmap's samples, or read a strip at a time */
-    const float *data = strata_heightmap_data(hm);
-    const int T = ctx->threads;
+}
+
+/* Phase 1's room: the grid's coordinates (g->xs, g->zs), g->first and the
+ * scratch in the bag, each thread's buffers and group ids. */
+static strata_status cut_setup(strata_ctx *ctx, const strata_heightmap *hm, float cell, bag *b,
+                               grid_job *g, cut_scratch *cs)
+{
+    const uint32_t w = g->w, h = g->h, nL = g->nL;
+    const int T = cs->T = ctx->threads;
     const strata_allocator *al = &ctx->alloc;
+    cs->data = strata_heightmap_data(hm);
     float *xs = bag_alloc(b, w, sizeof(float)), *zs = bag_alloc(b, h, sizeof(float));
-    strip_buf *sb = bag_alloc(b, (size_t)T, sizeof(strip_buf));
+    cs->sb = bag_alloc(b, (size_t)T, sizeof(strip_buf));
     const size_t rows = ((size_t)g->strip + 3) * w;
-    float *hbuf = bag_alloc(b, data ? 1 : (size_t)T * rows, sizeof(float));
-    uint16_t *bbuf = bag_alloc(b, (size_t)T * rows, sizeof(uint16_t));
-    uint8_t *obuf = bag_alloc(b, (size_t)T * rows, 1);
-    float *rbuf = bag_alloc(b, (size_t)T * w, sizeof(float));
-    /* per thread: diff (nL + 1), cursors of this strip and the next (nL
-     * each); four groups' ids */
-    uint32_t *pl = bag_alloc(b, (size_t)T * (3 * (size_t)nL + 1), sizeof(uint32_t));
-    uint32_t *at = bag_alloc(b, (size_t)T * 4 * w, sizeof(uint32_t));
-    group_ids *gi = bag_alloc(b, (size_t)T * 4, sizeof(group_ids));
-    strata_status *sts = bag_alloc(b, (size_t)T, sizeof(strata_status));
+    cs->hbuf = bag_alloc(b, cs->data ? 1 : (size_t)T * rows, sizeof(float));
+    cs->bbuf = bag_alloc(b, (size_t)T * rows, sizeof(uint16_t));
+    cs->obuf = bag_alloc(b, (size_t)T * rows, 1);
+    cs->rbuf = bag_alloc(b, (size_t)T * w, sizeof(float));
+    cs->pl = bag_alloc(b, (size_t)T * (3 * (size_t)nL + 1), sizeof(uint32_t));
+    cs->at = bag_alloc(b, (size_t)T * 4 * w, sizeof(uint32_t));
+    cs->gi = bag_alloc(b, (size_t)T * 4, sizeof(group_ids));
+    cs->sts = bag_alloc(b, (size_t)T, sizeof(strata_status));
     g->first = bag_alloc(b, ((size_t)g->nstrip + 1) * nL, sizeof(uint32_t));
-    strip_snaps *snaps = bag_alloc(b, g->nstrip, sizeof(strip_snaps));
-    if (!xs || !zs || !sb || !hbuf || !bbuf || !obuf || !rbuf || !pl || !at || !gi || !sts ||
-        !g->first || !snaps)
+    cs->snaps = bag_alloc(b, g->nstrip, sizeof(strip_snaps));
+    if (!xs || !zs || !cs->sb || !cs->hbuf || !cs->bbuf || !cs->obuf || !cs->rbuf || !cs->pl ||
+        !cs->at || !cs->gi || !cs->sts || !g->first || !cs->snaps)
         return STRATA_ERR_NOMEM;
-    memset(gi, 0, (size_t)T * 4 * sizeof *gi);
-    memset(snaps, 0, (size_t)g->nstrip * sizeof *snaps);
+    memset(cs->gi, 0, (size_t)T * 4 * sizeof *cs->gi);
+    memset(cs->snaps, 0, (size_t)g->nstrip * sizeof *cs->snaps);
     for (int t = 0; t < T; t++) {
-        sb[t] = (strip_buf){data ? NULL : hbuf + (size_t)t * rows, bbuf + (size_t)t * rows,
-                            obuf + (size_t)t * rows, rbuf + (size_t)t * w, NULL, NULL,
-                            0, 0, 0, 0};
-        sts[t] = STRATA_OK;
+        cs->sb[t] = (strip_buf){cs->data ? NULL : cs->hbuf + (size_t)t * rows,
+                                cs->bbuf + (size_t)t * rows, cs->obuf + (size_t)t * rows,
+                                cs->rbuf + (size_t)t * w, NULL, NULL, 0, 0, 0, 0};
+        cs->sts[t] = STRATA_OK;
         for (int q = 0; q < 4; q++) {
-            group_ids *e = &gi[4 * t + q];
-            *e = (group_ids){at + ((size_t)4 * t + q) * w, NULL, 0};
+            group_ids *e = &cs->gi[4 * t + q];
+            *e = (group_ids){cs->at + ((size_t)4 * t + q) * w, NULL, 0};
             if ((e->ids = strata__alloc_array(al, w, sizeof(uint32_t))))
                 e->cap = w;
         }
     }
     for (int t = 0; t < 4 * T; t++)
-        if (!gi[t].ids) {
+        if (!cs->gi[t].ids) {
             for (int u = 0; u < 4 * T; u++)
-                strata__free(al, gi[u].ids);
+                strata__free(al, cs->gi[u].ids);
             return STRATA_ERR_NOMEM;
         }
-    strata_status ret;
-#define RET(x)                                                                 \
-    do {                                                                       \
-        ret = (x);                                                             \
-        goto done;                                                             \
-    } while (0)
     for (uint32_t i = 0; i < w; i++)
         xs[i] = strata__grid_coord(i, g->nx, cell);
     for (uint32_t j = 0; j < h; j++)
         zs[j] = strata__grid_coord(j, g->nz, cell);
     g->xs = xs;
     g->zs = zs;
+    return STRATA_OK;
+}
+
+static void cut_free(const strata_allocator *al, const grid_job *g, cut_scratch *cs)
+{
+    for (int t = 0; t < 4 * cs->T; t++)
+        strata__free(al, cs->gi[t].ids);
+    for (int t = 0; t < cs->T; t++) {
+        strata__free(al, cs->sb[t].lands);
+        strata__free(al, cs->sb[t].near);
+    }
+    for (uint32_t si = 0; si < g->nstrip; si++)
+        strata__free(al, cs->snaps[si].key);
+}
+
+/* The status the threads report: the first thread's failure, if any. */
+static strata_status threads_status(const cut_scratch *cs)
+{
+    for (int t = 0; t < cs->T; t++)
+        if (cs->sts[t] != STRATA_OK)
+            return cs->sts[t];
+    return STRATA_OK;
+}
+
+/* Phases 2 classify and 3 count, a strip at a time (threads): each
+ * strip's crossings of each plane in g->first, its snaps kept; corner
+ * (0, 0)'s band.  A height not finite is NOT_FINITE. */
+static strata_status count_strips(strata_ctx *ctx, const strata_heightmap *hm, grid_job *g,
+                                  cut_scratch *cs)
+{
     const int64_t nstrip = g->nstrip;
-    const uint32_t S = g->strip;
-    /* 2 classify and 3 count, a strip at a time */
+    const uint32_t S = g->strip, nL = g->nL;
     int nonfinite = 0;
-#pragma omp parallel num_threads(T) reduction(| : nonfinite)
+#pragma omp parallel num_threads(cs->T) reduction(| : nonfinite)
     {
 #ifdef _OPENMP
         const int t = omp_get_thread_num();
@@ -825,31 +870,34 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
         const int t = 0;
 #endif
         grid_job gt = *g;
-        uint32_t *diff = pl + (size_t)t * (3 * (size_t)nL + 1);
+        uint32_t *diff = cs->pl + (size_t)t * (3 * (size_t)nL + 1);
 #pragma omp for schedule(dynamic, 1)
         for (int64_t si = 0; si < nstrip; si++) {
             const uint32_t j0 = (uint32_t)si * S;
             const uint32_t j1 = j0 + S < g->nz ? j0 + S : g->nz;
-            const strata_status st = strip_load(ctx, hm, data, &gt, &sb[t], j0, j1 - j0 + 1, 1,
-                                                &nonfinite);
+            const strata_status st = strip_load(ctx, hm, cs->data, &gt, &cs->sb[t], j0,
+                                                j1 - j0 + 1, 1, &nonfinite);
             if (st != STRATA_OK)
-                sts[t] = st;
-            else if (!nonfinite && !count_snap_strip(al, &gt, &sb[t], j0, j1, diff,
-                                                     g->first + (size_t)si * nL, &snaps[si]))
-                sts[t] = STRATA_ERR_NOMEM;
+                cs->sts[t] = st;
+            else if (!nonfinite &&
+                     !count_snap_strip(&ctx->alloc, &gt, &cs->sb[t], j0, j1, diff,
+                                       g->first + (size_t)si * nL, &cs->snaps[si]))
+                cs->sts[t] = STRATA_ERR_NOMEM;
             else if (si == 0)
-                g->corner_band = sb[t].band[0]; /* loaded from row 0, snapped */
+                g->corner_band = cs->sb[t].band[0]; /* loaded from row 0, snapped */
         }
     }
-    for (int t = 0; t < T; t++)
-        if (sts[t] != STRATA_OK)
-            RET(sts[t]);
-    if (nonfinite)
-        RET(STRATA_ERR_NOT_FINITE);
-    strata_status st;
-    if ((st = strata__progress(ctx, "loops", 0.2)) != STRATA_OK)
-        RET(st);
-    /* the counts become first ids: plane by plane, strip by strip */
+    const strata_status st = threads_status(cs);
+    if (st != STRATA_OK)
+        return st;
+    return nonfinite ? STRATA_ERR_NOT_FINITE : STRATA_OK;
+}
+
+/* The counts become first ids: plane by plane, strip by strip; *C in
+ * all. */
+static strata_status first_ids(grid_job *g, uint64_t *C)
+{
+    const uint32_t nL = g->nL;
     uint64_t n = 0;
     for (uint32_t k = 0; k < nL; k++) {
         for (uint32_t si = 0; si < g->nstrip; si++) {
@@ -859,16 +907,25 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
             n += cnt;
         }
         if (n >= UINT32_MAX)
-            RET(STRATA_ERR_OVERFLOW);
+            return STRATA_ERR_OVERFLOW;
         g->first[(size_t)g->nstrip * nL + k] = (uint32_t)n;
     }
     *C = n;
-    if ((st = strata__progress(ctx, "loops", 0.3)) != STRATA_OK)
-        RET(st);
-    /* 4 cut */
+    return STRATA_OK;
+}
+
+/* Phase 4: the n crossings (g->c, and g->vert with keep_vert, in the
+ * bag) placed and linked, a strip at a time (threads), each strip loaded
+ * again and its snaps applied; then the strips' buffers freed. */
+static strata_status cut_strips(strata_ctx *ctx, const strata_heightmap *hm, uint64_t n,
+                                int keep_vert, bag *b, grid_job *g, cut_scratch *cs)
+{
+    const int T = cs->T;
+    const int64_t nstrip = g->nstrip;
+    const uint32_t S = g->strip, nL = g->nL;
     g->c = bag_alloc(b, n, sizeof(struct crossing));
     if (!g->c || (keep_vert && !(g->vert = bag_alloc(b, n, sizeof(uint32_t)))))
-        RET(STRATA_ERR_NOMEM);
+        return STRATA_ERR_NOMEM;
     /* next NONE, hasprev and state 0, in parallel (first touch) */
 #pragma omp parallel for num_threads(T) schedule(static)
     for (int64_t i = 0; i < (int64_t)n; i++) {
@@ -884,44 +941,59 @@ static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell
         const int t = 0;
 #endif
         grid_job gt = *g;
-        uint32_t *cur = pl + (size_t)t * (3 * (size_t)nL + 1) + nL + 1, *next = cur + nL;
+        uint32_t *cur = cs->pl + (size_t)t * (3 * (size_t)nL + 1) + nL + 1, *next = cur + nL;
         int nf = 0;
 #pragma omp for schedule(dynamic, 1)
         for (int64_t si = 0; si < nstrip; si++) {
             const uint32_t j0 = (uint32_t)si * S;
             const uint32_t j1 = j0 + S < g->nz ? j0 + S : g->nz;
-            const strata_status st2 =
-                strip_load(ctx, hm, data, &gt, &sb[t], j0, j1 - j0 + 1, 0, &nf);
-            if (st2 != STRATA_OK) {
-                sts[t] = st2;
+            const strata_status st =
+                strip_load(ctx, hm, cs->data, &gt, &cs->sb[t], j0, j1 - j0 + 1, 0, &nf);
+            if (st != STRATA_OK) {
+                cs->sts[t] = st;
                 continue;
             }
-            snaps_apply(&snaps[si], sb[t].band, sb[t].on); /* loaded from row j0 */
-            if (!cut_strip(&gt, al, (uint32_t)si, j0, j1, cur, next, gi + 4 * t))
-                sts[t] = STRATA_ERR_NOMEM;
+            snaps_apply(&cs->snaps[si], cs->sb[t].band, cs->sb[t].on); /* loaded from row j0 */
+            if (!cut_strip(&gt, &ctx->alloc, (uint32_t)si, j0, j1, cur, next, cs->gi + 4 * t))
+                cs->sts[t] = STRATA_ERR_NOMEM;
         }
     }
-    for (int t = 0; t < T; t++)
-        if (sts[t] != STRATA_OK)
-            RET(sts[t]);
-    /* the strips' buffers are done with */
-    bag_free(b, hbuf);
-    bag_free(b, bbuf);
-    bag_free(b, obuf);
-    bag_free(b, rbuf);
-    bag_free(b, at);
-    RET(strata__progress(ctx, "loops", 0.7));
-done:
-    for (int t = 0; t < 4 * T; t++)
-        strata__free(al, gi[t].ids);
-    for (int t = 0; t < T; t++) {
-        strata__free(al, sb[t].lands);
-        strata__free(al, sb[t].near);
-    }
-    for (uint32_t si = 0; si < g->nstrip; si++)
-        strata__free(al, snaps[si].key);
-    return ret;
-#undef RET
+    const strata_status st = threads_status(cs);
+    if (st != STRATA_OK)
+        return st;
+    bag_free(b, cs->hbuf);
+    bag_free(b, cs->bbuf);
+    bag_free(b, cs->obuf);
+    bag_free(b, cs->rbuf);
+    bag_free(b, cs->at);
+    return STRATA_OK;
+}
+
+/* Phases 1-4: g's crossings placed and linked (g->c, *C of them, g->first
+ * their planes' stretches, in the bag; and g->vert with keep_vert). */
+static strata_status cut(strata_ctx *ctx, const strata_heightmap *hm, float cell, float scale,
+                         const float *L, uint32_t nL, int keep_vert, bag *b, grid_job *g,
+                         uint64_t *C)
+{
+    cut_plan(hm, scale, L, nL, g);
+    cut_scratch cs;
+    memset(&cs, 0, sizeof cs);
+    strata_status st = cut_setup(ctx, hm, cell, b, g, &cs);
+    if (st != STRATA_OK)
+        return st;
+    st = count_strips(ctx, hm, g, &cs);
+    if (st == STRATA_OK)
+        st = strata__progress(ctx, "loops", 0.2);
+    if (st == STRATA_OK)
+        st = first_ids(g, C);
+    if (st == STRATA_OK)
+        st = strata__progress(ctx, "loops", 0.3);
+    if (st == STRATA_OK)
+        st = cut_strips(ctx, hm, *C, keep_vert, b, g, &cs);
+    if (st == STRATA_OK)
+        st = strata__progress(ctx, "loops", 0.7);
+    cut_free(&ctx->alloc, g, &cs);
+    return st;
 }
 
 static strata_status run(strata_ctx *ctx, const strata_heightmap *hm, float cell, float scale,

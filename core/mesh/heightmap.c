@@ -1,31 +1,20 @@
-/* Heightmaps: the object, decoding by magic bytes (the readers: PGM and
- * PFM in pnm.c, PNG in png.c), file loading and the grid mesh built from
- * a heightmap.
- *
- * Every size a file claims is checked against the limits and against the
- * bytes actually present (for PNG: what they could inflate to) before the
- * pixel array is allocated, so a tiny hostile file cannot make us allocate
- * gigabytes. */
+/* Heightmaps: the object, its samples (in memory, or read from an
+ * opened file in PGM or PFM layout) and the grid mesh built from a
+ * heightmap.  Files are decoded and opened by core/io/heightmap_read.c. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#define _POSIX_C_SOURCE 200809L /* fstat */
+#define _POSIX_C_SOURCE 200809L /* pread */
 #include "base/alloc.h"
 #include "base/ctx.h"
 #include "mesh/heightmap.h"
 #include "mesh/mesh.h"
-#include "base/readfile.h"
 
 #include <errno.h>
 #include <math.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-/* Largest file strata_heightmap_load reads: a colour PFM (12 bytes a pixel)
- * at the pixel limit plus room for a header.  No valid heightmap is bigger. */
-#define MAX_FILE_BYTES ((uint64_t)STRATA_HEIGHTMAP_MAX_PIXELS * 12 + 4096)
 
 strata_status strata__heightmap_check_dims(uint64_t w, uint64_t h)
 {
@@ -73,151 +62,67 @@ uint32_t strata_heightmap_width(const strata_heightmap *hm) { return hm ? hm->w 
 uint32_t strata_heightmap_height(const strata_heightmap *hm) { return hm ? hm->h : 0; }
 const float *strata_heightmap_data(const strata_heightmap *hm) { return hm ? hm->data : NULL; }
 
-/* ------------------------------------------------------------------ */
-/* Entry points                                                        */
-/* ------------------------------------------------------------------ */
-
-/* data begins as a PNG file does (all of it, when shorter than the
- * signature: a prefix of a PNG is a truncated PNG). */
-static bool png_magic(const uint8_t *d, size_t len)
+/* n samples of one file row into dst.  PGM samples above maxval are
+ * invalid; they are clamped rather than a file that is otherwise fine
+ * rejected, so the result stays in [0,1].  STRATA_ERR_NOT_FINITE for a
+ * PFM sample that is not finite. */
+strata_status strata__pnm_convert_row(const strata__pnm_layout *l, const uint8_t *src, size_t n,
+                                      float *dst)
 {
-    static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    return !memcmp(d, sig, len < 8 ? len : 8);
-}
-
-/* Magic bytes of the formats strata reads itself: Netpbm and PFM (P1 to
- * P7, Pf, PF: those but P5, Pf and PF are refused as malformed, never
- * handed to GDAL, which reads colour P6 files) and PNG. */
-static bool own_magic(const uint8_t *d, size_t len)
-{
-    return len < 2 ||
-           (d[0] == 'P' && ((d[1] >= '1' && d[1] <= '7') || d[1] == 'f' || d[1] == 'F')) ||
-           png_magic(d, len);
-}
-
-strata_status strata_heightmap_decode(strata_ctx *ctx, const void *data, size_t len,
-                                      strata_heightmap **out)
-{
-    if (!out)
-        return STRATA_ERR_INVALID_ARG;
-    *out = NULL;
-    if (!ctx || !data)
-        return STRATA_ERR_INVALID_ARG;
-    const uint8_t *d = data;
-    /* Input too short to hold its magic is a prefix of a file when its
-     * bytes begin one: truncated, like every other prefix. */
-    if (len >= 2 && d[0] == 'P' && (d[1] == '5' || d[1] == 'f' || d[1] == 'F')) {
-        const strata_status st = strata__pnm_read(&ctx->alloc, d, len, out);
-        if (st == STRATA_OK)
-            (*out)->source_units = d[1] != '5'; /* PFM: heights as they are */
-        return st;
+    if (!l->pfm) {
+        const float fmax = (float)l->maxval;
+        for (size_t i = 0; i < n; i++) {
+            const uint32_t v =
+                l->stride == 1 ? src[i] : (uint32_t)src[2 * i] << 8 | src[2 * i + 1];
+            dst[i] = v >= l->maxval ? 1.0f : (float)v / fmax;
+        }
+        return STRATA_OK;
     }
-    if (len < 2 && (len == 0 || d[0] == 'P'))
-        return STRATA_ERR_TRUNCATED;
-    if (!own_magic(d, len) && strata_gdal_support())
-        return strata__gdal_decode(&ctx->alloc, d, len, out);
-    return strata__png_read(&ctx->alloc, d, len, out);
-}
-
-strata_status strata_heightmap_load(strata_ctx *ctx, const char *path,
-                                    strata_heightmap **out)
-{
-    if (!out)
-        return STRATA_ERR_INVALID_ARG;
-    *out = NULL;
-    if (!ctx || !path)
-        return STRATA_ERR_INVALID_ARG;
-    uint8_t *buf;
-    size_t len;
-    strata_status st = strata__read_file(&ctx->alloc, path, MAX_FILE_BYTES, &buf, &len);
-    if (st == STRATA_OK && !own_magic(buf, len) && strata_gdal_support()) {
-        /* GDAL reads the file itself, with its side files (a world file,
-         * an .aux.xml with the nodata value, an ENVI header) */
-        strata__free(&ctx->alloc, buf);
-        return strata__gdal_load(&ctx->alloc, path, len, out);
+    for (size_t i = 0; i < n; i++, src += l->stride) {
+        const uint32_t bits = l->little ? (uint32_t)src[0] | (uint32_t)src[1] << 8 |
+                                              (uint32_t)src[2] << 16 | (uint32_t)src[3] << 24
+                                        : (uint32_t)src[3] | (uint32_t)src[2] << 8 |
+                                              (uint32_t)src[1] << 16 | (uint32_t)src[0] << 24;
+        float v;
+        memcpy(&v, &bits, sizeof v);
+        if (!isfinite(v))
+            return STRATA_ERR_NOT_FINITE;
+        dst[i] = v;
     }
-    if (st == STRATA_OK)
-        st = strata_heightmap_decode(ctx, buf, len, out);
-    strata__free(&ctx->alloc, buf);
-    return st;
-}
-
-/* The header of an opened file: at most this many bytes (comments
- * included), the rest is refused as malformed. */
-#define OPEN_HEADER_BYTES 65536
-
-/* Open a PGM or PFM file whose magic is in head (got bytes of it, the
- * file size size) as a heightmap read in windows. */
-static strata_status open_pnm(const strata_allocator *al, int fd, const uint8_t *head,
-                              size_t got, uint64_t size, strata_heightmap **out)
-{
-    strata__pnm_layout l;
-    strata_status st = strata__pnm_header(head, got, &l);
-    if (st == STRATA_ERR_TRUNCATED && got < size)
-        return STRATA_ERR_FORMAT; /* a header longer than any sane one */
-    if (st != STRATA_OK)
-        return st;
-    if (l.w < 2 || l.h < 2 || l.w > STRATA_HEIGHTMAP_OPEN_MAX_SIDE ||
-        l.h > STRATA_HEIGHTMAP_OPEN_MAX_SIDE)
-        return STRATA_ERR_TOO_LARGE;
-    if ((size - l.offset) / l.stride / l.w < l.h)
-        return STRATA_ERR_TRUNCATED;
-    strata_heightmap *hm = strata__alloc(al, sizeof *hm);
-    if (!hm)
-        return STRATA_ERR_NOMEM;
-    memset(hm, 0, sizeof *hm);
-    hm->alloc = *al;
-    hm->w = l.w;
-    hm->h = l.h;
-    hm->fd = fd;
-    hm->pnm = l;
-    hm->source_units = l.pfm;
-    *out = hm;
     return STRATA_OK;
 }
 
-strata_status strata_heightmap_open(strata_ctx *ctx, const char *path, strata_heightmap **out)
+/* Samples (x0 + i, y0 + j), i < w, j < h, of an opened file into
+ * out[j * w + i].  buf (w * l->stride bytes) is needed only for samples
+ * of more than 4 bytes (colour PFM); NULL otherwise. */
+static strata_status read_window(const strata__pnm_layout *l, int fd, uint32_t x0, uint32_t y0,
+                                 uint32_t w, uint32_t h, uint8_t *buf, float *out)
 {
-    if (!out)
-        return STRATA_ERR_INVALID_ARG;
-    *out = NULL;
-    if (!ctx || !path)
-        return STRATA_ERR_INVALID_ARG;
-    struct stat sb;
-    const int fd = strata__open_regular(path, &sb);
-    if (fd < 0)
-        return STRATA_ERR_IO;
-    uint8_t head[OPEN_HEADER_BYTES];
-    size_t got;
-    strata_status st = STRATA_OK;
-    if (strata__read_fd(fd, head, sizeof head, &got) != 0) {
-        st = STRATA_ERR_IO;
-    } else if (got >= 2 && head[0] == 'P' && (head[1] == '5' || head[1] == 'f' || head[1] == 'F')) {
-        st = open_pnm(&ctx->alloc, fd, head, got, (uint64_t)sb.st_size, out);
-        if (st == STRATA_OK)
-            return STRATA_OK; /* the heightmap keeps fd */
-    } else if (got >= 24 && !memcmp(head + 12, "IHDR", 4) &&
-               strata__heightmap_check_dims((uint64_t)head[16] << 24 | head[17] << 16 |
-                                                head[18] << 8 | head[19],
-                                            (uint64_t)head[20] << 24 | head[21] << 16 |
-                                                head[22] << 8 | head[23]) == STRATA_ERR_TOO_LARGE &&
-               !memcmp(head, "\x89PNG\r\n\x1a\n", 8)) {
-        /* a PNG too big to decode whole: decoded once, row by row, to a
-         * temporary file read in windows */
-        if (lseek(fd, 0, SEEK_SET) != 0)
-            st = STRATA_ERR_IO;
-        else
-            st = strata__png_open(&ctx->alloc, fd, out);
-    } else {
-        /* anything else (a PNG that fits) is decoded whole, as
-         * strata_heightmap_load */
-        close(fd);
-        return strata_heightmap_load(ctx, path, out);
+    const size_t n = (size_t)w * l->stride;
+    for (uint32_t j = 0; j < h; j++) {
+        /* Without buf (samples of at most 4 bytes) the raw row goes to the
+         * end of its output row: converting forward, float i overwrites
+         * bytes [4i, 4i + 4), all before the sample i + 1 still unread
+         * at w (4 - stride) + (i + 1) stride. */
+        float *dst = out + (size_t)j * w;
+        uint8_t *raw = buf ? buf : (uint8_t *)dst + (size_t)w * (sizeof(float) - l->stride);
+        const uint64_t at = l->offset + (strata__pnm_file_row(l, y0 + j) * l->w + x0) * l->stride;
+        size_t got = 0;
+        while (got < n) {
+            const ssize_t r = pread(fd, raw + got, n - got, (off_t)(at + got));
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r < 0)
+                return STRATA_ERR_IO;
+            if (r == 0)
+                return STRATA_ERR_TRUNCATED; /* the file shrank since it was opened */
+            got += (size_t)r;
+        }
+        const strata_status st = strata__pnm_convert_row(l, raw, w, dst);
+        if (st != STRATA_OK)
+            return st;
     }
-    const int err = errno;
-    close(fd);
-    errno = err;
-    return st;
+    return STRATA_OK;
 }
 
 strata_status strata_heightmap_read(const strata_heightmap *hm, uint32_t x, uint32_t y,
@@ -234,12 +139,12 @@ strata_status strata_heightmap_read(const strata_heightmap *hm, uint32_t x, uint
         return STRATA_OK;
     }
     /* colour PFM rows (12 bytes a sample) need room of their own; the
-     * others are read into their output row (core/io/pnm.c) */
+     * others are read into their output row (read_window) */
     uint8_t *buf = NULL;
     if (hm->pnm.stride > sizeof(float) &&
         !(buf = strata__alloc_array(&hm->alloc, w, hm->pnm.stride)))
         return STRATA_ERR_NOMEM;
-    const strata_status st = strata__pnm_read_window(&hm->pnm, hm->fd, x, y, w, h, buf, out);
+    const strata_status st = read_window(&hm->pnm, hm->fd, x, y, w, h, buf, out);
     strata__free(&hm->alloc, buf);
     return st;
 }

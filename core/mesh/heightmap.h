@@ -1,7 +1,6 @@
-/* Heightmaps (core/mesh/heightmap.c): the layout of strata_heightmap and the
- * raster readers it dispatches to by magic bytes: PGM and PFM
- * (core/io/pnm.c), PNG (core/io/png.c), anything else through GDAL when built
- * with it (core/io/gdal.c). */
+/* Heightmaps (core/mesh/heightmap.c): the layout of strata_heightmap, and
+ * where an opened PGM or PFM file keeps its samples.  The raster readers
+ * are core/io's (io/heightmap_read.h). */
 #ifndef STRATA_HEIGHTMAP_H
 #define STRATA_HEIGHTMAP_H
 
@@ -49,36 +48,16 @@ STRATA_HIDDEN uint32_t strata__heightmap_strip_rows(const strata_heightmap *hm);
 STRATA_HIDDEN strata_status strata__heightmap_new(const strata_allocator *al, uint32_t w,
                                                   uint32_t h, strata_heightmap **out);
 
-/* The readers, with errors as strata_heightmap_decode documents.
- * strata__pnm_read: data starts with "P5", "Pf" or "PF" (len >= 2).
- * strata__png_read: anything else of at least 2 bytes, checked against
- * the PNG signature first. */
-STRATA_HIDDEN strata_status strata__pnm_read(const strata_allocator *al, const uint8_t *data,
-                                             size_t len, strata_heightmap **out);
-/* Parse a PGM or PFM header (data starts with the magic; len >= 2): the
- * layout, with offset where the samples start.  Sizes are not checked. */
-STRATA_HIDDEN strata_status strata__pnm_header(const uint8_t *data, size_t len,
-                                               strata__pnm_layout *l);
-/* Samples (x0 + i, y0 + j), i < w, j < h, of an opened file into
- * out[j * w + i].  buf (w * l->stride bytes) is needed only for samples
- * of more than 4 bytes (colour PFM); NULL otherwise. */
-STRATA_HIDDEN strata_status strata__pnm_read_window(const strata__pnm_layout *l, int fd,
-                                                    uint32_t x0, uint32_t y0, uint32_t w,
-                                                    uint32_t h, uint8_t *buf, float *out);
-/* Decode the PNG read from fd (at its start) row by row into an unnamed
- * file of grey samples (PGM layout: $TMPDIR, else /var/tmp) and return a
- * heightmap reading windows of it.  Interlaced images:
- * STRATA_ERR_UNSUPPORTED.  Without libspng STRATA_ERR_TOO_LARGE. */
-STRATA_HIDDEN strata_status strata__png_open(const strata_allocator *al, int fd,
-                                             strata_heightmap **out);
-STRATA_HIDDEN strata_status strata__png_read(const strata_allocator *al, const uint8_t *data,
-                                             size_t len, strata_heightmap **out);
-/* Any raster GDAL reads (core/io/gdal.c): the file at path (bytes long; its
- * side files, such as world files, are read too) or data in memory.
- * STRATA_ERR_FORMAT when GDAL cannot read it or the build has no GDAL. */
-STRATA_HIDDEN strata_status strata__gdal_load(const strata_allocator *al, const char *path,
-                                              uint64_t bytes, strata_heightmap **out);
-STRATA_HIDDEN strata_status strata__gdal_decode(const strata_allocator *al, const uint8_t *data,
-                                                size_t len, strata_heightmap **out);
+/* n samples of one file row in layout l (src) into dst.  PGM samples
+ * above maxval are clamped to 1; a PFM sample that is not finite is
+ * STRATA_ERR_NOT_FINITE. */
+STRATA_HIDDEN strata_status strata__pnm_convert_row(const strata__pnm_layout *l,
+                                                    const uint8_t *src, size_t n, float *dst);
+
+/* The file row holding image row y (PFM rows run bottom to top). */
+static inline uint64_t strata__pnm_file_row(const strata__pnm_layout *l, uint32_t y)
+{
+    return l->pfm ? (uint64_t)l->h - 1 - y : y;
+}
 
 #endif
