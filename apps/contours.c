@@ -76,6 +76,27 @@ static float *contour_levels(const job *o, float hmin, float hmax, uint32_t *n)
     return L;
 }
 
+/* How the contours of a w x h raster are written: map coordinates X =
+ * column x cell, Y = (h-1-row) x cell, the grid's corners as
+ * strata_shape_grid places them, the heights' span and the corner's. */
+static void contours_frame(const job *o, uint32_t w, uint32_t h, float corner, float hmin,
+                           float hmax, strata_loops_write_options *wo)
+{
+    strata_loops_write_defaults(wo);
+    wo->polygons = o->polygons;
+    wo->origin[0] = 0.5 * (double)(w - 1) * o->cell_size;
+    wo->origin[1] = 0.5 * (double)(h - 1) * o->cell_size;
+    wo->has_domain = 1;
+    wo->domain[0] = (float)(-0.5 * (double)(w - 1) * (float)o->cell_size);
+    wo->domain[1] = (float)(-0.5 * (double)(h - 1) * (float)o->cell_size);
+    wo->domain[2] = (float)(0.5 * (double)(w - 1) * (float)o->cell_size);
+    wo->domain[3] = (float)(0.5 * (double)(h - 1) * (float)o->cell_size);
+    wo->corner_height = corner;
+    wo->height_min = hmin;
+    wo->height_max = hmax;
+    wo->svg_scale = o->svg_scale;
+}
+
 int run_contours(job *o)
 {
     if (cli_given("interval") && cli_given("terraces"))
@@ -131,20 +152,7 @@ int run_contours(job *o)
             o->input, (double)hmin, (double)hmax, (double)FLT_MAX,
             o->polygons ? "band polygons" : "SVG layers");
     strata_loops_write_options wo;
-    strata_loops_write_defaults(&wo);
-    wo.polygons = o->polygons;
-    wo.origin[0] = 0.5 * (double)(w - 1) * o->cell_size; /* X = column x cell */
-    wo.origin[1] = 0.5 * (double)(h - 1) * o->cell_size; /* Y = (h-1-row) x cell */
-    wo.has_domain = 1;
-    /* the grid's corners, as strata_shape_grid places them */
-    wo.domain[0] = (float)(-0.5 * (double)(w - 1) * (float)o->cell_size);
-    wo.domain[1] = (float)(-0.5 * (double)(h - 1) * (float)o->cell_size);
-    wo.domain[2] = (float)(0.5 * (double)(w - 1) * (float)o->cell_size);
-    wo.domain[3] = (float)(0.5 * (double)(h - 1) * (float)o->cell_size);
-    wo.corner_height = corner;
-    wo.height_min = hmin;
-    wo.height_max = hmax;
-    wo.svg_scale = o->svg_scale;
+    contours_frame(o, w, h, corner, hmin, hmax, &wo);
     const char *why_nf = "a sample times --height-scale is not a finite float";
     /* GeoJSON lines without holes: made and written a plane at a time */
     const bool geojson = (olen >= 8 && !strcasecmp(o->output + olen - 8, ".geojson")) ||

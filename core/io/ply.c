@@ -99,6 +99,62 @@ static size_t split(const char *s, size_t n, const char **tok, size_t *len, size
 
 /* Parse the header from just after "ply\n" up to and including the
  * "end_header" line; leaves p->p at the first data byte. */
+/* A "property" line of the header (k tokens): its type, list or not, and
+ * the role its name gives it in the current element. */
+static strata_status ply_property(ply *h, const char *const *tok, const size_t *tl, size_t k)
+{
+    if (h->nelem == 0 || h->nprop == PLY_MAX_PROPERTIES)
+        return STRATA_ERR_FORMAT;
+    ply_elem *e = &h->elem[h->nelem - 1];
+    ply_prop *pr = &h->prop[h->nprop];
+    memset(pr, 0, sizeof *pr);
+    const char *name;
+    size_t nlen;
+    if (k == 5 && strata__tok_eq(tok[1], tl[1], "list")) {
+        int ct = type_from(tok[2], tl[2]), it = type_from(tok[3], tl[3]);
+        if (ct < 0 || it < 0 || !IS_INTEGER(ct))
+            return STRATA_ERR_FORMAT;
+        pr->list = 1;
+        pr->count_type = (uint8_t)ct;
+        pr->type = (uint8_t)it;
+        name = tok[4];
+        nlen = tl[4];
+    } else if (k == 3) {
+        int t = type_from(tok[1], tl[1]);
+        if (t < 0)
+            return STRATA_ERR_FORMAT;
+        pr->type = (uint8_t)t;
+        name = tok[2];
+        nlen = tl[2];
+    } else {
+        return STRATA_ERR_FORMAT;
+    }
+    int role = ROLE_NONE;
+    if (e->kind == ELEM_VERTEX)
+        role = strata__tok_eq(name, nlen, "x") ? ROLE_X
+               : strata__tok_eq(name, nlen, "y") ? ROLE_Y
+               : strata__tok_eq(name, nlen, "z") ? ROLE_Z
+                                         : ROLE_NONE;
+    else if (e->kind == ELEM_FACE &&
+             (strata__tok_eq(name, nlen, "vertex_indices") || strata__tok_eq(name, nlen, "vertex_index")))
+        role = ROLE_INDICES;
+    for (uint32_t i = e->first; i < h->nprop && role != ROLE_NONE; i++) {
+        if (h->prop[i].role == role) {
+            if (role != ROLE_INDICES)
+                return STRATA_ERR_FORMAT; /* x twice */
+            role = ROLE_NONE;             /* both spellings: use the first */
+        }
+    }
+    if ((role == ROLE_X || role == ROLE_Y || role == ROLE_Z) && pr->list)
+        return STRATA_ERR_FORMAT;
+    if (role == ROLE_INDICES && (!pr->list || !IS_INTEGER(pr->type)))
+        return STRATA_ERR_FORMAT;
+    pr->role = (uint8_t)role;
+    h->nprop++;
+    e->nprops++;
+    return STRATA_OK;
+}
+
 static strata_status ply_header(ply *h, const uint8_t *data, size_t len, size_t start)
 {
     const char *s = (const char *)data;
@@ -157,55 +213,9 @@ static strata_status ply_header(ply *h, const uint8_t *data, size_t len, size_t 
             e->first = h->nprop;
             e->nprops = 0;
         } else if (strata__tok_eq(tok[0], tl[0], "property")) {
-            if (h->nelem == 0 || h->nprop == PLY_MAX_PROPERTIES)
-                return STRATA_ERR_FORMAT;
-            ply_elem *e = &h->elem[h->nelem - 1];
-            ply_prop *pr = &h->prop[h->nprop];
-            memset(pr, 0, sizeof *pr);
-            const char *name;
-            size_t nlen;
-            if (k == 5 && strata__tok_eq(tok[1], tl[1], "list")) {
-                int ct = type_from(tok[2], tl[2]), it = type_from(tok[3], tl[3]);
-                if (ct < 0 || it < 0 || !IS_INTEGER(ct))
-                    return STRATA_ERR_FORMAT;
-                pr->list = 1;
-                pr->count_type = (uint8_t)ct;
-                pr->type = (uint8_t)it;
-                name = tok[4];
-                nlen = tl[4];
-            } else if (k == 3) {
-                int t = type_from(tok[1], tl[1]);
-                if (t < 0)
-                    return STRATA_ERR_FORMAT;
-                pr->type = (uint8_t)t;
-                name = tok[2];
-                nlen = tl[2];
-            } else {
-                return STRATA_ERR_FORMAT;
-            }
-            int role = ROLE_NONE;
-            if (e->kind == ELEM_VERTEX)
-                role = strata__tok_eq(name, nlen, "x") ? ROLE_X
-                       : strata__tok_eq(name, nlen, "y") ? ROLE_Y
-                       : strata__tok_eq(name, nlen, "z") ? ROLE_Z
-                                                 : ROLE_NONE;
-            else if (e->kind == ELEM_FACE &&
-                     (strata__tok_eq(name, nlen, "vertex_indices") || strata__tok_eq(name, nlen, "vertex_index")))
-                role = ROLE_INDICES;
-            for (uint32_t i = e->first; i < h->nprop && role != ROLE_NONE; i++) {
-                if (h->prop[i].role == role) {
-                    if (role != ROLE_INDICES)
-                        return STRATA_ERR_FORMAT; /* x twice */
-                    role = ROLE_NONE;             /* both spellings: use the first */
-                }
-            }
-            if ((role == ROLE_X || role == ROLE_Y || role == ROLE_Z) && pr->list)
-                return STRATA_ERR_FORMAT;
-            if (role == ROLE_INDICES && (!pr->list || !IS_INTEGER(pr->type)))
-                return STRATA_ERR_FORMAT;
-            pr->role = (uint8_t)role;
-            h->nprop++;
-            e->nprops++;
+            const strata_status st = ply_property(h, tok, tl, k);
+            if (st != STRATA_OK)
+                return st;
         } else {
             return STRATA_ERR_FORMAT;
         }
