@@ -437,6 +437,17 @@ void job_terraces_check(const job *o, strata_status st)
 {
     if (st == STRATA_OK)
         return;
+    /* the height range is measured before the planes: its failure is the
+     * surface's, not the terrace options' */
+    const char *src = o->template_path ? o->template_path : o->heightmap;
+    if (st == STRATA_ERR_NOT_FINITE && src)
+        die(EXIT_RUNTIME,
+            "%s '%s': a height is not a finite number (a NaN or infinite sample, or one that "
+            "overflows a float times --height-scale)",
+            o->template_path ? "template" : "heightmap", src);
+    if (st == STRATA_ERR_NOT_FINITE)
+        die(EXIT_RUNTIME, "a height is not a finite number: the noise overflows a float "
+                          "(lower --amplitude)");
     const uint32_t n = (uint32_t)(o->levels.n ? (long long)o->levels.n : o->terraces);
     if (st == STRATA_ERR_BAD_LEVELS && o->sea && n >= STRATA_MAX_LEVELS)
         usage_error("--sea-level %s: %u planes already, and a plane at %.9g would make more than "

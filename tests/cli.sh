@@ -354,6 +354,11 @@ succeeds "--sea-level on a level" terrain --cells 32 --levels 0.1,0.3,0.5 --sea-
 check "--sea-level on a level adds nothing" 'grep -q ", 3 terraces\$" err'
 succeeds "--sea-level with --terraces 0" planet --level 3 --terraces 0 --sea-level 0.01 --stats -o sea3.ply
 check "--sea-level alone: one plane at 0.01" 'grep -q ", 1 terrace\$" err && grep -q "^terrace\.0\.level=0\.00999999978$" err'
+# a NaN sample in a world's heightmap: the file is named, not --terraces
+printf 'Pf\n2 2\n-1.0\n' >nan.pfm
+printf '\000\000\200\077\000\000\300\177\000\000\200\077\000\000\200\077' >>nan.pfm
+fails 1 "nan.pfm': a height is not a finite number" "a NaN heightmap as a world" \
+    terrain --heightmap nan.pfm --tile-cells 1 -o nanw
 # worlds: the planes of the whole mesh of the same options, sea included
 succeeds "--sea-level on a world" terrain --cells 32 --tile-cells 16 --terraces 4 --sea-level 0.3 -o seaw
 succeeds "--sea-level on its mesh" terrain --cells 32 --terraces 4 --sea-level 0.3 --stats -o seam.ply
