@@ -312,6 +312,22 @@ static double sample_compressed(strata_ctx *ctx, const strata_result *r, uint64_
     return (double)sb.st_size / (double)plain;
 }
 
+/* The chunks of a shard (ids NULL: their count), with a message naming
+ * the world's size when the ordering of its chunks does not fit in
+ * memory (it is not --shard's fault). */
+static void shard_ids(const job *o, const strata_world *w, uint64_t k, uint64_t n, uint64_t *ids,
+                      uint64_t cap, uint64_t *count)
+{
+    const strata_status st = strata_world_shard(w, k, n, ids, cap, count);
+    if (st == STRATA_ERR_NOMEM && !interrupted())
+        die(EXIT_RUNTIME,
+            "out of memory ordering the %llu chunks of this world among shards; make fewer, "
+            "larger chunks (%s)",
+            (unsigned long long)strata_world_chunk_count(w),
+            o->kind == JOB_PLANET ? "a lower --chunk-level" : "a larger --tile-cells");
+    check(st, "--shard");
+}
+
 /* Chunks, triangles, bytes and peak memory, from one chunk made for real
  * (the one in the middle of the ids) and the planes the world would get
  * if its heights spanned the noise's whole range (the range pass is what
@@ -349,7 +365,7 @@ static int dry_run(job *o, world_job *wj, int threads, uint64_t shard_k, uint64_
     const uint64_t n = strata_world_chunk_count(w);
     uint64_t nids = 1;
     if (o->chunk < 0)
-        check(strata_world_shard(w, shard_k, shard_n, NULL, 0, &nids), "--shard");
+        shard_ids(o, w, shard_k, shard_n, NULL, 0, &nids);
     else if ((uint64_t)o->chunk >= n)
         usage_error("--chunk %lld: out of range (valid: 0..%llu, this world has %llu chunks)",
                     o->chunk, (unsigned long long)n - 1, (unsigned long long)n);
@@ -481,10 +497,10 @@ static void chunk_ids(world_run *wr, uint64_t shard_k, uint64_t shard_n)
         wr->nids = 1;
     } else {
         uint64_t cnt;
-        check(strata_world_shard(wr->w, shard_k, shard_n, NULL, 0, &cnt), "--shard");
+        shard_ids(o, wr->w, shard_k, shard_n, NULL, 0, &cnt);
         if (!(wr->ids = malloc(sizeof *wr->ids * (cnt ? cnt : 1))))
             die(EXIT_RUNTIME, "out of memory");
-        check(strata_world_shard(wr->w, shard_k, shard_n, wr->ids, cnt, &wr->nids), "--shard");
+        shard_ids(o, wr->w, shard_k, shard_n, wr->ids, cnt, &wr->nids);
     }
     wr->whole = o->chunk < 0 && shard_n == 1;
 }
