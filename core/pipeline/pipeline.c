@@ -103,6 +103,10 @@ static strata_status loops(job *j)
                            : strata_loops_from_result(j->ctx, j->r, &j->loops);
     if (st == STRATA_OK && o->loops_path)
         st = strata_loops_write(j->ctx, j->loops, o->loops_path, &o->loops_write);
+    if (!(o->shoreline > 0)) { /* nothing else reads them */
+        strata_loops_destroy(j->loops);
+        j->loops = NULL;
+    }
     return st;
 }
 
@@ -148,7 +152,11 @@ static strata_status shoreline(job *j)
     uint32_t k = 0;
     while (k < j->nlevels && j->levels[k] != j->o->terraces.sea_level)
         k++;
-    return strata_result_add_shoreline(j->ctx, j->r, j->loops, k, j->o->shoreline);
+    const strata_status st = strata_result_add_shoreline(j->ctx, j->r, j->loops, k,
+                                                         j->o->shoreline);
+    strata_loops_destroy(j->loops); /* the last reader */
+    j->loops = NULL;
+    return st;
 }
 
 static strata_status props(job *j)
