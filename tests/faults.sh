@@ -22,9 +22,8 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
 pass=0 fail=0 skip=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 skipped() { skip=$((skip + 1)); echo "SKIP: $*"; }
 
 # expect_failure WHAT DIR PATTERN CMD...: CMD exits 1 with a message
@@ -313,5 +312,5 @@ long=$(printf '%0247d.ply' 0)
 "$STRATA" planet --level 3 --quiet -o "$d/$long" && [ -f "$d/$long" ] &&
     [ "$(ls "$d" | wc -l)" -eq 1 ] && ok || bad "a 251-byte output name: $(ls "$d")"
 
-echo "$pass passed, $fail failed, $skip skipped"
+finish | sed "s/\$/, $skip skipped/"
 [ "$fail" -eq 0 ]

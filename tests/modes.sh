@@ -9,9 +9,8 @@ STRATA=$(cd "$(dirname "$STRATA")" && pwd)/$(basename "$STRATA")
 build=$(pwd)
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # 1. The Check suites again, once per mode.
 for mode in "STRATA_SIMD=scalar" "OMP_NUM_THREADS=1"; do
@@ -53,5 +52,4 @@ nfail=0
 [ -f "$tmp/failures" ] && nfail=$(wc -l <"$tmp/failures") && cat "$tmp/failures"
 pass=$((pass + njobs * 4 - nfail))
 fail=$((fail + nfail))
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -16,26 +16,23 @@ if ! grep -q 'int main' "$tmp/example.c"; then
     echo "0 passed, 1 failed"
     exit 1
 fi
+. "$(dirname "$0")/lib.sh"
 pass=0 fail=0
 # shellcheck disable=SC2086
 if $LIBTOOL --mode=link --tag=CC $CC -std=c99 -Wall -Werror $CFLAGS -I"$SRCDIR/core" $LDFLAGS \
         -o "$tmp/example" "$tmp/example.c" "$build/libstrata.la" -lm >"$tmp/cc.log" 2>&1; then
-    pass=$((pass + 1))
+    ok
 else
-    fail=$((fail + 1))
-    echo "FAIL: the README example does not compile:"
-    cat "$tmp/cc.log"
+    bad "the README example does not compile: $(cat "$tmp/cc.log")"
 fi
 if [ $fail -eq 0 ]; then
     (cd "$tmp" && ./example >out 2>err)
     rc=$?
     if [ $rc -eq 0 ] && grep -Eq '^[0-9]+ vertices, [0-9]+ triangles, 16 terraces$' "$tmp/out" &&
         [ "$(head -c 3 "$tmp/planet.ply")" = ply ]; then
-        pass=$((pass + 1))
+        ok
     else
-        fail=$((fail + 1))
-        echo "FAIL: the README example exited $rc: $(cat "$tmp/out" "$tmp/err")"
+        bad "the README example exited $rc: $(cat "$tmp/out" "$tmp/err")"
     fi
 fi
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

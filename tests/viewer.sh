@@ -60,16 +60,9 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 cd "$tmp" || exit 99
 
+. "$SRCDIR/tests/lib.sh"
 pass=0
 fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-    fail=$((fail + 1))
-    echo "FAIL: $*"
-}
-check() {
-    if eval "$2"; then ok; else bad "$1"; fi
-}
 # field KEY FILE: the value of KEY= in the driver's output
 field() { tr ' ' '\n' <"$2" | sed -n "s/^$1=//p" | head -n 1; }
 # below A B: A < B (decimals)
@@ -205,5 +198,4 @@ if [ -n "$compress" ]; then
         'cmp -s world-view1.png plain-view1.png && cmp -s world-view2.png plain-view2.png'
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
