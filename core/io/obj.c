@@ -42,6 +42,21 @@ static bool line_token(const char **p, const char *end, const char **t, size_t *
     return true;
 }
 
+/* The x y z of a "v" line after its keyword (w or colours may follow). */
+static strata_status vertex_line(const char **p, const char *le, float c[3])
+{
+    for (int k = 0; k < 3; k++) {
+        const char *t;
+        size_t n;
+        if (!line_token(p, le, &t, &n))
+            return STRATA_ERR_FORMAT;
+        const strata_status st = strata__parse_real(t, n, &c[k]);
+        if (st != STRATA_OK)
+            return st;
+    }
+    return STRATA_OK;
+}
+
 /* One face corner: v, v/vt, v/vt/vn or v//vn; only v is used.  OBJ
  * indices are 1-based; negative ones count back from the last vertex read
  * so far.  Positive ones may refer to vertices defined later in the file,
@@ -97,12 +112,8 @@ static strata_status obj_read_serial(strata_builder *b, const uint8_t *data, siz
             continue;
         if (strata__tok_eq(t, n, "v")) {
             float c[3];
-            for (int k = 0; k < 3; k++) {
-                if (!line_token(&p, le, &t, &n))
-                    return STRATA_ERR_FORMAT;
-                if ((st = strata__parse_real(t, n, &c[k])) != STRATA_OK)
-                    return st;
-            }
+            if ((st = vertex_line(&p, le, c)) != STRATA_OK)
+                return st;
             /* w or colours may follow: ignored. */
             if ((st = strata__push_vertex(b, c[0], c[1], c[2])) != STRATA_OK)
                 return st;
@@ -200,12 +211,8 @@ static strata_status obj_fill(void *arg, size_t k, int thread)
             continue;
         if (strata__tok_eq(t, n, "v")) {
             float q[3];
-            for (int i = 0; i < 3; i++) {
-                if (!line_token(&p, le, &t, &n))
-                    return STRATA_ERR_FORMAT;
-                if ((st = strata__parse_real(t, n, &q[i])) != STRATA_OK)
-                    return st;
-            }
+            if ((st = vertex_line(&p, le, q)) != STRATA_OK)
+                return st;
             if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2]))
                 return STRATA_ERR_NOT_FINITE;
             b->x[v] = q[0], b->y[v] = q[1], b->z[v] = q[2];
