@@ -13,6 +13,14 @@ import os
 
 import cffi
 
+# OpenMP worker threads that spin while the interpreter exits crash the
+# process now and then (a segfault after the script's last line: 8 of 80
+# runs of the README example, none of 80 with passive waiting).  The
+# cause is not found yet; until it is, workers sleep when idle unless the
+# user chose otherwise.  libgomp reads this when libstrata loads it, so it
+# is set before the library is opened.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
 CDEF = """
 typedef int strata_status;
 typedef int strata_geometry;
