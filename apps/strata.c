@@ -187,10 +187,6 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
         if ((v = cli_given(mesh_only[i])))
             usage_error("--%s: not available for worlds (%s); make the mesh without it",
                         mesh_only[i], world_opt);
-    if (j->water && j->lod && !strcmp(world_opt, "--chunk-level"))
-        usage_error("--water: not with --lod on planet worlds: the coarser tiles would need "
-                    "their own parts of the water sphere (make the world without --lod, or "
-                    "without --water)");
     if (j->terraces == 0 && !j->levels.n && !j->sea)
         usage_error("--terraces 0: a world is always terraced (give N >= 1, --levels or "
                     "--sea-level)");

@@ -2083,8 +2083,11 @@ typedef struct strata_world_options {
      *           of level max(water_level, chunk_level + 1) (at most
      *           level) and radius + sea_level, so the chunks' parts are,
      *           bit for bit, the sphere strata_result_add_water gives a
-     *           whole mesh with that sphere_level; not with lod
-     *           (STRATA_ERR_UNSUPPORTED)
+     *           whole mesh with that sphere_level.  With lod, a
+     *           coarser depth k has its part of the icosphere of level
+     *           max(k + 1, min(the leaves' level, its surface's level)):
+     *           the same sphere as the leaves' where that is no finer
+     *           than the tile's ground, so depths meet without a gap
      *   props   NULL: none; else copied: scattered on each tile's roofs
      *           with the seed mixed with the chunk id (strata_world_props_seed),
      *           so a prop depends only on the world and its tile, never on

@@ -1636,10 +1636,33 @@ START_TEST(test_water_and_props)
 }
 END_TEST
 
+/* The water a whole level-5 noise planet gets, sphere of level s, as
+ * keys added to l. */
+static void whole_planet_water(strata_ctx *ctx, uint32_t s, key_list *l)
+{
+    strata_mesh *m;
+    strata_result *r;
+    ck_assert_ok(strata_shape_icosphere(ctx, 5, 1.0f, &m));
+    ck_assert_ok(strata_displace_radial(ctx, m, planet_noise(), NULL));
+    strata_pipeline_options po;
+    strata_pipeline_defaults(&po);
+    po.terraces.count = 10;
+    po.terraces.sea = 1;
+    po.terraces.sea_level = 0.02f;
+    po.water = 1;
+    po.water_sphere_level = s;
+    ck_assert_ok(strata_pipeline_run(ctx, m, &po, &r, NULL, NULL));
+    keys_add_water(l, r);
+    strata_result_destroy(r);
+    strata_mesh_destroy(m);
+}
+
 /* A planet world's water: each chunk holds its part of the sphere, and
  * the parts are, bit for bit, the sphere a whole mesh gets (the same
  * triangles with the same corners); raised to a level finer than the
- * chunks; not with lod. */
+ * chunks.  With lod (loop 1): the leaves' parts as without it, and the
+ * tiles of each coarser depth k together the whole mesh's sphere of level
+ * max(k + 1, min(4, the depth's ground level 2 + k)). */
 START_TEST(test_planet_water)
 {
     strata_ctx *ctx = ctx_new(2);
@@ -1653,48 +1676,45 @@ START_TEST(test_planet_water)
     o.sea_level = 0.02f;
     o.water = 1;
     o.water_level = 4;
+    o.lod = _i;
     strata_world *w;
     ck_assert_ok(strata_world_create(ctx, &o, &w));
-    key_list parts = {0}, whole = {0};
+    key_list parts[3] = {{0}}, whole = {0};
     strata_result *r;
     ck_assert_ok(strata_result_create(ctx, &r));
     for (uint64_t id = 0; id < strata_world_chunk_count(w); id++) {
+        strata_chunk_info ci;
+        ck_assert_ok(strata_world_chunk_info(w, id, &ci));
         ck_assert_ok(strata_world_make_chunk(ctx, w, id, r));
-        keys_add_water(&parts, r);
+        keys_add_water(&parts[ci.depth], r);
     }
-    ck_assert_uint_eq(parts.n, 20u * 256u); /* 16 of level 4 in each of 320 */
+    ck_assert_uint_eq(parts[2].n, 20u * 256u); /* 16 of level 4 in each of 320 */
     strata_result_destroy(r);
-
-    strata_mesh *m;
-    ck_assert_ok(strata_shape_icosphere(ctx, 5, 1.0f, &m));
-    ck_assert_ok(strata_displace_radial(ctx, m, planet_noise(), NULL));
-    strata_pipeline_options po;
-    strata_pipeline_defaults(&po);
-    po.terraces.count = 10;
-    po.terraces.sea = 1;
-    po.terraces.sea_level = 0.02f;
-    po.water = 1;
-    po.water_sphere_level = 4;
-    ck_assert_ok(strata_pipeline_run(ctx, m, &po, &r, NULL, NULL));
-    keys_add_water(&whole, r);
-    keys_equal(&whole, &parts, "the chunks' water against the whole mesh's");
-    strata_result_destroy(r);
-    strata_mesh_destroy(m);
+    whole_planet_water(ctx, 4, &whole);
+    keys_equal(&whole, &parts[2], "the chunks' water against the whole mesh's");
+    for (uint32_t k = 0; _i && k < 2; k++) {
+        const uint32_t level = 2 + k; /* min(4, 5 - 2 + k - 1), above k + 1 */
+        whole.n = 0;
+        whole_planet_water(ctx, level, &whole);
+        ck_assert_uint_eq(parts[k].n, 20u << (2 * level));
+        keys_equal(&whole, &parts[k], "a coarser depth's water against the whole mesh's");
+    }
+    if (!_i)
+        ck_assert_uint_eq(parts[0].n + parts[1].n, 0);
     strata_world_destroy(w);
 
     /* a sphere coarser than the chunks is raised to a level finer */
     o.water_level = 1;
     ck_assert_ok(strata_world_create(ctx, &o, &w));
     ck_assert_ok(strata_result_create(ctx, &r));
-    ck_assert_ok(strata_world_make_chunk(ctx, w, 7, r));
+    ck_assert_ok(strata_world_make_chunk(ctx, w, 7, r)); /* the leaves come first */
     strata_result_view v;
     strata_result_get_view(r, &v);
     ck_assert_uint_eq(v.water_count, 3 * 4); /* level 3: 4 triangles a chunk */
     strata_result_destroy(r);
     strata_world_destroy(w);
-    o.lod = 1;
-    ck_assert_status(strata_world_create(ctx, &o, &w), STRATA_ERR_UNSUPPORTED);
-    free(parts.k);
+    for (int k = 0; k < 3; k++)
+        free(parts[k].k);
     free(whole.k);
     strata_ctx_destroy(ctx);
 }
@@ -2156,7 +2176,7 @@ int main(void)
     tcase_add_test(tc, test_chunk_independence);
     tcase_add_test(tc, test_simplified_chunks);
     tcase_add_test(tc, test_water_and_props);
-    tcase_add_test(tc, test_planet_water);
+    tcase_add_loop_test(tc, test_planet_water, 0, 2);
     tcase_add_test(tc, test_directories);
     tcase_add_loop_test(tc, test_preview_canvas, 0, 2);
     suite_add_tcase(s, tc);

@@ -378,7 +378,6 @@ succeeds "--water PLY" terrain --shape polygon --sides 7 --sea-level 0.1 --water
 check "--water: 5 faces of terrace -2 for a heptagon" '[ "$(tail -c $((5 * 18)) water.ply | od -An -tx1 -v | tr -d " \n" | grep -o "03.\{24\}feffffff00" | wc -l)" = 5 ]'
 fails 2 "--sea-level" "--water without --sea-level" terrain --water -o w.ply
 fails 2 "--water" "--water on slice" slice flat.ply --water -o w.ply
-fails 2 "not with --lod" "--water on a planet world with --lod" planet --level 3 --chunk-level 1 --sea-level 0 --water --lod -o ww
 
 # --shoreline W: a ribbon along the coasts; OBJ group shoreline, PLY terrace -3
 succeeds "--shoreline" terrain --cells 32 --sea-level 0 --shoreline 0.2 -o shore.obj

@@ -384,8 +384,18 @@ for t in pw1/tiles/*/*.glb; do
     grep -q EXT_mesh_gpu_instancing "$t" && grep -q '"name":"water"' "$t" && w=$((w + 1))
 done
 check "planet world: water and props in all $n tiles" '[ "$n" -eq 320 ] && [ "$w" -eq 320 ]'
-fails 2 "not with --lod" "water of a planet world with --lod" \
-    planet --level 4 --chunk-level 1 --sea-level 0 --water --lod -o x
+# with --lod the coarser tiles have water too, their own parts of a
+# sphere no finer than their ground; the same bytes with 1 or 3 threads
+PL="planet --level 6 --chunk-level 2 --terraces 10 --sea-level 0.01 --water --lod --quiet"
+run $PL --threads 1 -o pl1 && run $PL --threads 3 -o pl3
+same "planet world --water --lod: 1 and 3 threads" pl1 pl3
+n=0 w=0
+for t in pl1/tiles/*/*.glb; do
+    n=$((n + 1))
+    grep -q '"name":"water"' "$t" && w=$((w + 1))
+done
+check "planet world --lod: water in all $n tiles (320 + 80 + 20)" '[ "$n" -eq 420 ] && [ "$w" -eq 420 ]'
+succeeds "planet world --water --lod: tileset --verify" tileset --verify pl1
 
 # ------------------------------------------------------------ compressed tiles
 if "$STRATA" info | grep -q '^meshoptimizer: yes'; then

@@ -83,8 +83,13 @@ static strata_status world_scratch(strata_ctx *ctx, const strata_world *w,
     if (st == STRATA_OK &&
         !(s->heights = strata__alloc_array(&ctx->alloc, s->mesh->nverts, sizeof(float))))
         st = STRATA_ERR_NOMEM;
-    if (st == STRATA_OK && w->has_water_lattice)
-        st = strata__planet_chunk_alloc(&w->water, &s->water);
+    if (st == STRATA_OK && w->has_water_lattice) { /* room for the largest part */
+        const strata_planet_lattice *most = &w->water;
+        for (uint32_t k = 0; w->lod_water && k < w->layout.leaf_depth; k++)
+            if (w->lod_water[k].ntris > most->ntris)
+                most = &w->lod_water[k];
+        st = strata__planet_chunk_alloc(most, &s->water);
+    }
     if (st != STRATA_OK) {
         world_scratch_free(ctx);
         return st;
@@ -360,8 +365,9 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
             st = strata__skirt_add(w, id, r, w->lod_skirt[k], &s->skirt);
     }
     if (w->has_water_lattice) { /* the chunk's part of the water sphere */
-        const strata_planet_lattice *wl = &w->water;
-        strata__planet_chunk_positions(wl, id, s->water);
+        uint64_t i;
+        const strata_planet_lattice *wl = strata__world_water(w, id, &i);
+        strata__planet_chunk_positions(wl, i, s->water);
         memcpy(s->water->a, wl->a, wl->ntris * sizeof *wl->a);
         memcpy(s->water->b, wl->b, wl->ntris * sizeof *wl->b);
         memcpy(s->water->c, wl->c, wl->ntris * sizeof *wl->c);
@@ -764,8 +770,6 @@ static strata_status check_world_options(const strata_world_options *o)
         return STRATA_ERR_INVALID_ARG;
     if (o->water && !o->sea)
         return STRATA_ERR_INVALID_ARG;
-    if (o->water && o->kind == STRATA_WORLD_PLANET && o->lod)
-        return STRATA_ERR_UNSUPPORTED;
     if (o->water && o->kind == STRATA_WORLD_PLANET &&
         (!(o->radius + o->sea_level > 0.0f) || !isfinite(o->radius + o->sea_level)))
         return STRATA_ERR_INVALID_ARG;

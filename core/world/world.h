@@ -49,6 +49,10 @@ struct strata_world {
     strata_planet_lattice *lod_planet;     /* depth k < C: level L-C+k, chunk level k */
     strata_terrain_lattice *lod_terrain;   /* depth k < D: stride 2^(D-k) */
     float **lod_cap;                       /* planets: caps of depth k's triangles */
+    /* planets with water and lod: depth k < C's part of the water sphere,
+     * chunk level k, level max(k + 1, min(the leaves' water level, the
+     * level of depth k's surface)) */
+    strata_planet_lattice *lod_water;
     double lod_error[STRATA_TILESET_DEPTHS], lod_skirt[STRATA_TILESET_DEPTHS];
 };
 
@@ -68,6 +72,9 @@ static inline void strata__world_locate(const strata_world *w, uint64_t id, uint
 STRATA_HIDDEN strata_status strata__world_lattice(const strata_world *w, uint64_t id,
                                                   strata_ring_scratch *ring,
                                                   strata_tile_scratch *tile, strata_mesh *m);
+/* Planets with water: the water sphere's lattice of chunk id's depth. */
+STRATA_HIDDEN const strata_planet_lattice *strata__world_water(const strata_world *w,
+                                                               uint64_t id, uint64_t *index);
 /* Planets: the cap of chunk id (axis, angle), see cap above. */
 STRATA_HIDDEN const float *strata__world_cap(const strata_world *w, uint64_t id);
 /* The corners of chunk id's coarse triangle (planets) or its cells

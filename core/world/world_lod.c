@@ -251,6 +251,35 @@ static strata_status lod_errors(strata_ctx *ctx, strata_world *w)
 strata_status strata__planet_caps(const strata_planet_lattice *pl, const strata_allocator *al,
                                   float **out);
 
+/* The water sphere's lattices of the depths above the leaves: no finer
+ * than the leaves' sphere or the depth's surface (a coarse tile's water
+ * has at most as many triangles as its ground), a level finer than the
+ * chunks so that each holds a part of it. */
+static strata_status lod_water(strata_ctx *ctx, strata_world *w)
+{
+    const uint32_t n = w->layout.leaf_depth;
+    if (!(w->lod_water = strata__alloc_array(&w->alloc, n, sizeof *w->lod_water)))
+        return STRATA_ERR_NOMEM;
+    memset(w->lod_water, 0, n * sizeof *w->lod_water);
+    strata_status st = STRATA_OK;
+    for (uint32_t k = 0; k < n && st == STRATA_OK; k++) {
+        int level = w->water.level < w->lod_planet[k].level ? w->water.level
+                                                             : w->lod_planet[k].level;
+        level = level > (int)k + 1 ? level : (int)k + 1;
+        st = strata__planet_lattice_init(ctx, level, (int)k, w->water.radius, &w->lod_water[k]);
+        w->lod_water[k].al = &w->alloc; /* the world outlives ctx */
+    }
+    return st;
+}
+
+const strata_planet_lattice *strata__world_water(const strata_world *w, uint64_t id,
+                                                 uint64_t *index)
+{
+    uint32_t k;
+    strata__world_locate(w, id, &k, index);
+    return k == w->layout.leaf_depth ? &w->water : &w->lod_water[k];
+}
+
 strata_status strata__world_lod_init(strata_ctx *ctx, strata_world *w,
                                      const strata_world_options *o)
 {
@@ -286,6 +315,8 @@ strata_status strata__world_lod_init(strata_ctx *ctx, strata_world *w,
                 w->lod_planet[k].al = &w->alloc; /* the world outlives ctx */
                 st = strata__planet_caps(&w->lod_planet[k], &w->alloc, &w->lod_cap[k]);
             }
+        if (st == STRATA_OK && w->has_water_lattice)
+            st = lod_water(ctx, w);
     } else {
         w->lod_terrain = strata__alloc_array(&w->alloc, n, sizeof *w->lod_terrain);
         if (!w->lod_terrain)
@@ -309,6 +340,11 @@ strata_status strata__world_lod_init(strata_ctx *ctx, strata_world *w,
 void strata__world_lod_free(strata_world *w)
 {
     const uint32_t n = w->layout.leaf_depth;
+    if (w->lod_water)
+        for (uint32_t k = 0; k < w->layout.leaf_depth; k++)
+            strata__planet_lattice_free(&w->lod_water[k]);
+    strata__free(&w->alloc, w->lod_water);
+    w->lod_water = NULL;
     if (w->lod_planet)
         for (uint32_t k = 0; k < n; k++)
             strata__planet_lattice_free(&w->lod_planet[k]);
