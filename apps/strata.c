@@ -182,7 +182,11 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
             usage_error("--preview %s: draws a whole world made in one run; not with --%s%s%s "
                         "(look at the tiles with 'strata view DIR')",
                         j->preview, partial[i], *v ? " " : "", v);
-    static const char *const mesh_only[] = {"loops", "print-size", "shoreline", NULL};
+    if ((v = cli_given("loops")) && has_suffix(v, ".obj"))
+        usage_error("--loops %s: a world's loops are GeoJSON (.geojson or .json): each leaf "
+                    "tile's beside it, joined into FILE",
+                    v);
+    static const char *const mesh_only[] = {"print-size", "shoreline", NULL};
     for (int i = 0; mesh_only[i]; i++)
         if ((v = cli_given(mesh_only[i])))
             usage_error("--%s: not available for worlds (%s); make the mesh without it",
@@ -273,6 +277,13 @@ static void check_contours(job *j)
 }
 
 /* --loops FILE: .geojson/.json (terrains and planets) or .obj. */
+static const char *check_loops_geojson(const char *s)
+{
+    return has_suffix(s, ".geojson") || has_suffix(s, ".json")
+               ? NULL
+               : "unknown loops format (the name must end in .geojson or .json)";
+}
+
 static const char *check_loops(const char *s)
 {
     return has_suffix(s, ".geojson") || has_suffix(s, ".json") || has_suffix(s, ".obj")
@@ -661,6 +672,11 @@ static const cli_option options[] = {
     {.name = "partial", .kind = CLI_FLAG, .target = &g_job.partial,
      .help = "write the tileset of the tiles present even when some are missing",
      .commands = TILESET, .group = G_WORLD},
+    {.name = "loops", .kind = CLI_STRING, .arg = "FILE", .target = &g_job.loops,
+     .check = check_loops_geojson,
+     .help = "also join the leaf tiles' loops (a world made with --loops) into one GeoJSON "
+             "FILE",
+     .commands = TILESET, .group = G_WORLD},
     {.name = "verify", .kind = CLI_FLAG, .target = &g_job.verify,
      .help = "read every tile whole and check its CRC-32C against its record (else only its "
              "size)",
@@ -702,7 +718,8 @@ static const cli_option options[] = {
     {.name = "loops", .kind = CLI_STRING, .arg = "FILE", .target = &g_job.loops,
      .check = check_loops,
      .help = "also write the slice's contour loops: .geojson (terrains: X, Y as strata "
-             "contours; planets: longitude, latitude) or .obj polylines",
+             "contours; planets: longitude, latitude) or .obj polylines; worlds: each leaf "
+             "tile's beside it (tiles/K/NAME.geojson), joined into FILE",
      .commands = WRITERS, .group = G_TERRACE},
 
     /* common */

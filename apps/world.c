@@ -156,6 +156,7 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
         wo->simplify_roofs =
             isnan(o->simplify_error) ? STRATA_SIMPLIFY_DEFAULT_ERROR : o->simplify_error;
     wo->water = o->water;
+    wo->loops = o->loops != NULL;
     /* planets: the whole mesh's water sphere, chunk by chunk */
     wo->water_level = (uint32_t)(o->level < WATER_SPHERE_LEVEL ? o->level : WATER_SPHERE_LEVEL);
     if (o->props) {
@@ -612,6 +613,27 @@ static void make_chunks(world_run *wr, const strata_palette *pal)
     procs_sum(&wr->rs, &wr->rss_max, &wr->rss_sum);
 }
 
+/* The loops of world directory dir (at path) joined into file. */
+static void join_loops(strata_ctx *ctx, strata_world_dir *dir, const char *path,
+                       const char *file)
+{
+    uint64_t failed;
+    const strata_status st = strata_world_dir_join_loops(ctx, dir, file, &failed);
+    if (st == STRATA_ERR_INVALID_ARG)
+        die(EXIT_USAGE, "--loops %s: '%s' was made without --loops (no loops beside its tiles)",
+            file, path);
+    if (failed != UINT64_MAX && (st == STRATA_ERR_IO || st == STRATA_ERR_FORMAT)) {
+        char rel[96], p[4200];
+        strata_world_dir_tile_path(dir, failed, rel, sizeof rel);
+        *strrchr(rel, '.') = '\0';
+        snprintf(p, sizeof p, "%s/%s.geojson", path, rel);
+        if (st == STRATA_ERR_FORMAT)
+            die(EXIT_RUNTIME, "tile loops '%s': not loops strata wrote", p);
+        check_call(st, (call){.what = "tile loops", .path = p});
+    }
+    check_call(st, (call){.path = file, .write = true});
+}
+
 /* Every chunk made or read back (a whole run, rank 0): the tileset. */
 static void write_tileset(world_run *wr)
 {
@@ -631,6 +653,8 @@ static void write_tileset(world_run *wr)
     check_call(strata_world_dir_write_tileset(wr->ctx, wr->dir, all, n),
                (call){.path = out, .write = true});
     free(all);
+    if (wr->o->loops)
+        join_loops(wr->ctx, wr->dir, out, wr->o->loops);
     wr->t_tileset = now() - t2;
 }
 
@@ -800,6 +824,8 @@ int run_tileset(job *o)
     check_call(strata_world_dir_clean(ctx, dir, &stale), (call){.path = path, .write = true});
     check_call(strata_world_dir_write_tileset(ctx, dir, recs, have),
                (call){.path = path, .write = true});
+    if (o->loops)
+        join_loops(ctx, dir, path, o->loops);
     if (stale && !o->quiet)
         fprintf(stderr, "strata: removed %llu temporary file%s a killed run left\n",
                 (unsigned long long)stale, stale == 1 ? "" : "s");

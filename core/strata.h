@@ -2097,6 +2097,16 @@ typedef struct strata_world_options {
     int water;
     uint32_t water_level;
     const strata_props_options *props;
+    /* Per leaf tile (coarser lod tiles have none): the contour loops of
+     * the tile's slice as made (strata_loops_from_result; with normals
+     * strata_loops_from_mesh), polylines cut where they leave the tile,
+     * their points the whole mesh's loops' points bit for bit.
+     * strata_world_run writes them beside the tile, tiles/K/NAME.geojson
+     * (GeoJSON lines in the frame strata_world_loops_frame gives, before
+     * the tile), and strata_world_dir_join_loops links the pieces across
+     * tile borders into the whole mesh's loops.  Part of the
+     * fingerprint. */
+    int loops;
 } strata_world_options;
 
 /* Defaults: PLANET, level 6, chunk level 2, radius 1; terrain: no
@@ -2225,6 +2235,18 @@ STRATA_API strata_status strata_world_make_chunk(strata_ctx *ctx, const strata_w
 STRATA_API strata_status strata_world_make_chunk_props(strata_ctx *ctx, const strata_world *w,
                                                        uint64_t id, strata_result *r,
                                                        strata_props **props);
+/* strata_world_make_chunk and, for a leaf of a world with loops, *loops
+ * the chunk's loops (NULL otherwise; owned by the caller), as
+ * strata_world_run writes them beside its tile.  STRATA_ERR_INVALID_ARG
+ * for a NULL loops; errors of strata_loops_from_result. */
+STRATA_API strata_status strata_world_make_chunk_loops(strata_ctx *ctx, const strata_world *w,
+                                                       uint64_t id, strata_result *r,
+                                                       strata_loops **loops);
+/* strata_loops_write_defaults with the map frame of the whole mesh of w's
+ * options (the one strata terrain --loops uses): a terrain from a
+ * heightmap X = column x cell size, Y = (rows - 1 - row) x cell size;
+ * other terrains X = x, Y = -z; planets longitude and latitude. */
+STRATA_API void strata_world_loops_frame(const strata_world *w, strata_loops_write_options *o);
 
 /* Chunks to re-make after the heights changed within `radius` of `center`
  * (interactive editing): those whose vertices or context could lie
@@ -2326,7 +2348,9 @@ STRATA_API strata_status strata_world_dir_read_tile(strata_ctx *ctx, strata_worl
                                                     uint64_t id, strata_tile_record *rec);
 /* strata_world_dir_read_tile, and the whole file read to check its CRC-32C
  * (STRATA_ERR_FORMAT when it differs: bytes changed).  SSE4.2's CRC32
- * instruction where the CPU has it and ctx is not forced to scalar. */
+ * instruction where the CPU has it and ctx is not forced to scalar.  In
+ * a world with loops, also STRATA_ERR_IO (errno ENOENT) for a leaf whose
+ * loops file is missing, so that a resumed run makes it again. */
 STRATA_API strata_status strata_world_dir_check_tile(strata_ctx *ctx, strata_world_dir *d,
                                                      uint64_t id, strata_tile_record *rec);
 /* Lock DIR for a run: exclusive (a whole world made by one process) or
@@ -2345,6 +2369,23 @@ STRATA_API strata_status strata_world_dir_lock(strata_world_dir *d, int exclusiv
  * (errno kept) when a directory cannot be read or a file removed. */
 STRATA_API strata_status strata_world_dir_clean(strata_ctx *ctx, strata_world_dir *d,
                                                 uint64_t *removed);
+/* The loops of a world made with strata_world_options.loops, joined:
+ * the pieces its leaf tiles wrote beside them, each linked to the one
+ * that starts on the point where it ends (same elev, same X and Y bits),
+ * written to path as one GeoJSON FeatureCollection of LineStrings with an
+ * elev each (a closed loop ends on its first point).  The joined lines
+ * are the whole mesh's loops, point for point: a closed loop may start
+ * elsewhere, and a planet's line cut at the antimeridian is written as
+ * its parts, one feature each.  Lines in order: those with an end (on
+ * the world's border, or at the antimeridian) by their first piece's
+ * tile, then the closed ones.  Progress stages "loops" (reading) and
+ * "write"; the file is written as strata_loops_write writes.  Errors:
+ * STRATA_ERR_INVALID_ARG (a world without loops), STRATA_ERR_IO (a
+ * tile's loops missing or unreadable: *failed_chunk, when not NULL, names
+ * it), STRATA_ERR_FORMAT (a tile's file not loops as written),
+ * STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED. */
+STRATA_API strata_status strata_world_dir_join_loops(strata_ctx *ctx, strata_world_dir *d,
+                                                     const char *path, uint64_t *failed_chunk);
 /* Write DIR/tileset.json for the tiles recs[0..n) (ids ascending, each
  * once: all of them, or those present for a partial tileset). */
 STRATA_API strata_status strata_world_dir_write_tileset(strata_ctx *ctx, strata_world_dir *d,

@@ -251,6 +251,153 @@ END_TEST
 
 static const uint32_t tile_sizes[] = {1, 2, 3, 7, 64};
 
+/* ------------------------------------------------------------ loops */
+
+typedef struct {
+    uint32_t plane, p[6]; /* a segment's plane and its ends' float bits */
+} seg_key;
+
+typedef struct {
+    seg_key *k;
+    size_t n, cap;
+    size_t closed, open;
+} seg_list;
+
+static int cmp_seg(const void *a, const void *b)
+{
+    return memcmp(a, b, sizeof(seg_key));
+}
+
+/* The segments of l's polylines (a closed one's closing one too). */
+static void segs_add(seg_list *s, const strata_loops *l)
+{
+    strata_loops_view v;
+    strata_loops_get_view(l, &v);
+    for (uint64_t i = 0; i < v.nloops; i++) {
+        const strata_loop *lp = &v.loops[i];
+        *(lp->closed ? &s->closed : &s->open) += 1;
+        const uint32_t nseg = lp->closed ? lp->count : lp->count - 1;
+        for (uint32_t k = 0; k < nseg; k++) {
+            if (s->n == s->cap) {
+                s->cap = s->cap ? 2 * s->cap : 4096;
+                s->k = realloc(s->k, s->cap * sizeof *s->k);
+                ck_assert_ptr_nonnull(s->k);
+            }
+            const uint64_t a = lp->first + k, b = lp->first + (k + 1) % lp->count;
+            seg_key *key = &s->k[s->n++];
+            key->plane = lp->plane;
+            memcpy(&key->p[0], &v.x[a], 4);
+            memcpy(&key->p[1], &v.y[a], 4);
+            memcpy(&key->p[2], &v.z[a], 4);
+            memcpy(&key->p[3], &v.x[b], 4);
+            memcpy(&key->p[4], &v.y[b], 4);
+            memcpy(&key->p[5], &v.z[b], 4);
+        }
+    }
+}
+
+/* The leaves' loops of w (with loops) against the loops of m sliced at
+ * w's planes: the same segments, bit for bit, each once; a closed loop in
+ * a tile is one of the whole mesh's. */
+static void expect_loops_union(strata_ctx *ctx, const strata_world *w, const strata_mesh *m,
+                               const char *what)
+{
+    uint32_t n;
+    const float *levels = strata_world_levels(w, &n);
+    strata_loops *l;
+    ck_assert_ok(strata_loops_from_mesh(ctx, m, levels, n, &l));
+    seg_list whole = {0}, parts = {0};
+    segs_add(&whole, l);
+    strata_loops_destroy(l);
+    strata_result *r;
+    ck_assert_ok(strata_result_create(ctx, &r));
+    for (uint64_t id = 0; id < strata_world_chunk_count(w); id++) {
+        ck_assert_ok(strata_world_make_chunk_loops(ctx, w, id, r, &l));
+        ck_assert_ptr_nonnull(l);
+        segs_add(&parts, l);
+        strata_loops_destroy(l);
+    }
+    strata_result_destroy(r);
+    qsort(whole.k, whole.n, sizeof *whole.k, cmp_seg);
+    qsort(parts.k, parts.n, sizeof *parts.k, cmp_seg);
+    ck_assert_msg(whole.n > 100, "%s: only %zu segments", what, whole.n);
+    ck_assert_msg(whole.n == parts.n, "%s: %zu segments in the tiles, want %zu", what, parts.n,
+                  whole.n);
+    for (size_t i = 0; i < whole.n; i++)
+        require(!memcmp(&whole.k[i], &parts.k[i], sizeof whole.k[i]), "%s: segment %zu differs",
+                what, i);
+    ck_assert_msg(parts.closed <= whole.closed, "%s: %zu closed loops in tiles, %zu in all",
+                  what, parts.closed, whole.closed);
+    free(whole.k);
+    free(parts.k);
+}
+
+/* Loops per leaf tile (strata_world_options.loops): planets of level 4,
+ * every chunk level; a template terrain with noise, tiles of 1, 3 and 7
+ * (7 with normals). */
+START_TEST(test_loops)
+{
+    strata_ctx *ctx = ctx_new(2);
+    strata_mesh *m;
+    strata_world *w;
+    strata_world_options o;
+    char what[48];
+    ck_assert_ok(strata_shape_icosphere(ctx, 4, 1.0f, &m));
+    ck_assert_ok(strata_displace_radial(ctx, m, planet_noise(), NULL));
+    for (int C = 0; C < 4; C++) {
+        strata_world_defaults(&o);
+        o.level = 4;
+        o.chunk_level = C;
+        o.noise = planet_noise();
+        o.terraces = 12;
+        o.loops = 1;
+        ck_assert_ok(strata_world_create(ctx, &o, &w));
+        snprintf(what, sizeof what, "planet loops C%d", C);
+        expect_loops_union(ctx, w, m, what);
+        const uint64_t fp = strata_world_fingerprint(w);
+        strata_world_destroy(w);
+        o.loops = 0;
+        ck_assert_ok(strata_world_create(ctx, &o, &w));
+        ck_assert_uint_ne(strata_world_fingerprint(w), fp);
+        strata_result *r;
+        strata_loops *l = (strata_loops *)&o; /* set to NULL by the call */
+        ck_assert_ok(strata_result_create(ctx, &r));
+        ck_assert_ok(strata_world_make_chunk_loops(ctx, w, 0, r, &l));
+        ck_assert_ptr_null(l);
+        ck_assert_int_eq(strata_world_make_chunk_loops(ctx, w, 0, r, NULL),
+                         STRATA_ERR_INVALID_ARG);
+        strata_result_destroy(r);
+        strata_world_destroy(w);
+    }
+    strata_mesh_destroy(m);
+    strata_heightmap *hm = integer_heightmap(ctx, 5, 4);
+    strata_fbm f;
+    strata_fbm_defaults(&f);
+    f.frequency = 0.3f;
+    f.amplitude = 4.0f;
+    ck_assert_ok(strata_mesh_from_template(ctx, hm, 9, 1.0f, 1.0f, &m));
+    ck_assert_ok(strata_displace_flat(ctx, m, &f, NULL));
+    for (int t = 0; t < 3; t++) {
+        strata_world_defaults(&o);
+        o.kind = STRATA_WORLD_TERRAIN;
+        o.heightmap = hm;
+        o.patch_cells = 9;
+        o.noise = &f;
+        o.tile_cells = (uint32_t[]){1, 3, 7}[t];
+        o.terraces = 10;
+        o.loops = 1;
+        o.normals = t == 2; /* loops from the tile sliced again */
+        ck_assert_ok(strata_world_create(ctx, &o, &w));
+        snprintf(what, sizeof what, "terrain loops, tiles of %u", o.tile_cells);
+        expect_loops_union(ctx, w, m, what);
+        strata_world_destroy(w);
+    }
+    strata_mesh_destroy(m);
+    strata_heightmap_destroy(hm);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 /* Terrains from an integer heightmap on integer planes. */
 START_TEST(test_terrain_union)
 {
@@ -2177,6 +2324,7 @@ int main(void)
     tcase_add_test(tc, test_simplified_chunks);
     tcase_add_test(tc, test_water_and_props);
     tcase_add_loop_test(tc, test_planet_water, 0, 2);
+    tcase_add_test(tc, test_loops);
     tcase_add_test(tc, test_directories);
     tcase_add_loop_test(tc, test_preview_canvas, 0, 2);
     suite_add_tcase(s, tc);

@@ -397,6 +397,58 @@ done
 check "planet world --lod: water in all $n tiles (320 + 80 + 20)" '[ "$n" -eq 420 ] && [ "$w" -eq 420 ]'
 succeeds "planet world --water --lod: tileset --verify" tileset --verify pl1
 
+# ------------------------------------------------------------ loops
+# --loops FILE: each leaf tile's loops beside it, joined into FILE: the
+# whole mesh's loops, segment for segment (bits of the decimals), as many
+# closed ones; the same bytes for any thread count, ISA, shards and
+# --lod; strata tileset --loops joins the shards' tiles; a tile whose
+# loops are missing is made again by --resume.
+loops_same() { # DESC WHOLE JOINED: same segments and closed loops
+    /usr/bin/python3 - "$2" "$3" <<'PY' >lcmp.out 2>&1 && ok || bad "$1: $(cat lcmp.out)"
+import json, sys
+def load(p):
+    segs, closed, lines = [], 0, 0
+    for f in json.load(open(p))['features']:
+        g, e = f['geometry'], f['properties']['elev']
+        for c in [g['coordinates']] if g['type'] == 'LineString' else g['coordinates']:
+            lines += 1
+            closed += c[0] == c[-1] and len(set(map(tuple, c))) > 1
+            segs += [(e, tuple(a), tuple(b)) for a, b in zip(c, c[1:])]
+    return sorted(segs), closed, lines
+(sw, cw, lw), (sj, cj, lj) = load(sys.argv[1]), load(sys.argv[2])
+assert len(sw) > 1000, 'only %d segments' % len(sw)
+assert sw == sj, '%d segments against %d, %d differ' % (len(sw), len(sj), len(set(sw) ^ set(sj)))
+assert cw == cj, '%d closed loops against %d' % (cw, cj)
+assert lj <= lw, '%d lines joined, the whole mesh has %d' % (lj, lw)
+PY
+}
+LP="planet --level 6 --chunk-level 2 --terraces 10 --quiet"
+run ${LP% --chunk-level 2} --loops lwhole.geojson -o lwhole.ply
+run $LP --loops lw1.geojson -o lw1
+loops_same "planet world --loops: the whole mesh's loops" lwhole.geojson lw1.geojson
+run $LP --loops lw3.geojson --threads 3 --lod -o lw3
+same "planet world --loops: 1 and 3 threads, --lod" lw1.geojson lw3.geojson
+STRATA_SIMD=scalar "$STRATA" $LP --loops lwsc.geojson -o lwsc && same "--loops: scalar kernels" lw1.geojson lwsc.geojson
+run $LP --loops x.geojson --shard 1/2 -o lwsh && run $LP --loops x.geojson --shard 2/2 -o lwsh
+check "--loops with --shard: tiles' loops only, no joined file" '[ ! -e x.geojson ] && [ "$(ls lwsh/tiles/2/*.geojson | wc -l)" -eq 320 ]'
+"$STRATA" tileset lwsh --loops lwsh.geojson --quiet && same "--loops: strata tileset joins the shards' tiles" lw1.geojson lwsh.geojson
+rm lwsh/tiles/2/7.geojson
+fails 1 "cannot read tile loops 'lwsh/tiles/2/7.geojson'" "a tile's loops missing" tileset lwsh --loops j.geojson
+run $LP --loops x.geojson --resume -o lwsh
+check "--resume: a tile whose loops are missing made again" '[ -s lwsh/tiles/2/7.geojson ]'
+"$STRATA" tileset lwsh --loops lwsh.geojson --quiet && same "--loops: joined after --resume" lw1.geojson lwsh.geojson
+printf '{"features":[{"geometry":{"type":"Point"}}]}' >lwsh/tiles/2/9.geojson
+fails 1 "tile loops 'lwsh/tiles/2/9.geojson': not loops strata wrote" "a tile's loops not GeoJSON lines" \
+    tileset lwsh --loops j.geojson
+TL="terrain --cells 96 --tile-cells 32 --terraces 8 --quiet"
+run ${TL% --tile-cells 32} --loops ltwhole.geojson -o ltwhole.ply
+run $TL --loops ltw.geojson -o ltw
+loops_same "terrain world --loops: the whole mesh's loops" ltwhole.geojson ltw.geojson
+fails 2 "a world's loops are GeoJSON" "--loops FILE.obj for a world" $TL --loops l.obj -o x
+run planet --level 3 --chunk-level 1 --quiet -o lnone
+fails 2 "made without --loops" "strata tileset --loops of a world without" tileset lnone --loops j.geojson
+fails 2 "unknown loops format" "strata tileset --loops FILE.obj" tileset lw1 --loops j.obj
+
 # ------------------------------------------------------------ compressed tiles
 if "$STRATA" info | grep -q '^meshoptimizer: yes'; then
     run planet --level 6 --chunk-level 2 --terraces 12 --quiet --compress --threads 1 -o cz1

@@ -241,6 +241,8 @@ static strata_status fingerprint(strata_world *w, const strata_world_options *o)
         if (w->has_water_lattice)
             fnv_u64(&f, (uint64_t)w->water.level);
     }
+    if (w->loops)
+        fnv_bytes(&f, "loops", 5);
     if (w->stages.props) {
         const strata_props_options *p = &w->props;
         fnv_bytes(&f, "props", 5);
@@ -314,10 +316,28 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* strata_world_make_chunk, adding the seconds of its stages to t[0..2]
- * (lattice, noise and edits, slice) when t is not NULL. */
+/* The loops of leaf chunk id's slice r (mesh m), as the pipeline's loops
+ * stage makes them: linked from the walls, or with normals (each wall
+ * its own vertices) from m sliced again. */
+static strata_status chunk_loops(strata_ctx *ctx, const strata_world *w, uint64_t id,
+                                 const strata_mesh *m, const strata_result *r,
+                                 strata_loops **loops)
+{
+    uint32_t k;
+    uint64_t i;
+    strata__world_locate(w, id, &k, &i);
+    if (!w->loops || k != w->layout.leaf_depth)
+        return STRATA_OK;
+    return w->normals ? strata_loops_from_mesh(ctx, m, w->levels, w->nlevels, loops)
+                      : strata_loops_from_result(ctx, r, loops);
+}
+
+/* strata_world_make_chunk, with its props and loops when asked (props,
+ * loops not NULL), adding the seconds of its stages to t[0..2] (lattice,
+ * noise and edits, slice) when t is not NULL. */
 static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t id,
-                                strata_result *r, strata_props **props, double *t)
+                                strata_result *r, strata_props **props, strata_loops **loops,
+                                double *t)
 {
     if (!ctx || !w || !r)
         return STRATA_ERR_INVALID_ARG;
@@ -347,6 +367,8 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
         so.normals = w->normals;
         st = strata_slice_into(ctx, s->mesh, &so, r);
     }
+    if (st == STRATA_OK && loops)
+        st = chunk_loops(ctx, w, id, s->mesh, r, loops);
     /* the pipeline's stages: simplify before the skirt (it wants the
      * slice as made), water and props after it (the skirt hangs from the
      * terraces' border, not the water's) */
@@ -382,8 +404,13 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
     if (st == STRATA_OK)
         st = strata__pipeline_stages(ctx, r, &stages, STRATA_STAGE_WATER, STRATA_STAGE_PROPS,
                                      props, &rep);
-    if (st != STRATA_OK)
+    if (st != STRATA_OK) {
         strata__result_clear(r);
+        if (loops) {
+            strata_loops_destroy(*loops);
+            *loops = NULL;
+        }
+    }
     if (t) {
         const double t3 = now();
         t[0] += t1 - t0;
@@ -396,7 +423,7 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
 strata_status strata_world_make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t id,
                                       strata_result *r)
 {
-    return make_chunk(ctx, w, id, r, NULL, NULL);
+    return make_chunk(ctx, w, id, r, NULL, NULL, NULL);
 }
 
 strata_status strata_world_make_chunk_props(strata_ctx *ctx, const strata_world *w, uint64_t id,
@@ -405,7 +432,29 @@ strata_status strata_world_make_chunk_props(strata_ctx *ctx, const strata_world 
     if (!props)
         return STRATA_ERR_INVALID_ARG;
     *props = NULL;
-    return make_chunk(ctx, w, id, r, props, NULL);
+    return make_chunk(ctx, w, id, r, props, NULL, NULL);
+}
+
+strata_status strata_world_make_chunk_loops(strata_ctx *ctx, const strata_world *w, uint64_t id,
+                                            strata_result *r, strata_loops **loops)
+{
+    if (!loops)
+        return STRATA_ERR_INVALID_ARG;
+    *loops = NULL;
+    return make_chunk(ctx, w, id, r, NULL, loops, NULL);
+}
+
+void strata_world_loops_frame(const strata_world *w, strata_loops_write_options *o)
+{
+    if (!o)
+        return;
+    strata_loops_write_defaults(o);
+    if (!w || w->kind != STRATA_WORLD_TERRAIN || !w->terrain.src.hm || w->terrain.src.patch)
+        return;
+    /* as a whole mesh's: minus its first vertex's x, its last one's z */
+    const strata_terrain_source *src = &w->terrain.src;
+    o->origin[0] = -(double)strata__grid_coord(0, src->nx, w->terrain.cell);
+    o->origin[1] = (double)strata__grid_coord(src->nz, src->nz, w->terrain.cell);
 }
 
 /* ------------------------------------------------------------ runs */
@@ -421,6 +470,7 @@ typedef struct {
     _Alignas(STRATA_ALIGN) strata_ctx *ctx;
     strata_result *r;
     strata_props *props; /* the chunk's, when the world has props */
+    strata_loops *loops; /* the chunk's, when the world has loops */
     strata_world_run_stats st;
     double t[4];
     strata_status status;
@@ -480,15 +530,17 @@ static strata_status run_one(run_state *rs, run_worker *wk, uint64_t id)
             return st;
     }
     strata_props_destroy(wk->props);
+    strata_loops_destroy(wk->loops);
     wk->props = NULL;
-    strata_status st = make_chunk(wk->ctx, rs->w, id, wk->r, &wk->props, wk->t);
+    wk->loops = NULL;
+    strata_status st = make_chunk(wk->ctx, rs->w, id, wk->r, &wk->props, &wk->loops, wk->t);
     if (st == STRATA_OK && o->preview)
         st = strata_preview_canvas_draw(wk->ctx, o->preview, wk->r);
     if (st != STRATA_OK)
         return st;
     const double t0 = now();
     st = strata__world_dir_write_tile(wk->ctx, o->dir, rs->w, id, wk->r, o->palette, wk->props,
-                                      &rec);
+                                      wk->loops, &rec);
     wk->t[3] += now() - t0;
     if (st != STRATA_OK)
         return st;
@@ -577,6 +629,7 @@ strata_status strata_world_run(strata_ctx *ctx, const strata_world *w,
         stats->seconds_write += wk[i].t[3];
         strata_result_destroy(wk[i].r);
         strata_props_destroy(wk[i].props);
+        strata_loops_destroy(wk[i].loops);
         strata_ctx_destroy(wk[i].ctx);
     }
     strata__free(&ctx->alloc, wk);
@@ -832,6 +885,7 @@ strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *o
     w->stages.terraces.sea = o->sea;
     w->stages.terraces.sea_level = o->sea_level;
     w->stages.water = o->water;
+    w->loops = o->loops != 0;
     if (o->props) {
         w->props = *o->props;
         w->stages.props = &w->props;

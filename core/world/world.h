@@ -40,6 +40,7 @@ struct strata_world {
      * and props after it (props.seed set per chunk) */
     strata_pipeline_options stages;
     strata_props_options props;
+    int loops; /* leaf tiles' loops (strata_world_options.loops) */
     /* planets with water: the water sphere's lattice, a chunk's part of
      * the sphere per chunk (radius + sea level) */
     int has_water_lattice;
@@ -82,13 +83,22 @@ STRATA_HIDDEN const float *strata__world_cap(const strata_world *w, uint64_t id)
 STRATA_HIDDEN void strata__world_chunk_region(const strata_world *w, uint64_t id,
                                               float corners[9], uint32_t cells[4]);
 
+/* Whether d's leaf tiles have their loops beside them; its leaves; DIR/
+ * tiles/K/NAME.geojson, the loops of leaf id, into buf (STRATA_ERR_IO,
+ * ENAMETOOLONG, when it does not fit). */
+STRATA_HIDDEN int strata__world_dir_has_loops(const strata_world_dir *d);
+STRATA_HIDDEN uint64_t strata__world_dir_leaves(const strata_world_dir *d);
+STRATA_HIDDEN strata_status strata__world_dir_loops_path(const strata_world_dir *d, uint64_t id,
+                                                         char *buf, size_t len);
+
 /* strata_world_dir_write_tile with the tile's props (NULL: none) drawn
- * into a GLB tile. */
+ * into a GLB tile, and its loops (NULL: none) written first beside it. */
 STRATA_HIDDEN strata_status strata__world_dir_write_tile(strata_ctx *ctx, strata_world_dir *d,
                                                          const strata_world *w, uint64_t id,
                                                          const strata_result *r,
                                                          const strata_palette *pal,
                                                          const strata_props *props,
+                                                         const strata_loops *loops,
                                                          strata_tile_record *rec);
 
 /* Working memory of skirts, reused tile after tile. */

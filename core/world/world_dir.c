@@ -46,6 +46,7 @@ struct strata_world_dir {
     uint64_t nchunks;
     strata_tileset_desc desc;
     int skirts;
+    int loops; /* leaf tiles have their loops beside them */
     char *classes, *properties; /* the tileset's world metadata */
     int lock_fd;                /* DIR/world.lock while locked, else -1 */
 };
@@ -193,6 +194,8 @@ static void params_json(const strata_world *w, strata_jtext *j)
         strata__jtext_raw(j, ",\"water\":");
         strata__jtext_float(j, w->stages.terraces.sea_level);
     }
+    if (w->loops)
+        strata__jtext_raw(j, ",\"loops\":true");
     if (w->stages.props) {
         const strata_props_options *p = &w->props;
         strata__jtext_raw(j, ",\"props\":{\"density\":");
@@ -387,6 +390,7 @@ static strata_status parse_manifest(strata_world_dir *d, const char *text, size_
         goto done;
     d->desc.ext = d->format == STRATA_FORMAT_GLB ? ".glb" : ".ply";
     d->nchunks = chunks;
+    d->loops = strata__json_type(doc, strata__json_get(doc, params, "loops")) == STRATA_JSON_TRUE;
     st = metadata_from(d, doc, params);
 done:
     strata__json_free(doc);
@@ -506,6 +510,7 @@ strata_status strata_world_dir_create(strata_ctx *ctx, const strata_world *w, co
     strata_status st = new_dir(ctx, path, &d);
     if (st != STRATA_OK)
         return st;
+    d->loops = w->loops;
     char mpath[4096];
     struct stat sb;
     if ((st = join(d, MANIFEST, mpath, sizeof mpath)) != STRATA_OK)
@@ -642,18 +647,54 @@ static void record_json(const strata_world_dir *d, const strata_tile_record *rec
     strata__jtext_raw(j, "]" SEAL_PLACEHOLDER "}");
 }
 
+int strata__world_dir_has_loops(const strata_world_dir *d)
+{
+    return d->loops;
+}
+
+uint64_t strata__world_dir_leaves(const strata_world_dir *d)
+{
+    return d->desc.nleaves;
+}
+
+strata_status strata__world_dir_loops_path(const strata_world_dir *d, uint64_t id, char *buf,
+                                          size_t len)
+{
+    char rel[80];
+    strata__tile_path(&d->desc, id, rel, sizeof rel);
+    strcat(rel, ".geojson");
+    return join(d, rel, buf, len);
+}
+
+/* Tile id's loops beside it, written before the tile: a tile there has
+ * its loops there too (a resumed run remakes a tile whose loops are
+ * missing). */
+static strata_status write_loops(strata_ctx *ctx, const strata_world_dir *d,
+                                 const strata_world *w, uint64_t id, const strata_loops *loops)
+{
+    char path[4096];
+    strata_status st = strata__world_dir_loops_path(d, id, path, sizeof path);
+    if (st != STRATA_OK)
+        return st;
+    strata_loops_write_options o;
+    strata_world_loops_frame(w, &o);
+    o.format = STRATA_LOOPS_GEOJSON;
+    return strata_loops_write(ctx, loops, path, &o);
+}
+
 strata_status strata_world_dir_write_tile(strata_ctx *ctx, strata_world_dir *d,
                                           const strata_world *w, uint64_t id,
                                           const strata_result *r, const strata_palette *pal,
                                           strata_tile_record *rec)
 {
-    return strata__world_dir_write_tile(ctx, d, w, id, r, pal, NULL, rec);
+    return strata__world_dir_write_tile(ctx, d, w, id, r, pal, NULL, NULL, rec);
 }
 
 strata_status strata__world_dir_write_tile(strata_ctx *ctx, strata_world_dir *d,
                                            const strata_world *w, uint64_t id,
                                            const strata_result *r, const strata_palette *pal,
-                                           const strata_props *props, strata_tile_record *rec)
+                                           const strata_props *props, const strata_loops *loops,
+                                           strata_tile_record *rec)
 {
     if (!ctx || !d || !w || !r || !rec || id >= d->nchunks || w->fingerprint != d->fingerprint)
         return STRATA_ERR_INVALID_ARG;
@@ -676,6 +717,8 @@ strata_status strata__world_dir_write_tile(strata_ctx *ctx, strata_world_dir *d,
     if (mkdir(path, 0777) != 0 && errno != EEXIST)
         return STRATA_ERR_IO;
     *slash = '/';
+    if (loops && (st = write_loops(ctx, d, w, id, loops)) != STRATA_OK)
+        return st;
     strata_jtext j;
     strata__jtext_init(&j, &d->alloc);
     record_json(d, rec, &j);
@@ -970,7 +1013,14 @@ strata_status strata_world_dir_read_tile(strata_ctx *ctx, strata_world_dir *d, u
 strata_status strata_world_dir_check_tile(strata_ctx *ctx, strata_world_dir *d, uint64_t id,
                                           strata_tile_record *rec)
 {
-    return read_tile(ctx, d, id, rec, 1);
+    const strata_status st = read_tile(ctx, d, id, rec, 1);
+    if (st != STRATA_OK || !d->loops || id >= d->desc.nleaves)
+        return st;
+    char path[4096];
+    struct stat sb;
+    if (strata__world_dir_loops_path(d, id, path, sizeof path) != STRATA_OK || stat(path, &sb) != 0)
+        return STRATA_ERR_IO; /* errno ENOENT: made again */
+    return STRATA_OK;
 }
 
 strata_status strata_world_dir_lock(strata_world_dir *d, int exclusive, long *holder)
