@@ -526,6 +526,11 @@ static void open_dir(world_run *wr)
             "'%s' holds another world (other options, planes or tile format): use another "
             "directory, or remove it",
             o->output);
+    if (st == STRATA_ERR_FORMAT)
+        die(EXIT_RUNTIME,
+            "'%s/world.json' is not a world manifest (malformed, or of another version): use "
+            "another directory, or remove it",
+            o->output);
     check_call(st, (call){.what = "world directory", .path = o->output, .write = true});
     lock_dir(wr->dir, o->output, wr->whole && procs_size() == 1);
     if (o->compress)

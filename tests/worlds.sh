@@ -488,5 +488,7 @@ fails 1 "not a world directory" "tileset of a plain directory" tileset ro
 rm -f t1/world.json
 printf '{"strataWorld": 1}' >t1/world.json
 fails 1 "world.json" "tileset with a broken manifest" tileset t1
+fails 1 "'t1/world.json' is not a world manifest" "a run into a directory with a broken manifest" \
+    planet --level 7 --chunk-level 3 --terraces 5 --quiet --resume -o t1
 
 finish
