@@ -307,6 +307,20 @@ for f in d[\"features\"]:
         assert all(abs(c[i][0]-c[i+1][0])<=180 for i in range(len(c)-1)), \"crosses the antimeridian\"
 assert cut>0, \"no loop crossed the antimeridian: the test tests nothing\"
 "'
+# points exactly on the antimeridian (crossings of icosphere edges in the
+# plane z = 0): the cut is the point itself, never a part of zero length
+succeeds "planet --loops, points on the antimeridian" planet --level 6 --terraces 10 -o pl6.ply --loops pl6.geojson --quiet
+check "planet loops: no segment of zero length, no part under 2 points" '"$PY" -c "
+import json
+on=0
+for f in json.load(open(\"pl6.geojson\"))[\"features\"]:
+    g=f[\"geometry\"]
+    for c in g[\"coordinates\"] if g[\"type\"]==\"MultiLineString\" else [g[\"coordinates\"]]:
+        assert len(c)>=2, c
+        assert all(a!=b for a,b in zip(c,c[1:])), c
+        on+=sum(abs(x)==180 for x,y in c)
+assert on>0, \"no point on the antimeridian: the test tests nothing\"
+"'
 
 # ------------------------------------------------------------ bad input
 fails 1 "missing.pfm" "a missing raster" x.geojson contours missing.pfm -o x.geojson

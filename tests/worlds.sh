@@ -412,6 +412,7 @@ def load(p):
         g, e = f['geometry'], f['properties']['elev']
         for c in [g['coordinates']] if g['type'] == 'LineString' else g['coordinates']:
             lines += 1
+            assert all(a != b for a, b in zip(c, c[1:])), '%s: a segment of no length' % p
             closed += c[0] == c[-1] and len(set(map(tuple, c))) > 1
             segs += [(e, tuple(a), tuple(b)) for a, b in zip(c, c[1:])]
     return sorted(segs), closed, lines

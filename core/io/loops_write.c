@@ -480,8 +480,35 @@ strata_status strata_loops_write_heightmap(strata_ctx *ctx, const strata_heightm
 /* Planets: longitude and latitude, every line that crosses the
  * antimeridian cut there into the parts of a MultiLineString (RFC 7946,
  * 3.1.9), the cut point at longitude 180 and -180 with the latitude
- * interpolated linearly in degrees.  Written on the calling thread:
+ * interpolated linearly in degrees (a point on the antimeridian is the
+ * cut: no part has a zero-length segment).  Written on the calling thread:
  * planets' loops are few. */
+/* Point i of loop lp (i == count: a closed loop's first again) in
+ * longitude and latitude; a point on the
+ * antimeridian takes the sign of the nearest point after it that is not
+ * (else before it), so that a line touching it is not cut there. */
+static void lonlat_at(const strata_map_frame *fr, const strata_loop *lp, uint32_t i, float *X,
+                      float *Y)
+{
+    const uint32_t n = lp->count;
+    strata__map_point(fr, lp->first + (i == n ? 0 : i), X, Y);
+    if (fabsf(*X) != 180.0f)
+        return;
+    const uint32_t steps = lp->closed ? n : n - 1;
+    for (int dir = 1; dir >= -1; dir -= 2)
+        for (uint32_t k = 1; k <= steps; k++) {
+            const int64_t j = (int64_t)(i == n ? 0 : i) + dir * (int64_t)k;
+            if (!lp->closed && (j < 0 || j >= (int64_t)n))
+                break;
+            float Xj, Yj;
+            strata__map_point(fr, lp->first + (uint64_t)((j % n + n) % n), &Xj, &Yj);
+            if (fabsf(Xj) != 180.0f) {
+                *X = copysignf(180.0f, Xj);
+                return;
+            }
+        }
+}
+
 static void write_lines_lonlat(strata_out *o, const strata_map_frame *fr)
 {
     const strata_loops *l = fr->l;
@@ -493,7 +520,7 @@ static void write_lines_lonlat(strata_out *o, const strata_map_frame *fr)
         float pX = 0, pY = 0;
         for (uint32_t i = 0; i < n; i++) {
             float X, Y;
-            strata__map_point(fr, lp->first + (i == lp->count ? 0 : i), &X, &Y);
+            lonlat_at(fr, lp, i, &X, &Y);
             cuts += i > 0 && fabsf(X - pX) > 180.0f;
             pX = X;
             pY = Y;
@@ -507,19 +534,23 @@ static void write_lines_lonlat(strata_out *o, const strata_map_frame *fr)
         int first = 1;
         for (uint32_t i = 0; i < n; i++) {
             float X, Y;
-            strata__map_point(fr, lp->first + (i == lp->count ? 0 : i), &X, &Y);
+            lonlat_at(fr, lp, i, &X, &Y);
             if (i > 0 && fabsf(X - pX) > 180.0f) {
                 /* from pX to X the short way passes +-180 */
                 const double side = pX > 0 ? 180.0 : -180.0;
                 const double span = 360.0 - fabs((double)X - pX);
                 const double f = span > 0 ? (180.0 - fabs((double)pX)) / span : 0.5;
                 const float Yc = (float)(pY + f * ((double)Y - pY));
-                put_xy(o, 1, (float)side, Yc);
+                /* a point on the antimeridian is the cut itself: no
+                 * second copy of it (a part of zero length) */
+                if ((double)pX != side)
+                    put_xy(o, 1, (float)side, Yc);
                 put_str(o, "],[");
-                put_xy(o, 0, (float)-side, Yc);
-                first = 0;
+                first = (double)X == -side;
+                if (!first)
+                    put_xy(o, 0, (float)-side, Yc);
             }
-            put_xy(o, !first || i > 0, X, Y);
+            put_xy(o, !first, X, Y);
             first = 0;
             pX = X;
             pY = Y;
