@@ -1413,6 +1413,13 @@ STRATA_API void strata_palette_color(const strata_palette *p, uint32_t k,
  *    (and a world tile's skirt) with material "water": alphaMode BLEND,
  *    baseColorFactor (0.02, 0.15, 0.45, 0.6) in linear light,
  *    metallicFactor 0, roughnessFactor 0.2;
+ *  - ambient occlusion (strata_result_bake_ao): one COLOR_0 accessor
+ *    (VEC4 UNSIGNED_BYTE normalized: ao, ao, ao, 255 a vertex, its own
+ *    buffer view after everything else) on every primitive but a
+ *    shoreline's: glTF multiplies baseColorFactor by COLOR_0, so the
+ *    terrace colours stay in the materials and every viewer (three.js,
+ *    Blender, Godot, Unity glTFast) darkens by the occlusion without a
+ *    custom shader.  Compressed, it is one more ATTRIBUTES stream, last;
  *  - all primitives share one POSITION accessor (float VEC3, with min and
  *    max) and, when the result has normals, one NORMAL accessor; each has
  *    its own indices accessor, UNSIGNED_SHORT when every index it holds is
@@ -1474,6 +1481,9 @@ STRATA_API strata_status strata_result_glb_size(strata_ctx *ctx, const strata_re
  *   light l = (-1, 1, 1.5) / |(-1, 1, 1.5)|  (from the upper left, front)
  *   shade   = STRATA_PREVIEW_AMBIENT + STRATA_PREVIEW_DIFFUSE * max(0, n.l)
  *   pixel   = round(255 * colour * shade) per channel, alpha 255
+ * (with ambient occlusion, strata_result_bake_ao, shade times the
+ * occlusion interpolated linearly from the triangle's corners, ao / 255,
+ * at the pixel: only ever darker; the water layer has none)
  * with n the unit normal of the triangle (facing the viewer) and colour
  * the palette's sRGB colour of the triangle's terrace, roof or wall
  * (strata_palette_color with STRATA_COLOR_SRGB: walls are 0.6 times
