@@ -140,7 +140,7 @@ static void corner_heights(const strata_ao_grid *g, const strata_result *r, cons
 static void raster(const strata_ao_grid *g, const strata_result *r, const uint32_t *ix,
                    const tri2 *t, double off, int64_t i0, int64_t j0, uint32_t *keys)
 {
-    const double cell = g->cell;
+    const double cell = g->cell, inv = 1.0 / cell;
     double ulo = t->u[0], uhi = t->u[0], vlo = t->v[0], vhi = t->v[0];
     for (int k = 1; k < 3; k++) {
         ulo = t->u[k] < ulo ? t->u[k] : ulo;
@@ -149,10 +149,10 @@ static void raster(const strata_ao_grid *g, const strata_result *r, const uint32
         vhi = t->v[k] > vhi ? t->v[k] : vhi;
     }
     /* cells whose centre lies in [lo, hi]: a from -floor(0.5 - x) */
-    int64_t a0 = -ifloor(0.5 - (ulo - off) / cell) - i0;
-    int64_t a1 = ifloor((uhi - off) / cell - 0.5) - i0;
-    int64_t b0 = -ifloor(0.5 - (vlo - off) / cell) - j0;
-    int64_t b1 = ifloor((vhi - off) / cell - 0.5) - j0;
+    int64_t a0 = -ifloor(0.5 - (ulo - off) * inv) - i0;
+    int64_t a1 = ifloor((uhi - off) * inv - 0.5) - i0;
+    int64_t b0 = -ifloor(0.5 - (vlo - off) * inv) - j0;
+    int64_t b1 = ifloor((vhi - off) * inv - 0.5) - j0;
     a0 = a0 < 0 ? 0 : a0;
     b0 = b0 < 0 ? 0 : b0;
     a1 = a1 >= (int64_t)g->nx ? (int64_t)g->nx - 1 : a1;
@@ -220,9 +220,9 @@ static void raster_radial(strata_ao_grid *g, const strata_result *r, const uint3
             continue;
         tri2 t;
         for (int k = 0; k < 3; k++) {
-            const double w = s * p[k][a];
-            t.u[k] = p[k][U[a]] / w;
-            t.v[k] = p[k][V[a]] / w;
+            const double w = s / p[k][a];
+            t.u[k] = p[k][U[a]] * w;
+            t.v[k] = p[k][V[a]] * w;
         }
         raster(g, r, ix, &t, -1.0, 0, 0, g->key + (uint64_t)f * n * n);
     }
@@ -255,7 +255,9 @@ static const double dir_s[STRATA_AO_DIRECTIONS] = {0, H, 1, H, 0, -H, -1, -H};
 #undef H
 
 /* What a point contributes: its elevation sine seen from t away,
- * weighted 1 - s / STEPS (near walls matter most). */
+ * weighted 1 - s / STEPS (near walls matter most).  Never more than the
+ * weight, so a direction stops once what it has reaches the next
+ * point's weight: the same maximum, fewer loads. */
 static inline double lift(double rise, double t, int s)
 {
     if (!(rise > 0))
@@ -271,14 +273,24 @@ static inline uint8_t quantise(double occ)
 }
 
 /* A vertex is baked as if it stood at its cell's centre (at its own
- * height): vertices sharing a cell and a height share the result, which
- * a small cache per thread then finds instead of sampling again.  The
- * occlusion is a function of (cell, height) alone, so the cache changes
- * speed, never bytes. */
+ * height, rounded to float), so vertices sharing a cell and a height
+ * share the result: a function of (cell, height) alone.  Most stand at
+ * their cell's own surface (within rounding: a planet's roof vertices
+ * differ in their last bits); those cells are baked once each, in cell
+ * order (the grid read stays in cache), the others (the feet and tops of
+ * walls) through a small cache per thread.  Neither changes the bytes. */
 typedef struct baker {
     const strata_ao_grid *g;
+    uint64_t cells;
+    uint16_t *own;  /* per cell: 0 no vertex at its surface, 1 some not
+                       yet baked, else 256 + the occlusion */
+    uint32_t *vcell; /* per vertex: its cell, OWN set when it stands at
+                        the cell's surface; NO_CELL: outside the grid */
     int64_t off[STRATA_AO_DIRECTIONS][STRATA_AO_STEPS][2]; /* FLAT: cell offsets */
 } baker;
+
+#define OWN 0x80000000u
+#define NO_CELL 0xffffffffu
 
 /* FLAT: the samples are whole cells away from the centre. */
 static uint8_t bake_flat(const baker *b, int64_t i, int64_t j, double h)
@@ -287,7 +299,7 @@ static uint8_t bake_flat(const baker *b, int64_t i, int64_t j, double h)
     double occ = 0;
     for (int d = 0; d < STRATA_AO_DIRECTIONS; d++) {
         double od = 0;
-        for (int s = 0; s < STRATA_AO_STEPS; s++) {
+        for (int s = 0; s < STRATA_AO_STEPS && od < 1.0 - (double)s / STRATA_AO_STEPS; s++) {
             const int64_t a = i + b->off[d][s][0], c = j + b->off[d][s][1];
             if (a < 0 || c < 0 || a >= (int64_t)g->nx || c >= (int64_t)g->nz)
                 continue;
@@ -370,7 +382,7 @@ static uint8_t bake_radial(const baker *b, uint64_t cell, double rho)
                              dir_c[d] * e1[2] + dir_s[d] * e2[2]};
         const double ea = e[a] * (f & 1 ? -1.0 : 1.0);
         const double du = (e[U[a]] - fu * ea) * toc, dv = (e[V[a]] - fv * ea) * toc;
-        for (int s = 0; s < STRATA_AO_STEPS; s++) {
+        for (int s = 0; s < STRATA_AO_STEPS && od < 1.0 - (double)s / STRATA_AO_STEPS; s++) {
             const int64_t i = ci + ifloor(0.5 + (s + 1) * du);
             const int64_t j = cj + ifloor(0.5 + (s + 1) * dv);
             uint32_t k;
@@ -392,57 +404,100 @@ static uint8_t bake_radial(const baker *b, uint64_t cell, double rho)
     return quantise(occ);
 }
 
-/* A vertex's cell (FLAT: i + j nx, cells outside the window numbered
- * past it; RADIAL: the cube cell) and height key. */
-static inline uint64_t vertex_cell(const strata_ao_grid *g, const strata_result *r, uint32_t v,
-                                   int64_t *i, int64_t *j, double *h)
+/* Vertex v's cell (NO_CELL outside the grid) and height, rounded to
+ * float: the surface's in its cell when within rounding of it. */
+static uint32_t vertex_cell(const strata_ao_grid *g, const strata_result *r, uint32_t v,
+                            double *h)
 {
+    uint64_t cell;
     if (g->geometry == STRATA_FLAT) {
-        *i = ifloor(r->x[v] / g->cell) - g->i0;
-        *j = ifloor(r->z[v] / g->cell) - g->j0;
+        const int64_t i = ifloor(r->x[v] / g->cell) - g->i0;
+        const int64_t j = ifloor(r->z[v] / g->cell) - g->j0;
         *h = r->y[v];
-        return (uint64_t)(*j + ((int64_t)1 << 31)) << 32 ^ (uint64_t)(*i + ((int64_t)1 << 31));
+        if (i < 0 || j < 0 || i >= (int64_t)g->nx || j >= (int64_t)g->nz)
+            return NO_CELL;
+        cell = (uint64_t)j * g->nx + (uint64_t)i;
+    } else {
+        const double p[3] = {(double)r->x[v] - g->center[0], (double)r->y[v] - g->center[1],
+                             (double)r->z[v] - g->center[2]};
+        const double rho = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+        *h = (double)(float)rho;
+        if (!(rho > 0))
+            return NO_CELL;
+        cell = cube_cell(p, g->nx, g->cell);
     }
-    const double p[3] = {(double)r->x[v] - g->center[0], (double)r->y[v] - g->center[1],
-                         (double)r->z[v] - g->center[2]};
-    *h = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
-    return *h > 0 ? cube_cell(p, g->nx, g->cell) : UINT64_MAX;
+    const uint32_t own = g->key[cell];
+    if (own && fabs(height_of(own) - *h) <= g->radius * 0x1p-12) {
+        *h = height_of(own);
+        return (uint32_t)cell | OWN;
+    }
+    return (uint32_t)cell;
 }
 
-enum { CACHE = 2048 };
+static uint8_t bake_cell(const baker *b, uint64_t cell, double h)
+{
+    const strata_ao_grid *g = b->g;
+    if (g->geometry != STRATA_FLAT)
+        return bake_radial(b, cell, h);
+    return bake_flat(b, (int64_t)(cell % g->nx), (int64_t)(cell / g->nx), h);
+}
+
+enum { CACHE = 2048, BLOCK = 4096 };
 typedef struct memo {
-    uint64_t cell;
+    uint32_t cell, used;
     double h;
-    uint8_t ao, used;
+    uint8_t ao;
 } memo;
 
-static uint8_t bake_vertex(const baker *b, const strata_result *r, uint32_t v, memo *cache)
+/* A vertex not at its cell's surface. */
+static uint8_t bake_other(const baker *b, const strata_result *r, uint32_t v, memo *cache)
 {
-    int64_t i = 0, j = 0;
     double h;
-    const strata_ao_grid *g = b->g;
-    const uint64_t cell = vertex_cell(g, r, v, &i, &j, &h);
-    if (cell == UINT64_MAX)
+    const uint32_t cell = vertex_cell(b->g, r, v, &h);
+    if (cell == NO_CELL)
         return 255;
-    /* a height within rounding of the surface in its cell (a roof vertex
-     * of a planet, whose distances differ in the last bits) is taken as
-     * that surface's, so the cell's vertices share one result */
-    const int inside = g->geometry != STRATA_FLAT ||
-                       (i >= 0 && j >= 0 && i < (int64_t)g->nx && j < (int64_t)g->nz);
-    const uint32_t own = inside ? g->key[g->geometry == STRATA_FLAT
-                                             ? (uint64_t)j * g->nx + (uint64_t)i
-                                             : cell]
-                                : 0;
-    if (own && fabs(height_of(own) - h) <= g->radius * 0x1p-12)
-        h = height_of(own);
-    memo *m = &cache[(cell * 0x9E3779B97F4A7C15ull ^ (uint64_t)(int64_t)h) % CACHE];
-    if (m->used && m->cell == cell && m->h == h)
-        return m->ao;
-    m->cell = cell;
-    m->h = h;
-    m->used = 1;
-    m->ao = b->g->geometry == STRATA_FLAT ? bake_flat(b, i, j, h) : bake_radial(b, cell, h);
+    memo *m = &cache[(cell * 0x9E3779B1u ^ (uint32_t)key_of((float)h)) % CACHE];
+    if (!(m->used && m->cell == cell && m->h == h)) {
+        m->cell = cell;
+        m->h = h;
+        m->used = 1;
+        m->ao = bake_cell(b, cell, h);
+    }
     return m->ao;
+}
+
+/* The three passes: the vertices' cells (marking cells with a vertex at
+ * their surface), those cells in order, then every vertex. */
+static void bake_passes(strata_ctx *ctx, baker *b, strata_result *r)
+{
+    const strata_ao_grid *g = b->g;
+    const int64_t nv = r->nverts;
+#pragma omp parallel for num_threads(ctx->threads) schedule(static, BLOCK)
+    for (int64_t v = 0; v < nv; v++) {
+        double h;
+        const uint32_t c = b->vcell[v] = vertex_cell(g, r, (uint32_t)v, &h);
+        if (c != NO_CELL && c & OWN)
+            __atomic_store_n(&b->own[c & ~OWN], (uint16_t)1, __ATOMIC_RELAXED);
+    }
+    const int64_t nc = (int64_t)b->cells;
+#pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, BLOCK)
+    for (int64_t c = 0; c < nc; c++)
+        if (b->own[c] && !strata__cancelled(ctx))
+            b->own[c] = (uint16_t)(256 + bake_cell(b, (uint64_t)c, height_of(g->key[c])));
+    uint8_t *ao = r->ao;
+#pragma omp parallel num_threads(ctx->threads)
+    {
+        memo cache[CACHE];
+        memset(cache, 0, sizeof cache);
+#pragma omp for schedule(dynamic, BLOCK)
+        for (int64_t v = 0; v < nv; v++) {
+            const uint32_t c = b->vcell[v];
+            ao[v] = c == NO_CELL       ? 255
+                    : c & OWN          ? (uint8_t)(b->own[c & ~OWN] - 256)
+                    : strata__cancelled(ctx) ? 255
+                                             : bake_other(b, r, (uint32_t)v, cache);
+        }
+    }
 }
 
 strata_status strata__ao_grid_bake(strata_ctx *ctx, const strata_ao_grid *g, strata_result *r)
@@ -456,29 +511,25 @@ strata_status strata__ao_grid_bake(strata_ctx *ctx, const strata_ao_grid *g, str
             return STRATA_ERR_NOMEM;
         r->ao_cap = nv;
     }
-    baker b = {.g = g};
+    baker b = {.g = g, .cells = g->geometry == STRATA_FLAT ? g->nx * g->nz : 6 * g->nx * g->nz};
     for (int d = 0; d < STRATA_AO_DIRECTIONS; d++)
         for (int s = 0; s < STRATA_AO_STEPS; s++) {
             b.off[d][s][0] = ifloor(0.5 + (s + 1) * dir_c[d]);
             b.off[d][s][1] = ifloor(0.5 + (s + 1) * dir_s[d]);
         }
-    uint8_t *ao = r->ao;
-    const int64_t blocks = ((int64_t)nv + 65535) / 65536;
-#pragma omp parallel num_threads(ctx->threads)
-    {
-        memo cache[CACHE];
-        memset(cache, 0, sizeof cache);
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t k = 0; k < blocks; k++) {
-            const uint32_t end = (uint64_t)(k + 1) * 65536 < nv ? (uint32_t)((k + 1) * 65536) : nv;
-            for (uint32_t v = (uint32_t)(k * 65536); v < end && !strata__cancelled(ctx); v++)
-                ao[v] = bake_vertex(&b, r, v, cache);
-        }
+    b.own = strata__alloc_array(&ctx->alloc, (size_t)b.cells, sizeof *b.own);
+    b.vcell = strata__alloc_array(&ctx->alloc, nv ? nv : 1, sizeof *b.vcell);
+    strata_status st = STRATA_ERR_NOMEM;
+    if (b.own && b.vcell) {
+        memset(b.own, 0, (size_t)b.cells * sizeof *b.own);
+        bake_passes(ctx, &b, r);
+        st = strata__cancelled(ctx) ? STRATA_ERR_CANCELLED : STRATA_OK;
     }
-    if (strata__cancelled(ctx))
-        return STRATA_ERR_CANCELLED;
-    r->ao_verts = nv;
-    return STRATA_OK;
+    strata__free(&ctx->alloc, b.own);
+    strata__free(&ctx->alloc, b.vcell);
+    if (st == STRATA_OK)
+        r->ao_verts = nv;
+    return st;
 }
 
 /* ------------------------------------------------------------ whole results */
