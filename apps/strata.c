@@ -137,12 +137,22 @@ static void check_ao(const job *j, bool world, const char *world_opt)
     if (!v)
         return;
     const char *eq = *v ? "=" : "";
-    if (world)
-        usage_error("--ao%s%s: not available for worlds (%s) yet: a tile's occlusion needs its "
-                    "neighbours' surface within RADIUS, which tiles are not made with; make "
-                    "one mesh",
-                    eq, v, world_opt);
-    if (!has_suffix(j->output, ".glb") && !has_suffix(j->output, ".ply") && !j->preview)
+    if (world && !strcmp(world_opt, "--chunk-level"))
+        usage_error("--ao%s%s: not available for planet worlds (--chunk-level) yet: a tile's "
+                    "occlusion needs its neighbours' surface within RADIUS, and the planet's "
+                    "height grid (a cube map) is not cut into tiles; make one mesh, or a "
+                    "terrain world",
+                    eq, v);
+    if (world && j->lod)
+        usage_error("--ao%s%s: not with --lod: coarser tiles would need the occlusion of "
+                    "their own surface around them (make the world without --lod)",
+                    eq, v);
+    if (world && j->simplify)
+        usage_error("--ao%s%s: not with --simplify-roofs in worlds yet (a tile's occlusion is "
+                    "made equal to the whole mesh's on roofs as the slicer makes them)",
+                    eq, v);
+    if (!world && !has_suffix(j->output, ".glb") && !has_suffix(j->output, ".ply") &&
+        !j->preview)
         usage_error("--ao%s%s: -o %s cannot hold it (.glb writes COLOR_0, .ply vertex colours; "
                     "or draw it with --preview FILE.png)",
                     eq, v, j->output);

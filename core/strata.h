@@ -2174,6 +2174,17 @@ typedef struct strata_world_options {
     int water;
     uint32_t water_level;
     const strata_props_options *props;
+    /* Ambient occlusion (strata_result_bake_ao) baked into every tile,
+     * last, with the roofs of the tiles around it within the radius (a
+     * halo: those tiles are sliced again for it, up to 8 more slices a
+     * tile when the radius is below a tile's side), so the tiles' union
+     * has the occlusion of the whole mesh bit for bit.  ao_radius 0:
+     * STRATA_AO_RADIUS_PLANES x the planes' mean spacing (at least two
+     * planes, else STRATA_ERR_INVALID_ARG).  TERRAIN only, not with lod
+     * or simplify_roofs (STRATA_ERR_UNSUPPORTED: a planet's cube map is
+     * not windowed per tile yet).  Part of the fingerprint. */
+    int ao;
+    float ao_radius;
 } strata_world_options;
 
 /* Defaults: PLANET, level 6, chunk level 2, radius 1; terrain: no

@@ -304,6 +304,130 @@ START_TEST(test_preview)
 }
 END_TEST
 
+/* ------------------------------------------------------------ worlds */
+
+/* A position and its occlusion, ordered by the position's bits. */
+typedef struct pos_ao {
+    uint32_t k[3];
+    uint8_t ao;
+} pos_ao;
+
+static int cmp_pos(const void *a, const void *b)
+{
+    return memcmp(((const pos_ao *)a)->k, ((const pos_ao *)b)->k, sizeof(uint32_t[3]));
+}
+
+static pos_ao *keys_of(const strata_result_view *v, pos_ao *out)
+{
+    for (uint32_t i = 0; i < v->nverts; i++) {
+        const float c[3] = {v->x[i], v->y[i], v->z[i]};
+        for (int k = 0; k < 3; k++) {
+            float f = c[k] + 0.0f;
+            memcpy(&out[i].k[k], &f, 4);
+        }
+        out[i].ao = v->ao[i];
+    }
+    return out + v->nverts;
+}
+
+/* A terrain world's tiles, with their neighbours' roofs within the
+ * radius, have the occlusion of the whole mesh at every vertex. */
+static const uint32_t ao_tiles[] = {3, 7, 64};
+START_TEST(test_world_tiles)
+{
+    enum { W = 40, H = 30 };
+    strata_ctx *ctx = ctx_new(2);
+    char head[32];
+    const int n = snprintf(head, sizeof head, "P5\n%u %u\n255\n", W, H);
+    unsigned char *buf = malloc((size_t)n + W * H);
+    memcpy(buf, head, (size_t)n);
+    for (uint32_t y = 0; y < H; y++)
+        for (uint32_t x = 0; x < W; x++)
+            buf[n + y * W + x] = (unsigned char)((((x * 7 + y * 3) / 5) % 9) * 20);
+    strata_heightmap *hm;
+    ck_assert_ok(strata_heightmap_decode(ctx, buf, (size_t)n + W * H, &hm));
+    free(buf);
+    static const float L[8] = {0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f, 6.5f, 7.5f};
+    /* the whole mesh: samples 20 k / 255 at height scale 12.75: heights k */
+    strata_mesh *m;
+    ck_assert_ok(strata_mesh_from_heightmap(ctx, hm, 0.5f, 12.75f, &m));
+    strata_slice_options so;
+    strata_slice_defaults(&so);
+    so.levels = L;
+    so.nlevels = 8;
+    strata_result *whole;
+    ck_assert_ok(strata_slice(ctx, m, &so, &whole));
+    ck_assert_ok(strata_result_bake_ao(ctx, whole, 2.0f));
+    strata_result_view wv;
+    strata_result_get_view(whole, &wv);
+    pos_ao *want = malloc(sizeof *want * wv.nverts);
+    keys_of(&wv, want);
+    qsort(want, wv.nverts, sizeof *want, cmp_pos);
+
+    strata_world_options o;
+    strata_world_defaults(&o);
+    o.kind = STRATA_WORLD_TERRAIN;
+    o.heightmap = hm;
+    o.cell_size = 0.5f;
+    o.height_scale = 12.75f;
+    o.tile_cells = ao_tiles[_i];
+    o.levels = L;
+    o.nlevels = 8;
+    o.ao = 1;
+    o.ao_radius = 2.0f;
+    strata_world *w;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    strata_result *r;
+    ck_assert_ok(strata_result_create(ctx, &r));
+    uint64_t checked = 0, dark = 0;
+    for (uint64_t id = 0; id < strata_world_chunk_count(w); id++) {
+        ck_assert_ok(strata_world_make_chunk(ctx, w, id, r));
+        strata_result_view v;
+        strata_result_get_view(r, &v);
+        ck_assert_ptr_nonnull(v.ao);
+        pos_ao *got = malloc(sizeof *got * (v.nverts ? v.nverts : 1));
+        keys_of(&v, got);
+        for (uint32_t i = 0; i < v.nverts; i++) {
+            const pos_ao *at = bsearch(&got[i], want, wv.nverts, sizeof *want, cmp_pos);
+            require(at, "tile %llu vertex %u: not in the whole mesh", (unsigned long long)id, i);
+            require(at->ao == got[i].ao, "tile %llu vertex %u (%g, %g, %g): %u, whole mesh %u",
+                    (unsigned long long)id, i, v.x[i], v.y[i], v.z[i], got[i].ao, at->ao);
+            dark += got[i].ao < 200;
+        }
+        checked += v.nverts;
+        free(got);
+    }
+    require_ge(checked, wv.nverts);
+    require_gt(dark, checked / 50); /* walls to darken there are */
+    /* the tiles' bytes change with the occlusion: the fingerprint too */
+    strata_world *plain;
+    o.ao = 0;
+    ck_assert_ok(strata_world_create(ctx, &o, &plain));
+    require_ne(strata_world_fingerprint(plain), strata_world_fingerprint(w));
+    strata_world_destroy(plain);
+    /* planets, levels of detail and simplified roofs are refused */
+    o.ao = 1;
+    o.lod = 1;
+    ck_assert_status(strata_world_create(ctx, &o, &plain), STRATA_ERR_UNSUPPORTED);
+    o.lod = 0;
+    o.simplify_roofs = 1e-4;
+    ck_assert_status(strata_world_create(ctx, &o, &plain), STRATA_ERR_UNSUPPORTED);
+    strata_world_options p;
+    strata_world_defaults(&p);
+    p.level = 3;
+    p.chunk_level = 1;
+    p.ao = 1;
+    ck_assert_status(strata_world_create(ctx, &p, &plain), STRATA_ERR_UNSUPPORTED);
+    strata_result_destroy(r);
+    strata_world_destroy(w);
+    free(want);
+    strata_result_destroy(whole);
+    strata_mesh_destroy(m);
+    strata_heightmap_destroy(hm);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 static Suite *ao_suite(void)
 {
     Suite *s = suite_create("ao");
@@ -314,6 +438,7 @@ static Suite *ao_suite(void)
     tcase_add_test(core, test_pipeline);
     tcase_add_test(core, test_ply);
     tcase_add_test(core, test_preview);
+    tcase_add_loop_test(core, test_world_tiles, 0, sizeof ao_tiles / sizeof ao_tiles[0]);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("Limits");
     tcase_add_test(limits, test_errors);

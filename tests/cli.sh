@@ -487,7 +487,11 @@ fails 2 "--ao=1" "--ao RADIUS as a separate word" terrain --cells 8 --ao 1 -o ao
 fails 2 "--ao: -o ao.obj cannot hold it" "--ao into .obj without --preview" terrain --cells 8 --ao -o ao.obj
 fails 2 "--ao: the default radius" "plain --ao with one plane" terrain --cells 8 --terraces 1 --ao -o ao.ply
 fails 2 "--ao=0.001: RADIUS is too small" "--ao whose grid is too large" terrain --cells 8 --size 1000 --ao=0.001 -o ao.ply
-fails 2 "--ao: not available for worlds" "--ao in a planet world" planet --level 3 --chunk-level 1 --ao -o aow
+fails 2 "--ao: not available for planet worlds" "--ao in a planet world" planet --level 3 --chunk-level 1 --ao -o aow
+fails 2 "--ao: not with --lod" "--ao in a world with --lod" terrain --cells 64 --tile-cells 16 --lod --ao -o aow
+fails 2 "--ao: not with --simplify-roofs" "--ao in a world with --simplify-roofs" terrain --cells 64 --tile-cells 16 --simplify-roofs --ao -o aow
+succeeds "--ao in a terrain world of ply tiles" terrain --cells 64 --tile-cells 16 --tile-format ply --ao -o aow
+check "--ao: every ply tile has vertex colours" '[ "$(grep -al "^property uchar red\$" aow/tiles/*/*.ply aow/tiles/*.ply 2>/dev/null | wc -l)" = 16 ]'
 succeeds "--ao into .obj with --preview" terrain --cells 8 --ao --preview ao.png -o ao.obj
 succeeds "--ao=RADIUS with one plane" terrain --cells 8 --terraces 1 --ao=0.5 -o ao1.ply
 succeeds "--ao --stats" terrain --cells 32 --ao --stats -o ao.ply

@@ -92,6 +92,15 @@ glb ao-shore planet --level 5 --terraces 8 --sea-level 0 --water --shoreline 0.0
 check "ao with a shoreline: none on its primitive nor on the props' three parts" \
     '[ "$(count ao-shore.glb "\"COLOR_0\"")" = $(($(count ao-shore.glb "\"mode\":4") - 4)) ]'
 glb ao-terrain terrain --cells 100 --walls separate --ao=0.5
+if "$STRATA" terrain --cells 64 --tile-cells 32 --ao --quiet -o aoworld 2>err; then
+    if node "$SRCDIR/tests/gltf-validate.mjs" "$module" aoworld/tiles/1/*.glb >report 2>&1; then
+        ok
+    else
+        bad "ao world tiles: the validator reports errors or warnings"
+    fi
+else
+    bad "ao world: strata terrain --tile-cells 32 --ao: $(cat err)"
+fi
 glb unsliced terrain --cells 8 --terraces 0
 check "unsliced: one primitive" '[ "$(count unsliced.glb "\"mode\":4")" = 1 ]'
 
