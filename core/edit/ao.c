@@ -202,8 +202,14 @@ static void raster_flat(strata_ao_grid *g, const strata_result *r, const uint32_
     raster(g, r, ix, &t, 0, g->i0, g->j0, g->key);
 }
 
-/* A triangle on every face all three corners lie in front of (one that
- * straddles two faces goes onto both, each holding its part). */
+/* A triangle on the faces its corners look at (a corner's largest
+ * coordinate; one that straddles two faces goes onto both, each holding
+ * its part), when all three corners lie in front of the face.  A third
+ * face could hold a sliver of a triangle around a cube's corner that
+ * none of its corners looks at; that sliver is left out (a choice made
+ * from the triangle alone, so every grid makes the same one), which
+ * spares projecting every triangle onto the three faces it lies in
+ * front of. */
 static void raster_radial(strata_ao_grid *g, const strata_result *r, const uint32_t *ix)
 {
     double p[3][3];
@@ -213,10 +219,18 @@ static void raster_radial(strata_ao_grid *g, const strata_result *r, const uint3
         p[k][2] = (double)r->z[ix[k]] - g->center[2];
     }
     const uint64_t n = g->nx;
+    unsigned faces = 0;
+    for (int k = 0; k < 3; k++) {
+        int a = 0;
+        for (int c = 1; c < 3; c++)
+            if (fabs(p[k][c]) > fabs(p[k][a]))
+                a = c;
+        faces |= 1u << (2 * a + (p[k][a] < 0));
+    }
     for (int f = 0; f < 6; f++) {
         const int a = f / 2;
         const double s = f & 1 ? -1.0 : 1.0;
-        if (!(s * p[0][a] > 0 && s * p[1][a] > 0 && s * p[2][a] > 0))
+        if (!(faces >> f & 1) || !(s * p[0][a] > 0 && s * p[1][a] > 0 && s * p[2][a] > 0))
             continue;
         tri2 t;
         for (int k = 0; k < 3; k++) {
@@ -541,20 +555,26 @@ strata_status strata_result_bake_ao(strata_ctx *ctx, strata_result *r, float rad
     r->ao_verts = 0;
     if (!r->nverts)
         return STRATA_OK;
-    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    const float *c[3] = {r->x, r->y, r->z};
-    for (int k = 0; k < 3; k++)
-        for (uint32_t i = 0; i < r->nverts; i++) {
-            if (!isfinite(c[k][i]))
-                return STRATA_ERR_NOT_FINITE;
-            lo[k] = c[k][i] < lo[k] ? c[k][i] : lo[k];
-            hi[k] = c[k][i] > hi[k] ? c[k][i] : hi[k];
-        }
+    /* the extent in x and z (FLAT: the grid's window), every coordinate
+     * finite */
+    float lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    int bad = 0;
+    const int64_t nv = r->nverts;
+#pragma omp parallel for num_threads(ctx->threads) schedule(static) reduction(| : bad) \
+    reduction(min : lo[:2]) reduction(max : hi[:2])
+    for (int64_t i = 0; i < nv; i++) {
+        bad |= !isfinite(r->x[i]) || !isfinite(r->y[i]) || !isfinite(r->z[i]);
+        lo[0] = r->x[i] < lo[0] ? r->x[i] : lo[0];
+        hi[0] = r->x[i] > hi[0] ? r->x[i] : hi[0];
+        lo[1] = r->z[i] < lo[1] ? r->z[i] : lo[1];
+        hi[1] = r->z[i] > hi[1] ? r->z[i] : hi[1];
+    }
+    if (bad)
+        return STRATA_ERR_NOT_FINITE;
     strata_ao_grid g;
     strata_status st;
     if (r->geometry == STRATA_FLAT) {
-        const float l2[2] = {lo[0], lo[2]}, h2[2] = {hi[0], hi[2]};
-        st = strata__ao_grid_flat(&ctx->alloc, radius, l2, h2, &g);
+        st = strata__ao_grid_flat(&ctx->alloc, radius, lo, hi, &g);
     } else {
         st = strata__ao_grid_radial(&ctx->alloc, radius, r->center, r->radius, &g);
     }
