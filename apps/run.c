@@ -550,6 +550,8 @@ static void pipeline_options(strata_ctx *ctx, const job *o, const strata_mesh *m
         po->props_csv = o->props_csv;
     }
     po->optimize = o->optimize;
+    po->ao = o->ao;
+    po->ao_radius = o->ao && !isnan(o->ao_radius) ? (float)o->ao_radius : 0.0f;
     po->path = o->output;
     po->write.palette = pal;
     po->write.compress = o->compress;
@@ -616,6 +618,19 @@ static void pipeline_check(const job *o, strata_status st, const strata_pipeline
         check_call(st, (call){.what = "--props",
                               .why = st == STRATA_ERR_OVERFLOW
                                          ? "more than 2^32-1 props: lower DENSITY"
+                                         : NULL});
+        break;
+    case STRATA_STAGE_AO:
+        if (st == STRATA_ERR_TOO_LARGE)
+            usage_error("--ao%s%s: RADIUS is too small for the extent of the surface (its "
+                        "height grid, cells of RADIUS / %d, would have more than %u cells); "
+                        "give a larger RADIUS",
+                        cli_given("ao")[0] ? "=" : "", cli_given("ao"), STRATA_AO_STEPS,
+                        STRATA_AO_MAX_GRID_CELLS);
+        check_call(st, (call){.what = "--ao",
+                              .why = st == STRATA_ERR_INVALID_ARG
+                                         ? "the surface has fewer than two planes to take a "
+                                           "radius from (give --ao=RADIUS)"
                                          : NULL});
         break;
     case STRATA_STAGE_WRITE:

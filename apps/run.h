@@ -73,6 +73,8 @@ typedef struct job {
     bool stats, quiet;
     bool no_sync; /* --no-sync */
     const char *output;
+    bool ao;               /* --ao given */
+    double ao_radius;      /* --ao=RADIUS; NAN: from the planes' spacing */
     bool simplify;         /* --simplify-roofs given */
     double simplify_error; /* --simplify-roofs=ERR; NAN: the default */
     /* props */

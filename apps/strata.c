@@ -129,6 +129,40 @@ static void check_props(const job *j, bool world)
                     v, b, n, n - 1);
 }
 
+/* --ao: where the occlusion goes, and planes to take the default radius
+ * from. */
+static void check_ao(const job *j, bool world, const char *world_opt)
+{
+    const char *v = cli_given("ao");
+    if (!v)
+        return;
+    const char *eq = *v ? "=" : "";
+    if (world && !strcmp(world_opt, "--chunk-level"))
+        usage_error("--ao%s%s: not available for planet worlds (--chunk-level) yet: a tile's "
+                    "occlusion needs its neighbours' surface within RADIUS, and the planet's "
+                    "height grid (a cube map) is not cut into tiles; make one mesh, or a "
+                    "terrain world",
+                    eq, v);
+    if (world && j->lod)
+        usage_error("--ao%s%s: not with --lod: coarser tiles would need the occlusion of "
+                    "their own surface around them (make the world without --lod)",
+                    eq, v);
+    if (world && j->simplify)
+        usage_error("--ao%s%s: not with --simplify-roofs in worlds yet (a tile's occlusion is "
+                    "made equal to the whole mesh's on roofs as the slicer makes them)",
+                    eq, v);
+    if (!world && !has_suffix(j->output, ".glb") && !has_suffix(j->output, ".ply") &&
+        !j->preview)
+        usage_error("--ao%s%s: -o %s cannot hold it (.glb writes COLOR_0, .ply vertex colours; "
+                    "or draw it with --preview FILE.png)",
+                    eq, v, j->output);
+    const long long n = (j->levels.n ? (long long)j->levels.n : j->terraces) + (j->sea ? 1 : 0);
+    if (!*v && n < 2)
+        usage_error("--ao: the default radius is %g x the mean spacing of the planes, and "
+                    "there are %lld; give --ao=RADIUS",
+                    STRATA_AO_RADIUS_PLANES, n);
+}
+
 /* --simd and STRATA_SIMD: an instruction set's name (whether this CPU has
  * it is found out when the context is made). */
 static const char *check_simd(const char *s)
@@ -166,6 +200,7 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
         if (!world && (v = cli_given(world_only[i])))
             usage_error("--%s%s%s needs %s (a world)", world_only[i], *v ? " " : "", v,
                         world_opt);
+    check_ao(j, world, world_opt);
     if (!world) {
         const char *why = check_output(j->output);
         if (why)
@@ -200,6 +235,7 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
 static void check_slice(job *j)
 {
     check_compress(j, false);
+    check_ao(j, false, NULL);
 }
 
 static void check_planet(job *j)
@@ -599,6 +635,13 @@ static const cli_option options[] = {
     {.name = "optimize", .kind = CLI_FLAG, .target = &g_job.optimize, .def_text = "off",
      .help = "reorder each terrace's triangles for the GPU vertex cache (meshoptimizer; same "
              "triangles; --stats shows the cache miss ratio before and after)",
+     .commands = WRITERS, .group = G_TERRACE},
+    {.name = "ao", .kind = CLI_REAL, .arg = "RADIUS", .target = &g_job.ao_radius,
+     .mark = &g_job.ao, .min = 0, .max = LENGTH_MAX,
+     .flags = CLI_ABOVE_MIN | CLI_OPTIONAL_VALUE,
+     .def_text = "2 x the mean spacing of the planes",
+     .help = "bake ambient occlusion within RADIUS of each vertex (wall feet and inner corners "
+             "darker, open roofs light): .glb COLOR_0, .ply vertex colours, --preview shading",
      .commands = WRITERS, .group = G_TERRACE},
     {.name = "compress", .kind = CLI_FLAG, .target = &g_job.compress, .def_text = "off",
      .help = "compress .glb buffers (and world tiles) with meshoptimizer's codecs under the "

@@ -157,6 +157,8 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
             isnan(o->simplify_error) ? STRATA_SIMPLIFY_DEFAULT_ERROR : o->simplify_error;
     wo->water = o->water;
     wo->loops = o->loops != NULL;
+    wo->ao = o->ao; /* --ao[=RADIUS]: 0 takes it from the planes */
+    wo->ao_radius = o->ao && !isnan(o->ao_radius) ? (float)o->ao_radius : 0.0f;
     /* planets: the whole mesh's water sphere, chunk by chunk */
     wo->water_level = (uint32_t)(o->level < WATER_SPHERE_LEVEL ? o->level : WATER_SPHERE_LEVEL);
     if (o->props) {

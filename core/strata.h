@@ -795,6 +795,10 @@ typedef struct strata_result_view {
     uint64_t shore_first, shore_count;
     uint32_t uv_first, nuv;
     const float *uv;
+    /* strata_result_bake_ao: the ambient occlusion of each vertex, one
+     * byte a vertex (ao[i] / 255 in [0, 1]: 0 fully occluded, 255 open);
+     * NULL when none is baked for the vertices as they are */
+    const uint8_t *ao;
 } strata_result_view;
 
 STRATA_API void strata_result_get_view(const strata_result *r,
@@ -838,6 +842,64 @@ STRATA_API void strata_result_get_view(const strata_result *r,
 STRATA_API strata_status strata_result_add_water(strata_ctx *ctx, strata_result *r,
                                                  float level, const float *outline,
                                                  uint32_t npoints, uint32_t sphere_level);
+
+/* ------------------------------------------------------------------ */
+/* Ambient occlusion                                                   */
+/* ------------------------------------------------------------------ */
+
+/* Horizon samples of strata_result_bake_ao: directions per vertex and
+ * points per direction. */
+#define STRATA_AO_DIRECTIONS 8
+#define STRATA_AO_STEPS 8
+/* The radius of the strata program's plain --ao (and of a pipeline's
+ * ao_radius 0): this many times the mean spacing of the planes. */
+#define STRATA_AO_RADIUS_PLANES 2.0
+
+/* Bake the ambient occlusion of r's surface into its vertices (the
+ * view's ao: a byte a vertex, 255 open, 0 shut): how much of the sky
+ * above each vertex (planets: away from the centre) the terraced surface
+ * itself hides within `radius`, so the feet of walls and the inner
+ * corners of terraces come out darker and open roofs light.
+ *
+ * Method (docs/DESIGN.md, "Ambient occlusion"): the surface is a height
+ * field (FLAT: y over x and z; RADIAL: distance from r's centre over the
+ * directions), rasterised once into a grid of its highest point per cell
+ * at the cells' centres (FLAT: square cells of radius / STRATA_AO_STEPS in
+ * x and z; RADIAL: a cube map, cells about radius / STRATA_AO_STEPS
+ * across at r's radius); the triangles of r's terraces (roofs and walls:
+ * not a skirt, water or shoreline) are drawn, a roof at its height, a
+ * sloped triangle (an unsliced mesh) by the plane through its corners.
+ * Each vertex then looks along STRATA_AO_DIRECTIONS directions of its
+ * horizontal (tangent) plane, every 45 degrees from +x (FLAT; RADIAL: from
+ * a tangent axis fixed by the vertex's direction), at STRATA_AO_STEPS
+ * points t_s = (s + 1) radius / STRATA_AO_STEPS; what lies at a point
+ * rises e above the vertex's plane and is seen at the elevation sine
+ * sin_s = (e / t_s) / sqrt(1 + (e / t_s)^2) (0 where it lies below).  A
+ * direction occludes o_d = max_s (1 - s / STRATA_AO_STEPS) sin_s, and
+ * ao = 1 - mean_d o_d, stored as round(255 ao).  A vertex at the foot of
+ * a straight wall thus gets about 0.5, in an inner corner about 0.25,
+ * on an open roof or a wall's top 1.
+ *
+ * Every vertex is baked (water and shoreline vertices too, from the
+ * terraces around them).  The occlusion belongs to the vertices as
+ * baked: functions that move them all alike keep it (fit_size, the
+ * rotations), those that add or remove vertices (water, shoreline,
+ * simplify, solid, slicing into r again) drop it, so bake last.  The
+ * bytes depend only on r and radius: the same for every thread count and
+ * instruction set (scalar double precision; the grid's cells are maxima,
+ * written in any order).
+ *
+ * Writers: glTF COLOR_0 (see "glTF"), PLY vertex colours red, green,
+ * blue (each ao[i]), the preview's shading (see "Preview images").
+ * Working memory: 4 bytes a grid cell (at most STRATA_AO_MAX_GRID_CELLS)
+ * plus a byte a vertex kept with r.  Errors: STRATA_ERR_INVALID_ARG (NULL
+ * ctx or r, a radius not > 0 or not finite), STRATA_ERR_NOT_FINITE (a
+ * vertex), STRATA_ERR_TOO_LARGE (the grid would have more than
+ * STRATA_AO_MAX_GRID_CELLS cells: the radius is too small for the extent
+ * of r), STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED; on an error r has no
+ * occlusion. */
+#define STRATA_AO_MAX_GRID_CELLS (1u << 27)
+STRATA_API strata_status strata_result_bake_ao(strata_ctx *ctx, strata_result *r, float radius);
 
 /* ------------------------------------------------------------------ */
 /* Edge loops: contours                                                */
@@ -1114,8 +1176,10 @@ STRATA_API void strata_write_defaults(strata_write_options *opt);
 
 /* Write a result to path in the format opt says (opt NULL: defaults).
  *
- *  PLY: `float x, y, z` (+ `float nx, ny, nz` with normals) per vertex; per
- *    face `list uchar uint vertex_indices`, `int terrace`, `uchar wall`.
+ *  PLY: `float x, y, z` (+ `float nx, ny, nz` with normals) (+ `uchar
+ *    red, green, blue`, each the vertex's occlusion byte, with
+ *    strata_result_bake_ao) per vertex; per face `list uchar uint
+ *    vertex_indices`, `int terrace`, `uchar wall`.
  *  OBJ: one group and one material per terrace (`g terrace_3`, `usemtl
  *    terrace_3`), walls in their group `walls_3` with material `wall_3`
  *    under STRATA_WALLS_SEPARATE, and FILE.mtl (the .obj suffix replaced)
@@ -1349,6 +1413,13 @@ STRATA_API void strata_palette_color(const strata_palette *p, uint32_t k,
  *    (and a world tile's skirt) with material "water": alphaMode BLEND,
  *    baseColorFactor (0.02, 0.15, 0.45, 0.6) in linear light,
  *    metallicFactor 0, roughnessFactor 0.2;
+ *  - ambient occlusion (strata_result_bake_ao): one COLOR_0 accessor
+ *    (VEC4 UNSIGNED_BYTE normalized: ao, ao, ao, 255 a vertex, its own
+ *    buffer view after everything else) on every primitive but a
+ *    shoreline's: glTF multiplies baseColorFactor by COLOR_0, so the
+ *    terrace colours stay in the materials and every viewer (three.js,
+ *    Blender, Godot, Unity glTFast) darkens by the occlusion without a
+ *    custom shader.  Compressed, it is one more ATTRIBUTES stream, last;
  *  - all primitives share one POSITION accessor (float VEC3, with min and
  *    max) and, when the result has normals, one NORMAL accessor; each has
  *    its own indices accessor, UNSIGNED_SHORT when every index it holds is
@@ -1410,6 +1481,9 @@ STRATA_API strata_status strata_result_glb_size(strata_ctx *ctx, const strata_re
  *   light l = (-1, 1, 1.5) / |(-1, 1, 1.5)|  (from the upper left, front)
  *   shade   = STRATA_PREVIEW_AMBIENT + STRATA_PREVIEW_DIFFUSE * max(0, n.l)
  *   pixel   = round(255 * colour * shade) per channel, alpha 255
+ * (with ambient occlusion, strata_result_bake_ao, shade times the
+ * occlusion interpolated linearly from the triangle's corners, ao / 255,
+ * at the pixel: only ever darker; the water layer has none)
  * with n the unit normal of the triangle (facing the viewer) and colour
  * the palette's sRGB colour of the triangle's terrace, roof or wall
  * (strata_palette_color with STRATA_COLOR_SRGB: walls are 0.6 times
@@ -1890,6 +1964,7 @@ typedef enum strata_stage {
     STRATA_STAGE_FIT,        /* strata_result_fit_size */
     STRATA_STAGE_PROPS,      /* strata_props_scatter (and the CSV file) */
     STRATA_STAGE_OPTIMIZE,   /* strata_result_optimize */
+    STRATA_STAGE_AO,         /* strata_result_bake_ao */
     STRATA_STAGE_WRITE,      /* strata_result_write */
     STRATA_STAGE_PREVIEW,    /* strata_preview_write_png */
     STRATA_STAGE_COUNT_
@@ -1931,6 +2006,11 @@ typedef struct strata_pipeline_options {
                               (props->min_scale and max_scale ignored) */
     const char *props_csv; /* NULL: no CSV of the props */
     int optimize;
+    int ao;                /* bake ambient occlusion (strata_result_bake_ao) */
+    float ao_radius;       /* its radius in the surface's units (scaled with
+                              fit_size); 0: STRATA_AO_RADIUS_PLANES x the
+                              mean spacing of the planes (at least two
+                              planes, else STRATA_ERR_INVALID_ARG) */
     /* the mesh file (NULL: none) and how to write it; write.props is
      * set to the props made here */
     const char *path;
@@ -2107,6 +2187,17 @@ typedef struct strata_world_options {
      * tile borders into the whole mesh's loops.  Part of the
      * fingerprint. */
     int loops;
+    /* Ambient occlusion (strata_result_bake_ao) baked into every tile,
+     * last, with the roofs of the tiles around it within the radius (a
+     * halo: those tiles are sliced again for it, up to 8 more slices a
+     * tile when the radius is below a tile's side), so the tiles' union
+     * has the occlusion of the whole mesh bit for bit.  ao_radius 0:
+     * STRATA_AO_RADIUS_PLANES x the planes' mean spacing (at least two
+     * planes, else STRATA_ERR_INVALID_ARG).  TERRAIN only, not with lod
+     * or simplify_roofs (STRATA_ERR_UNSUPPORTED: a planet's cube map is
+     * not windowed per tile yet).  Part of the fingerprint. */
+    int ao;
+    float ao_radius;
 } strata_world_options;
 
 /* Defaults: PLANET, level 6, chunk level 2, radius 1; terrain: no

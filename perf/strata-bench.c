@@ -1128,6 +1128,68 @@ static void bench_planet_slice(strata_ctx *ctx)
     }
 }
 
+/* ---------------------------------------------------------- ao
+ *
+ * Baked ambient occlusion against the slice it follows, in the same run
+ * and on the same input (a noise planet, level 8 and 10, 16 planes as the
+ * strata program's default), at every ISA and thread count: the slice
+ * cold (a fresh result), then strata_result_bake_ao at the program's
+ * default radius (STRATA_AO_RADIUS_PLANES x the planes' spacing) on it.
+ * ratio = ao seconds / slice seconds; the target is ratio <= 1. */
+
+typedef struct {
+    strata_ctx *ctx;
+    strata_result *r;
+    float radius;
+} ao_arg;
+
+static double run_ao(void *p)
+{
+    ao_arg *a = p;
+    const double t0 = now();
+    check(strata_result_bake_ao(a->ctx, a->r, a->radius), "ao");
+    return now() - t0;
+}
+
+static void bench_ao(strata_ctx *ctx)
+{
+    if (!want("ao"))
+        return;
+    static const int full[] = {8, 10}, quick[] = {6, 7};
+    for (int i = 0; i < 2; i++) {
+        input in;
+        set_default(ctx);
+        planet_input(ctx, cfg.quick ? quick[i] : full[i], 16, &in);
+        const uint32_t tris = strata_mesh_triangle_count(in.m);
+        const float radius = (float)(STRATA_AO_RADIUS_PLANES *
+                                     ((double)in.levels[in.nlevels - 1] - in.levels[0]) /
+                                     (in.nlevels - 1));
+        for (int ri = 0; ri < nruns(); ri++) {
+            set_run(ctx, ri);
+            slice_arg sa = {ctx, &in, NULL, 0, INFINITY, {0}};
+            const double slice_s = best_of(run_slice, &sa);
+            ao_arg a = {ctx, sa.r, radius};
+            const double s = best_of(run_ao, &a);
+            strata_result_view v;
+            strata_result_get_view(sa.r, &v);
+            uint64_t open = 0;
+            for (uint32_t k = 0; k < v.nverts; k++)
+                open += v.ao[k] == 255;
+            bench_begin("ao", ctx, v.nverts);
+            printf(" input=%s terraces=%u radius=%.6g tris=%u out_verts=%u seconds=%.6f"
+                   " ns_per_vertex=%.2f slice_seconds=%.6f ratio=%.3f open_pct=%.1f",
+                   in.name, in.nlevels, (double)radius, tris, v.nverts, s, s * 1e9 / v.nverts,
+                   slice_s, s / slice_s, 100.0 * (double)open / v.nverts);
+            bench_end();
+            char what[48];
+            snprintf(what, sizeof what, "input=%s", in.name);
+            record_ctx("ao", what, ctx, s);
+            strata_result_destroy(sa.r);
+        }
+        strata_mesh_destroy(in.m);
+    }
+}
+
 /* ---------------------------------------------------------- kernels
  *
  * Each entry of the dispatch table alone, on one thread, at every ISA of
@@ -1735,7 +1797,7 @@ static void usage(FILE *f)
           "                   choice); default: every one this CPU and build offer\n"
           "  --stage NAME     run only NAME (a comma list is allowed): bandwidth,\n"
           "                   icosphere, subdivide, fbm3, fbm2, displace, slice, kernels,\n"
-          "                   stacked, write, planet (bandwidth is measured whenever\n"
+          "                   stacked, write, planet, ao (bandwidth is measured whenever\n"
           "                   a stage's bw_share needs it)\n"
           "  --reps N         best of N runs per measurement (default 3)\n"
           "  --busy N         keep N threads spinning all through the run (a shared\n"
@@ -1919,7 +1981,8 @@ int main(int argc, char **argv)
     for (const char *s = cfg.stage; s && *s;) { /* every listed stage must exist */
         static const char *const stages[] = {"bandwidth", "icosphere", "subdivide", "fbm3",
                                              "fbm2",      "displace",  "slice",     "kernels",
-                                             "stacked",   "write",     "planet"};
+                                             "stacked",   "write",     "planet",
+                                             "ao"};
         const size_t len = strcspn(s, ",");
         size_t i = 0;
         while (i < sizeof stages / sizeof *stages &&
@@ -1981,6 +2044,7 @@ int main(int argc, char **argv)
     bench_kernels(ctx);
     bench_write(ctx);
     bench_planet(ctx);
+    bench_ao(ctx);
     busy_end();
 
     print_scaling();

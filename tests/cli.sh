@@ -477,6 +477,37 @@ fails 2 "--port" "view --port out of range" view . --port 70000
 succeeds "a world of PLY tiles" planet --level 3 --chunk-level 1 --tile-format ply -o plyworld
 fails 1 "PLY tiles" "view of a world of PLY tiles" view plyworld
 
+# ------------------------------------------------------------ --ao
+fails 2 "--ao" "--ao=0" terrain --cells 8 --ao=0 -o ao.ply
+fails 2 "--ao" "--ao negative" terrain --cells 8 --ao=-1 -o ao.ply
+fails 2 "--ao" "--ao not a number" terrain --cells 8 --ao=abc -o ao.ply
+fails 2 "--ao" "--ao=nan" terrain --cells 8 --ao=nan -o ao.ply
+fails 2 "--ao=1" "--ao RADIUS as a separate word" terrain --cells 8 --ao 1 -o ao.ply
+fails 2 "--ao: -o ao.obj cannot hold it" "--ao into .obj without --preview" terrain --cells 8 --ao -o ao.obj
+fails 2 "--ao: the default radius" "plain --ao with one plane" terrain --cells 8 --terraces 1 --ao -o ao.ply
+fails 2 "--ao=0.001: RADIUS is too small" "--ao whose grid is too large" terrain --cells 8 --size 1000 --ao=0.001 -o ao.ply
+fails 2 "--ao: not available for planet worlds" "--ao in a planet world" planet --level 3 --chunk-level 1 --ao -o aow
+fails 2 "--ao: not with --lod" "--ao in a world with --lod" terrain --cells 64 --tile-cells 16 --lod --ao -o aow
+fails 2 "--ao: not with --simplify-roofs" "--ao in a world with --simplify-roofs" terrain --cells 64 --tile-cells 16 --simplify-roofs --ao -o aow
+succeeds "--ao in a terrain world of ply tiles" terrain --cells 64 --tile-cells 16 --tile-format ply --ao -o aow
+check "--ao: every ply tile has vertex colours" '[ "$(grep -al "^property uchar red\$" aow/tiles/*/*.ply aow/tiles/*.ply 2>/dev/null | wc -l)" = 16 ]'
+succeeds "--ao into .obj with --preview" terrain --cells 8 --ao --preview ao.png -o ao.obj
+succeeds "--ao=RADIUS with one plane" terrain --cells 8 --terraces 1 --ao=0.5 -o ao1.ply
+succeeds "--ao --stats" terrain --cells 32 --ao --stats -o ao.ply
+check "--stats times the ao stage" 'grep -q "^time\.ao=[0-9]" err'
+check "--ao: PLY vertex colours" 'grep -aq "^property uchar red\$" ao.ply'
+for t in 1 2; do
+    for isa in scalar avx2 avx512; do
+        case " $isas " in *" $isa "*) ;; *) continue ;; esac
+        OMP_NUM_THREADS=$t STRATA_SIMD=$isa "$STRATA" planet --level 5 --ao --quiet \
+            -o "ao-$t-$isa.glb" 2>err || bad "--ao, $t threads, $isa: $(cat err)"
+    done
+done
+same "--ao: the same .glb for 1 and 2 threads, scalar" ao-1-scalar.glb ao-2-scalar.glb
+for f in ao-*-avx2.glb ao-*-avx512.glb; do
+    [ -f "$f" ] && same "--ao: the same .glb, $f" ao-1-scalar.glb "$f"
+done
+
 # ------------------------------------------------------------ --compress
 run info
 if grep -q "^meshoptimizer: yes\$" out; then

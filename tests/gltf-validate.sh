@@ -83,6 +83,24 @@ glb shore-terrain terrain --cells 300 --sea-level 0.1 --water --shoreline 0.05
 check "shoreline on a big terrain: its indices from its first vertex, unsigned short" \
     '[ "$(count shore-terrain.glb "\"componentType\":5125")" -gt 0 ] && json shore-terrain.glb | grep -q "\"TEXCOORD_0\""'
 
+# --ao: COLOR_0 (VEC4 normalized unsigned bytes) on every terrain
+# primitive, also beside a shoreline's own accessors, water and normals
+glb ao planet --level 4 --terraces 8 --ao
+check "ao: COLOR_0 on every primitive" \
+    '[ "$(count ao.glb "\"COLOR_0\"")" = "$(count ao.glb "\"mode\":4")" ] && [ "$(count ao.glb "\"normalized\":true")" = 1 ]'
+glb ao-shore planet --level 5 --terraces 8 --sea-level 0 --water --shoreline 0.02 --normals --props 300 --ao=0.05
+check "ao with a shoreline: none on its primitive nor on the props' three parts" \
+    '[ "$(count ao-shore.glb "\"COLOR_0\"")" = $(($(count ao-shore.glb "\"mode\":4") - 4)) ]'
+glb ao-terrain terrain --cells 100 --walls separate --ao=0.5
+if "$STRATA" terrain --cells 64 --tile-cells 32 --ao --quiet -o aoworld 2>err; then
+    if node "$SRCDIR/tests/gltf-validate.mjs" "$module" aoworld/tiles/1/*.glb >report 2>&1; then
+        ok
+    else
+        bad "ao world tiles: the validator reports errors or warnings"
+    fi
+else
+    bad "ao world: strata terrain --tile-cells 32 --ao: $(cat err)"
+fi
 glb unsliced terrain --cells 8 --terraces 0
 check "unsliced: one primitive" '[ "$(count unsliced.glb "\"mode\":4")" = 1 ]'
 
@@ -97,6 +115,7 @@ if "$STRATA" info | grep -q '^meshoptimizer: yes'; then
     check "compressed shoreline and props: TEXCOORD_0 and instancing in a compressed file" \
         '[ "$(count compressed-shore.glb "\"TEXCOORD_0\"")" = 1 ] && [ "$(count compressed-shore.glb "\"TRANSLATION\"")" = 2 ]'
     glb compressed-shore-terrain terrain --cells 300 --sea-level 0.1 --water --shoreline 0.05 --props 2 --compress
+    glb compressed-ao planet --level 5 --terraces 8 --sea-level 0 --water --shoreline 0.02 --normals --props 300 --compress --ao
     if "$STRATA" planet --level 5 --chunk-level 1 --compress --quiet -o world 2>err; then
         ok
         if node "$SRCDIR/tests/gltf-validate.mjs" "$module" world/tiles/1/*.glb >report 2>&1; then

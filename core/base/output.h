@@ -96,14 +96,14 @@ typedef struct strata_span strata_span;
 /* Encode records [i, i + n) of s into dst (n * s->rec bytes). */
 typedef void (*strata_encode_fn)(const strata_span *s, uint64_t i, uint64_t n,
                                  unsigned char *dst);
-/* The largest record: a PLY vertex with normals. */
-#define STRATA_SPAN_REC_MAX 24u
+/* The largest record: a PLY vertex with normals and colour. */
+#define STRATA_SPAN_REC_MAX 27u
 struct strata_span {
     strata_encode_fn encode;
     uint64_t n;         /* records */
     uint32_t rec;       /* bytes per record, 1..STRATA_SPAN_REC_MAX */
     uint32_t tag[2];    /* encoder constants */
-    const void *src[6]; /* encoder arrays */
+    const void *src[7]; /* encoder arrays */
 };
 
 /* Block size of strata__out_spans: one pwrite(2) each, and the buffer a

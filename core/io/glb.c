@@ -13,6 +13,9 @@
  *                        the built-in meshes' positions and u16 indices,
  *                        per kind the instances' translations,
  *                        rotations and scales (one view each kind)
+ *                      then a shoreline's texture coordinates, and with
+ *                      ambient occlusion (strata_result_bake_ao) last
+ *                        COLOR_0    nverts * u8[4], (ao, ao, ao, 255)
  *
  * Everything is planned first (primitives, index widths, offsets, the JSON
  * text), so the exact file size is known and a file over the format's
@@ -49,6 +52,7 @@
 #define GLB_BIN 0x004E4942u   /* "BIN\0" */
 #define GLB_MAX 0xFFFFFFFFu   /* the header's uint32 length */
 
+#define GL_UNSIGNED_BYTE 5121
 #define GL_UNSIGNED_SHORT 5123
 #define GL_UNSIGNED_INT 5125
 #define GL_FLOAT 5126
@@ -60,6 +64,18 @@
 #define U16_LIMIT 65535u
 
 static inline uint64_t pad4(uint64_t n) { return (n + 3) & ~(uint64_t)3; }
+
+/* COLOR_0 of the occlusion, (ao, ao, ao, 255) a vertex: src[0] the bytes
+ * (rec 4).  The terraces' materials keep their colours: glTF multiplies
+ * baseColorFactor by COLOR_0, so every viewer shades with it unasked. */
+static void enc_color(const strata_span *s, uint64_t i, uint64_t n, unsigned char *p)
+{
+    const uint8_t *ao = (const uint8_t *)s->src[0] + i;
+    for (uint64_t k = 0; k < n; k++, p += 4) {
+        p[0] = p[1] = p[2] = ao[k];
+        p[3] = 255;
+    }
+}
 
 /* ------------------------------------------------------------ JSON text */
 
@@ -115,6 +131,7 @@ typedef struct prop_kind {
  * stream of its own. */
 typedef struct xview {
     const float *f;       /* mode ATTRIBUTES: count elements of stride bytes */
+    const uint8_t *ao;    /* or COLOR_0: count occlusion bytes (stride 4) */
     const uint16_t *ix;   /* or mode INDICES: count u16 indices (stride 2) */
     uint64_t count;
     uint32_t stride, nverts; /* nverts: above every index */
@@ -125,8 +142,8 @@ typedef struct xview {
 } xview;
 
 /* The props' vertices, 8 parts' indices at most, 3 views a kind, the
- * shoreline's texture coordinates. */
-#define MAX_XVIEWS (1 + 8 + 3 * STRATA_PROP_KINDS + 1)
+ * shoreline's texture coordinates, the occlusion. */
+#define MAX_XVIEWS (1 + 8 + 3 * STRATA_PROP_KINDS + 1 + 1)
 
 typedef struct plan {
     prim *prims;
@@ -137,8 +154,11 @@ typedef struct plan {
     int normals;
     float min[3], max[3];
     int shore;                     /* a shoreline prim: its own accessors */
+    uint32_t nuv;                  /* its vertices */
     float shore_min[3], shore_max[3];
     uint64_t uv_offset;            /* its TEXCOORD_0 in BIN, 8 bytes a vertex */
+    const uint8_t *ao;             /* the occlusion (NULL: none): COLOR_0 */
+    uint64_t ao_offset;            /* in BIN, 4 bytes a vertex, after the rest */
     uint64_t pos_bytes, nrm_bytes, idx_bytes; /* uncompressed bin = their sum */
     uint64_t bin_bytes;
     int compress;
@@ -367,6 +387,14 @@ static strata_status plan_layout(const strata_result *r, plan *p, int threads)
         for (int k = 0; k < 3; k++)
             extremes(c[k] + r->uv_first, r->nuv, threads, &p->shore_min[k], &p->shore_max[k]);
     }
+    if (p->ao && nv) {
+        p->ao_offset = p->bin_bytes;
+        p->bin_bytes += 4 * nv;
+        if (GLB_FIXED + p->bin_bytes > GLB_MAX) {
+            p->total = GLB_FIXED + p->bin_bytes;
+            return STRATA_ERR_TOO_LARGE;
+        }
+    }
     if (nv) {
         extremes(r->x, nv, threads, &p->min[0], &p->max[0]);
         extremes(r->y, nv, threads, &p->min[1], &p->max[1]);
@@ -422,6 +450,9 @@ static strata_status plan_xviews(const strata_result *r, plan *p)
     if (p->shore)
         p->xv[p->nxv++] = (xview){.f = r->uv, .count = r->nuv, .stride = 8,
                                   .target = GL_ARRAY_BUFFER, .offset = p->uv_offset};
+    if (p->ao)
+        p->xv[p->nxv++] = (xview){.ao = p->ao, .count = r->nverts, .stride = 4,
+                                  .target = GL_ARRAY_BUFFER, .offset = p->ao_offset};
     return STRATA_OK;
 }
 
@@ -439,6 +470,9 @@ static strata_status encode_xview(const strata_allocator *al, xview *x)
         for (uint64_t i = 0; i < n; i++)
             ix[i] = x->ix[i];
         st = strata__meshopt_indices(al, ix, n, NULL, 0, x->nverts, &x->enc, &x->enc_bytes);
+    } else if (x->ao) {
+        enc_color(&(strata_span){.src = {x->ao}}, 0, x->count, raw);
+        st = strata__meshopt_attributes(al, raw, x->count, 4, &x->enc, &x->enc_bytes);
     } else {
         unsigned char *b = raw;
         for (uint64_t i = 0; i < n; i++)
@@ -608,7 +642,12 @@ static void json_views(strata_jtext *j, const plan *p, const int *used, int nuse
         strata__jtext_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,"
                                 "\"byteStride\":8,\"target\":%d}",
                              (unsigned long long)p->uv_offset,
-                             (unsigned long long)(p->bin_bytes - p->uv_offset), GL_ARRAY_BUFFER);
+                             (unsigned long long)(8ull * p->nuv), GL_ARRAY_BUFFER);
+    if (p->ao)
+        strata__jtext_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,"
+                                "\"byteStride\":4,\"target\":%d}",
+                             (unsigned long long)p->ao_offset,
+                             (unsigned long long)(p->bin_bytes - p->ao_offset), GL_ARRAY_BUFFER);
     strata__jtext_printf(j, "],");
     strata__jtext_printf(j, "\"buffers\":[{\"byteLength\":%llu}]", (unsigned long long)p->bin_bytes);
 }
@@ -628,6 +667,7 @@ typedef struct json_ids {
     size_t part_acc[8];    /* a used part's indices */
     size_t inst_acc[STRATA_PROP_KINDS]; /* used kind u's T, R, S from here */
     size_t shore_acc;      /* the shoreline's POSITION, then NORMAL, TEXCOORD_0 */
+    size_t ao_acc;         /* COLOR_0 of the terrain's vertices */
 } json_ids;
 
 static const char *const prop_kind_names[STRATA_PROP_KINDS] = {"trees", "rocks"};
@@ -650,6 +690,7 @@ static void json_number(const strata_result *r, const plan *p, json_ids *d)
     for (int u = 0; u < d->nused; u++, acc += 3)
         d->inst_acc[u] = acc;
     d->shore_acc = d->nused ? acc : d->prop_acc;
+    d->ao_acc = d->shore_acc + (p->shore ? 2 + (size_t)p->normals : 0);
 }
 
 /* The asset, the extensions and the scene: node 0 the terrain, then one
@@ -703,6 +744,8 @@ static void json_meshes(strata_jtext *j, const plan *p, const json_ids *d)
         strata__jtext_printf(j, "%s{\"attributes\":{\"POSITION\":0", i ? "," : "");
         if (p->normals)
             strata__jtext_printf(j, ",\"NORMAL\":1");
+        if (p->ao)
+            strata__jtext_printf(j, ",\"COLOR_0\":%zu", d->ao_acc);
         strata__jtext_printf(j, "},\"indices\":%zu,\"material\":%zu,\"mode\":4}", d->first_ix + i, i);
     }
     strata__jtext_printf(j, "]}");
@@ -828,7 +871,7 @@ static void json_prop_accessors(strata_jtext *j, const plan *p, const json_ids *
 static void json_shore_accessors(strata_jtext *j, const strata_result *r, const plan *p,
                                  const json_ids *d)
 {
-    const size_t uv_view = p->compress ? d->first_ix + p->nprims + p->nxv - 1
+    const size_t uv_view = p->compress ? d->first_ix + p->nprims + p->nxv - 1 - (p->ao != NULL)
                                        : d->first_ix + 1 + (d->nused ? 2 + (size_t)d->nused : 0);
     strata__jtext_printf(j, ",{\"bufferView\":0,\"byteOffset\":%llu,\"componentType\":%d,"
                             "\"count\":%u,\"type\":\"VEC3\",\"min\":[",
@@ -870,6 +913,14 @@ static void json_accessors(strata_jtext *j, const strata_result *r, const plan *
         json_prop_accessors(j, p, d);
     if (p->shore)
         json_shore_accessors(j, r, p, d);
+    if (p->ao) { /* the last view */
+        const size_t ao_view = p->compress ? d->first_ix + p->nprims + p->nxv - 1
+                                           : d->first_ix + 1 + (d->nused ? 2 + (size_t)d->nused : 0) +
+                                                 (size_t)p->shore;
+        strata__jtext_printf(j, ",{\"bufferView\":%zu,\"componentType\":%d,\"normalized\":true,"
+                                "\"count\":%llu,\"type\":\"VEC4\"}",
+                             ao_view, GL_UNSIGNED_BYTE, (unsigned long long)nv);
+    }
     strata__jtext_printf(j, "],");
 }
 
@@ -917,6 +968,8 @@ static strata_status make_plan(strata_ctx *ctx, const strata_result *r,
     p->compress = compress;
     strata_status st = STRATA_OK;
     p->shore = r->shore_count && r->nuv;
+    p->nuv = r->nuv;
+    p->ao = strata__result_ao(r);
     if (st == STRATA_OK && props && props->count) {
         p->props = props;
         for (int k = 0; k < STRATA_PROP_KINDS && st == STRATA_OK; k++) {
@@ -1105,6 +1158,9 @@ strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r, const c
             if (p.shore)
                 sp[n++] = (strata_span){.encode = enc_f32, .n = 2 * (uint64_t)r->nuv, .rec = 4,
                                         .src = {r->uv}};
+            if (p.ao)
+                sp[n++] = (strata_span){.encode = enc_color, .n = r->nverts, .rec = 4,
+                                        .src = {p.ao}};
         }
         strata__out_spans(&f, sp, n);
         strata__out_finish(&f);

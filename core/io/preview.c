@@ -261,6 +261,7 @@ typedef struct job {
     _Atomic uint64_t *fb;
     int32_t size;
     bool cull; /* drop triangles facing away from the viewer */
+    const uint8_t *ao; /* the result's baked occlusion, NULL: none */
 } job;
 
 typedef struct piece {
@@ -268,6 +269,17 @@ typedef struct piece {
     float rgb[3];          /* palette colour, 0..255 */
     bool water;            /* drawn into the water's buffer */
 } piece;
+
+/* A pixel's colour: rgb times shade, rounded, opaque. */
+static inline uint32_t pack(const float rgb[3], float shade)
+{
+    uint32_t col = 0xff000000u;
+    for (int ch = 0; ch < 3; ch++) {
+        float v = rgb[ch] * shade + 0.5f;
+        col |= (uint32_t)(v > 255 ? 255 : v < 0 ? 0 : (int)v) << (8 * ch);
+    }
+    return col;
+}
 
 static void draw_triangle(const job *jb, uint32_t ia, uint32_t ib, uint32_t ic, const float rgb[3])
 {
@@ -299,11 +311,18 @@ static void draw_triangle(const job *jb, uint32_t ia, uint32_t ib, uint32_t ic, 
     y1 = y1 >= jb->size ? jb->size - 1 : y1;
     if (x0 > x1 || y0 > y1)
         return;
+    float ao[3] = {1, 1, 1}; /* the occlusion at a, b, c */
+    if (jb->ao)
+        for (int k = 0; k < 3; k++)
+            ao[k] = (float)jb->ao[k == 0 ? ia : k == 1 ? ib : ic] * (1.0f / 255);
     if (front) { /* make the area positive: swap b and c */
         vert t = b;
         b = c;
         c = t;
         area = -area;
+        const float o = ao[1];
+        ao[1] = ao[2];
+        ao[2] = o;
     }
 
     /* Flat shading from the world-space normal (the original winding). */
@@ -316,11 +335,7 @@ static void draw_triangle(const job *jb, uint32_t ia, uint32_t ib, uint32_t ic, 
     if (!front)
         ndl = -ndl;
     const float shade = STRATA_PREVIEW_AMBIENT + STRATA_PREVIEW_DIFFUSE * (ndl > 0 ? ndl : 0);
-    uint32_t col = 0xff000000u;
-    for (int ch = 0; ch < 3; ch++) {
-        float v = rgb[ch] * shade + 0.5f;
-        col |= (uint32_t)(v > 255 ? 255 : v < 0 ? 0 : (int)v) << (8 * ch);
-    }
+    const uint32_t flat_col = pack(rgb, shade);
 
     /* Edge functions at the first pixel centre, stepped per pixel. */
     const int64_t b0 = edge_bias(&b, &c), b1 = edge_bias(&c, &a), b2 = edge_bias(&a, &b);
@@ -335,6 +350,8 @@ static void draw_triangle(const job *jb, uint32_t ia, uint32_t ib, uint32_t ic, 
     /* depth = a.z + e1 / area (b.z - a.z) + e2 / area (c.z - a.z) */
     const float inv = 1.0f / (float)area;
     const float dzb = (b.z - a.z) * inv, dzc = (c.z - a.z) * inv;
+    /* the occlusion interpolated the same way, multiplying the shade */
+    const float dob = (ao[1] - ao[0]) * inv, doc = (ao[2] - ao[0]) * inv;
     _Atomic uint64_t *fb = jb->fb;
     for (int32_t y = y0; y <= y1; y++) {
         int64_t e0 = e0r, e1 = e1r, e2 = e2r;
@@ -342,6 +359,9 @@ static void draw_triangle(const job *jb, uint32_t ia, uint32_t ib, uint32_t ic, 
         for (int32_t x = x0; x <= x1; x++) {
             if (((e0 + b0) | (e1 + b1) | (e2 + b2)) >= 0) {
                 const float z = a.z + (float)e1 * dzb + (float)e2 * dzc;
+                const uint32_t col =
+                    jb->ao ? pack(rgb, shade * (ao[0] + (float)e1 * dob + (float)e2 * doc))
+                           : flat_col;
                 plot(row + x, (uint64_t)depth_bits(z) << 32 | col);
             }
             e0 += e0x, e1 += e1x, e2 += e2x;
@@ -461,8 +481,9 @@ static strata_status draw_result(strata_ctx *ctx, const strata_result *r, const 
         if (!project(cam, r->x[i], r->y[i], r->z[i], &sv[i]))
             sv[i].x = INVALID;
 
-    const job jb = {r, cam, sv, fb, (int32_t)size, r->geometry == STRATA_RADIAL};
-    const job wjb = {r, cam, sv, wfb, (int32_t)size, r->geometry == STRATA_RADIAL};
+    const job jb = {r, cam, sv, fb, (int32_t)size, r->geometry == STRATA_RADIAL,
+                    strata__result_ao(r)};
+    const job wjb = {r, cam, sv, wfb, (int32_t)size, r->geometry == STRATA_RADIAL, NULL};
     const int64_t n = (int64_t)np;
 #pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
     for (int64_t i = 0; i < n; i++) {

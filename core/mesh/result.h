@@ -31,6 +31,12 @@ struct strata_result {
     uint64_t water_first, water_count, shore_first, shore_count;
     uint32_t uv_first, nuv;
     float *uv;
+    /* strata_result_bake_ao (core/edit/ao.c): the occlusion of vertices
+     * [0, ao_verts), 255 open; it belongs to the vertices as baked, so
+     * anything that changes their count drops it (ao_verts != nverts:
+     * none).  ao_cap: room in ao. */
+    uint8_t *ao;
+    uint32_t ao_verts, ao_cap;
     uint32_t roof_verts; /* strata_slice: ids below are the input's vertices
                             (roof copies; a loop point there is a vertex
                             lying exactly on its plane); else 0 */
@@ -65,6 +71,13 @@ STRATA_HIDDEN strata_status strata__result_reserve(strata_result *r, uint32_t nv
 STRATA_HIDDEN strata_status strata__result_grow(strata_result *r, uint64_t nv, uint64_t ni);
 /* Empty r (no vertices, indices or terraces), keeping its arrays. */
 STRATA_HIDDEN void strata__result_clear(strata_result *r);
+
+/* r's baked occlusion, one byte a vertex (255: open), or NULL when it
+ * has none for its vertices as they are. */
+static inline const uint8_t *strata__result_ao(const strata_result *r)
+{
+    return r->ao && r->nverts && r->ao_verts == r->nverts ? r->ao : NULL;
+}
 
 /* Fill roof_area / wall_area of every terrace from the final buffers. */
 STRATA_HIDDEN void strata__result_areas(strata_ctx *ctx, strata_result *r);

@@ -15,7 +15,7 @@
 
 static const char *const stage_names[STRATA_STAGE_COUNT_] = {
     "levels", "slice",    "loops", "simplify", "solid", "water",
-    "shoreline", "fit", "props", "optimize", "write", "preview"};
+    "shoreline", "fit", "props", "optimize", "ao", "write", "preview"};
 
 const char *strata_stage_name(strata_stage s)
 {
@@ -189,6 +189,20 @@ static strata_status optimize(job *j)
     return strata_result_optimize(j->ctx, j->r, &j->rep->optimize);
 }
 
+/* The radius in the result's units: the surface's times the fit's
+ * factor; by default from the planes' mean spacing. */
+static strata_status ao(job *j)
+{
+    double radius = j->o->ao_radius;
+    if (radius == 0) {
+        if (j->nlevels < 2)
+            return STRATA_ERR_INVALID_ARG;
+        radius = STRATA_AO_RADIUS_PLANES * ((double)j->levels[j->nlevels - 1] - j->levels[0]) /
+                 (j->nlevels - 1);
+    }
+    return strata_result_bake_ao(j->ctx, j->r, (float)(radius * j->rep->fit_factor));
+}
+
 static strata_status preview(job *j)
 {
     return strata_preview_write_png(j->ctx, j->r, &j->o->preview_options, j->o->preview);
@@ -213,7 +227,8 @@ static strata_status write(job *j)
 /* The stages in their order, and whether o asks for each. */
 typedef strata_status (*stage_fn)(job *);
 static const stage_fn stages[STRATA_STAGE_COUNT_] = {
-    levels, slice, loops, simplify, solid, water, shoreline, fit, props, optimize, write, preview};
+    levels, slice, loops, simplify, solid, water, shoreline, fit, props, optimize, ao, write,
+    preview};
 
 static int asked(const strata_pipeline_options *o, strata_stage s)
 {
@@ -228,6 +243,7 @@ static int asked(const strata_pipeline_options *o, strata_stage s)
     case STRATA_STAGE_FIT: return o->fit_size > 0;
     case STRATA_STAGE_PROPS: return o->props != NULL;
     case STRATA_STAGE_OPTIMIZE: return o->optimize;
+    case STRATA_STAGE_AO: return o->ao;
     case STRATA_STAGE_WRITE: return o->path != NULL;
     case STRATA_STAGE_PREVIEW: return o->preview != NULL;
     default: return 0;

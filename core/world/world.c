@@ -42,6 +42,7 @@ typedef struct strata_world_scratch {
     strata_ring_scratch ring;
     strata_tile_scratch tile;
     strata_skirt_scratch skirt;
+    strata_result *halo; /* with ambient occlusion: a neighbour's slice */
 } strata_world_scratch;
 
 static void world_scratch_free(strata_ctx *ctx)
@@ -55,6 +56,7 @@ static void world_scratch_free(strata_ctx *ctx)
     strata__ring_scratch_free(&s->ring);
     strata__tile_scratch_free(&s->tile);
     strata__skirt_scratch_free(&s->skirt);
+    strata_result_destroy(s->halo);
     strata__free(&ctx->alloc, s);
     ctx->world_scratch = NULL;
 }
@@ -90,6 +92,10 @@ static strata_status world_scratch(strata_ctx *ctx, const strata_world *w,
                 most = &w->lod_water[k];
         st = strata__planet_chunk_alloc(most, &s->water);
     }
+    if (st == STRATA_OK && w->has_water_lattice)
+        st = strata__planet_chunk_alloc(&w->water, &s->water);
+    if (st == STRATA_OK && w->ao_radius > 0)
+        st = strata_result_create(ctx, &s->halo);
     if (st != STRATA_OK) {
         world_scratch_free(ctx);
         return st;
@@ -243,6 +249,10 @@ static strata_status fingerprint(strata_world *w, const strata_world_options *o)
     }
     if (w->loops)
         fnv_bytes(&f, "loops", 5);
+    if (w->ao_radius > 0) { /* changes every tile's bytes */
+        fnv_bytes(&f, "ambient occlusion", 17);
+        fnv_float(&f, w->ao_radius);
+    }
     if (w->stages.props) {
         const strata_props_options *p = &w->props;
         fnv_bytes(&f, "props", 5);
@@ -332,24 +342,13 @@ static strata_status chunk_loops(strata_ctx *ctx, const strata_world *w, uint64_
                       : strata_loops_from_result(ctx, r, loops);
 }
 
-/* strata_world_make_chunk, with its props and loops when asked (props,
- * loops not NULL), adding the seconds of its stages to t[0..2] (lattice,
- * noise and edits, slice) when t is not NULL. */
-static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t id,
-                                strata_result *r, strata_props **props, strata_loops **loops,
-                                double *t)
+/* Chunk id's surface sliced into r, adding the seconds of its steps to
+ * t[0..2] (lattice, noise and edits, slice) when t is not NULL. */
+static strata_status slice_chunk(strata_ctx *ctx, const strata_world *w, uint64_t id,
+                                 strata_world_scratch *s, strata_result *r, double *t)
 {
-    if (!ctx || !w || !r)
-        return STRATA_ERR_INVALID_ARG;
-    strata__result_clear(r);
-    if (id >= strata_world_chunk_count(w))
-        return STRATA_ERR_INVALID_ARG;
-    strata_world_scratch *s;
-    strata_status st = world_scratch(ctx, w, &s);
-    if (st != STRATA_OK)
-        return st;
     const double t0 = t ? now() : 0;
-    st = strata__world_lattice(w, id, &s->ring, &s->tile, s->mesh);
+    strata_status st = strata__world_lattice(w, id, &s->ring, &s->tile, s->mesh);
     const double t1 = t ? now() : 0;
     if (st == STRATA_OK && w->has_noise)
         st = w->kind == STRATA_WORLD_PLANET
@@ -367,6 +366,40 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
         so.normals = w->normals;
         st = strata_slice_into(ctx, s->mesh, &so, r);
     }
+    if (t) {
+        t[0] += t1 - t0;
+        t[1] += t2 - t1;
+        t[2] += now() - t2;
+    }
+    return st;
+}
+
+strata_status strata__world_slice_chunk(strata_ctx *ctx, const strata_world *w, uint64_t id,
+                                        strata_result *r)
+{
+    strata_world_scratch *s;
+    strata_status st = world_scratch(ctx, w, &s);
+    return st == STRATA_OK ? slice_chunk(ctx, w, id, s, r, NULL) : st;
+}
+
+/* strata_world_make_chunk, with its props and loops when asked (props,
+ * loops not NULL), adding the seconds of its stages to t[0..2] (lattice,
+ * noise and edits, slice and the stages after it) when t is not NULL. */
+static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t id,
+                                strata_result *r, strata_props **props, strata_loops **loops,
+                                double *t)
+{
+    if (!ctx || !w || !r)
+        return STRATA_ERR_INVALID_ARG;
+    strata__result_clear(r);
+    if (id >= strata_world_chunk_count(w))
+        return STRATA_ERR_INVALID_ARG;
+    strata_world_scratch *s;
+    strata_status st = world_scratch(ctx, w, &s);
+    if (st != STRATA_OK)
+        return st;
+    st = slice_chunk(ctx, w, id, s, r, t);
+    const double t2 = t ? now() : 0;
     if (st == STRATA_OK && loops)
         st = chunk_loops(ctx, w, id, s->mesh, r, loops);
     /* the pipeline's stages: simplify before the skirt (it wants the
@@ -404,6 +437,8 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
     if (st == STRATA_OK)
         st = strata__pipeline_stages(ctx, r, &stages, STRATA_STAGE_WATER, STRATA_STAGE_PROPS,
                                      props, &rep);
+    if (st == STRATA_OK && w->ao_radius > 0) /* last: it reads the tile as written */
+        st = strata__world_ao(ctx, w, id, r, s->halo);
     if (st != STRATA_OK) {
         strata__result_clear(r);
         if (loops) {
@@ -411,12 +446,8 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
             *loops = NULL;
         }
     }
-    if (t) {
-        const double t3 = now();
-        t[0] += t1 - t0;
-        t[1] += t2 - t1;
-        t[2] += t3 - t2;
-    }
+    if (t)
+        t[2] += now() - t2;
     return st;
 }
 
@@ -803,6 +834,19 @@ static int props_valid(const strata_props_options *p)
            p->first_terrace <= p->last_terrace;
 }
 
+/* The occlusion radius: given, or from the planes' spacing. */
+static strata_status ao_radius(float given, const float *L, uint32_t n, float *out)
+{
+    if (given > 0) {
+        *out = given;
+        return STRATA_OK;
+    }
+    if (n < 2)
+        return STRATA_ERR_INVALID_ARG;
+    *out = (float)(STRATA_AO_RADIUS_PLANES * ((double)L[n - 1] - L[0]) / (n - 1));
+    return STRATA_OK;
+}
+
 static strata_status check_world_options(const strata_world_options *o)
 {
     if (o->kind == STRATA_WORLD_PLANET) {
@@ -828,6 +872,10 @@ static strata_status check_world_options(const strata_world_options *o)
         return STRATA_ERR_INVALID_ARG;
     if (o->props && !props_valid(o->props))
         return STRATA_ERR_INVALID_ARG;
+    if (o->ao && (!(o->ao_radius >= 0.0f) || !isfinite(o->ao_radius)))
+        return STRATA_ERR_INVALID_ARG;
+    if (o->ao && (o->kind == STRATA_WORLD_PLANET || o->lod || o->simplify_roofs > 0))
+        return STRATA_ERR_UNSUPPORTED;
     if (o->kind == STRATA_WORLD_PLANET && o->noise && !(strata_fbm_bound(o->noise) < o->radius))
         return STRATA_ERR_INVALID_ARG;
     if (o->walls != STRATA_WALLS_UPPER && o->walls != STRATA_WALLS_LOWER &&
@@ -949,6 +997,8 @@ strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *o
         st = STRATA_ERR_BAD_LEVELS; /* a terrace at or below the centre */
     if (st == STRATA_OK && o->lod)
         st = strata__world_lod_init(ctx, w, o);
+    if (st == STRATA_OK && o->ao) /* as a whole mesh's pipeline takes it */
+        st = ao_radius(o->ao_radius, w->levels, w->nlevels, &w->ao_radius);
     if (st != STRATA_OK) {
         strata_world_destroy(w);
         return st;

@@ -46,6 +46,9 @@ struct strata_world {
     int has_water_lattice;
     strata_planet_lattice water;
     int lod_coarsen; /* 1: inner tiles at half a leaf's resolution along a side */
+    float ao_radius; /* > 0: every tile's ambient occlusion baked with this
+                        radius, its neighbours' roofs within it drawn too
+                        (core/world/world_ao.c) */
     strata_tileset_desc layout;            /* ids of the tiles, per depth */
     strata_planet_lattice *lod_planet;     /* depth k < C: level L-C+k, chunk level k */
     strata_terrain_lattice *lod_terrain;   /* depth k < D: stride 2^(D-k) */
@@ -76,6 +79,15 @@ STRATA_HIDDEN strata_status strata__world_lattice(const strata_world *w, uint64_
 /* Planets with water: the water sphere's lattice of chunk id's depth. */
 STRATA_HIDDEN const strata_planet_lattice *strata__world_water(const strata_world *w,
                                                                uint64_t id, uint64_t *index);
+/* Chunk id's surface sliced into r with ctx's world scratch (lattice,
+ * noise, edits, slice: none of the pipeline's stages). */
+STRATA_HIDDEN strata_status strata__world_slice_chunk(strata_ctx *ctx, const strata_world *w,
+                                                      uint64_t id, strata_result *r);
+/* Bake the occlusion of r, chunk id's tile as made, with the roofs of
+ * the tiles around it within w->ao_radius (sliced into halo, a scratch
+ * result).  STRATA_ERR_UNSUPPORTED for planets and worlds with lod. */
+STRATA_HIDDEN strata_status strata__world_ao(strata_ctx *ctx, const strata_world *w, uint64_t id,
+                                             strata_result *r, strata_result *halo);
 /* Planets: the cap of chunk id (axis, angle), see cap above. */
 STRATA_HIDDEN const float *strata__world_cap(const strata_world *w, uint64_t id);
 /* The corners of chunk id's coarse triangle (planets) or its cells

@@ -149,6 +149,7 @@ typedef struct strata_result_view {
     uint64_t shore_first, shore_count;
     uint32_t uv_first, nuv;
     const float *uv;
+    const uint8_t *ao;
 } strata_result_view;
 void strata_result_get_view(const strata_result *r, strata_result_view *v);
 strata_status strata_result_rotate_from_y_up(strata_result *r, strata_axis up);
@@ -248,6 +249,8 @@ typedef struct strata_world_options {
     uint32_t water_level;
     const void *props;
     int loops;
+    int ao;
+    float ao_radius;
 } strata_world_options;
 void strata_world_defaults(strata_world_options *opt);
 strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *opt,
@@ -308,7 +311,7 @@ STRUCTS = {
     "strata_result_view": ["nverts", "x", "y", "z", "nx", "ny", "nz", "nindices", "indices",
                            "nterraces", "terraces", "walls", "geometry", "center", "radius",
                            "water_first", "water_count", "shore_first", "shore_count",
-                           "uv_first", "nuv", "uv"],
+                           "uv_first", "nuv", "uv", "ao"],
     "strata_loop": ["plane", "closed", "first", "count", "length", "area"],
     "strata_loops_view": ["nplanes", "levels", "plane_first", "nloops", "loops", "npoints", "x",
                           "y", "z", "vertex", "geometry", "center", "radius"],
@@ -322,7 +325,7 @@ STRUCTS = {
                              "tile_cells", "noise", "curve", "levels", "nlevels", "terraces",
                              "terrace_curve", "sea", "sea_level", "walls", "normals", "lod",
                              "skirts", "simplify_roofs", "water", "water_level", "props",
-                             "loops"],
+                             "loops", "ao", "ao_radius"],
     "strata_tile_record": ["id", "triangles", "bytes", "box"],
     "strata_world_run_options": ["dir", "palette", "resume", "ids", "nids", "next",
                                  "next_user", "done", "done_user", "preview"],
