@@ -805,9 +805,9 @@ static const cli_option options[] = {
      .help = "write the props as CSV: x,y,z,up_x,up_y,up_z,yaw,scale,kind,terrace",
      .needs = "props", .commands = MAKERS, .group = G_COMMON},
     {.name = "print-size", .kind = CLI_REAL, .arg = "MM", .target = &g_job.print_size,
-     .min = 0, .max = LENGTH_MAX, .flags = CLI_ABOVE_MIN, .def_text = "the model's own units",
-     .help = "scale the model so that its longest side is MM (STL has no units; printers read "
-             "millimetres)",
+     .min = 1e-3, .max = LENGTH_MAX, .def_text = "the model's own units",
+     .help = "scale the model so that its longest side is MM, at least 0.001 (STL has no "
+             "units; printers read millimetres)",
      .commands = WRITERS, .group = G_COMMON},
     {.name = "threads", .kind = CLI_INT, .arg = "N", .target = &g_job.threads, .min = 0,
      .max = 4096, .def = "0", .help = "worker threads, 0 = one per core", .commands = WRITERS | CONTOURS,
