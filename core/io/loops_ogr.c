@@ -12,7 +12,12 @@
  *
  * GDAL writes into a fresh directory beside the destination (a format
  * may make side files: a Shapefile's .shx, .dbf, .prj), whose files are
- * renamed into place only once the dataset is closed without error. */
+ * renamed into place only once the dataset is closed without error.
+ * GeoJSON in longitude and latitude is RFC 7946's, written by strata
+ * itself (write_text): no "crs" member, 7 decimals (1.1 cm), every band a
+ * MultiPolygon; GDAL's GeoJSON writer takes some ten times as long as
+ * the reprojection, and its RFC7946=YES turns a MultiPolygon of one
+ * polygon into a Polygon. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -33,7 +38,6 @@
 
 #ifdef HAVE_GDAL
 #include <cpl_error.h>
-#include <cpl_string.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <gdal.h>
@@ -173,11 +177,16 @@ static int map_orientation(point_map *m, double x, double z, double d)
 
 /* ------------------------------------------------------------ features */
 
+/* Where the features go: an OGR layer, or (out set) RFC 7946 GeoJSON
+ * text that strata writes itself, GDAL's GeoJSON writer being some ten
+ * times slower than the reprojection. */
 typedef struct {
     strata_ctx *ctx;
     const strata_loops *l;
     const strata_loops_write_options *opt;
     OGRLayerH layer;
+    strata_out *out;
+    int started; /* out: a feature is written */
     point_map map;
     strata_status st;
 } ogr_job;
@@ -206,9 +215,76 @@ static void add_feature(ogr_job *j, OGRGeometryH g, const double *v, int nv)
     OGR_F_Destroy(f);
 }
 
+/* ------------------------------------------------------------ GeoJSON */
+
+/* Degrees v rounded to 7 decimals (1.1 cm), trailing zeros dropped. */
+static char *put_degrees(char *p, double v)
+{
+    const long long r = llround(v * 1e7);
+    unsigned long long a = r < 0 ? 0ull - (unsigned long long)r : (unsigned long long)r;
+    if (r < 0)
+        *p++ = '-';
+    unsigned long long ip = a / 10000000ull, fp = a % 10000000ull;
+    char d[24];
+    int n = 0;
+    do
+        d[n++] = (char)('0' + ip % 10);
+    while ((ip /= 10));
+    while (n)
+        *p++ = d[--n];
+    if (fp) {
+        for (int i = 6; i >= 0; i--, fp /= 10)
+            d[i] = (char)('0' + fp % 10);
+        for (n = 7; d[n - 1] == '0'; n--)
+            ;
+        *p++ = '.';
+        memcpy(p, d, (size_t)n);
+        p += n;
+    }
+    return p;
+}
+
+/* The n mapped points as "[lon,lat],...". */
+static void text_points(ogr_job *j, size_t n)
+{
+    for (size_t i = 0; i < n && strata__out_ok(j->out); i++) {
+        char *p0 = (char *)strata__out_room(j->out, 64), *p = p0;
+        if (i)
+            *p++ = ',';
+        *p++ = '[';
+        p = put_degrees(p, j->map.X[i]);
+        *p++ = ',';
+        p = put_degrees(p, j->map.Y[i]);
+        *p++ = ']';
+        j->out->len += (size_t)(p - p0);
+    }
+}
+
+/* A feature's start: its properties (names[i] = values[i]) and its
+ * geometry's type up to the coordinates' opening bracket. */
+static void text_head(ogr_job *j, const char *const *names, const float *values, int nv,
+                      const char *type)
+{
+    strata__out_str(j->out, j->started ? ",\n{\"type\":\"Feature\",\"properties\":{"
+                                       : "\n{\"type\":\"Feature\",\"properties\":{");
+    j->started = 1;
+    for (int i = 0; i < nv; i++) {
+        char *p0 = (char *)strata__out_room(j->out, 64), *p = p0;
+        p += sprintf(p, "%s\"%s\":", i ? "," : "", names[i]);
+        p = strata__put_float(p, values[i]);
+        j->out->len += (size_t)(p - p0);
+    }
+    strata__out_str(j->out, "},\"geometry\":{\"type\":\"");
+    strata__out_str(j->out, type);
+    strata__out_str(j->out, "\",\"coordinates\":[");
+}
+
+/* ------------------------------------------------------------ features */
+
 static void write_lines(ogr_job *j)
 {
     const strata_loops *l = j->l;
+    static const char *const elev[1] = {"elev"};
     for (uint64_t li = 0; li < l->nloops && j->st == STRATA_OK; li++) {
         const strata_loop *lp = &l->loops[li];
         const size_t n = lp->count + (lp->closed ? 1u : 0u);
@@ -224,22 +300,30 @@ static void write_lines(ogr_job *j)
             j->st = STRATA_ERR_NOT_FINITE;
             break;
         }
-        OGRGeometryH g = OGR_G_CreateGeometry(wkbLineString);
-        OGR_G_SetPoints(g, (int)n, j->map.X, sizeof(double), j->map.Y, sizeof(double), NULL, 0);
-        const double elev = level_value(l->levels[lp->plane]);
-        add_feature(j, g, &elev, 1);
+        if (j->out) {
+            text_head(j, elev, &l->levels[lp->plane], 1, "LineString");
+            text_points(j, n);
+            strata__out_str(j->out, "]}}");
+        } else {
+            OGRGeometryH g = OGR_G_CreateGeometry(wkbLineString);
+            OGR_G_SetPoints(g, (int)n, j->map.X, sizeof(double), j->map.Y, sizeof(double),
+                            NULL, 0);
+            const double v = level_value(l->levels[lp->plane]);
+            add_feature(j, g, &v, 1);
+        }
         if (li % 1024 == 0 && strata__progress(j->ctx, "write", (double)li / l->nloops))
             j->st = STRATA_ERR_CANCELLED;
     }
 }
 
-/* Ring r of the band as a closed linear ring (its first point again). */
-static OGRGeometryH band_ring(ogr_job *j, const strata_band_region *g, const strata_band_ring *r)
+/* Ring r of the band mapped (its first point again at the end): its
+ * points, 0 on a failure. */
+static size_t map_ring(ogr_job *j, const strata_band_region *g, const strata_band_ring *r)
 {
     const size_t n = r->n + 1;
     if (!map_room(&j->map, n)) {
         j->st = STRATA_ERR_NOMEM;
-        return NULL;
+        return 0;
     }
     for (size_t i = 0; i < n; i++) {
         const size_t k = r->first + (i == r->n ? 0 : i);
@@ -247,6 +331,22 @@ static OGRGeometryH band_ring(ogr_job *j, const strata_band_region *g, const str
     }
     if (!map_project(&j->map, n)) {
         j->st = STRATA_ERR_NOT_FINITE;
+        return 0;
+    }
+    return n;
+}
+
+/* Ring r as OGR's linear ring, or as text "[...]" (NULL). */
+static OGRGeometryH band_ring(ogr_job *j, const strata_band_region *g, const strata_band_ring *r,
+                              int comma)
+{
+    const size_t n = map_ring(j, g, r);
+    if (!n)
+        return NULL;
+    if (j->out) {
+        strata__out_str(j->out, comma ? ",[" : "[");
+        text_points(j, n);
+        strata__out_str(j->out, "]");
         return NULL;
     }
     OGRGeometryH ring = OGR_G_CreateGeometry(wkbLinearRing);
@@ -259,32 +359,45 @@ static OGRGeometryH band_ring(ogr_job *j, const strata_band_region *g, const str
 static void put_band(ogr_job *j, const strata_band_region *g, uint32_t k)
 {
     const strata_loops *l = j->l;
+    const float v[2] = {k == 0 ? j->opt->height_min : l->levels[k],
+                        k + 1 == l->nplanes ? j->opt->height_max : l->levels[k + 1]};
+    static const char *const names[2] = {"elev_min", "elev_max"};
     OGRGeometryH mp = NULL;
+    int any = 0;
     for (size_t e = 0; e < g->nrings && j->st == STRATA_OK; e++) {
         if (g->rings[e].area <= 0)
             continue;
-        OGRGeometryH poly = OGR_G_CreateGeometry(wkbPolygon);
-        OGRGeometryH ring = band_ring(j, g, &g->rings[e]);
+        if (j->out && !any)
+            text_head(j, names, v, 2, "MultiPolygon");
+        if (j->out)
+            strata__out_str(j->out, any ? ",[" : "[");
+        any = 1;
+        OGRGeometryH poly = j->out ? NULL : OGR_G_CreateGeometry(wkbPolygon);
+        OGRGeometryH ring = band_ring(j, g, &g->rings[e], 0);
         if (ring)
             OGR_G_AddGeometryDirectly(poly, ring);
         for (size_t h = 0; h < g->nrings && j->st == STRATA_OK; h++)
             if (g->rings[h].area < 0 && g->rings[h].owner == e &&
-                (ring = band_ring(j, g, &g->rings[h])))
+                (ring = band_ring(j, g, &g->rings[h], 1)))
                 OGR_G_AddGeometryDirectly(poly, ring);
+        if (j->out) {
+            strata__out_str(j->out, "]");
+            continue;
+        }
         if (!mp)
             mp = OGR_G_CreateGeometry(wkbMultiPolygon);
         OGR_G_AddGeometryDirectly(mp, poly);
     }
+    if (j->out && any)
+        strata__out_str(j->out, "]}}");
     if (!mp)
         return;
     if (j->st != STRATA_OK) {
         OGR_G_DestroyGeometry(mp);
         return;
     }
-    const double v[2] = {level_value(k == 0 ? j->opt->height_min : l->levels[k]),
-                         level_value(k + 1 == l->nplanes ? j->opt->height_max
-                                                         : l->levels[k + 1])};
-    add_feature(j, mp, v, 2);
+    const double d[2] = {level_value(v[0]), level_value(v[1])};
+    add_feature(j, mp, d, 2);
 }
 
 static void write_bands(ogr_job *j)
@@ -401,22 +514,13 @@ static int empty_dir(const char *dir, const char *dest)
     return rc;
 }
 
-/* The layer of job j in the new dataset ds: geometry type and fields. */
-static OGRLayerH make_layer(GDALDatasetH ds, GDALDriverH drv, OGRSpatialReferenceH srs,
+/* The layer of job j in the new dataset ds: geometry type and fields
+ * (GeoJSON in lon/lat is write_text's). */
+static OGRLayerH make_layer(GDALDatasetH ds, OGRSpatialReferenceH srs,
                             const strata_loops_write_options *opt)
 {
-    /* GeoJSON in lon/lat is RFC 7946's: no "crs" member (the layer gets
-     * no CRS; WGS 84 is implied), 7 decimals (1 cm).  Not the driver's
-     * RFC7946=YES, which turns a MultiPolygon of one polygon into a
-     * Polygon. */
-    char **lco = NULL;
-    if (opt->lonlat && !strcasecmp(GDALGetDriverShortName(drv), "GeoJSON")) {
-        lco = CSLSetNameValue(lco, "COORDINATE_PRECISION", "7");
-        srs = NULL;
-    }
     OGRLayerH layer = GDALDatasetCreateLayer(
-        ds, "contours", srs, opt->polygons ? wkbMultiPolygon : wkbLineString, lco);
-    CSLDestroy(lco);
+        ds, "contours", srs, opt->polygons ? wkbMultiPolygon : wkbLineString, NULL);
     static const char *const names[3] = {"elev", "elev_min", "elev_max"};
     for (int i = opt->polygons ? 1 : 0; layer && i < (opt->polygons ? 3 : 1); i++) {
         OGRFieldDefnH fd = OGR_Fld_Create(names[i], OFTReal);
@@ -436,7 +540,7 @@ static void write_dataset(ogr_job *j, GDALDriverH drv, const char *tmp, OGRSpati
         j->st = STRATA_ERR_IO;
         return;
     }
-    j->layer = make_layer(ds, drv, srs, j->opt);
+    j->layer = make_layer(ds, srs, j->opt);
     if (!j->layer)
         j->st = STRATA_ERR_UNSUPPORTED; /* the driver makes no such layer */
     const int txn = j->layer && GDALDatasetStartTransaction(ds, FALSE) == OGRERR_NONE;
@@ -450,6 +554,39 @@ static void write_dataset(ogr_job *j, GDALDriverH drv, const char *tmp, OGRSpati
         j->st = STRATA_ERR_IO; /* the last writes, made when closing, failed */
 }
 
+/* RFC 7946 GeoJSON of j's features (lon/lat), written by strata into
+ * a temporary file renamed onto path when complete. */
+static strata_status write_text(ogr_job *j, const char *path, int saved_errno)
+{
+    strata_out o = STRATA_OUT_INIT(j->ctx);
+    if (j->st == STRATA_OK && strata__out_open(&o, path, j->ctx) == 0) {
+        j->out = &o;
+        strata__out_str(&o, "{\"type\":\"FeatureCollection\",\"name\":\"contours\","
+                            "\"features\":[");
+        (j->opt->polygons ? write_bands : write_lines)(j);
+        strata__out_str(&o, "\n]}\n");
+        strata__out_finish(&o);
+    }
+    if (j->st != STRATA_OK) {
+        strata__out_discard(&o);
+        errno = saved_errno;
+        return j->st;
+    }
+    const char *const paths[1] = {path};
+    return strata__write_finish(j->ctx, &o, paths, 1, saved_errno);
+}
+
+/* What the map and the layer's CRS hold. */
+static void layer_free(ogr_job *j, OGRSpatialReferenceH srs)
+{
+    if (j->map.ct)
+        OCTDestroyCoordinateTransformation(j->map.ct);
+    if (srs)
+        OSRDestroySpatialReference(srs);
+    strata__free(j->map.al, j->map.X);
+    strata__free(j->map.al, j->map.Y);
+}
+
 strata_status strata__loops_write_ogr(strata_ctx *ctx, const strata_loops *l, const char *path,
                                       const strata_loops_write_options *opt)
 {
@@ -460,7 +597,7 @@ strata_status strata__loops_write_ogr(strata_ctx *ctx, const strata_loops *l, co
         return STRATA_ERR_UNSUPPORTED;
     const int saved_errno = errno;
     CPLPushErrorHandler(CPLQuietErrorHandler);
-    ogr_job j = {ctx, l, opt, NULL, {.al = &ctx->alloc}, STRATA_OK};
+    ogr_job j = {ctx, l, opt, NULL, NULL, 0, {.al = &ctx->alloc}, STRATA_OK};
     if (opt->has_transform)
         memcpy(j.map.t, opt->transform, sizeof j.map.t);
     else
@@ -481,6 +618,12 @@ strata_status strata__loops_write_ogr(strata_ctx *ctx, const strata_loops *l, co
     if (orient == 0)
         j.st = STRATA_ERR_NOT_FINITE;
     j.map.reverse = orient < 0;
+    if (opt->lonlat && !strcasecmp(GDALGetDriverShortName(drv), "GeoJSON")) {
+        const strata_status st = write_text(&j, path, saved_errno);
+        layer_free(&j, srs);
+        CPLPopErrorHandler();
+        return st;
+    }
     /* PATH.tmpXXXXXX/ holds the files until they are complete */
     const size_t plen = strlen(path);
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -508,12 +651,7 @@ strata_status strata__loops_write_ogr(strata_ctx *ctx, const strata_loops *l, co
     }
     const int err = errno;
     CPLPopErrorHandler();
-    if (j.map.ct)
-        OCTDestroyCoordinateTransformation(j.map.ct);
-    if (srs)
-        OSRDestroySpatialReference(srs);
-    strata__free(&ctx->alloc, j.map.X);
-    strata__free(&ctx->alloc, j.map.Y);
+    layer_free(&j, srs);
     strata__free(&ctx->alloc, dir);
     strata__free(&ctx->alloc, tmp);
     errno = j.st == STRATA_ERR_IO ? err : saved_errno;
