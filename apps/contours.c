@@ -97,6 +97,99 @@ static void contours_frame(const job *o, uint32_t w, uint32_t h, float corner, f
     wo->svg_scale = o->svg_scale;
 }
 
+/* The GDAL formats' map (o->driver set): the raster's own coordinates
+ * where it has a geotransform g, with sample (col, row) at its pixel's
+ * centre, g0 + (col + 0.5) g1 + (row + 0.5) g2 (and Y likewise), col =
+ * (x - x0) / cell for the grid's first corner (x0, z0) = wo->domain:
+ * written as the affine map of (x, z) in wo->transform; in CRS
+ * (--crs native), or reprojected to longitude, latitude (the default
+ * with a CRS).  Without a geotransform, the frame of contours_frame. */
+static void contours_georef(const job *o, const strata_heightmap_info *info, const char *crs,
+                            strata_loops_write_options *wo)
+{
+    wo->format = STRATA_LOOPS_OGR;
+    wo->driver = o->driver;
+    if (!info->georeferenced)
+        return;
+    const double *g = info->geotransform, c = (double)(float)o->cell_size;
+    const double x0 = wo->domain[0], z0 = wo->domain[1];
+    double *t = wo->transform;
+    t[1] = g[1] / c;
+    t[2] = g[2] / c;
+    t[0] = g[0] + 0.5 * g[1] + 0.5 * g[2] - t[1] * x0 - t[2] * z0;
+    t[4] = g[4] / c;
+    t[5] = g[5] / c;
+    t[3] = g[3] + 0.5 * g[4] + 0.5 * g[5] - t[4] * x0 - t[5] * z0;
+    wo->has_transform = 1;
+    wo->crs = crs;
+    wo->lonlat = crs && o->crs != CONTOURS_CRS_NATIVE;
+}
+
+/* --crs against what the raster is: usage errors. */
+static void check_crs(const job *o, const strata_heightmap_info *info)
+{
+    const char *v = cli_given("crs");
+    if (v && !info->georeferenced)
+        usage_error("--crs %s: '%s' is not georeferenced (no geotransform, as PGM, PFM and PNG "
+                    "heightmaps), so its contours have no CRS: leave --crs out",
+                    v, o->input);
+    if (o->crs == CONTOURS_CRS_LONLAT && !info->crs_wkt)
+        usage_error("--crs lonlat: '%s' has a geotransform but no CRS, so its points have no "
+                    "longitude and latitude; leave --crs out for the raster's own coordinates",
+                    o->input);
+}
+
+/* What the raster says for the contours: --crs checked against it, the
+ * cell size it implies (as strata terrain takes it), the GDAL driver of
+ * GeoJSON where it has a geotransform (its contours are written in its
+ * coordinates, through GDAL); its CRS, malloc'ed (NULL: none). */
+static char *contours_raster(job *o, const strata_heightmap *hm, strata_heightmap_info *info)
+{
+    strata_heightmap_get_info(hm, info);
+    check_crs(o, info);
+    job_raster_defaults(o, hm);
+    char *crs = info->crs_wkt ? strdup(info->crs_wkt) : NULL;
+    if (info->crs_wkt && !crs)
+        die(EXIT_RUNTIME, "out of memory");
+    const size_t olen = strlen(o->output);
+    if (info->georeferenced && !o->driver &&
+        !(olen >= 4 && !strcasecmp(o->output + olen - 4, ".svg"))) {
+        const char *driver;
+        check(strata_loops_ogr_driver(o->output, "GeoJSON", &driver), "GeoJSON");
+        o->driver = driver;
+    }
+    return crs;
+}
+
+/* check_call for strata_loops_write's status st (crs: the raster's). */
+static void check_written(const job *o, strata_status st, const char *crs)
+{
+    char refused[160];
+    snprintf(refused, sizeof refused,
+             "GDAL's %s driver cannot hold a layer of %s; choose another format, such as .gpkg, "
+             ".fgb or .geojson",
+             o->driver ? o->driver : "", o->polygons ? "MultiPolygons" : "LineStrings");
+    const char *why = NULL;
+    if (st == STRATA_ERR_NOT_FINITE)
+        why = "a point has no longitude and latitude in the raster's CRS (write that CRS with "
+              "--crs native)";
+    else if (st == STRATA_ERR_INVALID_ARG && crs)
+        why = "GDAL cannot read the raster's CRS or transform it to longitude and latitude";
+    else if (st == STRATA_ERR_UNSUPPORTED && o->driver)
+        why = refused;
+    check_call(st, (call){.path = o->output, .write = true, .why = why});
+}
+
+/* --stats: the map of a georeferenced raster's contours. */
+static void print_map(const strata_loops_write_options *wo)
+{
+    if (wo->has_transform)
+        fprintf(stderr, "map.transform=%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\nmap.crs=%s\n",
+                wo->transform[0], wo->transform[1], wo->transform[2], wo->transform[3],
+                wo->transform[4], wo->transform[5],
+                wo->lonlat ? "lonlat" : wo->crs ? "native" : "none");
+}
+
 int run_contours(job *o)
 {
     if (cli_given("interval") && cli_given("terraces"))
@@ -114,6 +207,10 @@ int run_contours(job *o)
     const strata_status lst = strata_heightmap_open(ctx, o->input, &hm);
     check_call(lst, (call){.what = "heightmap", .path = o->input});
     const uint32_t w = strata_heightmap_width(hm), h = strata_heightmap_height(hm);
+    strata_heightmap_info info;
+    char *crs = contours_raster(o, hm, &info);
+    const size_t olen = strlen(o->output);
+    const bool svg = olen >= 4 && !strcasecmp(o->output + olen - 4, ".svg");
     check_interrupt();
     t[1] = now();
     /* heights as strata_mesh_from_heightmap makes them: sample x scale */
@@ -133,10 +230,6 @@ int run_contours(job *o)
      * with a nodata corner.  Lines come from the grid mesh without those
      * triangles (strata_mesh_from_heightmap), ending where the holes
      * begin; areas (band polygons, SVG layers) need heights everywhere. */
-    strata_heightmap_info info;
-    strata_heightmap_get_info(hm, &info);
-    const size_t olen = strlen(o->output);
-    const bool svg = olen >= 4 && !strcasecmp(o->output + olen - 4, ".svg");
     const bool areas = o->polygons || svg;
     if (info.nodata && areas)
         die(EXIT_RUNTIME,
@@ -153,10 +246,13 @@ int run_contours(job *o)
             o->polygons ? "band polygons" : "SVG layers");
     strata_loops_write_options wo;
     contours_frame(o, w, h, corner, hmin, hmax, &wo);
+    if (o->driver)
+        contours_georef(o, &info, crs, &wo);
     const char *why_nf = "a sample times --height-scale is not a finite float";
     /* GeoJSON lines without holes: made and written a plane at a time */
-    const bool geojson = (olen >= 8 && !strcasecmp(o->output + olen - 8, ".geojson")) ||
-                         (olen >= 5 && !strcasecmp(o->output + olen - 5, ".json"));
+    const bool geojson =
+        !o->driver && ((olen >= 8 && !strcasecmp(o->output + olen - 8, ".geojson")) ||
+                       (olen >= 5 && !strcasecmp(o->output + olen - 5, ".json")));
     /* --stats: per level, the lines' summed lengths, closed and open */
     double *plen = o->stats ? calloc(n, sizeof *plen) : NULL;
     uint64_t *pclosed = o->stats ? calloc(n, sizeof *pclosed) : NULL;
@@ -198,8 +294,7 @@ int run_contours(job *o)
         strata_heightmap_destroy(hm);
         check_interrupt();
         t[2] = now();
-        const strata_status wst = strata_loops_write(ctx, l, o->output, &wo);
-        check_call(wst, (call){.path = o->output, .write = true});
+        check_written(o, strata_loops_write(ctx, l, o->output, &wo), crs);
         t[3] = now();
         strata_loops_view v;
         strata_loops_get_view(l, &v);
@@ -220,6 +315,7 @@ int run_contours(job *o)
                 "time.loops=%.6f\ntime.write=%.6f\ntime.total=%.6f\n",
                 w, h, n - 1, (unsigned long long)nloops, (unsigned long long)npoints,
                 t[1] - t[0], t[2] - t[1], t[3] - t[2], t[3] - t[0]);
+        print_map(&wo);
         for (uint32_t k = 1; k < n; k++)
             fprintf(stderr, "level.%u=%.9g length=%.9g closed=%llu open=%llu\n", k, L[k],
                     plen[k] * o->cell_size / o->cell_size, (unsigned long long)pclosed[k],
@@ -231,6 +327,7 @@ int run_contours(job *o)
                 n == 2 ? "" : "s");
     interrupt_watch(NULL);
     free(L);
+    free(crs);
     free(plen);
     free(pclosed);
     free(popen);

@@ -30,6 +30,7 @@
 #define LENGTH_MAX 1e9
 
 enum { SHAPE_GRID, SHAPE_POLYGON };
+enum { CONTOURS_CRS_LONLAT = 1, CONTOURS_CRS_NATIVE = 2 };
 
 /* Values as the option table stores them: CLI_INT options in long long,
  * CLI_REAL in double (NAN: not given), CLI_CHOICE in int. */
@@ -109,6 +110,9 @@ typedef struct job {
     /* contours (apps/contours.c), and --loops of the mesh commands */
     double interval, base, svg_scale;
     bool polygons;
+    int crs;            /* CONTOURS_CRS_*; 0: not given */
+    const char *format; /* --format: a GDAL vector driver, NULL: by -o */
+    const char *driver; /* the GDAL driver -o is written by, NULL: strata's own */
     const char *loops; /* --loops FILE, NULL: none */
 } job;
 

@@ -302,14 +302,43 @@ static void check_contours(job *j)
     const char *v;
     if ((v = cli_given("base")) && !cli_given("interval"))
         usage_error("--base %s needs --interval", v);
-    if (!has_suffix(j->output, ".geojson") && !has_suffix(j->output, ".json") &&
-        !has_suffix(j->output, ".svg"))
-        usage_error("-o %s: unknown output format (the name must end in .geojson, .json or .svg)",
-                    j->output);
-    if (j->polygons && has_suffix(j->output, ".svg"))
+    const bool svg = has_suffix(j->output, ".svg");
+    const bool own = svg || has_suffix(j->output, ".geojson") || has_suffix(j->output, ".json");
+    if (svg && j->format)
+        usage_error("--format %s: -o %s is an SVG file, which strata writes itself; give -o a "
+                    "name for the GDAL format (such as contours.gpkg)",
+                    j->format, j->output);
+    if (!own || j->format) {
+        const char *driver;
+        if (strata_loops_ogr_driver(j->output, j->format, &driver) == STRATA_OK)
+            j->driver = driver;
+        else if (j->format)
+            usage_error("--format %s: not a vector format %s (accepted: the short name of a "
+                        "GDAL vector driver that creates files, such as GPKG, FlatGeobuf, "
+                        "GeoJSON or \"ESRI Shapefile\", as ogr2ogr -f takes it)",
+                        j->format,
+                        strata_gdal_support() ? "GDAL writes" : "(this strata has no GDAL)");
+        else
+            usage_error("-o %s: unknown output format (the name must end in .geojson, .json or "
+                        ".svg%s; or name the driver with --format)",
+                        j->output,
+                        strata_gdal_support()
+                            ? ", or in the extension of a vector format GDAL writes, such as "
+                              ".gpkg, .fgb or .shp"
+                            : "; other formats need a build with GDAL");
+    }
+    if (j->polygons && svg)
         usage_error("--polygons: GeoJSON only (an .svg file always holds regions)");
-    if ((v = cli_given("svg-scale")) && !has_suffix(j->output, ".svg"))
+    if ((v = cli_given("svg-scale")) && !svg)
         usage_error("--svg-scale %s needs an .svg output", v);
+    if ((v = cli_given("crs")) && svg)
+        usage_error("--crs %s: an .svg file has no CRS (its layers are drawn in millimetres); "
+                    "give a GeoJSON or GDAL output such as .geojson, .gpkg or .fgb",
+                    v);
+    if (j->crs == CONTOURS_CRS_NATIVE && (j->driver ? !strcmp(j->driver, "GeoJSON") : !svg))
+        usage_error("--crs native: GeoJSON (RFC 7946, -o %s) holds longitude and latitude "
+                    "only; write the raster's CRS to a GeoPackage (.gpkg) or FlatGeobuf (.fgb)",
+                    j->output);
 }
 
 /* --loops FILE: .geojson/.json (terrains and planets) or .obj. */
@@ -418,12 +447,15 @@ static const cli_command commands[] = {
         .name = "contours",
         .summary = "contour lines or band polygons of a heightmap (GeoJSON, SVG)",
         .usage = "INPUT -o OUTPUT [OPTIONS]",
-        .about = "Trace the contours of a PGM, PFM or PNG heightmap, exactly where 'strata\n"
-                 "terrain --heightmap' puts its wall tops: GeoJSON LineStrings with an \"elev\"\n"
-                 "property, or with --polygons one Polygon/MultiPolygon per band between levels\n"
-                 "(\"elev_min\", \"elev_max\"), or SVG (.svg): one layer per level, the ground at\n"
-                 "or above it, in millimetres for a laser cutter.  Coordinates: X = column x\n"
-                 "cell size, Y = (height - 1 - row) x cell size (north up), in the raster's units.\n",
+        .about = "Trace the contours of a heightmap (PGM, PFM, PNG, or any raster GDAL reads),\n"
+                 "exactly where 'strata terrain --heightmap' puts its wall tops: GeoJSON\n"
+                 "LineStrings with an \"elev\" property, or with --polygons one MultiPolygon per\n"
+                 "band between levels (\"elev_min\", \"elev_max\"), or SVG (.svg): one layer per\n"
+                 "level, the ground at or above it, in millimetres for a laser cutter; or any\n"
+                 "vector format GDAL writes (.gpkg, .fgb, .shp, ...; --format).  Coordinates: a\n"
+                 "georeferenced raster's own, each sample at its pixel's centre, in longitude and\n"
+                 "latitude (RFC 7946) or with --crs native in its CRS; else X = column x cell\n"
+                 "size, Y = (height - 1 - row) x cell size (north up), in the raster's units.\n",
         .operand = "input heightmap",
         .operand_target = &g_job.input,
         .check = check_contours,
@@ -462,6 +494,8 @@ static const cli_choice planet_views[] = {
     {"top", STRATA_VIEW_TOP}, {"oblique", STRATA_VIEW_OBLIQUE}, {"planet", STRATA_VIEW_PLANET}, {0}};
 static const cli_choice flat_views[] = {{"top", STRATA_VIEW_TOP}, {"oblique", STRATA_VIEW_OBLIQUE}, {0}};
 static const cli_choice tile_formats[] = {{"glb", 0}, {"ply", 1}, {0}};
+static const cli_choice contour_crs[] = {{"lonlat", CONTOURS_CRS_LONLAT},
+                                         {"native", CONTOURS_CRS_NATIVE}, {0}};
 
 /* Every option of every command, in the order of --help.  An option that
  * means something else (or has another default) for some command has one
@@ -745,14 +779,31 @@ static const cli_option options[] = {
              "the lowest point (used when neither --interval nor --levels is given)",
      .conflicts = "levels", .commands = CONTOURS, .group = G_CONTOURS},
     {.name = "polygons", .kind = CLI_FLAG, .target = &g_job.polygons,
-     .help = "GeoJSON band polygons (like gdal_contour -p) instead of lines",
+     .help = "band polygons (like gdal_contour -p), one MultiPolygon per band, instead of "
+             "lines",
      .commands = CONTOURS, .group = G_CONTOURS},
     {.name = "cell-size", .kind = CLI_REAL, .arg = "X", .target = &g_job.cell_size,
-     .min = LENGTH_MIN, .max = LENGTH_MAX, .def = "1", .help = "pixel spacing",
+     .min = LENGTH_MIN, .max = LENGTH_MAX, .def = "1",
+     .help = "pixel spacing (with a geotransform, only the frame the lines are traced in: "
+             "they are written in the raster's coordinates)",
+     .note = "; a raster georeferenced in a projected CRS with square pixels gives its pixel "
+             "size instead, as strata terrain takes it",
      .commands = CONTOURS, .group = G_CONTOURS},
     {.name = "height-scale", .kind = CLI_REAL, .arg = "Y", .target = &g_job.height_scale,
      .min = -1e9, .max = 1e9, .def = "1",
      .help = "sample scale: heights are samples x Y (PGM and PNG samples are in [0,1])",
+     .commands = CONTOURS, .group = G_CONTOURS},
+    {.name = "crs", .kind = CLI_CHOICE, .arg = "CRS", .target = &g_job.crs,
+     .choices = contour_crs,
+     .def_text = "lonlat for a raster with a CRS, else the raster's own coordinates",
+     .help = "a georeferenced raster's output coordinates; lonlat: WGS 84 longitude, "
+             "latitude (RFC 7946 GeoJSON); native: the raster's CRS (.gpkg, .fgb or another "
+             "GDAL format that records one)",
+     .commands = CONTOURS, .group = G_CONTOURS},
+    {.name = "format", .kind = CLI_STRING, .arg = "NAME", .target = &g_job.format,
+     .help = "write through this GDAL vector driver (GPKG, FlatGeobuf, GeoJSON, ... as "
+             "ogr2ogr -f); default: strata's own GeoJSON and SVG, else the driver of -o's "
+             "extension",
      .commands = CONTOURS, .group = G_CONTOURS},
     {.name = "svg-scale", .kind = CLI_REAL, .arg = "S", .target = &g_job.svg_scale, .min = 0,
      .max = 1e9, .flags = CLI_ABOVE_MIN, .def = "1",
@@ -768,7 +819,9 @@ static const cli_option options[] = {
     /* common */
     {.name = "output", .alias = 'o', .kind = CLI_STRING, .arg = "FILE",
      .target = &g_job.output, .flags = CLI_REQUIRED,
-     .help = ".geojson or .json (GeoJSON), or .svg", .commands = CONTOURS, .group = G_COMMON},
+     .help = ".geojson or .json (GeoJSON), .svg, or a vector format GDAL writes (.gpkg, .fgb, "
+             ".shp, ...)",
+     .commands = CONTOURS, .group = G_COMMON},
     {.name = "output", .alias = 'o', .kind = CLI_STRING, .arg = "FILE",
      .target = &g_job.output, .def = "planet.ply",
      .help = ".ply (binary), .obj (+ .mtl), .glb (binary glTF) or .stl (binary, z-up) file; a "

@@ -1033,8 +1033,9 @@ STRATA_API strata_status strata_result_add_shoreline(strata_ctx *ctx, strata_res
  *    LineString feature per polyline with property "elev" (its plane's
  *    height; a closed loop repeats its first position at the end, as
  *    RFC 7946 rings do), in the loops' order.  No loops: an empty
- *    FeatureCollection.  With `polygons`: one Polygon or MultiPolygon
- *    feature per non-empty band, "elev_min" and "elev_max" its plane
+ *    FeatureCollection.  With `polygons`: one MultiPolygon feature
+ *    per non-empty band (even of one polygon: the layer has one geometry
+ *    type), "elev_min" and "elev_max" its plane
  *    heights (the lowest band from height_min, the top band up to
  *    height_max): band k is L[k] <= h < L[k+1] with band 0 reaching down
  *    and the top band up without bound.  Exterior rings counter-
@@ -1073,7 +1074,8 @@ typedef enum strata_loops_format {
     STRATA_LOOPS_AUTO = 0, /* from the file name */
     STRATA_LOOPS_GEOJSON = 1,
     STRATA_LOOPS_SVG = 2,
-    STRATA_LOOPS_OBJ = 3
+    STRATA_LOOPS_OBJ = 3,
+    STRATA_LOOPS_OGR = 4 /* any vector format GDAL writes (see below) */
 } strata_loops_format;
 
 typedef struct strata_loops_write_options {
@@ -1097,10 +1099,25 @@ typedef struct strata_loops_write_options {
                               frame into that one, as
                               strata_result_rotate_from_y_up turns a result
                               (STRATA_AXIS_Y: as they are) */
+    /* STRATA_LOOPS_OGR only (see "Loops through GDAL" below): */
+    const char *driver;    /* a GDAL vector driver's short name ("GPKG",
+                              "FlatGeobuf"); NULL: the one
+                              strata_loops_ogr_driver picks for the path */
+    int has_transform;     /* 1: map coordinates are the affine map below
+                              (origin and scale unused), else the frame of
+                              origin and scale */
+    double transform[6];   /* X = t[0] + t[1] x + t[2] z, Y = t[3] + t[4] x
+                              + t[5] z, in double, in that order of
+                              operations */
+    const char *crs;       /* the map coordinates' CRS (WKT, or anything
+                              OSRSetFromUserInput takes); NULL: none */
+    int lonlat;            /* 1: written in WGS 84 longitude, latitude
+                              (EPSG:4326, longitude first), reprojected from
+                              crs (needed) */
 } strata_loops_write_options;
 
 /* Defaults: AUTO, lines, origin 0, scale 1, no domain, svg_scale 1, up
- * STRATA_AXIS_Y. */
+ * STRATA_AXIS_Y, driver NULL, no transform, no CRS, lonlat 0. */
 STRATA_API void strata_loops_write_defaults(strata_loops_write_options *opt);
 STRATA_API strata_status strata_loops_write(strata_ctx *ctx, const strata_loops *l,
                                             const char *path,
@@ -1119,6 +1136,42 @@ STRATA_API strata_status strata_loops_write(strata_ctx *ctx, const strata_loops 
  * or polygons: STRATA_ERR_INVALID_ARG).  Progress stages "loops" (the
  * grid) then "write" (the planes, made and written); errors as both
  * functions. */
+/* Loops through GDAL (format STRATA_LOOPS_OGR, builds with GDAL:
+ * strata_gdal_support): one layer "contours" written by the GDAL vector
+ * driver opt->driver (GeoPackage, FlatGeobuf, GeoJSON, Shapefile, ...),
+ * with opt->crs as its CRS (EPSG:4326 with lonlat; without crs a
+ * Cartesian engineering CRS "strata map units (no CRS)", and none in
+ * GeoJSON).  FLAT loops only.
+ * Lines: one LineString feature per polyline, field "elev" (a real);
+ * polygons: one MultiPolygon feature per non-empty band (every feature
+ * of the layer MultiPolygon), fields "elev_min" and "elev_max", the
+ * rings as the GeoJSON writer's.  Levels are the doubles of their
+ * shortest float decimals (0.1, not 0.100000001490116).  Coordinates
+ * are doubles: the affine map of the mesh's points, then with lonlat
+ * reprojected through OSR (GeoJSON is then RFC 7946's: no "crs"
+ * member, 7 decimals, exteriors counter-clockwise; lines crossing the
+ * antimeridian are not cut).  Where the map mirrors the plane (a
+ * negative determinant) every ring and line is written backwards, so
+ * exteriors stay counter-clockwise and lines keep uphill on the right.
+ * The files (a Shapefile's side files too) are made in a temporary
+ * directory beside path and moved into place when complete: an error
+ * leaves none.  Errors as strata_loops_write, and
+ * STRATA_ERR_UNSUPPORTED (a build without GDAL; no such driver; a
+ * driver that refuses the layer, its geometry type or its fields),
+ * STRATA_ERR_INVALID_ARG (lonlat without crs, a crs OSR cannot read, a
+ * RADIAL surface), STRATA_ERR_NOT_FINITE (a point with no longitude and
+ * latitude in crs), STRATA_ERR_IO (GDAL failed to write; errno EIO
+ * unless a system call set it). */
+
+/* The GDAL vector driver that writes path: the one named name (NULL:
+ * the first registered driver that creates vector files and lists
+ * path's extension, in any letter case), its short name in *driver
+ * (GDAL's string).  STRATA_ERR_UNSUPPORTED: a build without GDAL, an
+ * unknown name, a driver that does not create vector files, or no
+ * driver for the extension. */
+STRATA_API strata_status strata_loops_ogr_driver(const char *path, const char *name,
+                                                 const char **driver);
+
 typedef struct strata_loops_stats {
     uint64_t nloops, npoints;
     double *length;   /* nlevels, or NULL */

@@ -20,6 +20,10 @@
 #             (perf/contours-floats: the decimals alone, one thread)
 #   polygons  strata contours --polygons -> GeoJSON against gdal_contour -p
 #             -> Shapefile
+#   georef    the DEM as a UTM GeoTIFF (gdal_translate): strata contours
+#             -> lon/lat GeoJSON (its phases too) and --crs native ->
+#             GeoPackage, against gdal_contour -> GeoPackage (needs a
+#             strata built with GDAL)
 #   agree     per level: total length of the lines (strata --stats against
 #             the Shapefile's, read with python3-gdal), the largest
 #             relative difference, and the closed rings and open lines of
@@ -109,6 +113,31 @@ if [ $have_gdal -eq 1 ]; then
     echo "gdal_shp.seconds=$1"
     echo "gdal_shp.peak_rss_kb=$2"
     echo "speedup_vs_shp=$(ratio "$1" "$sp")"
+fi
+
+# The same DEM as a GeoTIFF in UTM zone 33N (30 m pixels at 600000,
+# 3670000): strata's default lon/lat GeoJSON (reprojected through OSR),
+# its --crs native GeoPackage (written through OGR), and gdal_contour to a
+# GeoPackage in the raster's CRS.
+if [ $have_gdal -eq 1 ] && "$STRATA" info | grep -q '^gdal: yes'; then
+    echo "bench=georef"
+    ur=$((600000 + 30 * size)) lr=$((3670000 - 30 * size))
+    gdal_translate -q -a_srs EPSG:32633 -a_ullr 600000 3670000 $ur $lr dem.pgm dem.tif || exit 1
+    G="$STRATA contours dem.tif --interval $interval --base $base --no-sync --quiet"
+    set -- $(best sh -c "rm -f ll.geojson; $G -o ll.geojson")
+    echo "strata_lonlat_geojson.seconds=$1"
+    echo "strata_lonlat_geojson.peak_rss_kb=$2"
+    echo "strata_lonlat_geojson.bytes=$(wc -c <ll.geojson)"
+    $G -o ll.geojson --stats 2>stats.txt
+    sed -n 's/^\(time\.[a-z]*\|points\)=/strata_lonlat_geojson.\1=/p' stats.txt
+    set -- $(best sh -c "rm -f n.gpkg; $G --crs native -o n.gpkg")
+    sg=$1
+    echo "strata_native_gpkg.seconds=$1"
+    echo "strata_native_gpkg.peak_rss_kb=$2"
+    set -- $(best sh -c "rm -f g.gpkg; gdal_contour -q -i $interval -off $base -a elev dem.tif g.gpkg")
+    echo "gdal_gpkg.seconds=$1"
+    echo "gdal_gpkg.peak_rss_kb=$2"
+    echo "speedup_vs_gpkg=$(ratio "$1" "$sg")"
 fi
 
 if [ $have_gdal -eq 1 ] && [ -n "$PY" ]; then

@@ -332,7 +332,7 @@ fails 2 "--interval" "a negative interval" x.geojson contours dem.pfm -o x.geojs
 fails 2 "--interval" "too many levels" x.geojson contours dem.pfm -o x.geojson --interval 1e-5
 fails 2 "--base" "--base without --interval" x.geojson contours dem.pfm -o x.geojson --base 3
 fails 2 "--interval" "--interval with --levels" x.geojson contours dem.pfm -o x.geojson --interval 3 --levels 1
-fails 2 "-o" "an unknown output format" x.txt contours dem.pfm -o x.txt
+fails 2 "-o" "an unknown output format" x.xyz contours dem.pfm -o x.xyz
 fails 2 "--polygons" "--polygons to SVG" x.svg contours dem.pfm -o x.svg --polygons
 fails 2 "--loops" "--loops of an unknown format" t.ply terrain --cells 8 -o t.ply --loops x.txt
 fails 2 "--loops" "--loops without terraces" t.ply terrain --cells 8 -o t.ply --terraces 0 --loops x.geojson

@@ -84,12 +84,14 @@ fails 1 "nodata" "a template with holes" $T --template holes.tif -o t.ply
 # contour lines stop at the holes: every point lies on an edge of a grid
 # triangle without a nodata corner, so at least cell / sqrt 2 from every
 # nodata sample (with heights there, lines pass right through them); band
-# polygons and SVG layers need every height
-if "$STRATA" contours holes.tif -o holes.geojson --interval 2 --base 1 --quiet; then
+# polygons and SVG layers need every height.  The ASCII grid has no CRS:
+# the lines are in its coordinates, samples at pixel centres.
+if "$STRATA" contours holes.asc -o holes.geojson --interval 2 --base 1 --quiet; then
     near=$(python3 -c '
 import json, sys
 cell, w, h = 30.0, 24, 18
-holes = [(i * cell, (h - 1 - j) * cell) for i in range(4, 7) for j in range(3, 5)]
+holes = [(500000 + (i + 0.5) * cell, 4000000 + (h - j - 0.5) * cell)
+         for i in range(4, 7) for j in range(3, 5)]
 d = min(((x - a) ** 2 + (y - b) ** 2) ** 0.5
         for f in json.load(open(sys.argv[1]))["features"]
         for x, y in f["geometry"]["coordinates"] for a, b in holes)

@@ -15,6 +15,7 @@
 #endif
 
 #include "base/alloc.h"
+#include "io/gdal.h"
 #include "io/heightmap_read.h"
 #include "mesh/heightmap.h"
 
@@ -43,6 +44,11 @@ static pthread_once_t registered = PTHREAD_ONCE_INIT;
 static void register_drivers(void)
 {
     GDALAllRegister();
+}
+
+void strata__gdal_register(void)
+{
+    pthread_once(&registered, register_drivers);
 }
 
 /* The raster ds (bytes: the size of its file) as a heightmap. */
@@ -135,7 +141,7 @@ static strata_status read_dataset(const strata_allocator *al, GDALDatasetH ds, u
 static strata_status read_named(const strata_allocator *al, const char *name, uint64_t bytes,
                                 strata_heightmap **out)
 {
-    pthread_once(&registered, register_drivers);
+    strata__gdal_register();
     CPLPushErrorHandler(CPLQuietErrorHandler);
     GDALDatasetH ds = GDALOpenEx(name, GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
     strata_status st = STRATA_ERR_FORMAT;

@@ -12,6 +12,7 @@
 #include "mesh/mesh.h"
 #include "base/output.h"
 #include "base/shortest.h"
+#include "io/gdal.h"
 #include "io/write.h"
 #include "simd/slice.h"
 
@@ -203,7 +204,7 @@ static void put_band(strata_out *o, strata_band_region *g, uint32_t k, int *firs
     for (size_t e = 0; e < g->nrings; e++)
         next += g->rings[e].area > 0;
     if (next == 0)
-        return;
+        return; /* an empty band: no feature */
     const float lo = k == 0 ? opt->height_min : l->levels[k];
     const float hi = k + 1 == l->nplanes ? opt->height_max : l->levels[k + 1];
     put_str(o, *first_feature ? "\n" : ",\n");
@@ -212,10 +213,10 @@ static void put_band(strata_out *o, strata_band_region *g, uint32_t k, int *firs
     put_num(o, lo);
     put_str(o, ",\"elev_max\":");
     put_num(o, hi);
-    put_str(o, next == 1 ? "},\"geometry\":{\"type\":\"Polygon\",\"coordinates\":"
-                         : "},\"geometry\":{\"type\":\"MultiPolygon\",\"coordinates\":[");
+    /* a MultiPolygon even of one polygon: the layer has one geometry type */
+    put_str(o, "},\"geometry\":{\"type\":\"MultiPolygon\",\"coordinates\":[");
     put_rings(o, g, rb);
-    put_str(o, next == 1 ? "}}" : "]}}");
+    put_str(o, "]}}");
 }
 
 static void write_polygons(strata_out *o, strata_band_region *g, uint32_t corner_band)
@@ -682,6 +683,21 @@ strata_status strata_loops_write(strata_ctx *ctx, const strata_loops *l, const c
     if (!ctx || !l || !path)
         return STRATA_ERR_INVALID_ARG;
     const strata_loops_format f = format_of(path, opt->format);
+    if (f == STRATA_LOOPS_OGR) {
+        if (!(opt->scale > 0) || !isfinite(opt->scale) || !isfinite(opt->origin[0]) ||
+            !isfinite(opt->origin[1]) ||
+            (opt->polygons && (!opt->has_domain || !(opt->domain[2] > opt->domain[0]) ||
+                               !(opt->domain[3] > opt->domain[1]) ||
+                               !isfinite(opt->corner_height))))
+            return STRATA_ERR_INVALID_ARG;
+        for (int i = 0; i < 6 && opt->has_transform; i++)
+            if (!isfinite(opt->transform[i]))
+                return STRATA_ERR_INVALID_ARG;
+        const strata_status st = strata__progress(ctx, "write", 0.0);
+        return st != STRATA_OK ? st : strata__loops_write_ogr(ctx, l, path, opt);
+    }
+    if (opt->has_transform || opt->lonlat || opt->crs || opt->driver)
+        return STRATA_ERR_INVALID_ARG; /* GDAL's formats only */
     const int regions = f == STRATA_LOOPS_SVG || (f == STRATA_LOOPS_GEOJSON && opt->polygons);
     if (f == STRATA_LOOPS_AUTO || f > STRATA_LOOPS_OBJ || !(opt->scale > 0) ||
         (opt->up != STRATA_AXIS_X && opt->up != STRATA_AXIS_Y && opt->up != STRATA_AXIS_Z) ||

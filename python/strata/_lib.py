@@ -195,6 +195,11 @@ typedef struct strata_loops_write_options {
     float height_min, height_max;
     double svg_scale;
     int up;
+    const char *driver;
+    int has_transform;
+    double transform[6];
+    const char *crs;
+    int lonlat;
 } strata_loops_write_options;
 void strata_loops_write_defaults(strata_loops_write_options *opt);
 strata_status strata_loops_write(strata_ctx *ctx, const strata_loops *l, const char *path,
@@ -317,7 +322,8 @@ STRUCTS = {
                           "y", "z", "vertex", "geometry", "center", "radius"],
     "strata_loops_write_options": ["format", "polygons", "origin", "scale", "has_domain",
                                    "domain", "corner_height", "height_min", "height_max",
-                                   "svg_scale", "up"],
+                                   "svg_scale", "up", "driver", "has_transform", "transform",
+                                   "crs", "lonlat"],
     "strata_palette": ["nstops", "rgb"],
     "strata_write_options": ["format", "palette", "compress", "props"],
     "strata_world_options": ["kind", "level", "chunk_level", "radius", "heightmap",
