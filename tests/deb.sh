@@ -63,7 +63,7 @@ if (cd "$src" && $clean_env DEB_BUILD_OPTIONS="nocheck parallel=$jobs" DPKG_GENS
     echo "dpkg-buildpackage -us -uc -b: $(($(date +%s) - start)) s"
 else
     hint=
-    grep -q '^dpkg-gensymbols: warning: some' "$log" &&
+    grep -q '^dpkg-gensymbols: [a-z]*: some .*symbols' "$log" &&
         hint=" (the library's functions are not those of debian/libstrata0.symbols: see the diff)"
     bad "dpkg-buildpackage failed$hint:
 $(tail -n 40 "$log")"
