@@ -60,7 +60,8 @@ typedef struct job {
     cli_curve terrace_curve;
     cli_floats levels;
     int walls; /* strata_walls */
-    bool normals;
+    bool normals;        /* --normals, or by default for glb files and tiles */
+    bool no_normals;     /* --no-normals */
     bool optimize;       /* vertex-cache order of each range */
     bool compress;       /* .glb buffers with EXT_meshopt_compression */
     const char *palette; /* a preset name or a file */

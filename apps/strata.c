@@ -156,9 +156,22 @@ static void check_compress(const job *j, bool world)
                     j->output);
 }
 
-/* -o: a mesh file, or for a world a directory. */
-static void check_world_output(const job *j, bool world, const char *world_opt)
+/* Normals: glb files and tiles get them unless --no-normals (CesiumJS
+ * draws a glTF without NORMAL unlit, one flat colour), other formats only
+ * with --normals; a solid shares its vertices, so none by default. */
+static void check_normals(job *j, bool world)
 {
+    if (j->normals && j->no_normals)
+        usage_error("--normals and --no-normals cannot be used together");
+    const bool glb = world ? j->tile_format == 0 : has_suffix(j->output, ".glb");
+    if (glb && !j->no_normals && !j->solid)
+        j->normals = true;
+}
+
+/* -o: a mesh file, or for a world a directory. */
+static void check_world_output(job *j, bool world, const char *world_opt)
+{
+    check_normals(j, world);
     static const char *const world_only[] = {"tile-format", "shard", "chunk", "resume",
                                              "dry-run", "lod", NULL};
     const char *v;
@@ -199,6 +212,7 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
 
 static void check_slice(job *j)
 {
+    check_normals(j, false);
     check_compress(j, false);
 }
 
@@ -580,8 +594,14 @@ static const cli_option options[] = {
     {.name = "walls", .kind = CLI_CHOICE, .arg = "WHERE", .target = &g_job.walls,
      .choices = walls, .def = "upper", .commands = WRITERS, .group = G_TERRACE},
     {.name = "normals", .kind = CLI_FLAG, .target = &g_job.normals,
-     .help = "write per-vertex normals (hard-edged walls)", .commands = WRITERS,
-     .group = G_TERRACE},
+     .def_text = "on for .glb files and glb tiles",
+     .help = "write per-vertex normals: roofs up (planets: radial), each wall quad four "
+             "vertices of its own facing out (hard edges), so every glTF client lights the "
+             "terraces",
+     .commands = WRITERS, .group = G_TERRACE},
+    {.name = "no-normals", .kind = CLI_FLAG, .target = &g_job.no_normals,
+     .help = "no normals in .glb files and tiles (smaller; CesiumJS then draws them unlit)",
+     .commands = WRITERS, .group = G_TERRACE},
     {.name = "simplify-roofs", .kind = CLI_REAL, .arg = "ERR", .target = &g_job.simplify_error,
      .mark = &g_job.simplify, .min = 0, .max = 1, .flags = CLI_ABOVE_MIN | CLI_OPTIONAL_VALUE,
      .def_text = XSTR(STRATA_SIMPLIFY_DEFAULT_ERROR) " of the radius",

@@ -572,6 +572,25 @@ print(rc if sent else "missed")' "$STRATA" >out)
     fi
 fi
 
+# ------------------------------------------------------------ normals
+# glb files and tiles get flat normals unless --no-normals (CesiumJS draws
+# a glTF without NORMAL unlit); other formats only with --normals
+succeeds "a glb: normals by default" terrain --cells 16 -o n1.glb
+succeeds "--no-normals" terrain --cells 16 --no-normals -o n0.glb
+check "a glb has NORMAL by default, none with --no-normals" \
+    'grep -q "\"NORMAL\":1" n1.glb && ! grep -q NORMAL n0.glb && [ "$(wc -c <n0.glb)" -lt "$(wc -c <n1.glb)" ]'
+succeeds "--normals as before" terrain --cells 16 --normals -o n2.glb
+check "--normals on a glb: the default's bytes" 'cmp -s n1.glb n2.glb'
+succeeds "a PLY: no normals by default" terrain --cells 16 -o n0.ply
+check "a PLY has no normals unless asked" '! ply_header n0.ply | grep -q "property float nx"'
+succeeds "a PLY with --normals" terrain --cells 16 --normals -o n1.ply
+check "--normals: nx in the PLY" 'ply_header n1.ply | grep -q "property float nx"'
+fails 2 "--normals and --no-normals cannot be used together" "both" terrain --cells 16 --normals --no-normals -o x.glb
+succeeds "a solid glb: no normals by default (a solid shares its vertices)" terrain --cells 16 --solid -o s.glb
+check "the solid glb has no NORMAL" '! grep -q NORMAL s.glb'
+succeeds "world tiles: normals by default" planet --level 3 --chunk-level 1 -o nw
+check "a world tile has NORMAL" 'grep -q "\"NORMAL\":1" nw/tiles/1/0.glb'
+
 # ------------------------------------------------------------ progress bar
 # stderr not a terminal: a long run prints its summary line and nothing else.
 cr=$(printf '\r')
