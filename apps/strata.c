@@ -654,7 +654,8 @@ static const cli_option options[] = {
      .commands = TERRAIN, .group = G_WORLD},
     {.name = "tile-format", .kind = CLI_CHOICE, .arg = "FORMAT", .target = &g_job.tile_format,
      .choices = tile_formats, .def = "glb",
-     .help = "tile files: glb (binary glTF, what 3D Tiles viewers load) or ply",
+     .help = "tile files: glb (binary glTF, what 3D Tiles viewers load) or ply (no "
+             "tileset.json then: no 3D Tiles client loads PLY)",
      .commands = MAKERS, .group = G_WORLD},
     {.name = "shard", .kind = CLI_STRING, .arg = "K/N", .target = &g_job.shard,
      .check = check_shard,

@@ -947,7 +947,10 @@ STRATA_API void strata_loops_destroy(strata_loops *l);
  * its great circle.  Where the coast bends towards the water more sharply
  * than `width` allows, the bisectors of a segment's ends meet before
  * `width`: both outer points stop short, at most 0.9 of the way to where
- * they meet, so the outer edge never folds over.  Texture coordinates: U the length of the polyline up
+ * they meet, so the outer edge never folds over.  FLAT: an outer point
+ * outside r's domain (the convex hull of r's vertices' x, z before the
+ * call: the grid's rectangle, a polygon) is moved onto its border, so
+ * the ribbon never runs past the terrain's edge.  Texture coordinates: U the length of the polyline up
  * to the point (double, from the float points) over width, the same for
  * both vertices, so a texture repeats every `width` without stretching;
  * V 0 on the coast, 1 outside.  Triangles face up (outwards), each with
@@ -2270,7 +2273,8 @@ typedef struct strata_tile_record {
  *                      PLY comment "strata {...}"
  *   DIR/world.lock     locked by a run writing tiles (strata_world_dir_lock)
  *   DIR/tileset.json   a 3D Tiles 1.1 tileset of the tiles (and
- *                      DIR/tilesets/... for subtrees of big worlds)
+ *                      DIR/tilesets/... for subtrees of big worlds);
+ *                      glb tiles only (no 3D Tiles client loads PLY)
  *
  * Every file is written to a temporary name and renamed when complete, so
  * a tile is either whole or absent (stale temporaries of a killed run are
@@ -2343,7 +2347,9 @@ STRATA_API strata_status strata_world_dir_lock(strata_world_dir *d, int exclusiv
 STRATA_API strata_status strata_world_dir_clean(strata_ctx *ctx, strata_world_dir *d,
                                                 uint64_t *removed);
 /* Write DIR/tileset.json for the tiles recs[0..n) (ids ascending, each
- * once: all of them, or those present for a partial tileset). */
+ * once: all of them, or those present for a partial tileset).
+ * STRATA_ERR_UNSUPPORTED, writing nothing, for a world of PLY tiles: 3D
+ * Tiles content is glTF, and no 3D Tiles client loads PLY. */
 STRATA_API strata_status strata_world_dir_write_tileset(strata_ctx *ctx, strata_world_dir *d,
                                                         const strata_tile_record *recs,
                                                         uint64_t n);

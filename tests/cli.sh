@@ -476,7 +476,12 @@ fails 1 "tileset.json" "view of a directory without a tileset" view .
 fails 1 "cannot read world directory" "view of a missing directory" view no-such-dir
 fails 2 "--port" "view --port out of range" view . --port 70000
 succeeds "a world of PLY tiles" planet --level 3 --chunk-level 1 --tile-format ply -o plyworld
+check "PLY tiles: no tileset.json, and the run says why" \
+    '[ ! -e plyworld/tileset.json ] && grep -q "no tileset.json" err && grep -q "no 3D Tiles client loads PLY tiles" err'
 fails 1 "PLY tiles" "view of a world of PLY tiles" view plyworld
+fails 1 "its tiles are PLY, which no 3D Tiles client loads: no tileset.json written (80 of 80 tiles whole)" \
+    "strata tileset of a world of PLY tiles" tileset plyworld
+check "strata tileset writes no tileset.json for PLY tiles" '[ ! -e plyworld/tileset.json ]'
 
 # ------------------------------------------------------------ --compress
 run info

@@ -717,17 +717,21 @@ static void json_number(const strata_result *r, const plan *p, json_ids *d)
 static void json_scene(strata_jtext *j, const plan *p, const json_ids *d)
 {
     strata__jtext_printf(j, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"strata %s\"},", STRATA_VERSION);
+    /* both required: a client without instancing would draw each kind's
+     * mesh once, unscaled, at the origin */
     const int compressed = p->compress && p->nprims;
-    if (compressed)
-        strata__jtext_printf(j, "\"extensionsUsed\":[\"EXT_meshopt_compression\"%s],"
-                                "\"extensionsRequired\":[\"EXT_meshopt_compression\"],",
-                             d->nused ? ",\"EXT_mesh_gpu_instancing\"" : "");
+    const char *list = compressed && d->nused
+                           ? "\"EXT_meshopt_compression\",\"EXT_mesh_gpu_instancing\""
+                       : compressed ? "\"EXT_meshopt_compression\""
+                       : d->nused   ? "\"EXT_mesh_gpu_instancing\""
+                                    : NULL;
+    if (list)
+        strata__jtext_printf(j, "\"extensionsUsed\":[%s],\"extensionsRequired\":[%s],", list,
+                             list);
     strata__jtext_printf(j, "\"scene\":0,\"scenes\":[{\"nodes\":[0");
     for (int u = 0; u < d->nused; u++)
         strata__jtext_printf(j, ",%d", 1 + u);
     strata__jtext_printf(j, "]}],");
-    if (d->nused && !compressed)
-        strata__jtext_printf(j, "\"extensionsUsed\":[\"EXT_mesh_gpu_instancing\"],");
 }
 
 /* The terrain's node, then per used kind a node drawing its mesh at every

@@ -1009,6 +1009,8 @@ strata_status strata_world_dir_write_tileset(strata_ctx *ctx, strata_world_dir *
     for (uint64_t i = 0; i < n; i++)
         if (recs[i].id >= d->nchunks || (i && recs[i].id <= recs[i - 1].id))
             return STRATA_ERR_INVALID_ARG;
+    if (d->format != STRATA_FORMAT_GLB)
+        return STRATA_ERR_UNSUPPORTED;
     strata_tileset_desc desc = d->desc;
     desc.world_classes = d->classes;
     desc.world_properties = d->properties;
