@@ -99,6 +99,9 @@ typedef struct job {
     const char *template_path;
     long long patch_cells;
     int tile_format; /* 0 glb, 1 ply */
+    const char *place;  /* --place LON,LAT[,H], NULL: none */
+    double place_at[3]; /* its longitude, latitude, height */
+    double place_scale; /* --place-scale: metres a unit */
     const char *shard; /* "K/N" */
     long long chunk;   /* -1: all */
     bool resume, dry_run, partial, verify;

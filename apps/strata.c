@@ -129,6 +129,13 @@ static void check_props(const job *j, bool world)
                     v, b, n, n - 1);
 }
 
+/* --place: where on the Earth. */
+static const char *check_place(const char *s)
+{
+    double v[3];
+    return value_place(s, v);
+}
+
 /* --simd and STRATA_SIMD: an instruction set's name (whether this CPU has
  * it is found out when the context is made). */
 static const char *check_simd(const char *s)
@@ -210,6 +217,20 @@ static void check_world_output(job *j, bool world, const char *world_opt)
     check_compress(j, true);
 }
 
+/* --place: a world's tileset (glb tiles), its value kept for the run. */
+static void check_placed(job *j, bool world, const char *world_opt)
+{
+    if (!j->place)
+        return;
+    if (!world)
+        usage_error("--place %s needs %s (a world: the place is its tileset's root transform)",
+                    j->place, world_opt);
+    if (j->tile_format != 0)
+        usage_error("--place %s: needs glb tiles and their tileset (--tile-format glb)",
+                    j->place);
+    value_place(j->place, j->place_at); /* checked by check_place */
+}
+
 static void check_slice(job *j)
 {
     check_normals(j, false);
@@ -230,6 +251,7 @@ static void check_planet(job *j)
                     "triangles)",
                     j->chunk_level, j->level);
     check_world_output(j, world, "--chunk-level");
+    check_placed(j, world, "--chunk-level");
     /* a plane is a sphere of radius R + H: H must be above -R (the slicer
      * says only "invalid terrace levels") */
     const float r = (float)j->radius;
@@ -272,6 +294,7 @@ static void check_terrain(job *j)
                     "(--cells) or --template with more --patch-cells",
                     v);
     check_world_output(j, world, "--tile-cells");
+    check_placed(j, world, "--tile-cells");
 }
 
 /* strata contours: one way of choosing levels; the output's kind. */
@@ -657,6 +680,16 @@ static const cli_option options[] = {
      .help = "tile files: glb (binary glTF, what 3D Tiles viewers load) or ply (no "
              "tileset.json then: no 3D Tiles client loads PLY)",
      .commands = MAKERS, .group = G_WORLD},
+    {.name = "place", .kind = CLI_STRING, .arg = "LON,LAT[,H]", .target = &g_job.place,
+     .check = check_place, .def_text = "none: the world's centre at the Earth's",
+     .help = "put the world's origin at this WGS84 place (degrees; H metres above the "
+             "ellipsoid, default 0), its x east, -z north and y up: the tileset's root "
+             "transform",
+     .commands = MAKERS, .group = G_WORLD},
+    {.name = "place-scale", .kind = CLI_REAL, .arg = "S", .target = &g_job.place_scale,
+     .min = 0, .max = 1e9, .flags = CLI_ABOVE_MIN, .def = "1",
+     .help = "metres a world unit, with --place", .needs = "place", .commands = MAKERS,
+     .group = G_WORLD},
     {.name = "shard", .kind = CLI_STRING, .arg = "K/N", .target = &g_job.shard,
      .check = check_shard,
      .help = "make only shard K of N (1 <= K <= N), a fixed partition of the chunks balanced by "

@@ -150,6 +150,11 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
     wo->sea_level = wj->t.sea_level;
     wo->walls = (strata_walls)o->walls;
     wo->normals = o->normals;
+    wo->place = o->place != NULL;
+    wo->place_lon = o->place_at[0];
+    wo->place_lat = o->place_at[1];
+    wo->place_height = o->place_at[2];
+    wo->place_scale = o->place_scale;
     wo->lod = o->lod;
     wo->skirts = o->skirt != 0;
     if (o->simplify) /* --simplify-roofs[=ERR] */
@@ -522,8 +527,8 @@ static void open_dir(world_run *wr)
         procs_exit(EXIT_RUNTIME);
     if (st == STRATA_ERR_CONFLICT)
         die(EXIT_RUNTIME,
-            "'%s' holds another world (other options, planes or tile format): use another "
-            "directory, or remove it",
+            "'%s' holds another world (other options, planes, tile format or --place): use "
+            "another directory, or remove it",
             o->output);
     check_call(st, (call){.what = "world directory", .path = o->output, .write = true});
     lock_dir(wr->dir, o->output, wr->whole && procs_size() == 1);

@@ -2097,14 +2097,38 @@ typedef struct strata_world_options {
     int water;
     uint32_t water_level;
     const strata_props_options *props;
+    /* Placing on the Earth: with place, the tileset's root tile gets the
+     * transform strata_geo_enu(place_lon, place_lat, place_height,
+     * place_scale) makes, so the world's origin lies at that WGS84 place,
+     * its x east, -z north (the tileset's y) and y up (the tileset's z),
+     * place_scale metres a unit.  Not part of the fingerprint (the tiles
+     * do not change), but written to DIR/world.json and compared like it:
+     * a directory holds one placement (STRATA_ERR_CONFLICT). */
+    int place;
+    double place_lon, place_lat, place_height, place_scale;
 } strata_world_options;
 
 /* Defaults: PLANET, level 6, chunk level 2, radius 1; terrain: no
  * heightmap, cells 0 x 0, cell size 1, height scale 1, tiles of 256
  * cells; no noise, no curve; 16 terraces, no sea level; walls UPPER, no
  * normals; no lod, skirts on (when lod is); no simplification, water or
- * props. */
+ * props; not placed (place_scale 1). */
 STRATA_API void strata_world_defaults(strata_world_options *opt);
+
+/* Geodesy on the WGS84 ellipsoid (a = 6378137 m, 1/f = 298.257223563;
+ * core/world/geo.c).  Longitude and latitude in degrees, -180..180 and
+ * -90..90, height in metres above the ellipsoid, at most
+ * STRATA_GEO_HEIGHT_MAX in size; else STRATA_ERR_INVALID_ARG. */
+#define STRATA_GEO_HEIGHT_MAX 1e7
+#define STRATA_GEO_SCALE_MAX 1e9
+/* The place's Earth-centred, Earth-fixed coordinates (metres). */
+STRATA_API strata_status strata_geo_ecef(double lon, double lat, double height, double ecef[3]);
+/* The east-north-up frame at the place, as a 3D Tiles transform: a 4x4
+ * matrix in column-major order, its columns east, north and up (unit
+ * vectors of ECEF, times scale, 0 < scale <= STRATA_GEO_SCALE_MAX) and
+ * the place's ECEF position. */
+STRATA_API strata_status strata_geo_enu(double lon, double lat, double height, double scale,
+                                        double m[16]);
 
 /* The seed chunk id's props are scattered with: `seed` mixed with the id
  * by a 64-bit hash, so that neighbouring tiles do not repeat each other's

@@ -517,6 +517,18 @@ else
     fails 2 "without meshoptimizer" "--compress without meshoptimizer" terrain --cells 8 --compress -o c.glb
 fi
 
+# ------------------------------------------------------------ --place
+fails 2 "--place 2,3 needs --tile-cells" "--place without a world" terrain --cells 8 --place 2,3 -o p.glb
+fails 2 "--place 200,3: the longitude must be in -180..180" "--place longitude" planet --chunk-level 1 --level 3 --place 200,3 -o pw
+fails 2 "--place 2,-91: the latitude must be in -90..90" "--place latitude" planet --chunk-level 1 --level 3 --place 2,-91 -o pw
+fails 2 "--place 2,3,2e7: the height must be in -1e7..1e7" "--place height" planet --chunk-level 1 --level 3 --place 2,3,2e7 -o pw
+fails 2 "--place 2: expected LON,LAT[,H]" "--place one number" planet --chunk-level 1 --level 3 --place 2 -o pw
+fails 2 "--place 2,3,4,5: expected LON,LAT[,H]" "--place four numbers" planet --chunk-level 1 --level 3 --place 2,3,4,5 -o pw
+fails 2 "--place 2,x: expected LON,LAT[,H]" "--place not a number" planet --chunk-level 1 --level 3 --place 2,x -o pw
+fails 2 "--place-scale" "--place-scale without --place" planet --chunk-level 1 --level 3 --place-scale 2 -o pw
+fails 2 "--place 2,3: needs glb tiles" "--place with PLY tiles" planet --chunk-level 1 --level 3 --place 2,3 --tile-format ply -o pw
+check "refused --place leaves nothing" '[ ! -e pw ] && [ ! -e p.glb ]'
+
 # ------------------------------------------------------------ Ctrl-C
 # SIGINT while a level-11 planet (84M triangles, seconds of work) is being
 # built.  The signal is sent once the program catches SIGINT (its

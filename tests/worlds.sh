@@ -511,4 +511,49 @@ rm -f t1/world.json
 printf '{"strataWorld": 1}' >t1/world.json
 fails 1 "world.json" "tileset with a broken manifest" tileset t1
 
+# ------------------------------------------------------------ --place
+# The root transform: columns east, north, up (orthonormal, times the
+# scale) and the place's ECEF position, against the WGS84 formulas worked
+# here with the reduced latitude (another route to the same point) within
+# 1 mm; the boxes stay in the world's frame; `strata tileset` keeps it; a
+# directory holds one placement.
+if command -v python3 >/dev/null 2>&1; then
+    PL="terrain --cells 32 --tile-cells 8 --terraces 4 --quiet"
+    if "$STRATA" $PL --place -122.4194,37.7749,12.5 --place-scale 30 -o placed &&
+        python3 - placed/tileset.json -122.4194 37.7749 12.5 30 <<'PY'
+import json, math, sys
+ts = json.load(open(sys.argv[1]))
+lon, lat, h, s = (float(v) for v in sys.argv[2:6])
+m = ts["root"]["transform"]
+a, f = 6378137.0, 1 / 298.257223563
+b = a * (1 - f)
+l, p = math.radians(lon), math.radians(lat)
+beta = math.atan2(b * math.sin(p), a * math.cos(p))  # tan beta = (1 - f) tan p
+ecef = [a * math.cos(beta) * math.cos(l) + h * math.cos(p) * math.cos(l),
+        a * math.cos(beta) * math.sin(l) + h * math.cos(p) * math.sin(l),
+        b * math.sin(beta) + h * math.sin(p)]
+err = max(abs(m[12 + k] - ecef[k]) for k in range(3))
+cols = [[m[4 * c + r] / s for r in range(3)] for c in range(3)]
+dot = lambda u, v: sum(x * y for x, y in zip(u, v))
+ortho = max(abs(dot(cols[i], cols[j]) - (i == j)) for i in range(3) for j in range(3))
+up = [math.cos(p) * math.cos(l), math.cos(p) * math.sin(l), math.sin(p)]
+east = [-math.sin(l), math.cos(l), 0.0]
+ok = (err < 1e-3 and ortho < 1e-12 and max(abs(x - y) for x, y in zip(cols[2], up)) < 1e-12 and
+      max(abs(x - y) for x, y in zip(cols[0], east)) < 1e-12 and m[3] == m[7] == m[11] == 0 and
+      m[15] == 1 and "transform" not in json.dumps(ts["root"].get("children", [])))
+print("ecef error %.3g m, orthonormal within %.3g" % (err, ortho))
+sys.exit(0 if ok else 1)
+PY
+    then ok; else bad "--place: the root transform"; fi
+    cp placed/tileset.json placed.json
+    "$STRATA" tileset placed --quiet && same "strata tileset keeps the placement" placed.json placed/tileset.json
+    "$STRATA" $PL -o unplaced && ok || bad "the same world unplaced"
+    check "--place: the same tiles, boxes and all, only the root's transform added" \
+        'diff -r -x tileset.json -x world.json -x world.lock placed unplaced >/dev/null &&
+         [ "$(sed "s/\"transform\":\[[^]]*\],//" placed/tileset.json)" = "$(cat unplaced/tileset.json)" ]'
+    fails 1 "holds another world (other options, planes, tile format or --place)" \
+        "another placement in the directory" $PL --place -122.4194,37.78,12.5 --place-scale 30 --resume -o placed
+    fails 1 "--place" "no placement into a placed directory" $PL --resume -o placed
+fi
+
 finish
