@@ -247,6 +247,8 @@ typedef struct strata_world_options {
     int water;
     uint32_t water_level;
     const void *props;
+    int place;
+    double place_lon, place_lat, place_height, place_scale;
 } strata_world_options;
 void strata_world_defaults(strata_world_options *opt);
 strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *opt,
@@ -320,7 +322,8 @@ STRUCTS = {
                              "patch_cells", "cells_x", "cells_z", "cell_size", "height_scale",
                              "tile_cells", "noise", "curve", "levels", "nlevels", "terraces",
                              "terrace_curve", "sea", "sea_level", "walls", "normals", "lod",
-                             "skirts", "simplify_roofs", "water", "water_level", "props"],
+                             "skirts", "simplify_roofs", "water", "water_level", "props",
+                             "place", "place_lon", "place_lat", "place_height", "place_scale"],
     "strata_tile_record": ["id", "triangles", "bytes", "box"],
     "strata_world_run_options": ["dir", "palette", "resume", "ids", "nids", "next",
                                  "next_user", "done", "done_user", "preview"],
