@@ -2101,7 +2101,9 @@ typedef struct strata_world_options {
      * transform strata_geo_enu(place_lon, place_lat, place_height,
      * place_scale) makes, so the world's origin lies at that WGS84 place,
      * its x east, -z north (the tileset's y) and y up (the tileset's z),
-     * place_scale metres a unit.  Not part of the fingerprint (the tiles
+     * place_scale metres a unit (the tileset's own geometric error is
+     * scaled; the tiles', under the transform, are not: 3D Tiles 1.1
+     * clients scale them).  Not part of the fingerprint (the tiles
      * do not change), but written to DIR/world.json and compared like it:
      * a directory holds one placement (STRATA_ERR_CONFLICT). */
     int place;

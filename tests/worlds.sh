@@ -548,9 +548,16 @@ PY
     cp placed/tileset.json placed.json
     "$STRATA" tileset placed --quiet && same "strata tileset keeps the placement" placed.json placed/tileset.json
     "$STRATA" $PL -o unplaced && ok || bad "the same world unplaced"
-    check "--place: the same tiles, boxes and all, only the root's transform added" \
+    # the same tiles and boxes; the root's transform added and the
+    # tileset's own geometric error (metres, no transform over it) scaled
+    check "--place: the same tiles, boxes and all, the root's transform added, the tileset's error x30" \
         'diff -r -x tileset.json -x world.json -x world.lock placed unplaced >/dev/null &&
-         [ "$(sed "s/\"transform\":\[[^]]*\],//" placed/tileset.json)" = "$(cat unplaced/tileset.json)" ]'
+         python3 -c "
+import json, sys
+p, u = (json.load(open(f + \"/tileset.json\")) for f in (\"placed\", \"unplaced\"))
+t = p[\"root\"].pop(\"transform\")
+sys.exit(0 if len(t) == 16 and p[\"root\"] == u[\"root\"] and
+         p[\"geometricError\"] == 30 * u[\"geometricError\"] else 1)"'
     fails 1 "holds another world (other options, planes, tile format or --place)" \
         "another placement in the directory" $PL --place -122.4194,37.78,12.5 --place-scale 30 --resume -o placed
     fails 1 "--place" "no placement into a placed directory" $PL --resume -o placed

@@ -505,7 +505,10 @@ strata_status strata__tileset_write(strata_ctx *ctx, const char *dir,
     const double root_error = 2e3 * t.root_diag;
     strata_jtext j;
     strata__jtext_init(&j, al);
-    head_json(&t, &j, 2 * root_error);
+    /* the tileset's own error is in metres: a placed world's scale
+     * applies (the tiles' errors are scaled by the root's transform, as
+     * 3D Tiles 1.1 says and CesiumJS does) */
+    head_json(&t, &j, 2 * root_error * (d->placed ? d->place[3] : 1.0));
     strata__jtext_raw(&j, ",\"metadata\":{\"class\":\"world\",\"properties\":{");
     strata__jtext_raw(&j, d->world_properties);
     strata__jtext_raw(&j, "}},\"root\":{");
