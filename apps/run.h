@@ -61,7 +61,8 @@ typedef struct job {
     cli_curve terrace_curve;
     cli_floats levels;
     int walls; /* strata_walls */
-    bool normals;
+    bool normals;        /* --normals, or by default for glb files and tiles */
+    bool no_normals;     /* --no-normals */
     bool optimize;       /* vertex-cache order of each range */
     bool compress;       /* .glb buffers with EXT_meshopt_compression */
     const char *palette; /* a preset name or a file */
@@ -101,6 +102,9 @@ typedef struct job {
     const char *template_path;
     long long patch_cells;
     int tile_format; /* 0 glb, 1 ply */
+    const char *place;  /* --place LON,LAT[,H], NULL: none */
+    double place_at[3]; /* its longitude, latitude, height */
+    double place_scale; /* --place-scale: metres a unit */
     const char *shard; /* "K/N" */
     long long chunk;   /* -1: all */
     bool resume, dry_run, partial, verify;

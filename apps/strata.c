@@ -163,6 +163,13 @@ static void check_ao(const job *j, bool world, const char *world_opt)
                     STRATA_AO_RADIUS_PLANES, n);
 }
 
+/* --place: where on the Earth. */
+static const char *check_place(const char *s)
+{
+    double v[3];
+    return value_place(s, v);
+}
+
 /* --simd and STRATA_SIMD: an instruction set's name (whether this CPU has
  * it is found out when the context is made). */
 static const char *check_simd(const char *s)
@@ -190,9 +197,22 @@ static void check_compress(const job *j, bool world)
                     j->output);
 }
 
-/* -o: a mesh file, or for a world a directory. */
-static void check_world_output(const job *j, bool world, const char *world_opt)
+/* Normals: glb files and tiles get them unless --no-normals (CesiumJS
+ * draws a glTF without NORMAL unlit, one flat colour), other formats only
+ * with --normals; a solid shares its vertices, so none by default. */
+static void check_normals(job *j, bool world)
 {
+    if (j->normals && j->no_normals)
+        usage_error("--normals and --no-normals cannot be used together");
+    const bool glb = world ? j->tile_format == 0 : has_suffix(j->output, ".glb");
+    if (glb && !j->no_normals && !j->solid)
+        j->normals = true;
+}
+
+/* -o: a mesh file, or for a world a directory. */
+static void check_world_output(job *j, bool world, const char *world_opt)
+{
+    check_normals(j, world);
     static const char *const world_only[] = {"tile-format", "shard", "chunk", "resume",
                                              "dry-run", "lod", NULL};
     const char *v;
@@ -232,8 +252,23 @@ static void check_world_output(const job *j, bool world, const char *world_opt)
     check_compress(j, true);
 }
 
+/* --place: a world's tileset (glb tiles), its value kept for the run. */
+static void check_placed(job *j, bool world, const char *world_opt)
+{
+    if (!j->place)
+        return;
+    if (!world)
+        usage_error("--place %s needs %s (a world: the place is its tileset's root transform)",
+                    j->place, world_opt);
+    if (j->tile_format != 0)
+        usage_error("--place %s: needs glb tiles and their tileset (--tile-format glb)",
+                    j->place);
+    value_place(j->place, j->place_at); /* checked by check_place */
+}
+
 static void check_slice(job *j)
 {
+    check_normals(j, false);
     check_compress(j, false);
     check_ao(j, false, NULL);
 }
@@ -252,6 +287,7 @@ static void check_planet(job *j)
                     "triangles)",
                     j->chunk_level, j->level);
     check_world_output(j, world, "--chunk-level");
+    check_placed(j, world, "--chunk-level");
     /* a plane is a sphere of radius R + H: H must be above -R (the slicer
      * says only "invalid terrace levels") */
     const float r = (float)j->radius;
@@ -294,6 +330,7 @@ static void check_terrain(job *j)
                     "(--cells) or --template with more --patch-cells",
                     v);
     check_world_output(j, world, "--tile-cells");
+    check_placed(j, world, "--tile-cells");
 }
 
 /* strata contours: one way of choosing levels; the output's kind. */
@@ -657,8 +694,14 @@ static const cli_option options[] = {
     {.name = "walls", .kind = CLI_CHOICE, .arg = "WHERE", .target = &g_job.walls,
      .choices = walls, .def = "upper", .commands = WRITERS, .group = G_TERRACE},
     {.name = "normals", .kind = CLI_FLAG, .target = &g_job.normals,
-     .help = "write per-vertex normals (hard-edged walls)", .commands = WRITERS,
-     .group = G_TERRACE},
+     .def_text = "on for .glb files and glb tiles",
+     .help = "write per-vertex normals: roofs up (planets: radial), each wall quad four "
+             "vertices of its own facing out (hard edges), so every glTF client lights the "
+             "terraces",
+     .commands = WRITERS, .group = G_TERRACE},
+    {.name = "no-normals", .kind = CLI_FLAG, .target = &g_job.no_normals,
+     .help = "no normals in .glb files and tiles (smaller; CesiumJS then draws them unlit)",
+     .commands = WRITERS, .group = G_TERRACE},
     {.name = "simplify-roofs", .kind = CLI_REAL, .arg = "ERR", .target = &g_job.simplify_error,
      .mark = &g_job.simplify, .min = 0, .max = 1, .flags = CLI_ABOVE_MIN | CLI_OPTIONAL_VALUE,
      .def_text = XSTR(STRATA_SIMPLIFY_DEFAULT_ERROR) " of the radius",
@@ -718,8 +761,19 @@ static const cli_option options[] = {
      .commands = TERRAIN, .group = G_WORLD},
     {.name = "tile-format", .kind = CLI_CHOICE, .arg = "FORMAT", .target = &g_job.tile_format,
      .choices = tile_formats, .def = "glb",
-     .help = "tile files: glb (binary glTF, what 3D Tiles viewers load) or ply",
+     .help = "tile files: glb (binary glTF, what 3D Tiles viewers load) or ply (no "
+             "tileset.json then: no 3D Tiles client loads PLY)",
      .commands = MAKERS, .group = G_WORLD},
+    {.name = "place", .kind = CLI_STRING, .arg = "LON,LAT[,H]", .target = &g_job.place,
+     .check = check_place, .def_text = "none: the world's centre at the Earth's",
+     .help = "put the world's origin at this WGS84 place (degrees; H metres above the "
+             "ellipsoid, default 0), its x east, -z north and y up: the tileset's root "
+             "transform",
+     .commands = MAKERS, .group = G_WORLD},
+    {.name = "place-scale", .kind = CLI_REAL, .arg = "S", .target = &g_job.place_scale,
+     .min = 0, .max = 1e9, .flags = CLI_ABOVE_MIN, .def = "1",
+     .help = "metres a world unit, with --place", .needs = "place", .commands = MAKERS,
+     .group = G_WORLD},
     {.name = "shard", .kind = CLI_STRING, .arg = "K/N", .target = &g_job.shard,
      .check = check_shard,
      .help = "make only shard K of N (1 <= K <= N), a fixed partition of the chunks balanced by "

@@ -253,6 +253,35 @@ static bool udecimal(const char *s, unsigned long long *v, const char **end)
     return errno != ERANGE;
 }
 
+const char *value_place(const char *s, double v[3])
+{
+    static const char *const expected =
+        "expected LON,LAT[,H]: longitude -180..180 and latitude -90..90 in degrees, height "
+        "-1e7..1e7 metres above the WGS84 ellipsoid";
+    double t[3] = {0, 0, 0};
+    int n = 0;
+    for (const char *p = s;; n++) {
+        const char *e;
+        if (n == 3 || !value_decimal(p, false, &e) || (*e && *e != ','))
+            return expected;
+        t[n] = strtod(p, NULL);
+        if (!*e)
+            break;
+        p = e + 1;
+    }
+    if (n < 1)
+        return expected;
+    if (!(t[0] >= -180 && t[0] <= 180))
+        return "the longitude must be in -180..180 degrees";
+    if (!(t[1] >= -90 && t[1] <= 90))
+        return "the latitude must be in -90..90 degrees";
+    if (!(t[2] >= -1e7 && t[2] <= 1e7))
+        return "the height must be in -1e7..1e7 metres";
+    for (int i = 0; i < 3; i++)
+        v[i] = t[i];
+    return NULL;
+}
+
 const char *value_shard(const char *s, unsigned long long *k, unsigned long long *n)
 {
     const char *e;

@@ -38,6 +38,12 @@ bool value_decimal(const char *s, bool integer, const char **end);
  * wrong with it (a static string). */
 const char *value_shard(const char *s, unsigned long long *k, unsigned long long *n);
 
+/* --place LON,LAT[,H]: two or three plain decimal numbers, longitude
+ * -180..180 and latitude -90..90 degrees, height -1e7..1e7 metres (0
+ * when left out); NULL when s is one (v[0..2] stored), else what is wrong
+ * with it (a static string). */
+const char *value_place(const char *s, double v[3]);
+
 /* A decimal integer in [min, max].  `range` is the valid range as the
  * messages show it ("0..13"). */
 value_status value_int(const char *opt, const char *s, long long min, long long max,

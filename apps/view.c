@@ -96,14 +96,9 @@ static void find_roots(const char *dir)
     if (!g_roots.world)
         die(EXIT_RUNTIME, "cannot read world directory '%s': %s", dir,
             errno ? strerror(errno) : "not a directory");
-    if (!is_file(g_roots.world, "tileset.json"))
-        die(EXIT_RUNTIME,
-            "'%s' has no tileset.json: make a world with --chunk-level or --tile-cells (after "
-            "shards: strata tileset DIR)",
-            dir);
-
-    /* 3D Tiles viewers load glTF content: a world of PLY tiles would only
-     * fill the browser's console with errors */
+    /* 3D Tiles viewers load glTF content: a world of PLY tiles has no
+     * tileset.json (and one an older strata wrote would only fill the
+     * browser's console with errors) */
     char manifest[PATH_MAX], text[4096];
     snprintf(manifest, sizeof manifest, "%s/world.json", g_roots.world);
     FILE *f = fopen(manifest, "r");
@@ -117,6 +112,11 @@ static void find_roots(const char *dir)
                 "with --tile-format glb",
                 dir);
     }
+    if (!is_file(g_roots.world, "tileset.json"))
+        die(EXIT_RUNTIME,
+            "'%s' has no tileset.json: make a world with --chunk-level or --tile-cells (after "
+            "shards: strata tileset DIR)",
+            dir);
 
     const char *env = getenv("STRATA_VIEWER");
     const char *vdir = env && *env ? env : STRATA_PKGDATADIR "/viewer";

@@ -150,6 +150,11 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
     wo->sea_level = wj->t.sea_level;
     wo->walls = (strata_walls)o->walls;
     wo->normals = o->normals;
+    wo->place = o->place != NULL;
+    wo->place_lon = o->place_at[0];
+    wo->place_lat = o->place_at[1];
+    wo->place_height = o->place_at[2];
+    wo->place_scale = o->place_scale;
     wo->lod = o->lod;
     wo->skirts = o->skirt != 0;
     if (o->simplify) /* --simplify-roofs[=ERR] */
@@ -525,8 +530,8 @@ static void open_dir(world_run *wr)
         procs_exit(EXIT_RUNTIME);
     if (st == STRATA_ERR_CONFLICT)
         die(EXIT_RUNTIME,
-            "'%s' holds another world (other options, planes or tile format): use another "
-            "directory, or remove it",
+            "'%s' holds another world (other options, planes, tile format or --place): use "
+            "another directory, or remove it",
             o->output);
     if (st == STRATA_ERR_FORMAT)
         die(EXIT_RUNTIME,
@@ -644,7 +649,7 @@ static void join_loops(strata_ctx *ctx, strata_world_dir *dir, const char *path,
 /* Every chunk made or read back (a whole run, rank 0): the tileset. */
 static void write_tileset(world_run *wr)
 {
-    if (!wr->whole || !wr->lead)
+    if (!wr->whole || !wr->lead || wr->o->tile_format != 0) /* PLY tiles: none */
         return;
     const double t2 = now();
     strata_tile_record *all = malloc(sizeof *all * (wr->nchunks ? wr->nchunks : 1));
@@ -713,8 +718,11 @@ static void print_run(const world_run *wr)
             o->output, (unsigned long long)(rs->made + rs->skipped),
             rs->made + rs->skipped == 1 ? "" : "s", (unsigned long long)rs->made,
             (unsigned long long)rs->skipped, (unsigned long long)rs->triangles, b,
-            wr->whole ? ", tileset.json" : "");
-    if (!wr->whole)
+            !wr->whole ? "" : o->tile_format == 0 ? ", tileset.json" : "; no tileset.json");
+    if (wr->whole && o->tile_format != 0)
+        fprintf(stderr, "strata: no 3D Tiles client loads PLY tiles: make the world with "
+                        "--tile-format glb for a tileset.json\n");
+    else if (!wr->whole && o->tile_format == 0)
         fprintf(stderr, "strata: run 'strata tileset %s' once every shard is done\n", o->output);
     if (o->preview)
         fprintf(stderr, "strata: wrote %s: %lldx%lld pixels\n", o->preview, o->preview_size,
@@ -829,8 +837,14 @@ int run_tileset(job *o)
     }
     uint64_t stale = 0;
     check_call(strata_world_dir_clean(ctx, dir, &stale), (call){.path = path, .write = true});
-    check_call(strata_world_dir_write_tileset(ctx, dir, recs, have),
-               (call){.path = path, .write = true});
+    st = strata_world_dir_write_tileset(ctx, dir, recs, have);
+    if (st == STRATA_ERR_UNSUPPORTED)
+        die(EXIT_RUNTIME,
+            "%s: its tiles are PLY, which no 3D Tiles client loads: no tileset.json written "
+            "(%llu of %llu tiles %s); make the world with --tile-format glb for a tileset",
+            path, (unsigned long long)have, (unsigned long long)n,
+            o->verify ? "whole, checksums verified" : "whole");
+    check_call(st, (call){.path = path, .write = true});
     if (o->loops)
         join_loops(ctx, dir, path, o->loops);
     if (stale && !o->quiet)

@@ -1009,7 +1009,10 @@ STRATA_API void strata_loops_destroy(strata_loops *l);
  * its great circle.  Where the coast bends towards the water more sharply
  * than `width` allows, the bisectors of a segment's ends meet before
  * `width`: both outer points stop short, at most 0.9 of the way to where
- * they meet, so the outer edge never folds over.  Texture coordinates: U the length of the polyline up
+ * they meet, so the outer edge never folds over.  FLAT: an outer point
+ * outside r's domain (the convex hull of r's vertices' x, z before the
+ * call: the grid's rectangle, a polygon) is moved onto its border, so
+ * the ribbon never runs past the terrain's edge.  Texture coordinates: U the length of the polyline up
  * to the point (double, from the float points) over width, the same for
  * both vertices, so a texture repeats every `width` without stretching;
  * V 0 on the coast, 1 outside.  Triangles face up (outwards), each with
@@ -2251,14 +2254,40 @@ typedef struct strata_world_options {
      * not windowed per tile yet).  Part of the fingerprint. */
     int ao;
     float ao_radius;
+    /* Placing on the Earth: with place, the tileset's root tile gets the
+     * transform strata_geo_enu(place_lon, place_lat, place_height,
+     * place_scale) makes, so the world's origin lies at that WGS84 place,
+     * its x east, -z north (the tileset's y) and y up (the tileset's z),
+     * place_scale metres a unit (the tileset's own geometric error is
+     * scaled; the tiles', under the transform, are not: 3D Tiles 1.1
+     * clients scale them).  Not part of the fingerprint (the tiles
+     * do not change), but written to DIR/world.json and compared like it:
+     * a directory holds one placement (STRATA_ERR_CONFLICT). */
+    int place;
+    double place_lon, place_lat, place_height, place_scale;
 } strata_world_options;
 
 /* Defaults: PLANET, level 6, chunk level 2, radius 1; terrain: no
  * heightmap, cells 0 x 0, cell size 1, height scale 1, tiles of 256
  * cells; no noise, no curve; 16 terraces, no sea level; walls UPPER, no
  * normals; no lod, skirts on (when lod is); no simplification, water or
- * props. */
+ * props; not placed (place_scale 1). */
 STRATA_API void strata_world_defaults(strata_world_options *opt);
+
+/* Geodesy on the WGS84 ellipsoid (a = 6378137 m, 1/f = 298.257223563;
+ * core/world/geo.c).  Longitude and latitude in degrees, -180..180 and
+ * -90..90, height in metres above the ellipsoid, at most
+ * STRATA_GEO_HEIGHT_MAX in size; else STRATA_ERR_INVALID_ARG. */
+#define STRATA_GEO_HEIGHT_MAX 1e7
+#define STRATA_GEO_SCALE_MAX 1e9
+/* The place's Earth-centred, Earth-fixed coordinates (metres). */
+STRATA_API strata_status strata_geo_ecef(double lon, double lat, double height, double ecef[3]);
+/* The east-north-up frame at the place, as a 3D Tiles transform: a 4x4
+ * matrix in column-major order, its columns east, north and up (unit
+ * vectors of ECEF, times scale, 0 < scale <= STRATA_GEO_SCALE_MAX) and
+ * the place's ECEF position. */
+STRATA_API strata_status strata_geo_enu(double lon, double lat, double height, double scale,
+                                        double m[16]);
 
 /* The seed chunk id's props are scattered with: `seed` mixed with the id
  * by a 64-bit hash, so that neighbouring tiles do not repeat each other's
@@ -2439,7 +2468,8 @@ typedef struct strata_tile_record {
  *                      PLY comment "strata {...}"
  *   DIR/world.lock     locked by a run writing tiles (strata_world_dir_lock)
  *   DIR/tileset.json   a 3D Tiles 1.1 tileset of the tiles (and
- *                      DIR/tilesets/... for subtrees of big worlds)
+ *                      DIR/tilesets/... for subtrees of big worlds);
+ *                      glb tiles only (no 3D Tiles client loads PLY)
  *
  * Every file is written to a temporary name and renamed when complete, so
  * a tile is either whole or absent (stale temporaries of a killed run are
@@ -2531,7 +2561,9 @@ STRATA_API strata_status strata_world_dir_clean(strata_ctx *ctx, strata_world_di
 STRATA_API strata_status strata_world_dir_join_loops(strata_ctx *ctx, strata_world_dir *d,
                                                      const char *path, uint64_t *failed_chunk);
 /* Write DIR/tileset.json for the tiles recs[0..n) (ids ascending, each
- * once: all of them, or those present for a partial tileset). */
+ * once: all of them, or those present for a partial tileset).
+ * STRATA_ERR_UNSUPPORTED, writing nothing, for a world of PLY tiles: 3D
+ * Tiles content is glTF, and no 3D Tiles client loads PLY. */
 STRATA_API strata_status strata_world_dir_write_tileset(strata_ctx *ctx, strata_world_dir *d,
                                                         const strata_tile_record *recs,
                                                         uint64_t n);

@@ -1029,6 +1029,8 @@ static void check_compressed(const glb *u, const glb *c)
     ck_assert(!has_string(jget(&u->json, "extensionsUsed"), "EXT_meshopt_compression"));
     ck_assert_int_eq(has_string(jget(&u->json, "extensionsUsed"), "EXT_mesh_gpu_instancing"),
                      has_string(jget(&c->json, "extensionsUsed"), "EXT_mesh_gpu_instancing"));
+    ck_assert_int_eq(has_string(jget(&u->json, "extensionsUsed"), "EXT_mesh_gpu_instancing"),
+                     has_string(ext, "EXT_mesh_gpu_instancing"));
     const jval *bufs = jget(&c->json, "buffers");
     ck_assert_uint_eq(bufs->n, 2);
     ck_assert_uint_eq((uint64_t)jnum(jat(bufs, 0), "byteLength"), c->bin_len);
@@ -1274,6 +1276,11 @@ START_TEST(test_glb_props)
     const jval *used = jget(&g.json, "extensionsUsed");
     ck_assert_ptr_nonnull(used);
     ck_assert_str_eq(jat(used, 0)->str, "EXT_mesh_gpu_instancing");
+    /* required: without it a client draws one tree at the origin */
+    const jval *required = jget(&g.json, "extensionsRequired");
+    ck_assert_ptr_nonnull(required);
+    ck_assert_uint_eq(required->n, 1);
+    ck_assert_str_eq(jat(required, 0)->str, "EXT_mesh_gpu_instancing");
     const jval *nodes = jget(&g.json, "nodes");
     const jval *scene_nodes = jget(jat(jget(&g.json, "scenes"), 0), "nodes");
     ck_assert_uint_eq(scene_nodes->n, nodes->n);

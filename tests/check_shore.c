@@ -531,7 +531,7 @@ START_TEST(test_shore_folds)
     strata_loops *l;
     ck_assert_ok(strata_loops_from_result(ctx, r0, &l));
     const float levels[] = {-1.0f, -0.25f, 0.0f, 0.5f, 1.0f};
-    uint64_t drawn_in = 0;
+    uint64_t drawn_in = 0, clipped = 0;
     for (uint32_t k = 1; k < 5; k++) {
         strata_slice_options so;
         strata_slice_defaults(&so);
@@ -543,9 +543,25 @@ START_TEST(test_shore_folds)
         strata_result_view v;
         strata_result_get_view(r, &v);
         require_gt(v.shore_count, 0u);
+        /* the terrain's extent: no shoreline vertex outside it (the
+         * ribbon is clipped to the domain where a coast meets the
+         * border), and some drawn in by it at the widest */
+        float lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+        for (uint32_t i = 0; i < v.uv_first; i++) {
+            lo[0] = fminf(lo[0], v.x[i]), hi[0] = fmaxf(hi[0], v.x[i]);
+            lo[1] = fminf(lo[1], v.z[i]), hi[1] = fmaxf(hi[1], v.z[i]);
+        }
+        for (uint32_t w = v.uv_first; w < v.nverts; w++)
+            require(v.x[w] >= lo[0] && v.x[w] <= hi[0] && v.z[w] >= lo[1] && v.z[w] <= hi[1],
+                    "W %g plane %u: shoreline vertex %u at (%g, %g) outside the terrain "
+                    "[%g, %g] x [%g, %g]",
+                    (double)W, k, w, (double)v.x[w], (double)v.z[w], (double)lo[0],
+                    (double)hi[0], (double)lo[1], (double)hi[1]);
         for (uint32_t w = v.uv_first; w < v.nverts; w += 2) {
             const double dx = (double)v.x[w + 1] - v.x[w], dz = (double)v.z[w + 1] - v.z[w];
             drawn_in += sqrt(dx * dx + dz * dz) < W * (1 - 1e-6);
+            clipped += v.x[w + 1] == lo[0] || v.x[w + 1] == hi[0] || v.z[w + 1] == lo[1] ||
+                       v.z[w + 1] == hi[1];
         }
         require(shore_wrong_way(&v) == 0, "W %g plane %u: %llu of %llu triangles face down",
                 (double)W, k, (unsigned long long)shore_wrong_way(&v),
@@ -553,6 +569,7 @@ START_TEST(test_shore_folds)
         strata_result_destroy(r);
     }
     require_gt(drawn_in, 0u);
+    require_gt(clipped, 0u); /* coasts meet the border: outer points on it */
     strata_loops_destroy(l);
     strata_result_destroy(r0);
     strata_mesh_destroy(m);

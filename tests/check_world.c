@@ -1521,6 +1521,117 @@ END_TEST
 
 /* ------------------------------------------------------------ limits */
 
+/* WGS84 by the reduced latitude beta (tan beta = (1 - f) tan lat): the
+ * same point as strata_geo_ecef's prime-vertical formula, another way. */
+static void reduced_ecef(double lon, double lat, double h, double out[3])
+{
+    const double a = 6378137.0, b = a * (1 - 1 / 298.257223563);
+    const double deg = 3.14159265358979323846 / 180, l = lon * deg, p = lat * deg;
+    const double beta = atan2(b * sin(p), a * cos(p));
+    out[0] = (a * cos(beta) + h * cos(p)) * cos(l);
+    out[1] = (a * cos(beta) + h * cos(p)) * sin(l);
+    out[2] = b * sin(beta) + h * sin(p);
+}
+
+/* Placing on the Earth: ECEF within 1 mm of the reduced-latitude
+ * route (exact on the axes), the ENU frame orthonormal, up the
+ * ellipsoid's normal, north and east the directions the place moves in
+ * as its latitude and longitude grow, scaled; bad places refused. */
+START_TEST(test_geo)
+{
+    static const double places[][3] = {
+        {0, 0, 0},          {90, 0, 0},        {180, 0, 0},          {-180, 0, 100},
+        {0, 90, 0},         {0, -90, -50},     {2.3522, 48.8566, 35}, {-122.4194, 37.7749, 12.5},
+        {151.2093, -33.8688, 58}, {-70.6693, -33.4489, 8848}, {45, 45, -430}, {179.999, 89.999, 1e6}};
+    const double a = 6378137.0, b = a * (1 - 1 / 298.257223563);
+    double e[3], m[16];
+    ck_assert_ok(strata_geo_ecef(0, 0, 0, e));
+    ck_assert(e[0] == a && e[1] == 0 && e[2] == 0);
+    ck_assert_ok(strata_geo_ecef(90, 0, 0, e));
+    ck_assert(e[0] == 0 && e[1] == a && e[2] == 0);
+    ck_assert_ok(strata_geo_ecef(0, 90, 0, e));
+    ck_assert(e[0] == 0 && e[1] == 0);
+    ck_assert_double_eq_tol(e[2], b, 1e-6);
+    for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
+        const double lon = places[i][0], lat = places[i][1], h = places[i][2];
+        double want[3];
+        reduced_ecef(lon, lat, h, want);
+        ck_assert_ok(strata_geo_ecef(lon, lat, h, e));
+        for (int k = 0; k < 3; k++)
+            require(fabs(e[k] - want[k]) < 1e-3, "place %zu axis %d: %.6f, want %.6f", i, k,
+                    e[k], want[k]);
+        const double scale = 1 + (double)i;
+        ck_assert_ok(strata_geo_enu(lon, lat, h, scale, m));
+        for (int k = 0; k < 3; k++)
+            ck_assert(m[12 + k] == e[k]);
+        ck_assert(m[3] == 0 && m[7] == 0 && m[11] == 0 && m[15] == 1);
+        for (int c = 0; c < 3; c++)
+            for (int d = 0; d < 3; d++) {
+                double dot = 0;
+                for (int k = 0; k < 3; k++)
+                    dot += m[4 * c + k] * m[4 * d + k];
+                ck_assert_double_eq_tol(dot, c == d ? scale * scale : 0, 1e-12 * scale * scale);
+            }
+        /* right-handed: east x north = up */
+        const double *E = m, *N = m + 4, *U = m + 8;
+        const double x[3] = {E[1] * N[2] - E[2] * N[1], E[2] * N[0] - E[0] * N[2],
+                             E[0] * N[1] - E[1] * N[0]};
+        for (int k = 0; k < 3; k++)
+            ck_assert_double_eq_tol(x[k], scale * U[k], 1e-12 * scale * scale);
+        /* up: the ellipsoid's normal (x / a^2, y / a^2, z / b^2) at the
+         * point on the surface below */
+        double s0[3];
+        ck_assert_ok(strata_geo_ecef(lon, lat, 0, s0));
+        double g[3] = {s0[0] / (a * a), s0[1] / (a * a), s0[2] / (b * b)};
+        const double gl = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+        for (int k = 0; k < 3; k++)
+            ck_assert_double_eq_tol(U[k] / scale, g[k] / gl, 1e-12);
+        /* north and east: where a small step of latitude (longitude) goes */
+        if (fabs(lat) < 89) {
+            double p1[3], q1[3];
+            ck_assert_ok(strata_geo_ecef(lon, lat + 1e-6, h, p1));
+            ck_assert_ok(strata_geo_ecef(lon + (lon < 179 ? 1e-6 : -1e-6), lat, h, q1));
+            double dn[3], de[3], ln = 0, le = 0;
+            for (int k = 0; k < 3; k++) {
+                dn[k] = p1[k] - e[k], de[k] = (q1[k] - e[k]) * (lon < 179 ? 1 : -1);
+                ln += dn[k] * dn[k], le += de[k] * de[k];
+            }
+            for (int k = 0; k < 3; k++) {
+                ck_assert_double_eq_tol(N[k] / scale, dn[k] / sqrt(ln), 1e-6);
+                ck_assert_double_eq_tol(E[k] / scale, de[k] / sqrt(le), 1e-6);
+            }
+        }
+    }
+    ck_assert_status(strata_geo_ecef(180.5, 0, 0, e), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_geo_ecef(0, -90.5, 0, e), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_geo_ecef(NAN, 0, 0, e), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_geo_ecef(0, 0, 2e7, e), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_geo_ecef(0, 0, 0, NULL), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_geo_enu(0, 0, 0, 0, m), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_geo_enu(0, 0, 0, -1, m), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_geo_enu(0, 0, 0, NAN, m), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_geo_enu(0, 0, 0, 2e9, m), STRATA_ERR_INVALID_ARG);
+    /* a world placed badly is refused when made */
+    strata_ctx *ctx = ctx_new(1);
+    strata_world_options o;
+    strata_world_defaults(&o);
+    ck_assert(o.place == 0 && o.place_scale == 1);
+    o.level = 3;
+    o.chunk_level = 1;
+    o.place = 1;
+    o.place_lat = 91;
+    strata_world *w;
+    ck_assert_status(strata_world_create(ctx, &o, &w), STRATA_ERR_INVALID_ARG);
+    o.place_lat = 45;
+    o.place_scale = 0;
+    ck_assert_status(strata_world_create(ctx, &o, &w), STRATA_ERR_INVALID_ARG);
+    o.place_scale = 2;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    strata_world_destroy(w);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 START_TEST(test_bad_options)
 {
     strata_ctx *ctx = ctx_new(1);
@@ -2333,6 +2444,7 @@ int main(void)
     tcase_add_test(tc, test_shards);
     tcase_add_loop_test(tc, test_edits, 0, 2);
     tcase_add_test(tc, test_bad_options);
+    tcase_add_test(tc, test_geo);
     suite_add_tcase(s, tc);
     tc = tcase_create("Lod");
     tcase_set_timeout(tc, 600);

@@ -478,7 +478,12 @@ fails 1 "tileset.json" "view of a directory without a tileset" view .
 fails 1 "cannot read world directory" "view of a missing directory" view no-such-dir
 fails 2 "--port" "view --port out of range" view . --port 70000
 succeeds "a world of PLY tiles" planet --level 3 --chunk-level 1 --tile-format ply -o plyworld
+check "PLY tiles: no tileset.json, and the run says why" \
+    '[ ! -e plyworld/tileset.json ] && grep -q "no tileset.json" err && grep -q "no 3D Tiles client loads PLY tiles" err'
 fails 1 "PLY tiles" "view of a world of PLY tiles" view plyworld
+fails 1 "its tiles are PLY, which no 3D Tiles client loads: no tileset.json written (80 of 80 tiles whole)" \
+    "strata tileset of a world of PLY tiles" tileset plyworld
+check "strata tileset writes no tileset.json for PLY tiles" '[ ! -e plyworld/tileset.json ]'
 
 # ------------------------------------------------------------ --ao
 fails 2 "--ao" "--ao=0" terrain --cells 8 --ao=0 -o ao.ply
@@ -545,6 +550,18 @@ else
     fails 2 "without meshoptimizer" "--compress without meshoptimizer" terrain --cells 8 --compress -o c.glb
 fi
 
+# ------------------------------------------------------------ --place
+fails 2 "--place 2,3 needs --tile-cells" "--place without a world" terrain --cells 8 --place 2,3 -o p.glb
+fails 2 "--place 200,3: the longitude must be in -180..180" "--place longitude" planet --chunk-level 1 --level 3 --place 200,3 -o pw
+fails 2 "--place 2,-91: the latitude must be in -90..90" "--place latitude" planet --chunk-level 1 --level 3 --place 2,-91 -o pw
+fails 2 "--place 2,3,2e7: the height must be in -1e7..1e7" "--place height" planet --chunk-level 1 --level 3 --place 2,3,2e7 -o pw
+fails 2 "--place 2: expected LON,LAT[,H]" "--place one number" planet --chunk-level 1 --level 3 --place 2 -o pw
+fails 2 "--place 2,3,4,5: expected LON,LAT[,H]" "--place four numbers" planet --chunk-level 1 --level 3 --place 2,3,4,5 -o pw
+fails 2 "--place 2,x: expected LON,LAT[,H]" "--place not a number" planet --chunk-level 1 --level 3 --place 2,x -o pw
+fails 2 "--place-scale" "--place-scale without --place" planet --chunk-level 1 --level 3 --place-scale 2 -o pw
+fails 2 "--place 2,3: needs glb tiles" "--place with PLY tiles" planet --chunk-level 1 --level 3 --place 2,3 --tile-format ply -o pw
+check "refused --place leaves nothing" '[ ! -e pw ] && [ ! -e p.glb ]'
+
 # ------------------------------------------------------------ Ctrl-C
 # SIGINT while a level-11 planet (84M triangles, seconds of work) is being
 # built.  The signal is sent once the program catches SIGINT (its
@@ -608,6 +625,25 @@ print(rc if sent else "missed")' "$STRATA" >out)
         check "SIGQUIT leaves no temporary file" '! ls | grep -q "^quit\.ply"'
     fi
 fi
+
+# ------------------------------------------------------------ normals
+# glb files and tiles get flat normals unless --no-normals (CesiumJS draws
+# a glTF without NORMAL unlit); other formats only with --normals
+succeeds "a glb: normals by default" terrain --cells 16 -o n1.glb
+succeeds "--no-normals" terrain --cells 16 --no-normals -o n0.glb
+check "a glb has NORMAL by default, none with --no-normals" \
+    'grep -q "\"NORMAL\":1" n1.glb && ! grep -q NORMAL n0.glb && [ "$(wc -c <n0.glb)" -lt "$(wc -c <n1.glb)" ]'
+succeeds "--normals as before" terrain --cells 16 --normals -o n2.glb
+check "--normals on a glb: the default's bytes" 'cmp -s n1.glb n2.glb'
+succeeds "a PLY: no normals by default" terrain --cells 16 -o n0.ply
+check "a PLY has no normals unless asked" '! ply_header n0.ply | grep -q "property float nx"'
+succeeds "a PLY with --normals" terrain --cells 16 --normals -o n1.ply
+check "--normals: nx in the PLY" 'ply_header n1.ply | grep -q "property float nx"'
+fails 2 "--normals and --no-normals cannot be used together" "both" terrain --cells 16 --normals --no-normals -o x.glb
+succeeds "a solid glb: no normals by default (a solid shares its vertices)" terrain --cells 16 --solid -o s.glb
+check "the solid glb has no NORMAL" '! grep -q NORMAL s.glb'
+succeeds "world tiles: normals by default" planet --level 3 --chunk-level 1 -o nw
+check "a world tile has NORMAL" 'grep -q "\"NORMAL\":1" nw/tiles/1/0.glb'
 
 # ------------------------------------------------------------ progress bar
 # stderr not a terminal: a long run prints its summary line and nothing else.

@@ -69,8 +69,9 @@ glb grid terrain --cells 256 --terraces 6 --palette desert
 check "big grid: some unsigned int indices" '[ "$(count grid.glb "\"componentType\":5125")" -gt 0 ]'
 
 glb props planet --level 4 --terraces 8 --props 300 --props-noise 2
-check "props: trees and rocks, each a node with EXT_mesh_gpu_instancing" \
-    '[ "$(count props.glb "EXT_mesh_gpu_instancing")" = 3 ] && [ "$(count props.glb "\"TRANSLATION\"")" = 2 ]'
+check "props: trees and rocks, each a node with EXT_mesh_gpu_instancing, used and required" \
+    '[ "$(count props.glb "EXT_mesh_gpu_instancing")" = 4 ] && [ "$(count props.glb "\"TRANSLATION\"")" = 2 ] &&
+     [ "$(count props.glb "\"extensionsRequired\":\[\"EXT_mesh_gpu_instancing\"\]")" = 1 ]'
 
 glb water planet --level 4 --terraces 8 --sea-level 0 --water --normals
 check "water: a translucent material water" \

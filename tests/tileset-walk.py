@@ -96,8 +96,11 @@ def glb_read(path):
         return struct.unpack_from("<%d%s" % (comps * acc["count"], fmt), bin_, start)
 
     xs = array(prims[0]["attributes"]["POSITION"], 3)
-    # glTF's (x, y, z) is the tileset's (x, -z, y)
-    pts = [(xs[3 * i], -xs[3 * i + 2], xs[3 * i + 1]) for i in range(len(xs) // 3)]
+    # positions relative to the node's translation; glTF's (x, y, z) is
+    # the tileset's (x, -z, y)
+    t = doc["nodes"][0].get("translation", [0.0, 0.0, 0.0])
+    pts = [(t[0] + xs[3 * i], -(t[2] + xs[3 * i + 2]), t[1] + xs[3 * i + 1])
+           for i in range(len(xs) // 3)]
     skirt = []
     for p in prims:
         if doc["materials"][p["material"]].get("name") == "skirt":

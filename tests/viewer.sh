@@ -74,7 +74,8 @@ if "$STRATA" planet --help | grep -q -- '--lod'; then extra=--lod; fi
 compress=
 if "$STRATA" info | grep -q '^meshoptimizer: yes'; then compress=--compress; fi
 W="planet --level 6 --chunk-level 2 --terraces 12 $extra --quiet"
-if ! "$STRATA" $W $compress -o world 2>err || ! "$STRATA" $W -o plain 2>err; then
+if ! "$STRATA" $W $compress -o world 2>err || ! "$STRATA" $W -o plain 2>err ||
+    ! "$STRATA" $W --place 2.35,48.85,35 -o placed 2>err; then
     echo "FAIL: cannot make the worlds: $(cat err)"
     exit 1
 fi
@@ -197,5 +198,14 @@ if [ -n "$compress" ]; then
     check "compressed and plain tiles draw the same picture" \
         'cmp -s world-view1.png plain-view1.png && cmp -s world-view2.png plain-view2.png'
 fi
+# a world placed on the Earth (--place) is shown in its own frame: the
+# root's transform undone, the picture of the same world unplaced
+serve placed
+look placed
+stop
+[ -f plain.out ] || { serve plain; look plain; stop; }
+check "placed: no console errors" '[ "$(field errors placed.out)" = 0 ]'
+check "a placed world draws the unplaced world's picture" \
+    'cmp -s placed-view1.png plain-view1.png && cmp -s placed-view2.png plain-view2.png'
 
 finish

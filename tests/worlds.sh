@@ -96,7 +96,8 @@ fails 1 "tiles/1/5.ply" "strata tileset: a PLY tile cut after its header" tilese
 run planet --level 5 --chunk-level 1 --tile-format ply --resume -o plyw
 check "resume makes the PLY tile again: $(cat err)" 'resumed "(1 made, 79 already there)"'
 same "the PLY tile cut after its header, made again" plyref plyw
-"$STRATA" tileset plyw --verify --quiet && ok || bad "strata tileset --verify of a whole world"
+fails 1 "no tileset.json written (80 of 80 tiles whole, checksums verified)" \
+    "strata tileset --verify of a whole world of PLY tiles" tileset plyw --verify --quiet
 
 # a tile of another chunk: refused on resume, named
 tile=ref/tiles/3/17.glb
@@ -180,10 +181,41 @@ pgm 3 3 tpl.pgm
 
 # The union of a world's PLY tiles is the in-memory file's triangles
 # (positions by bits, terrace, wall), with the default planes and height
-# scale: a heightmap, a template with its default noise, a planet.
+# scale: a heightmap, a template with its default noise, a planet.  GLB
+# tiles store positions relative to their node's translation: composed in
+# double and rounded to float they are the same bits (wall flags, which
+# a GLB does not keep apart from roofs, are not compared then).
 cat >union.py <<'PY'
-import struct, sys
+import json, struct, sys
+def glb_tris(path):
+    d = open(path, "rb").read()
+    jl = struct.unpack_from("<I", d, 12)[0]
+    doc = json.loads(d[20:20 + jl])
+    b = d[28 + jl:]
+    node = doc["nodes"][0]
+    t = node.get("translation", [0.0, 0.0, 0.0])
+    acc = doc["accessors"]
+    def array(i, fmt, comps):
+        a = acc[i]
+        v = doc["bufferViews"][a["bufferView"]]
+        return struct.unpack_from("<%d%s" % (comps * a["count"], fmt), b,
+                                  v.get("byteOffset", 0) + a.get("byteOffset", 0))
+    out = []
+    for p in doc["meshes"][node["mesh"]]["primitives"]:
+        xyz = array(p["attributes"]["POSITION"], "f", 3)
+        # composed in double (Python floats), rounded to float32 bits
+        bits = lambda i: struct.unpack("<3I", struct.pack("<3f", *(t[k] + xyz[3 * i + k] for k in range(3))))
+        ix = array(p["indices"], "H" if acc[p["indices"]]["componentType"] == 5123 else "I", 1)
+        name = doc["materials"][p["material"]]["name"]
+        terrace = -2 if name == "water" else int(name.split("_")[1])
+        for f in range(0, len(ix), 3):
+            k = [bits(ix[f]), bits(ix[f + 1]), bits(ix[f + 2])]
+            r = k.index(min(k))
+            out.append((tuple(k[r:] + k[:r]), terrace))
+    return out
 def tris(path):
+    if path.endswith(".glb"):
+        return glb_tris(path)
     d = open(path, "rb").read()
     end = d.index(b"end_header\n") + 11
     head = d[:end].decode()
@@ -199,12 +231,15 @@ def tris(path):
         out.append((tuple(k[r:] + k[:r]), t, w))
     return out
 cut = sys.argv.index("--")
-one = sorted(x for f in sys.argv[1:cut] for x in tris(f))
-tiles = sorted(x for f in sys.argv[cut + 1:] for x in tris(f))
+one = [x for f in sys.argv[1:cut] for x in tris(f)]
+tiles = [x for f in sys.argv[cut + 1:] for x in tris(f)]
+if any(f.endswith(".glb") for f in sys.argv[1:]):  # no wall flags
+    one, tiles = [x[:2] for x in one], [x[:2] for x in tiles]
+one, tiles = sorted(one), sorted(tiles)
 sys.exit(0 if one == tiles and one else 1)
 PY
-union() { # DESC FILE DIR
-    if python3 union.py "$2" -- $(find "$3/tiles" -name '*.ply' | sort); then ok; else bad "$1: the tiles' union differs from $2"; fi
+union() { # DESC FILE DIR [EXT]
+    if python3 union.py "$2" -- $(find "$3/tiles" -name "*.${4:-ply}" | sort); then ok; else bad "$1: the tiles' union differs from $2"; fi
 }
 if command -v python3 >/dev/null 2>&1; then
     "$STRATA" terrain --heightmap hm.pgm --quiet -o hm-mem.ply &&
@@ -216,6 +251,55 @@ if command -v python3 >/dev/null 2>&1; then
     "$STRATA" planet --level 5 --quiet -o p-mem.ply &&
         "$STRATA" planet --level 5 --chunk-level 2 --tile-format ply --quiet -o p-world &&
         union "planet" p-mem.ply p-world
+    "$STRATA" planet --level 5 --chunk-level 2 --quiet -o p-glb &&
+        union "planet, GLB tiles at their translations" p-mem.ply p-glb glb
+    "$STRATA" terrain --heightmap hm.pgm --tile-cells 3 --quiet -o hm-glb &&
+        union "heightmap, GLB tiles at their translations" hm-mem.ply hm-glb glb
+    E="planet --radius 6378137 --level 5 --quiet"
+    "$STRATA" $E -o e-mem.ply && "$STRATA" $E --chunk-level 1 -o e-glb &&
+        union "a planet of Earth's radius, GLB tiles at their translations" e-mem.ply e-glb glb
+    # Earth's radius, roofs on their planes: every roof vertex composed in
+    # double against the double-precision sphere R + L[k] (the slicer
+    # places points in float32 about the planet's centre: 1.098 m at
+    # worst here, float32's steps at 6.4e6 m being 0.5 m), and every
+    # stored coordinate within twice its tile's box (the translation
+    # carries the rest)
+    EL="-10000,-5000,0,5000,10000"
+    if "$STRATA" planet --radius 6378137 --amplitude 20000 --level 6 --chunk-level 1 \
+        --walls separate --levels $EL --quiet -o earth &&
+        python3 - earth 6378137 $EL >prec.out <<'PY'
+import json, math, struct, sys, glob
+R = float(sys.argv[2]); L = [float(v) for v in sys.argv[3].split(",")]
+worst, far, n = 0.0, 0.0, 0
+for path in glob.glob(sys.argv[1] + "/tiles/*/*.glb"):
+    d = open(path, "rb").read()
+    jl = struct.unpack_from("<I", d, 12)[0]
+    doc = json.loads(d[20:20 + jl]); b = d[28 + jl:]
+    t = doc["nodes"][0].get("translation", [0.0, 0.0, 0.0])
+    box = doc["extras"]["strata"]["box"]
+    size = 2 * math.sqrt(sum(v * v for v in box[3:]))
+    acc = doc["accessors"]
+    def array(i, fmt, comps):
+        a = acc[i]; v = doc["bufferViews"][a["bufferView"]]
+        return struct.unpack_from("<%d%s" % (comps * a["count"], fmt), b,
+                                  v.get("byteOffset", 0) + a.get("byteOffset", 0))
+    far = max(far, max(abs(v) for v in acc[0]["min"] + acc[0]["max"]) / size)
+    for p in doc["meshes"][0]["primitives"]:
+        name = doc["materials"][p["material"]]["name"]
+        if not name.startswith("terrace_"):
+            continue
+        k = int(name.split("_")[1])
+        xyz = array(p["attributes"]["POSITION"], "f", 3)
+        wide = acc[p["indices"]]["componentType"] == 5125
+        for i in set(array(p["indices"], "I" if wide else "H", 1)):
+            q = [t[c] + xyz[3 * i + c] for c in range(3)]
+            worst = max(worst, abs(math.sqrt(sum(v * v for v in q)) - (R + L[k])))
+            n += 1
+print("roofs=%d worst=%.4f far=%.3f" % (n, worst, far))
+sys.exit(0 if n > 100000 and worst < 1.1 and far <= 2 else 1)
+PY
+    then ok; else bad "Earth's radius: roofs off their spheres or far from their tiles"; fi
+    echo "  Earth's radius, tiles at their translations: $(cat prec.out)"
 
     # A heightmap wider than one held in memory may be (32768): the world
     # reads it from its file tile by tile; two tilings give one surface.
@@ -491,5 +575,57 @@ printf '{"strataWorld": 1}' >t1/world.json
 fails 1 "world.json" "tileset with a broken manifest" tileset t1
 fails 1 "'t1/world.json' is not a world manifest" "a run into a directory with a broken manifest" \
     planet --level 7 --chunk-level 3 --terraces 5 --quiet --resume -o t1
+
+# ------------------------------------------------------------ --place
+# The root transform: columns east, north, up (orthonormal, times the
+# scale) and the place's ECEF position, against the WGS84 formulas worked
+# here with the reduced latitude (another route to the same point) within
+# 1 mm; the boxes stay in the world's frame; `strata tileset` keeps it; a
+# directory holds one placement.
+if command -v python3 >/dev/null 2>&1; then
+    PL="terrain --cells 32 --tile-cells 8 --terraces 4 --quiet"
+    if "$STRATA" $PL --place -122.4194,37.7749,12.5 --place-scale 30 -o placed &&
+        python3 - placed/tileset.json -122.4194 37.7749 12.5 30 <<'PY'
+import json, math, sys
+ts = json.load(open(sys.argv[1]))
+lon, lat, h, s = (float(v) for v in sys.argv[2:6])
+m = ts["root"]["transform"]
+a, f = 6378137.0, 1 / 298.257223563
+b = a * (1 - f)
+l, p = math.radians(lon), math.radians(lat)
+beta = math.atan2(b * math.sin(p), a * math.cos(p))  # tan beta = (1 - f) tan p
+ecef = [a * math.cos(beta) * math.cos(l) + h * math.cos(p) * math.cos(l),
+        a * math.cos(beta) * math.sin(l) + h * math.cos(p) * math.sin(l),
+        b * math.sin(beta) + h * math.sin(p)]
+err = max(abs(m[12 + k] - ecef[k]) for k in range(3))
+cols = [[m[4 * c + r] / s for r in range(3)] for c in range(3)]
+dot = lambda u, v: sum(x * y for x, y in zip(u, v))
+ortho = max(abs(dot(cols[i], cols[j]) - (i == j)) for i in range(3) for j in range(3))
+up = [math.cos(p) * math.cos(l), math.cos(p) * math.sin(l), math.sin(p)]
+east = [-math.sin(l), math.cos(l), 0.0]
+ok = (err < 1e-3 and ortho < 1e-12 and max(abs(x - y) for x, y in zip(cols[2], up)) < 1e-12 and
+      max(abs(x - y) for x, y in zip(cols[0], east)) < 1e-12 and m[3] == m[7] == m[11] == 0 and
+      m[15] == 1 and "transform" not in json.dumps(ts["root"].get("children", [])))
+print("ecef error %.3g m, orthonormal within %.3g" % (err, ortho))
+sys.exit(0 if ok else 1)
+PY
+    then ok; else bad "--place: the root transform"; fi
+    cp placed/tileset.json placed.json
+    "$STRATA" tileset placed --quiet && same "strata tileset keeps the placement" placed.json placed/tileset.json
+    "$STRATA" $PL -o unplaced && ok || bad "the same world unplaced"
+    # the same tiles and boxes; the root's transform added and the
+    # tileset's own geometric error (metres, no transform over it) scaled
+    check "--place: the same tiles, boxes and all, the root's transform added, the tileset's error x30" \
+        'diff -r -x tileset.json -x world.json -x world.lock placed unplaced >/dev/null &&
+         python3 -c "
+import json, sys
+p, u = (json.load(open(f + \"/tileset.json\")) for f in (\"placed\", \"unplaced\"))
+t = p[\"root\"].pop(\"transform\")
+sys.exit(0 if len(t) == 16 and p[\"root\"] == u[\"root\"] and
+         p[\"geometricError\"] == 30 * u[\"geometricError\"] else 1)"'
+    fails 1 "holds another world (other options, planes, tile format or --place)" \
+        "another placement in the directory" $PL --place -122.4194,37.78,12.5 --place-scale 30 --resume -o placed
+    fails 1 "--place" "no placement into a placed directory" $PL --resume -o placed
+fi
 
 finish

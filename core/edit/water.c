@@ -8,6 +8,7 @@
 #include "mesh/result.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The y of (b - a) x (c - b) for the outline's points a, b, c = i, i + 1,
@@ -287,10 +288,119 @@ static void ribbon_limit(const strata_loops *l, const strata_loop *lp, reach *rc
     }
 }
 
+/* A flat terrain's domain on the map: the convex hull of its vertices'
+ * (x, z), counter-clockwise in (x, z), n corners (0: none, a planet),
+ * and their bounding box. */
+typedef struct domain {
+    double *p; /* x, z pairs */
+    uint32_t n;
+    float lo[2], hi[2];
+} domain;
+
+static double cross_at(const double *a, const double *b, double qx, double qz)
+{
+    return (b[0] - a[0]) * (qz - a[1]) - (b[1] - a[1]) * (qx - a[0]);
+}
+
+static int cmp_xz(const void *pa, const void *pb)
+{
+    const double *a = pa, *b = pb;
+    return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+/* The hull of r's first nv vertices: the points not strictly inside the
+ * quadrilateral of the four extreme ones (the rest cannot be corners),
+ * then Andrew's monotone chain over them. */
+static strata_status domain_make(const strata_result *r, uint32_t nv, domain *d)
+{
+    memset(d, 0, sizeof *d);
+    if (r->geometry == STRATA_RADIAL || nv == 0)
+        return STRATA_OK;
+    uint32_t ext[4] = {0, 0, 0, 0}; /* min x, min z, max x, max z */
+    for (uint32_t i = 1; i < nv; i++) {
+        ext[0] = r->x[i] < r->x[ext[0]] ? i : ext[0];
+        ext[1] = r->z[i] < r->z[ext[1]] ? i : ext[1];
+        ext[2] = r->x[i] > r->x[ext[2]] ? i : ext[2];
+        ext[3] = r->z[i] > r->z[ext[3]] ? i : ext[3];
+    }
+    d->lo[0] = r->x[ext[0]], d->lo[1] = r->z[ext[1]];
+    d->hi[0] = r->x[ext[2]], d->hi[1] = r->z[ext[3]];
+    double q[8];
+    for (int k = 0; k < 4; k++)
+        q[2 * k] = r->x[ext[k]], q[2 * k + 1] = r->z[ext[k]];
+    uint32_t m = 0;
+    for (int pass = 0; pass < 2; pass++) { /* count, then copy */
+        m = 0;
+        for (uint32_t i = 0; i < nv; i++) {
+            const double x = r->x[i], z = r->z[i];
+            int inside = 1;
+            for (int k = 0; k < 4 && inside; k++)
+                inside = cross_at(q + 2 * k, q + 2 * ((k + 1) % 4), x, z) > 0;
+            if (!inside && pass)
+                d->p[2 * m] = x, d->p[2 * m + 1] = z;
+            m += !inside;
+        }
+        if (!pass && !(d->p = strata__alloc_array(&r->alloc, 2 * (size_t)m + 2, sizeof(double))))
+            return STRATA_ERR_NOMEM;
+    }
+    if (m < 3)
+        return STRATA_OK; /* the box alone */
+    qsort(d->p, m, 2 * sizeof(double), cmp_xz);
+    /* lower chain left to right, then upper right to left, in place of a
+     * scratch copy: the hull has at most m + 1 corners */
+    double *h = strata__alloc_array(&r->alloc, 2 * (size_t)m + 2, sizeof(double));
+    if (!h)
+        return STRATA_ERR_NOMEM;
+    uint32_t n = 0;
+    for (int up = 0; up < 2; up++) {
+        const uint32_t base = n;
+        for (uint32_t j = 0; j < m; j++) {
+            const double *pt = d->p + 2 * (up ? m - 1 - j : j);
+            while (n >= base + 2 && cross_at(h + 2 * (n - 2), h + 2 * (n - 1), pt[0], pt[1]) <= 0)
+                n--;
+            h[2 * n] = pt[0], h[2 * n + 1] = pt[1];
+            n++;
+        }
+        n--; /* each chain's last point starts the other */
+    }
+    strata__free(&r->alloc, d->p);
+    d->p = h;
+    d->n = n >= 3 ? n : 0; /* a line or a point: the box alone */
+    return STRATA_OK;
+}
+
+/* (x, z) moved into the domain: onto the nearest point of the hull's
+ * border when outside it, then into the box (against rounding). */
+static void domain_clamp(const domain *d, float *x, float *z)
+{
+    const double qx = *x, qz = *z;
+    int out = 0;
+    for (uint32_t k = 0; k < d->n && !out; k++)
+        out = cross_at(d->p + 2 * k, d->p + 2 * ((k + 1) % d->n), qx, qz) < 0;
+    if (out) {
+        double best = INFINITY, bx = qx, bz = qz;
+        for (uint32_t k = 0; k < d->n; k++) {
+            const double *a = d->p + 2 * k, *b = d->p + 2 * ((k + 1) % d->n);
+            const double ex = b[0] - a[0], ez = b[1] - a[1], ee = ex * ex + ez * ez;
+            double t = ee > 0 ? ((qx - a[0]) * ex + (qz - a[1]) * ez) / ee : 0;
+            t = t < 0 ? 0 : t > 1 ? 1 : t;
+            const double px = a[0] + t * ex, pz = a[1] + t * ez;
+            const double dd = (px - qx) * (px - qx) + (pz - qz) * (pz - qz);
+            if (dd < best)
+                best = dd, bx = px, bz = pz;
+        }
+        *x = (float)bx;
+        *z = (float)bz;
+    }
+    *x = fminf(fmaxf(*x, d->lo[0]), d->hi[0]);
+    *z = fminf(fmaxf(*z, d->lo[1]), d->hi[1]);
+}
+
 /* Outer point of pair w from its coast point at rc: FLAT d along the
- * side; RADIAL along the great circle through the side, d away. */
+ * side, moved into the terrain's domain dom; RADIAL along the great
+ * circle through the side, d away. */
 static void ribbon_outer(const strata_loops *l, const reach *rc, double rad, float level,
-                         strata_result *r, uint32_t w)
+                         const domain *dom, strata_result *r, uint32_t w)
 {
     if (l->geometry == STRATA_RADIAL) {
         const double a = rc->d / rad, ca = cos(a), sa = sin(a);
@@ -301,6 +411,7 @@ static void ribbon_outer(const strata_loops *l, const reach *rc, double rad, flo
         r->x[w] = (float)((double)r->x[w - 1] + rc->d * rc->side[0]);
         r->y[w] = level;
         r->z[w] = (float)((double)r->z[w - 1] + rc->d * rc->side[2]);
+        domain_clamp(dom, &r->x[w], &r->z[w]);
     }
 }
 
@@ -328,7 +439,8 @@ static int faces_up(const strata_result *r, uint32_t a, uint32_t b, uint32_t c)
 #define SETTLE_PASSES 48
 
 static void ribbon_settle(const strata_loops *l, const strata_loop *lp, reach *rc, double rad,
-                          float level, strata_result *r, uint32_t v, uint32_t pairs)
+                          float level, const domain *dom, strata_result *r, uint32_t v,
+                          uint32_t pairs)
 {
     const uint32_t n = lp->count;
     for (int pass = 0; pass < SETTLE_PASSES; pass++) {
@@ -340,10 +452,10 @@ static void ribbon_settle(const strata_loops *l, const strata_loop *lp, reach *r
             const uint32_t k1 = (i - 1) % n, k0 = i % n;
             rc[k1].d *= 0.5;
             rc[k0].d *= 0.5;
-            ribbon_outer(l, &rc[k1], rad, level, r, o1);
-            ribbon_outer(l, &rc[k0], rad, level, r, o0);
+            ribbon_outer(l, &rc[k1], rad, level, dom, r, o1);
+            ribbon_outer(l, &rc[k0], rad, level, dom, r, o0);
             if (lp->closed && (k0 == 0 || k1 == 0)) /* pair 0 and pair n: one point */
-                ribbon_outer(l, &rc[0], rad, level, r, k0 == 0 ? v + 1 : v + 2 * n + 1);
+                ribbon_outer(l, &rc[0], rad, level, dom, r, k0 == 0 ? v + 1 : v + 2 * n + 1);
             moved = 1;
         }
         if (!moved)
@@ -355,7 +467,7 @@ static void ribbon_settle(const strata_loops *l, const strata_loop *lp, reach *r
  * outer) from vertex v, U from 0, 6 indices a segment at ix; rc scratch
  * for its points; returns the pairs written. */
 static uint32_t ribbon(const strata_loops *l, const strata_loop *lp, float level, float width,
-                       reach *rc, strata_result *r, uint32_t v, uint32_t *ix)
+                       const domain *dom, reach *rc, strata_result *r, uint32_t v, uint32_t *ix)
 {
     const uint32_t n = lp->count, pairs = lp->closed ? n + 1 : n;
     const double rad = (double)l->radius + level;
@@ -377,7 +489,7 @@ static uint32_t ribbon(const strata_loops *l, const strata_loop *lp, float level
         r->x[c0] = l->x[p];
         r->y[c0] = l->y[p];
         r->z[c0] = l->z[p];
-        ribbon_outer(l, &rc[k], rad, level, r, o0);
+        ribbon_outer(l, &rc[k], rad, level, dom, r, o0);
         if (r->nx)
             for (uint32_t w = c0; w <= o0; w++) {
                 r->nx[w] = (float)rc[k].up[0];
@@ -394,7 +506,7 @@ static uint32_t ribbon(const strata_loops *l, const strata_loop *lp, float level
             memcpy(ix + 6 * (size_t)(i - 1), tri, sizeof tri);
         }
     }
-    ribbon_settle(l, lp, rc, rad, level, r, v, pairs);
+    ribbon_settle(l, lp, rc, rad, level, dom, r, v, pairs);
     return pairs;
 }
 
@@ -419,12 +531,16 @@ strata_status strata_result_add_shoreline(strata_ctx *ctx, strata_result *r,
     const uint64_t nv = (uint64_t)r->nverts + 2 * pairs, ni = r->nindices + 6 * quads;
     if (nv > UINT32_MAX)
         return STRATA_ERR_OVERFLOW;
+    domain dom;
+    strata_status st = domain_make(r, r->nverts, &dom);
     float *uv = strata__alloc_array(&r->alloc, pairs ? (size_t)(4 * pairs) : 1, sizeof(float));
     reach *rc = strata__alloc_array(&r->alloc, longest, sizeof *rc);
-    strata_status st = uv && rc ? strata__result_grow(r, nv, ni) : STRATA_ERR_NOMEM;
+    if (st == STRATA_OK)
+        st = uv && rc ? strata__result_grow(r, nv, ni) : STRATA_ERR_NOMEM;
     if (st != STRATA_OK) {
         strata__free(&r->alloc, uv);
         strata__free(&r->alloc, rc);
+        strata__free(&r->alloc, dom.p);
         return st;
     }
     r->uv = uv;
@@ -436,11 +552,12 @@ strata_status strata_result_add_shoreline(strata_ctx *ctx, strata_result *r,
         const strata_loop *lp = &l->loops[i];
         if (lp->count < 2)
             continue;
-        const uint32_t n = ribbon(l, lp, level, width, rc, r, v, ix);
+        const uint32_t n = ribbon(l, lp, level, width, &dom, rc, r, v, ix);
         v += 2 * n;
         ix += 6 * (size_t)(n - 1);
     }
     strata__free(&r->alloc, rc);
+    strata__free(&r->alloc, dom.p);
     r->shore_first = r->nindices;
     r->shore_count = ni - r->nindices;
     r->nverts = (uint32_t)nv;

@@ -21,6 +21,14 @@
  * text), so the exact file size is known and a file over the format's
  * 4 GiB limit is refused before anything is created.
  *
+ * A world's tile stores its positions relative to an origin of its own,
+ * the terrain node's translation (plan_origin): clients compose the
+ * translation with the rest of their transforms in double precision, so
+ * a tile far from the world's origin (a planet of Earth's radius, a
+ * terrain placed in projected metres) is drawn without the jitter of
+ * float32 positions of that size, and the composed positions are the
+ * result's floats bit for bit.
+ *
  * Compressed (EXT_meshopt_compression, core/io/meshopt.c), the BIN chunk
  * holds the encoded streams instead, each zero-padded to 4 bytes:
  * positions, normals, one stream per primitive's indices (the
@@ -152,6 +160,8 @@ typedef struct plan {
     prop_kind kinds[STRATA_PROP_KINDS];
     uint64_t prop_vtx_offset, prop_idx_offset, prop_bytes; /* built-in meshes + instances */
     int normals;
+    int relative;                  /* a tile: positions relative to origin */
+    float origin[3];               /* the terrain node's translation */
     float min[3], max[3];
     int shore;                     /* a shoreline prim: its own accessors */
     uint32_t nuv;                  /* its vertices */
@@ -311,6 +321,30 @@ static void extremes(const float *v, uint64_t n, int threads, float *lo_out, flo
     *hi_out = h;
 }
 
+/* A tile's origin, per axis from the vertices' range [lo, hi]: the
+ * float nearest its middle c when every coordinate v there has
+ * c / 2 <= v <= 2 c (same sign, hi at most twice lo in size), so that
+ * v - c is exact in float (Sterbenz's lemma) and translation + stored
+ * position gives v back bit for bit in any precision; else 0 (the
+ * range holds 0, or spans a factor over 2: its coordinates are then at
+ * most twice its width already).  Either way a stored coordinate is at
+ * most twice the tile's width in size, its float32 steps those of the
+ * tile's size instead of the world's.  The bounds move with it (exact
+ * too). */
+static void plan_origin(plan *p)
+{
+    for (int k = 0; k < 3; k++) {
+        const double lo = p->min[k], hi = p->max[k];
+        const int same = (lo > 0 && hi <= 2 * lo) || (hi < 0 && lo >= 2 * hi);
+        const float c = same ? (float)(0.5 * (lo + hi)) : 0.0f;
+        p->origin[k] = c;
+        p->min[k] -= c;
+        p->max[k] -= c;
+        p->shore_min[k] -= c;
+        p->shore_max[k] -= c;
+    }
+}
+
 /* Index widths, byte layout and vertex extremes: everything but the JSON.
  * Refuses results that cannot fit 4 GiB before reading any array, using
  * u16 indices as the lower bound; the final check is in plan_json. */
@@ -399,19 +433,43 @@ static strata_status plan_layout(const strata_result *r, plan *p, int threads)
         extremes(r->x, nv, threads, &p->min[0], &p->max[0]);
         extremes(r->y, nv, threads, &p->min[1], &p->max[1]);
         extremes(r->z, nv, threads, &p->min[2], &p->max[2]);
+        if (p->relative)
+            plan_origin(p);
     }
     return STRATA_OK;
 }
 
+/* Three floats per vertex less origin (NULL: none) as the file stores
+ * them: src[0..2] the arrays, src[3] the origin. */
+static void enc_vec3_rel(const strata_span *s, uint64_t i, uint64_t n, unsigned char *p)
+{
+    const float *x = s->src[0], *y = s->src[1], *z = s->src[2], *o = s->src[3];
+    for (const uint64_t end = i + n; i < end; i++) {
+        p = put_f32(p, x[i] - o[0]);
+        p = put_f32(p, y[i] - o[1]);
+        p = put_f32(p, z[i] - o[2]);
+    }
+}
+
+static strata_span vec3_span(const float *x, const float *y, const float *z, uint32_t n,
+                             const float *origin)
+{
+    if (origin)
+        return (strata_span){.encode = enc_vec3_rel, .n = n, .rec = 12,
+                             .src = {x, y, z, origin}};
+    return (strata_span){.encode = strata__enc_vec3, .n = n, .rec = 12, .src = {x, y, z}};
+}
+
 /* Three floats per vertex as the file stores them, then encoded. */
 static strata_status encode_vec3(const strata_allocator *al, const float *x, const float *y,
-                                 const float *z, uint32_t n, unsigned char **out, uint64_t *size)
+                                 const float *z, uint32_t n, const float *origin,
+                                 unsigned char **out, uint64_t *size)
 {
     unsigned char *raw = strata__alloc_array(al, n ? n : 1, 12);
     if (!raw)
         return STRATA_ERR_NOMEM;
-    const strata_span s = {.encode = strata__enc_vec3, .n = n, .rec = 12, .src = {x, y, z}};
-    strata__enc_vec3(&s, 0, n, raw);
+    const strata_span s = vec3_span(x, y, z, n, origin);
+    s.encode(&s, 0, n, raw);
     const strata_status st = strata__meshopt_attributes(al, raw, n, 12, out, size);
     strata__free(al, raw);
     return st;
@@ -520,9 +578,11 @@ static strata_status plan_compress(const strata_result *r, const strata_allocato
     for (int64_t i = 0; i < nitems; i++) {
         strata_status s = STRATA_OK;
         if (i == 0)
-            s = encode_vec3(al, r->x, r->y, r->z, r->nverts, &p->pos_enc, &p->pos_enc_bytes);
+            s = encode_vec3(al, r->x, r->y, r->z, r->nverts, p->relative ? p->origin : NULL,
+                            &p->pos_enc, &p->pos_enc_bytes);
         else if (i == 1 && p->normals)
-            s = encode_vec3(al, r->nx, r->ny, r->nz, r->nverts, &p->nrm_enc, &p->nrm_enc_bytes);
+            s = encode_vec3(al, r->nx, r->ny, r->nz, r->nverts, NULL, &p->nrm_enc,
+                            &p->nrm_enc_bytes);
         else if (i >= 2 && i < 2 + (int64_t)p->nprims)
             s = encode_prim(r, al, &p->prims[i - 2]);
         else if (i >= 2)
@@ -698,24 +758,37 @@ static void json_number(const strata_result *r, const plan *p, json_ids *d)
 static void json_scene(strata_jtext *j, const plan *p, const json_ids *d)
 {
     strata__jtext_printf(j, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"strata %s\"},", STRATA_VERSION);
+    /* both required: a client without instancing would draw each kind's
+     * mesh once, unscaled, at the origin */
     const int compressed = p->compress && p->nprims;
-    if (compressed)
-        strata__jtext_printf(j, "\"extensionsUsed\":[\"EXT_meshopt_compression\"%s],"
-                                "\"extensionsRequired\":[\"EXT_meshopt_compression\"],",
-                             d->nused ? ",\"EXT_mesh_gpu_instancing\"" : "");
+    const char *list = compressed && d->nused
+                           ? "\"EXT_meshopt_compression\",\"EXT_mesh_gpu_instancing\""
+                       : compressed ? "\"EXT_meshopt_compression\""
+                       : d->nused   ? "\"EXT_mesh_gpu_instancing\""
+                                    : NULL;
+    if (list)
+        strata__jtext_printf(j, "\"extensionsUsed\":[%s],\"extensionsRequired\":[%s],", list,
+                             list);
     strata__jtext_printf(j, "\"scene\":0,\"scenes\":[{\"nodes\":[0");
     for (int u = 0; u < d->nused; u++)
         strata__jtext_printf(j, ",%d", 1 + u);
     strata__jtext_printf(j, "]}],");
-    if (d->nused && !compressed)
-        strata__jtext_printf(j, "\"extensionsUsed\":[\"EXT_mesh_gpu_instancing\"],");
 }
 
 /* The terrain's node, then per used kind a node drawing its mesh at every
  * instance. */
-static void json_nodes(strata_jtext *j, const json_ids *d)
+static void json_nodes(strata_jtext *j, const plan *p, const json_ids *d)
 {
-    strata__jtext_printf(j, "\"nodes\":[{\"name\":\"%s\",\"mesh\":0}", d->name);
+    strata__jtext_printf(j, "\"nodes\":[{\"name\":\"%s\",\"mesh\":0", d->name);
+    if (p->origin[0] != 0 || p->origin[1] != 0 || p->origin[2] != 0) {
+        /* the floats as doubles: read back as doubles they are exact */
+        for (int k = 0; k < 3; k++) {
+            strata__jtext_raw(j, k ? "," : ",\"translation\":[");
+            strata__jtext_double(j, (double)p->origin[k]);
+        }
+        strata__jtext_raw(j, "]");
+    }
+    strata__jtext_raw(j, "}");
     for (int u = 0; u < d->nused; u++)
         strata__jtext_printf(j, ",{\"name\":\"%s\",\"mesh\":%d,\"extensions\":{"
                                 "\"EXT_mesh_gpu_instancing\":{\"attributes\":{"
@@ -937,7 +1010,7 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
     if (!p->nprims) {
         strata__jtext_printf(j, "\"nodes\":[{\"name\":\"%s\"}]", d.name);
     } else {
-        json_nodes(j, &d);
+        json_nodes(j, p, &d);
         json_meshes(j, p, &d);
         json_materials(j, r, pal, p, &d);
         json_accessors(j, r, p, &d);
@@ -961,9 +1034,10 @@ static strata_status plan_json(const strata_result *r, const strata_allocator *a
 
 static strata_status make_plan(strata_ctx *ctx, const strata_result *r,
                                const strata_palette *pal, const char *extras, int compress,
-                               const strata_props *props, plan *p)
+                               int relative, const strata_props *props, plan *p)
 {
     memset(p, 0, sizeof *p);
+    p->relative = relative;
     p->normals = r->nx != NULL;
     p->compress = compress;
     strata_status st = STRATA_OK;
@@ -1000,7 +1074,7 @@ strata_status strata_result_glb_size(strata_ctx *ctx, const strata_result *r, ui
     if (!ctx || !r || !bytes || r->nindices % 3)
         return STRATA_ERR_INVALID_ARG;
     plan p;
-    strata_status st = make_plan(ctx, r, NULL, NULL, 0, NULL, &p);
+    strata_status st = make_plan(ctx, r, NULL, NULL, 0, 0, NULL, &p);
     if (st == STRATA_OK || st == STRATA_ERR_TOO_LARGE)
         *bytes = p.total;
     plan_free(&ctx->alloc, &p);
@@ -1037,11 +1111,6 @@ static void enc_u32(const strata_span *s, uint64_t i, uint64_t n, unsigned char 
 static strata_span bytes_span(const void *p, uint64_t n)
 {
     return (strata_span){.encode = strata__enc_bytes, .n = n, .rec = 1, .src = {p}};
-}
-
-static strata_span vec3_span(const float *x, const float *y, const float *z, uint32_t n)
-{
-    return (strata_span){.encode = strata__enc_vec3, .n = n, .rec = 12, .src = {x, y, z}};
 }
 
 /* The BIN chunk's spans of a compressed file into sp: n of them. */
@@ -1085,12 +1154,12 @@ static void enc_u16_array(const strata_span *s, uint64_t i, uint64_t n, unsigned
 
 strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r, const char *path,
                                 const strata_palette *pal, const char *extras, int compress,
-                                const strata_props *props)
+                                int relative, const strata_props *props)
 {
     static const unsigned char zeros[4];
     const strata_allocator *al = &ctx->alloc;
     plan p;
-    strata_status st = make_plan(ctx, r, pal, extras, compress, props, &p);
+    strata_status st = make_plan(ctx, r, pal, extras, compress, relative, props, &p);
     if (st != STRATA_OK) {
         plan_free(al, &p);
         return st;
@@ -1125,9 +1194,9 @@ strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r, const c
             n += compressed_spans(&p, sp + n);
         } else if (p.bin_bytes) {
             sp[n++] = bytes_span(bin, sizeof bin);
-            sp[n++] = vec3_span(r->x, r->y, r->z, r->nverts);
+            sp[n++] = vec3_span(r->x, r->y, r->z, r->nverts, p.relative ? p.origin : NULL);
             if (p.normals)
-                sp[n++] = vec3_span(r->nx, r->ny, r->nz, r->nverts);
+                sp[n++] = vec3_span(r->nx, r->ny, r->nz, r->nverts, NULL);
             for (size_t i = 0; i < p.nprims; i++) {
                 const prim *q = &p.prims[i];
                 for (int s = 0; s < 2; s++)

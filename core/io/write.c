@@ -146,7 +146,7 @@ strata_status strata_result_write(strata_ctx *ctx, const strata_result *r, const
     case STRATA_FORMAT_PLY: return strata__ply_write(ctx, r, path, NULL);
     case STRATA_FORMAT_OBJ: return strata__obj_write(ctx, r, path, opt->palette);
     case STRATA_FORMAT_GLB:
-        return strata__glb_write(ctx, r, path, opt->palette, NULL, opt->compress, opt->props);
+        return strata__glb_write(ctx, r, path, opt->palette, NULL, opt->compress, 0, opt->props);
     case STRATA_FORMAT_STL: return strata__stl_write(ctx, r, path);
     default: return st;
     }
@@ -161,7 +161,8 @@ strata_status strata__write_tile(strata_ctx *ctx, const strata_result *r, const 
     switch (checked_format(ctx, r, path, opt, &st)) {
     case STRATA_FORMAT_PLY: return strata__ply_write(ctx, r, path, extras);
     case STRATA_FORMAT_GLB:
-        return strata__glb_write(ctx, r, path, opt->palette, extras, opt->compress, opt->props);
+        return strata__glb_write(ctx, r, path, opt->palette, extras, opt->compress, 1,
+                                 opt->props);
     case STRATA_FORMAT_OBJ:
     case STRATA_FORMAT_STL: return STRATA_ERR_INVALID_ARG;
     default: return st;

@@ -46,7 +46,9 @@ STRATA_HIDDEN strata_status strata__write_finish(strata_ctx *ctx, strata_out *o,
 
 /* The writers, called with checked arguments (r->nindices a multiple of
  * 3) after progress 0; extras as for strata__write_tile, or NULL; compress
- * as strata_write_options.compress (checked: meshoptimizer is there). */
+ * as strata_write_options.compress (checked: meshoptimizer is there);
+ * relative: positions stored relative to an origin of the file's own,
+ * its terrain node's translation (world tiles, see core/io/glb.c). */
 STRATA_HIDDEN strata_status strata__ply_write(strata_ctx *ctx, const strata_result *r,
                                               const char *path, const char *extras);
 STRATA_HIDDEN strata_status strata__obj_write(strata_ctx *ctx, const strata_result *r,
@@ -54,11 +56,12 @@ STRATA_HIDDEN strata_status strata__obj_write(strata_ctx *ctx, const strata_resu
 STRATA_HIDDEN strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r,
                                               const char *path, const strata_palette *pal,
                                               const char *extras, int compress,
-                                              const strata_props *props);
+                                              int relative, const strata_props *props);
 STRATA_HIDDEN strata_status strata__stl_write(strata_ctx *ctx, const strata_result *r,
                                               const char *path);
 
-/* strata_result_write of a world's tile (PLY or GLB only) carrying extras,
+/* strata_result_write of a world's tile (PLY or GLB only, a GLB's
+ * positions relative to its terrain node's translation) carrying extras,
  * a JSON object of at most STRATA_TILE_EXTRAS_MAX bytes on one line: a
  * GLB's extras.strata, or a PLY header line "comment strata EXTRAS".
  * extras ends with the placeholders of the file's size and checksum,

@@ -38,6 +38,7 @@ typedef struct {
     uint64_t *nlevel;
     uint32_t depth; /* leaf depth */
     double root_diag;
+    int open; /* node_json: the object's brace is written already */
     const char *up; /* URIs are relative to the file written: "" or "../../" */
 } tree;
 
@@ -381,7 +382,10 @@ static void content_json(const tree *t, strata_jtext *j, const strata_tile_recor
 static strata_status node_json(tree *t, strata_jtext *j, uint32_t k, uint64_t i, int root)
 {
     const tnode *nd = &t->level[k][i];
-    strata__jtext_raw(j, "{\"boundingVolume\":");
+    if (!t->open) /* the tileset's root: its brace and transform written */
+        strata__jtext_raw(j, "{");
+    t->open = 0;
+    strata__jtext_raw(j, "\"boundingVolume\":");
     box_json(j, nd->box);
     strata__jtext_raw(j, ",\"geometricError\":");
     strata__jtext_double(j, node_error(t, k));
@@ -478,7 +482,8 @@ strata_status strata__tileset_write(strata_ctx *ctx, const char *dir,
                                     uint64_t n)
 {
     const strata_allocator *al = &ctx->alloc;
-    tree t = {ctx, al, dir, d, recs, NULL, NULL, d->leaf_depth, 0, ""};
+    tree t = {.ctx = ctx, .al = al, .dir = dir, .d = d, .recs = recs, .depth = d->leaf_depth,
+              .up = ""};
     strata_status st = build(&t, n);
     if (st != STRATA_OK) {
         free_tree(&t);
@@ -500,16 +505,29 @@ strata_status strata__tileset_write(strata_ctx *ctx, const char *dir,
     const double root_error = 2e3 * t.root_diag;
     strata_jtext j;
     strata__jtext_init(&j, al);
-    head_json(&t, &j, 2 * root_error);
+    /* the tileset's own error is in metres: a placed world's scale
+     * applies (the tiles' errors are scaled by the root's transform, as
+     * 3D Tiles 1.1 says and CesiumJS does) */
+    head_json(&t, &j, 2 * root_error * (d->placed ? d->place[3] : 1.0));
     strata__jtext_raw(&j, ",\"metadata\":{\"class\":\"world\",\"properties\":{");
     strata__jtext_raw(&j, d->world_properties);
+    strata__jtext_raw(&j, "}},\"root\":{");
+    if (d->placed) { /* the world's frame to ECEF; boxes stay in the first */
+        strata__jtext_raw(&j, "\"transform\":[");
+        for (int i = 0; i < 16; i++) {
+            if (i)
+                strata__jtext_raw(&j, ",");
+            strata__jtext_double(&j, d->transform[i]);
+        }
+        strata__jtext_raw(&j, "],");
+    }
     if (own_root && d->lod) {
         /* the depth-0 node is the root, with its own tile */
-        strata__jtext_raw(&j, "}},\"root\":");
+        t.open = 1;
         st = node_json(&t, &j, 0, 0, 1);
         strata__jtext_raw(&j, "}\n");
     } else {
-        strata__jtext_raw(&j, "}},\"root\":{\"boundingVolume\":");
+        strata__jtext_raw(&j, "\"boundingVolume\":");
         box_json(&j, box);
         strata__jtext_raw(&j, ",\"geometricError\":");
         strata__jtext_double(&j, root_error);

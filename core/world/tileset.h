@@ -40,6 +40,11 @@ typedef struct strata_tileset_desc {
      * properties (the members of "properties", without braces). */
     const char *world_classes;
     const char *world_properties;
+    /* Placed on the Earth (strata_world_options.place): lon, lat, height,
+     * scale, and the root tile's transform strata_geo_enu makes of them. */
+    int placed;
+    double place[4];
+    double transform[16];
 } strata_tileset_desc;
 
 /* Write DIR/tileset.json (and DIR/tilesets/... for big trees, whose URIs

@@ -120,6 +120,7 @@ void strata_world_defaults(strata_world_options *o)
     o->terraces = 16;
     o->walls = STRATA_WALLS_UPPER;
     o->skirts = 1;
+    o->place_scale = 1.0;
 }
 
 /* ------------------------------------------------------------ fingerprint */
@@ -876,6 +877,10 @@ static strata_status check_world_options(const strata_world_options *o)
         return STRATA_ERR_INVALID_ARG;
     if (o->ao && (o->kind == STRATA_WORLD_PLANET || o->lod || o->simplify_roofs > 0))
         return STRATA_ERR_UNSUPPORTED;
+    double m[16];
+    if (o->place && strata_geo_enu(o->place_lon, o->place_lat, o->place_height,
+                                   o->place_scale, m) != STRATA_OK)
+        return STRATA_ERR_INVALID_ARG;
     if (o->kind == STRATA_WORLD_PLANET && o->noise && !(strata_fbm_bound(o->noise) < o->radius))
         return STRATA_ERR_INVALID_ARG;
     if (o->walls != STRATA_WALLS_UPPER && o->walls != STRATA_WALLS_LOWER &&
@@ -927,6 +932,13 @@ strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *o
     w->curve = o->curve;
     w->walls = o->walls;
     w->normals = o->normals != 0;
+    w->placed = o->place != 0;
+    if (w->placed) {
+        w->place[0] = o->place_lon;
+        w->place[1] = o->place_lat;
+        w->place[2] = o->place_height;
+        w->place[3] = o->place_scale;
+    }
     w->simplify = o->simplify_roofs;
     strata_pipeline_defaults(&w->stages);
     w->stages.simplify_roofs = o->simplify_roofs;
@@ -1017,6 +1029,10 @@ void strata__world_tileset_desc(const strata_world *w, const char *ext, strata_t
 {
     *d = w->layout;
     d->ext = ext;
+    d->placed = w->placed;
+    memcpy(d->place, w->place, sizeof d->place);
+    if (w->placed) /* checked when w was made */
+        strata_geo_enu(w->place[0], w->place[1], w->place[2], w->place[3], d->transform);
 }
 
 uint64_t strata_world_chunk_count(const strata_world *w)

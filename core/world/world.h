@@ -26,6 +26,8 @@ struct strata_world {
     uint32_t nlevels;
     strata_walls walls;
     int normals;
+    int placed;      /* strata_world_options.place */
+    double place[4]; /* lon, lat, height, scale */
     strata_height_fn edit;
     void *edit_user;
     uint64_t fingerprint;

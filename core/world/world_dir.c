@@ -358,6 +358,19 @@ static strata_status parse_manifest(strata_world_dir *d, const char *text, size_
         d->format = STRATA_FORMAT_PLY;
     else
         goto done;
+    /* "place": [lon, lat, height, scale] (strata_world_options.place) */
+    const strata_json_ref place = strata__json_get(doc, root, "place");
+    if (place != STRATA_JSON_NIL) {
+        if (strata__json_count(doc, place) != 4)
+            goto done;
+        for (uint32_t i = 0; i < 4; i++)
+            if (!strata__json_number(doc, strata__json_at(doc, place, i), &d->desc.place[i]))
+                goto done;
+        if (strata_geo_enu(d->desc.place[0], d->desc.place[1], d->desc.place[2],
+                           d->desc.place[3], d->desc.transform) != STRATA_OK)
+            goto done;
+        d->desc.placed = 1;
+    }
     /* Levels of detail: "lod": {"leaves": N, "skirts": B, "errors": [E_0
      * .. E_depth]}, errors finite, strictly decreasing, the last 0. */
     leaves = chunks;
@@ -418,6 +431,15 @@ static strata_status manifest_text(const strata_world *w, strata_format format, 
             strata__jtext_double(j, w->lod_error[k]);
         }
         strata__jtext_raw(j, "]},");
+    }
+    if (desc.placed) {
+        strata__jtext_raw(j, "\"place\":[");
+        for (int i = 0; i < 4; i++) {
+            if (i)
+                strata__jtext_raw(j, ",");
+            strata__jtext_double(j, desc.place[i]);
+        }
+        strata__jtext_raw(j, "],");
     }
     strata__jtext_raw(j, "\"parameters\":{");
     params_json(w, j);
@@ -544,7 +566,9 @@ strata_status strata_world_dir_create(strata_ctx *ctx, const strata_world *w, co
             /* a world is there already: the same one, or a conflict */
             st = parse_manifest(d, old, len);
             if (st == STRATA_OK && (d->fingerprint != w->fingerprint || d->format != format ||
-                                    d->desc.lod != w->lod || d->skirts != w->skirts))
+                                    d->desc.lod != w->lod || d->skirts != w->skirts ||
+                                    d->desc.placed != w->placed ||
+                                    memcmp(d->desc.place, w->place, sizeof w->place)))
                 st = STRATA_ERR_CONFLICT;
             strata__free(&d->alloc, old);
             break;
@@ -1059,6 +1083,8 @@ strata_status strata_world_dir_write_tileset(strata_ctx *ctx, strata_world_dir *
     for (uint64_t i = 0; i < n; i++)
         if (recs[i].id >= d->nchunks || (i && recs[i].id <= recs[i - 1].id))
             return STRATA_ERR_INVALID_ARG;
+    if (d->format != STRATA_FORMAT_GLB)
+        return STRATA_ERR_UNSUPPORTED;
     strata_tileset_desc desc = d->desc;
     desc.world_classes = d->classes;
     desc.world_properties = d->properties;

@@ -79,6 +79,14 @@ function place() {
 }
 
 tiles.addEventListener('load-root-tileset', () => {
+    // a world placed on the Earth (strata --place): shown in its own frame,
+    // the root's transform undone (three.js composes the matrices in
+    // double precision, so the tiles do not jitter at ECEF's magnitudes)
+    if (tiles.root && Array.isArray(tiles.root.transform)) {
+        const earth = new THREE.Matrix4().fromArray(tiles.root.transform);
+        tiles.group.matrixAutoUpdate = false;
+        tiles.group.matrix.makeRotationX(-Math.PI / 2).multiply(earth.invert());
+    }
     const sphere = new THREE.Sphere();
     tiles.group.updateMatrixWorld(true);
     if (tiles.getBoundingSphere(sphere)) {

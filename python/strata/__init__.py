@@ -447,6 +447,8 @@ def slice(mesh, levels=None, terraces=16, walls="upper", normals=False, areas=Fa
     """Cut mesh into terraces: at the plane heights `levels` (ascending),
     else `terraces` planes spread over its heights.  walls: "upper",
     "lower" or "separate" (which terrace's range holds the walls).
+    normals: as the library, off unless asked for (the program writes a
+    .glb with them: normals=True gives its bytes).
     Returns a Result in the mesh's own frame (its up axis)."""
     ctx = _ctx(ctx)
     if levels is None:
@@ -727,7 +729,7 @@ def _palette(palette):
 
 
 def world(path, kind="planet", level=6, chunk_level=2, radius=1.0, cells=256, size=10.0,
-          tile_cells=None, terraces=None, levels=None, walls="upper", normals=False, lod=False,
+          tile_cells=None, terraces=None, levels=None, walls="upper", normals=None, lod=False,
           skirts=True, tile_format="glb", compress=False, palette=None, seed=1,
           noise="simplex", frequency=None, amplitude=None, octaves=6, lacunarity=2.0,
           gain=0.5, resume=False, ctx=None, progress=None):
@@ -737,7 +739,10 @@ def world(path, kind="planet", level=6, chunk_level=2, radius=1.0, cells=256, si
     bytes): DIR/world.json, a tile per chunk under DIR/tiles/ and the 3D
     Tiles DIR/tileset.json.  kind "planet" (level, chunk_level, radius) or
     "terrain" (a grid of cells x cells of side size, cut into tiles of
-    tile_cells).  Returns a dict: chunks, made, skipped, triangles, bytes."""
+    tile_cells).  normals: None (the default) as the program, on for glb
+    tiles and off for PLY.  PLY tiles get no tileset.json (no 3D Tiles
+    client loads PLY).  Returns a dict: chunks, made, skipped, triangles,
+    bytes."""
     ctx = _ctx(ctx)
     opt = ffi.new("strata_world_options *")
     lib.strata_world_defaults(opt)
@@ -773,7 +778,7 @@ def world(path, kind="planet", level=6, chunk_level=2, radius=1.0, cells=256, si
         opt.terraces = _int((16 if kind == "planet" else 12) if terraces is None else terraces,
                             "terraces", 1, 65535)
     opt.walls = _choice(walls, _WALLS, "walls")
-    opt.normals = bool(normals)
+    opt.normals = tile_format == "glb" if normals is None else bool(normals)
     opt.lod = bool(lod)
     opt.skirts = bool(skirts)
     fmt = {"glb": 3, "ply": 1}.get(tile_format)
@@ -816,8 +821,9 @@ def world(path, kind="planet", level=6, chunk_level=2, radius=1.0, cells=256, si
         ctx.call("strata_world_dir_read_tile", lib.strata_world_dir_read_tile, d, i, recs + i,
                  detail="tile %d" % i)
     ctx.call("strata_world_dir_clean", lib.strata_world_dir_clean, d, ffi.NULL)
-    ctx.call("strata_world_dir_write_tileset", lib.strata_world_dir_write_tileset, d, recs,
-             nchunks, detail=os.fsdecode(name))
+    if fmt == 3:  # glb: PLY tiles get no tileset
+        ctx.call("strata_world_dir_write_tileset", lib.strata_world_dir_write_tileset, d, recs,
+                 nchunks, detail=os.fsdecode(name))
     return {"chunks": nchunks, "made": stats.made, "skipped": stats.skipped,
             "triangles": stats.triangles, "bytes": stats.bytes}
 

@@ -256,6 +256,8 @@ typedef struct strata_world_options {
     int loops;
     int ao;
     float ao_radius;
+    int place;
+    double place_lon, place_lat, place_height, place_scale;
 } strata_world_options;
 void strata_world_defaults(strata_world_options *opt);
 strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *opt,
@@ -331,7 +333,8 @@ STRUCTS = {
                              "tile_cells", "noise", "curve", "levels", "nlevels", "terraces",
                              "terrace_curve", "sea", "sea_level", "walls", "normals", "lod",
                              "skirts", "simplify_roofs", "water", "water_level", "props",
-                             "loops", "ao", "ao_radius"],
+                             "loops", "ao", "ao_radius", "place", "place_lon", "place_lat",
+                             "place_height", "place_scale"],
     "strata_tile_record": ["id", "triangles", "bytes", "box"],
     "strata_world_run_options": ["dir", "palette", "resume", "ids", "nids", "next",
                                  "next_user", "done", "done_user", "preview"],

@@ -74,7 +74,9 @@ def test_planet_is_the_programs(tmp_path):
 
 def test_terrain_is_the_programs(tmp_path):
     m = strata.terrain(cells=64, seed=7, amplitude=2.0)
-    strata.slice(m, terraces=12, walls="separate").write(tmp_path / "py.glb", palette="ice")
+    # the program's .glb has normals by default (clients light them)
+    strata.slice(m, terraces=12, walls="separate", normals=True).write(tmp_path / "py.glb",
+                                                                      palette="ice")
     cli("terrain", "--cells", "64", "--seed", "7", "--amplitude", "2", "--walls", "separate",
         "--palette", "ice", "-o", str(tmp_path / "cli.glb"))
     assert read(tmp_path / "py.glb") == read(tmp_path / "cli.glb")
@@ -259,6 +261,7 @@ def test_worlds_are_the_programs(tmp_path):
     cli("terrain", "--cells", "64", "--tile-cells", "16", "--tile-format", "ply", "--lod",
         "-o", str(tmp_path / "tcli"))
     assert tree(tmp_path / "tpy") == tree(tmp_path / "tcli")
+    assert "tileset.json" not in tree(tmp_path / "tpy")  # PLY tiles: none
     with pytest.raises(strata.StrataError) as e:  # another world's directory
         strata.world(tmp_path / "py", level=4, chunk_level=1, terraces=9)
     assert e.value.name == "CONFLICT" and "py" in str(e.value)

@@ -1,9 +1,9 @@
 /* The command line's numbers: plain decimals, integers in [min, max] and
  * reals in [min, max] or (min, max], tried against ranges of the option
  * table (--level, --seed, --threads; --radius, --height-scale,
- * --amplitude).  An accepted value lies in its range and is what strtod or
- * strtoll reads; a refusal is a message naming the option, and changes
- * nothing. */
+ * --amplitude), and --place's LON,LAT[,H].  An accepted value lies in its
+ * range and is what strtod or strtoll reads; a refusal is a message naming
+ * the option, and changes nothing. */
 #include "fuzz.h"
 #include "../../apps/values.h"
 
@@ -55,6 +55,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         free(why);
     }
+    /* --place LON,LAT[,H]: in range when accepted, untouched when not */
+    double place[3] = {-999, -999, -999};
+    const char *why = value_place(s, place);
+    if (!why)
+        FUZZ_REQUIRE(place[0] >= -180 && place[0] <= 180 && place[1] >= -90 &&
+                     place[1] <= 90 && place[2] >= -1e7 && place[2] <= 1e7 &&
+                     strchr(s, ','));
+    else
+        FUZZ_REQUIRE(place[0] == -999 && place[1] == -999 && place[2] == -999);
     free(s);
     return 0;
 }

@@ -6,8 +6,9 @@
  * leafDepth levels and no deeper; with "lod", plus one tile per inner node
  * of that tree), so `strata tileset` and `--resume` never
  * walk chunks the manifest merely claims; every tile path fits; a tileset
- * of no tiles can be written from it and is JSON the reader takes back,
- * leaving nothing else in the directory.  A refusal is STRATA_ERR_FORMAT
+ * of no tiles can be written from it (glb tiles; PLY tiles get none,
+ * STRATA_ERR_UNSUPPORTED) and is JSON the reader takes back, leaving
+ * nothing else in the directory.  A refusal is STRATA_ERR_FORMAT
  * with no directory and no memory left behind; the reader asks for at most
  * a small multiple of the manifest's size. */
 #define _POSIX_C_SOURCE 200809L
@@ -67,6 +68,10 @@ static void check_world(strata_ctx *ctx, strata_world_dir *d, const uint8_t *dat
     FUZZ_REQUIRE(strata__json_u64(doc, strata__json_get(doc, root, "tilesX"), &tiles_x));
     FUZZ_REQUIRE(strata__json_string(doc, strata__json_get(doc, root, "kind"), &kind, &len));
     const int planet = !strcmp(kind, "planet");
+    const char *format;
+    FUZZ_REQUIRE(strata__json_string(doc, strata__json_get(doc, root, "tileFormat"), &format,
+                                     &len));
+    const int ply = !strcmp(format, "ply"); /* no tileset: no 3D Tiles client loads PLY */
     const strata_json_ref lod = strata__json_get(doc, root, "lod");
     const uint64_t n = strata_world_dir_chunk_count(d);
     uint64_t leaves = n;
@@ -98,6 +103,11 @@ static void check_world(strata_ctx *ctx, strata_world_dir *d, const uint8_t *dat
     errno = 0;
     FUZZ_REQUIRE(strata_world_dir_read_tile(ctx, d, 0, &rec) == STRATA_ERR_IO && errno == ENOENT);
 
+    if (ply) {
+        FUZZ_REQUIRE(strata_world_dir_write_tileset(ctx, d, NULL, 0) == STRATA_ERR_UNSUPPORTED);
+        FUZZ_REQUIRE(access(tileset, F_OK) != 0);
+        return;
+    }
     FUZZ_REQUIRE(strata_world_dir_write_tileset(ctx, d, NULL, 0) == STRATA_OK);
     uint8_t *text;
     size_t tlen;
