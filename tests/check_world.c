@@ -1960,6 +1960,35 @@ START_TEST(test_planet_water)
     if (!_i)
         ck_assert_uint_eq(parts[0].n + parts[1].n, 0);
     strata_world_destroy(w);
+    for (int k = 0; k < 3; k++)
+        parts[k].n = 0;
+
+    /* coarser parts bigger than a leaf's (level 7, chunk level 3, the
+     * sphere's level 4): depths 1 and 2 hold the leaves' sphere in
+     * chunks of 64 and 16 triangles against a leaf's 4, depth 0 one of
+     * level 3 (its ground's) */
+    if (_i) {
+        strata_world_options b = o;
+        b.level = 7;
+        b.chunk_level = 3;
+        ck_assert_ok(strata_world_create(ctx, &b, &w));
+        key_list deep[4] = {{0}};
+        ck_assert_ok(strata_result_create(ctx, &r));
+        for (uint64_t id = 0; id < strata_world_chunk_count(w); id++) {
+            strata_chunk_info ci;
+            ck_assert_ok(strata_world_chunk_info(w, id, &ci));
+            ck_assert_ok(strata_world_make_chunk(ctx, w, id, r));
+            keys_add_water(&deep[ci.depth], r);
+        }
+        strata_result_destroy(r);
+        for (uint32_t k = 0; k < 4; k++) {
+            whole.n = 0;
+            whole_planet_water(ctx, k ? 4 : 3, &whole);
+            keys_equal(&whole, &deep[k], "level 7 lod: a depth's water against the whole's");
+            free(deep[k].k);
+        }
+        strata_world_destroy(w);
+    }
 
     /* a sphere coarser than the chunks is raised to a level finer */
     o.water_level = 1;

@@ -92,8 +92,6 @@ static strata_status world_scratch(strata_ctx *ctx, const strata_world *w,
                 most = &w->lod_water[k];
         st = strata__planet_chunk_alloc(most, &s->water);
     }
-    if (st == STRATA_OK && w->has_water_lattice)
-        st = strata__planet_chunk_alloc(&w->water, &s->water);
     if (st == STRATA_OK && w->ao_radius > 0)
         st = strata_result_create(ctx, &s->halo);
     if (st != STRATA_OK) {
