@@ -15,9 +15,10 @@
 # baseline.  Compatible (passes, reported): functions added; then refresh
 # the baseline and list the new functions in debian/libstrata0.symbols.
 # Types are those of the public header (core/strata.h) alone (the library's
-# own, such as the context's fields, may change freely); the symbols
-# OpenMP's named critical sections export (.gomp_critical_user_*, no debug
-# information) are not part of the ABI.  The library needs debug
+# own, such as the context's fields, may change freely); the symbols an
+# OpenMP named critical section would export (.gomp_critical_user_*, no
+# debug information; the library uses unnamed ones) are not part of the
+# ABI.  The library needs debug
 # information (-g, autoconf's default CFLAGS).  Skipped (77) without
 # abigail-tools, which ./bootstrap --tests installs.
 : "${SRCDIR:=$(dirname "$0")/..}"

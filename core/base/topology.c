@@ -215,7 +215,7 @@ static void apply(strata_placement *p, int n, hwloc_bitmap_t *sets)
                                      HWLOC_CPUBIND_THREAD) != 0) {
             const int e = errno;
             failed++;
-#pragma omp critical(strata_bind_err)
+#pragma omp critical
             if (!err)
                 err = e;
         }

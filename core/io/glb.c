@@ -588,7 +588,7 @@ static strata_status plan_compress(const strata_result *r, const strata_allocato
         else if (i >= 2)
             s = encode_xview(al, &p->xv[i - 2 - (int64_t)p->nprims]);
         if (s != STRATA_OK) {
-#pragma omp critical(strata_glb_compress)
+#pragma omp critical
             if (i < failed) {
                 failed = i;
                 st = s;
