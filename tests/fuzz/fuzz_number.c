@@ -1,9 +1,9 @@
 /* The command line's numbers: plain decimals, integers in [min, max] and
  * reals in [min, max] or (min, max], tried against ranges of the option
  * table (--level, --seed, --threads; --radius, --height-scale,
- * --amplitude), and --place's LON,LAT[,H].  An accepted value lies in its
- * range and is what strtod or strtoll reads; a refusal is a message naming
- * the option, and changes nothing. */
+ * --amplitude), --place's LON,LAT[,H] and --shard's K/N.  An accepted
+ * value lies in its range and is what strtod or strtoll reads; a refusal
+ * is a message naming the option, and changes nothing. */
 #include "fuzz.h"
 #include "../../apps/values.h"
 
@@ -64,6 +64,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                      strchr(s, ','));
     else
         FUZZ_REQUIRE(place[0] == -999 && place[1] == -999 && place[2] == -999);
+    /* --shard K/N: two plain decimals, 1 <= K <= N < 2^64, read as
+     * strtoull reads them when accepted, untouched when not */
+    unsigned long long k = 7, n = 7;
+    const char *shard_why = value_shard(s, &k, &n);
+    if (!shard_why) {
+        const char *slash = strchr(s, '/');
+        FUZZ_REQUIRE(slash && k >= 1 && k <= n && k == strtoull(s, NULL, 10) &&
+                     n == strtoull(slash + 1, NULL, 10));
+    } else {
+        FUZZ_REQUIRE(k == 7 && n == 7 && *shard_why);
+    }
     free(s);
     return 0;
 }
