@@ -1915,6 +1915,20 @@ static void whole_planet_water(strata_ctx *ctx, uint32_t s, key_list *l)
     strata_mesh_destroy(m);
 }
 
+/* The water of every chunk of w into keys, a list per depth. */
+static void water_by_depth(strata_ctx *ctx, const strata_world *w, key_list *by_depth)
+{
+    strata_result *r;
+    ck_assert_ok(strata_result_create(ctx, &r));
+    for (uint64_t id = 0; id < strata_world_chunk_count(w); id++) {
+        strata_chunk_info ci;
+        ck_assert_ok(strata_world_chunk_info(w, id, &ci));
+        ck_assert_ok(strata_world_make_chunk(ctx, w, id, r));
+        keys_add_water(&by_depth[ci.depth], r);
+    }
+    strata_result_destroy(r);
+}
+
 /* A planet world's water: each chunk holds its part of the sphere, and
  * the parts are, bit for bit, the sphere a whole mesh gets (the same
  * triangles with the same corners); raised to a level finer than the
@@ -1939,15 +1953,8 @@ START_TEST(test_planet_water)
     ck_assert_ok(strata_world_create(ctx, &o, &w));
     key_list parts[3] = {{0}}, whole = {0};
     strata_result *r;
-    ck_assert_ok(strata_result_create(ctx, &r));
-    for (uint64_t id = 0; id < strata_world_chunk_count(w); id++) {
-        strata_chunk_info ci;
-        ck_assert_ok(strata_world_chunk_info(w, id, &ci));
-        ck_assert_ok(strata_world_make_chunk(ctx, w, id, r));
-        keys_add_water(&parts[ci.depth], r);
-    }
+    water_by_depth(ctx, w, parts);
     ck_assert_uint_eq(parts[2].n, 20u * 256u); /* 16 of level 4 in each of 320 */
-    strata_result_destroy(r);
     whole_planet_water(ctx, 4, &whole);
     keys_equal(&whole, &parts[2], "the chunks' water against the whole mesh's");
     for (uint32_t k = 0; _i && k < 2; k++) {
@@ -1973,14 +1980,7 @@ START_TEST(test_planet_water)
         b.chunk_level = 3;
         ck_assert_ok(strata_world_create(ctx, &b, &w));
         key_list deep[4] = {{0}};
-        ck_assert_ok(strata_result_create(ctx, &r));
-        for (uint64_t id = 0; id < strata_world_chunk_count(w); id++) {
-            strata_chunk_info ci;
-            ck_assert_ok(strata_world_chunk_info(w, id, &ci));
-            ck_assert_ok(strata_world_make_chunk(ctx, w, id, r));
-            keys_add_water(&deep[ci.depth], r);
-        }
-        strata_result_destroy(r);
+        water_by_depth(ctx, w, deep);
         for (uint32_t k = 0; k < 4; k++) {
             whole.n = 0;
             whole_planet_water(ctx, k ? 4 : 3, &whole);
