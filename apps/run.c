@@ -655,20 +655,58 @@ static void pipeline_check(const job *o, strata_status st, const strata_pipeline
     check(st, option[rep->failed] ? option[rep->failed] : strata_stage_name(rep->failed));
 }
 
-/* --stats: key=value lines on stderr. */
-static void print_stats(const job *o, strata_ctx *ctx, const strata_mesh *m,
-                        const strata_result *r, const strata_props *props,
-                        const strata_pipeline_report *rep, const double made[2])
+/* The surface's making before the pipeline: build, then displace. */
+typedef struct made {
+    double seconds;
+    uint64_t faults, peak_rss; /* as strata_pipeline_report's */
+} made;
+
+/* Starts (end = 0) or ends the measure of one step of the making. */
+static void made_mark(made *d, int end)
 {
-    FILE *e = stderr;
-    double total = made[0] + made[1];
-    fprintf(e, "time.build=%.6f\ntime.displace=%.6f\n", made[0], made[1]);
+    struct rusage ru;
+    const uint64_t faults = getrusage(RUSAGE_SELF, &ru) == 0
+                                ? (uint64_t)ru.ru_minflt + (uint64_t)ru.ru_majflt
+                                : 0;
+    if (!end) {
+        d->seconds = now();
+        d->faults = faults;
+        return;
+    }
+    d->seconds = now() - d->seconds;
+    d->faults = faults - d->faults;
+    d->peak_rss = faults ? (uint64_t)ru.ru_maxrss * 1024u : 0;
+}
+
+/* --stats' time.*, faults.* and peak_rss_bytes.* of each step. */
+static void print_steps(FILE *e, const strata_pipeline_report *rep, const made mk[2])
+{
+    static const char *const name[2] = {"build", "displace"};
+    double total = 0;
+    for (int s = 0; s < 2; s++) {
+        fprintf(e, "time.%s=%.6f\nfaults.%s=%llu\npeak_rss_bytes.%s=%llu\n", name[s],
+                mk[s].seconds, name[s], (unsigned long long)mk[s].faults, name[s],
+                (unsigned long long)mk[s].peak_rss);
+        total += mk[s].seconds;
+    }
     for (int s = 0; s < STRATA_STAGE_COUNT_; s++)
         if (rep->ran & (1u << s)) {
-            fprintf(e, "time.%s=%.6f\n", strata_stage_name((strata_stage)s), rep->seconds[s]);
+            const char *n = strata_stage_name((strata_stage)s);
+            fprintf(e, "time.%s=%.6f\nfaults.%s=%llu\npeak_rss_bytes.%s=%llu\n", n,
+                    rep->seconds[s], n, (unsigned long long)rep->faults[s], n,
+                    (unsigned long long)rep->peak_rss[s]);
             total += rep->seconds[s];
         }
     fprintf(e, "time.total=%.6f\n", total);
+}
+
+/* --stats: key=value lines on stderr. */
+static void print_stats(const job *o, strata_ctx *ctx, const strata_mesh *m,
+                        const strata_result *r, const strata_props *props,
+                        const strata_pipeline_report *rep, const made mk[2])
+{
+    FILE *e = stderr;
+    print_steps(e, rep, mk);
     fprintf(e, "threads=%d\nisa=%s\n", strata_ctx_threads(ctx),
             strata_isa_name(strata_ctx_isa(ctx)));
     strata_result_view v;
@@ -770,17 +808,19 @@ static int run(job *o)
     check_interrupt(); /* a Ctrl-C while the context was made */
     progress_start(ctx, o->quiet);
 
-    double made[2], t0 = now(), extent = 1;
+    made mk[2];
+    double extent = 1;
+    made_mark(&mk[0], 0);
     strata_mesh *m = build(ctx, o, &extent);
     check_interrupt();
-    made[0] = now() - t0;
-    t0 = now();
+    made_mark(&mk[0], 1);
+    made_mark(&mk[1], 0);
     /* noise: always on planets and shapes; on heightmaps only when a noise
      * option is given; on templates by default (their detail) */
     if (o->kind != JOB_SLICE && (o->kind == JOB_PLANET || !o->heightmap || o->noise_given))
         displace(ctx, o, m, job_noise_extent(o, extent));
     check_interrupt();
-    made[1] = now() - t0;
+    made_mark(&mk[1], 1);
 
     keep k = {0};
     strata_pipeline_options po;
@@ -791,7 +831,7 @@ static int run(job *o)
     pipeline_check(o, strata_pipeline_run(ctx, m, &po, &r, &props, &rep), &rep);
     progress_clear();
     if (o->stats)
-        print_stats(o, ctx, m, r, props, &rep, made);
+        print_stats(o, ctx, m, r, props, &rep, mk);
     if (!o->quiet)
         print_written(o, r, props);
     interrupt_watch(NULL);

@@ -2093,6 +2093,14 @@ typedef struct strata_pipeline_report {
     strata_optimize_stats optimize;
     double fit_factor;                   /* 1 without fit_size */
     float solid_depth;                   /* the depth used */
+    /* Memory, stage by stage (strata_pipeline_run only: zeros from a
+     * world's tiles, whose threads share one process): the page faults
+     * the whole process took during the stage (minor + major; on a
+     * virtual machine each first touch of fresh memory is one, and dear),
+     * and the process's peak resident set at the stage's end, in bytes
+     * (getrusage; zeros where it fails). */
+    uint64_t faults[STRATA_STAGE_COUNT_];
+    uint64_t peak_rss[STRATA_STAGE_COUNT_];
 } strata_pipeline_report;
 
 /* Run every stage opt asks for on m: slice it into *out (owned by the

@@ -236,8 +236,20 @@ START_TEST(test_same_as_stages)
                          (1u << STRATA_STAGE_PROPS);
     ck_assert_uint_eq(rep.ran, ran);
     ck_assert_uint_eq(rep.nlevels, 5);
-    for (int s = 0; s < STRATA_STAGE_COUNT_; s++)
+    uint64_t peak = 0;
+    for (int s = 0; s < STRATA_STAGE_COUNT_; s++) {
         ck_assert(rep.seconds[s] >= 0.0);
+        /* memory: the process's peak at each stage's end, never lower
+         * than an earlier stage's; nothing for a stage not run */
+        if (!(ran & (1u << s))) {
+            ck_assert_uint_eq(rep.faults[s], 0);
+            ck_assert_uint_eq(rep.peak_rss[s], 0);
+            continue;
+        }
+        ck_assert_uint_ge(rep.peak_rss[s], peak);
+        peak = rep.peak_rss[s];
+    }
+    ck_assert_uint_gt(peak, 1u << 20);
 
     const float with_sea[] = {-0.4f, -0.1f, 0.0f, 0.2f, 0.45f};
     strata_slice_options so;

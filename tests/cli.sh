@@ -456,6 +456,14 @@ check "--stats has time.slice" 'grep -q "^time\.slice=[0-9]" err'
 check "--stats has per-terrace figures" 'grep -q "^terrace\.15\.roof_triangles=[0-9]" err'
 check "--stats has the arenas" 'grep -q "^arena\.bytes_used=[1-9][0-9]*\$" err && grep -q "^arena\.count=[1-9]" err'
 check "--stats lines are key=value" '[ -z "$(grep -v "^[a-z0-9_.]*=" err | grep -v "^strata: wrote ")" ]'
+# page faults and peak RSS of each step: the build of a fresh surface
+# faults, and the peaks, read in the steps' order, never go down
+succeeds "--stats memory" planet --level 7 --water --sea-level 0 --stats -o mem.ply
+check "--stats has faults and peak RSS per step" \
+    'grep -q "^faults\.build=[1-9]" err && grep -q "^faults\.slice=[0-9]" err &&
+     grep -q "^faults\.water=[0-9]" err && [ "$(grep -c "^peak_rss_bytes\." err)" = "$(grep "^time\." err | grep -vc "^time\.total=")" ]'
+check "--stats peak RSS never goes down from step to step" \
+    'grep "^peak_rss_bytes\." err | cut -d= -f2 | awk "\$1 < 1e6 || \$1 < p { bad = 1 } { p = \$1 } END { exit bad }"'
 
 # ------------------------------------------------------------ --optimize
 run info

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static const char *const stage_names[STRATA_STAGE_COUNT_] = {
@@ -47,6 +48,7 @@ typedef struct job {
     strata_result *r;
     strata_loops *loops; /* the slice's loops, for the file and the coasts */
     strata_props *props;
+    int measure; /* record each stage's page faults and peak RSS */
 } job;
 
 static double now(void)
@@ -54,6 +56,19 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The process's page faults so far (minor + major) and its peak resident
+ * set in bytes; zeros where getrusage fails. */
+static void usage_now(uint64_t *faults, uint64_t *peak)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) {
+        *faults = *peak = 0;
+        return;
+    }
+    *faults = (uint64_t)ru.ru_minflt + (uint64_t)ru.ru_majflt;
+    *peak = (uint64_t)ru.ru_maxrss * 1024u; /* Linux: KiB */
 }
 
 static strata_status levels(job *j)
@@ -258,12 +273,20 @@ static strata_status run_stages(job *j, strata_stage first, strata_stage last)
     for (int s = first; s <= (int)last && st == STRATA_OK; s++) {
         if (!asked(j->o, (strata_stage)s))
             continue;
+        uint64_t f0 = 0, f1 = 0, peak = 0;
+        if (j->measure)
+            usage_now(&f0, &peak);
         const double t0 = now();
         j->rep->failed = (strata_stage)s;
         st = stages[s](j);
         if (st == STRATA_OK && strata__cancelled(j->ctx))
             st = STRATA_ERR_CANCELLED;
         j->rep->seconds[s] += now() - t0;
+        if (j->measure) {
+            usage_now(&f1, &peak);
+            j->rep->faults[s] += f1 - f0;
+            j->rep->peak_rss[s] = peak;
+        }
         j->rep->ran |= 1u << s;
     }
     return st;
@@ -288,7 +311,7 @@ strata_status strata_pipeline_run(strata_ctx *ctx, const strata_mesh *m,
         return STRATA_ERR_INVALID_ARG;
     if ((o->water || o->shoreline > 0) && !o->terraces.sea)
         return STRATA_ERR_INVALID_ARG;
-    job j = {.ctx = ctx, .m = m, .o = o, .rep = rep};
+    job j = {.ctx = ctx, .m = m, .o = o, .rep = rep, .measure = 1};
     const strata_status st = run_stages(&j, STRATA_STAGE_LEVELS, STRATA_STAGE_PREVIEW);
     rep->nlevels = j.nlevels;
     free(j.levels);
