@@ -388,6 +388,8 @@ const cli_command *cli_parse(const cli_program *p, struct job *job, int argc, ch
         usage_error("unknown option '%s' before the command (see '%s --help')", name, p->name);
     if (!g.cmd)
         usage_error("unknown command '%s' (see '%s --help')", name, p->name);
+    if (g.cmd->main)
+        return g.cmd;
 
     g.given = calloc(p->noptions, sizeof *g.given);
     g.order = calloc(p->noptions, sizeof *g.order);

@@ -90,6 +90,9 @@ typedef struct cli_command {
     const char **operand_target;
     void (*check)(struct job *); /* checks no table entry can express */
     int (*run)(struct job *);
+    /* A command that parses its own arguments (strata bench): called with
+     * argv from the command's name, instead of the option table. */
+    int (*main)(int argc, char **argv);
 } cli_command;
 
 typedef struct cli_program {

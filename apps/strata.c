@@ -18,6 +18,7 @@
 #include "config.h"
 #endif
 
+#include "bench.h"
 #include "cli.h"
 #include "fail.h"
 #include "run.h"
@@ -398,7 +399,13 @@ static const char *check_loops(const char *s)
 static job g_job; /* what the command line asks for */
 
 /* The commands, in the order of 'strata --help'. */
-enum { CMD_PLANET, CMD_TERRAIN, CMD_SLICE, CMD_TILESET, CMD_VIEW, CMD_INFO, CMD_CONTOURS };
+/* strata bench: apps/bench.c, with its own arguments. */
+static int bench_command(int argc, char **argv)
+{
+    return bench_main(argc, argv, 1);
+}
+
+enum { CMD_PLANET, CMD_TERRAIN, CMD_SLICE, CMD_TILESET, CMD_VIEW, CMD_INFO, CMD_CONTOURS, CMD_BENCH };
 /* Their bits, for cli_option.commands. */
 #define PLANET (1u << CMD_PLANET)
 #define TERRAIN (1u << CMD_TERRAIN)
@@ -497,6 +504,11 @@ static const cli_command commands[] = {
         .operand_target = &g_job.input,
         .check = check_contours,
         .run = run_contours,
+    },
+    [CMD_BENCH] = {
+        .name = "bench",
+        .summary = "measure this machine: each stage's throughput, scaling, memory",
+        .main = bench_command,
     },
 };
 
@@ -954,6 +966,8 @@ int main(int argc, char **argv)
         .groups = groups,
     };
     const cli_command *cmd = cli_parse(&program, &g_job, argc, argv);
+    if (cmd->main)
+        return cmd->main(argc - 1, argv + 1);
     /* STRATA_SIMD is read by the library; check its spelling here so that
      * a typo is a usage error like a bad --simd, which replaces it. */
     const char *env = getenv("STRATA_SIMD");
