@@ -99,14 +99,8 @@ typedef struct {
  * groups H_j (the nx edges along x of vertex row j), V_j (the w edges
  * along z of cell row j), D_j (its nx diagonals) in the order H_0, V_0,
  * D_0, H_1, ..., then the edges along the group), so that a plane's
- * crossings lie together: tracing a plane stays in its own stretch. */
-static inline uint32_t span(const grid_job *g, uint32_t a, uint32_t b)
-{
-    const uint32_t p = g->band[a], q = g->band[b];
-    return p < q ? q - p : p - q;
-}
-
-/* The ids of a group's crossings: edge i's, plane by plane upwards, are
+ * crossings lie together: tracing a plane stays in its own stretch.
+ * The ids of a group's crossings: edge i's, plane by plane upwards, are
  * ids[at[i]] .. */
 typedef struct {
     uint32_t *at; /* per edge (w) */
