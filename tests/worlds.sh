@@ -495,6 +495,7 @@ for k in 1 2; do "$STRATA" $SH --shard $k/2 -o shsh || bad "shoreline shard $k/2
 STRATA_SIMD=scalar "$STRATA" $SH -o shsc && same "--shoreline: scalar kernels" sh1 shsc
 n=$(grep -l '"name":"shoreline"' sh1/tiles/*/*.glb | wc -l)
 check "--shoreline: ribbons in $n of 9 terrain tiles" '[ "$n" -ge 5 ]'
+check "--shoreline: recorded in world.json" 'grep -q "\"shoreline\":0.5" sh1/world.json'
 fails 1 "another world" "--resume of a world without a shoreline into one with it" \
     terrain --cells 96 --tile-cells 32 --terraces 8 --sea-level 0 --water --quiet --resume -o sh1
 if [ -n "$module" ]; then

@@ -413,10 +413,13 @@ static strata_status chunk_coasts(strata_ctx *ctx, const strata_world *w, strata
                                   strata_loops **made, strata_loops **wide,
                                   strata_tile_coasts *c)
 {
+    uint32_t sea = 0; /* the sea's plane: the only loops read */
+    while (sea < w->nlevels && w->levels[sea] != w->stages.terraces.sea_level)
+        sea++;
     strata_status st = STRATA_OK;
     if (!own) {
         st = w->normals ? strata_loops_from_mesh(ctx, s->mesh, w->levels, w->nlevels, made)
-                        : strata_loops_from_result(ctx, r, made);
+                        : strata__loops_from_result_plane(ctx, r, sea, made);
         own = *made;
     }
     c->own = own;
@@ -443,7 +446,7 @@ static strata_status chunk_coasts(strata_ctx *ctx, const strata_world *w, strata
         st = strata_slice_into(ctx, m, &so, s->wide);
     m->ghost_verts = gv, m->ghost_edges = ge, m->ghost_tris = gt;
     if (st == STRATA_OK)
-        st = strata_loops_from_result(ctx, s->wide, wide);
+        st = strata__loops_from_result_plane(ctx, s->wide, sea, wide);
     c->ext = *wide;
     return st;
 }
