@@ -22,6 +22,7 @@
  *    complete tiles, corrupt or foreign tiles and manifests are refused.
  *  - Shards partition the chunks; chunks_near covers every chunk a ball
  *    reaches; edits re-made on the chunks near them equal a whole re-make.
+ *  - Water, props and shorelines per tile against the whole mesh's.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -2023,11 +2024,44 @@ static int cmp_coast(const void *a, const void *b)
     return c ? c : (x->tile > y->tile) - (x->tile < y->tile);
 }
 
+/* U along each piece of v's ribbons (a run of segments whose quads
+ * share their pairs) against its length over width: forwards, and off
+ * by at most half a repeat (under one repeat for a piece under half of
+ * one); returns the pieces. */
+static size_t u_along(const strata_result_view *v, float width, const char *what)
+{
+    const uint32_t *ix = v->indices + v->shore_first;
+    const uint64_t nseg = v->shore_count / 6;
+    size_t pieces = 0;
+    for (uint64_t s = 0; s < nseg;) {
+        const uint32_t first = ix[6 * s];
+        double len = 0;
+        uint64_t e = s;
+        for (;; e++) {
+            const uint32_t c1 = ix[6 * e], c0 = ix[6 * e + 1];
+            const double d[3] = {(double)v->x[c0] - v->x[c1], (double)v->y[c0] - v->y[c1],
+                                 (double)v->z[c0] - v->z[c1]};
+            len += sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            if (e + 1 == nseg || ix[6 * (e + 1)] != c0)
+                break;
+        }
+        const uint32_t last = ix[6 * e + 1];
+        const double du = (double)v->uv[2 * (last - v->uv_first)] - v->uv[2 * (first - v->uv_first)];
+        len /= width;
+        const double tol = 1e-5 * (1 + len);
+        require(du >= -tol && (fabs(du - len) <= 0.5 + tol || (len < 0.5 && du < 1 + tol)),
+                "%s: a piece %.6g repeats long has U running %.6g", what, len, du);
+        pieces++;
+        s = e + 1;
+    }
+    return pieces;
+}
+
 /* Every tile of w (made with 2 threads and again with 1: the same
  * bytes): its shoreline triangles into parts, its coast vertices (V 0)
- * into *pts. */
+ * into *pts; U along its pieces (u_along). */
 static void tile_shores(strata_ctx *ctx, strata_ctx *one, const strata_world *w, key_list *parts,
-                        coast_pt **pts, size_t *npts)
+                        coast_pt **pts, size_t *npts, float width)
 {
     strata_result *r, *q;
     ck_assert_ok(strata_result_create(ctx, &r));
@@ -2044,6 +2078,7 @@ static void tile_shores(strata_ctx *ctx, strata_ctx *one, const strata_world *w,
         strata_result_view v;
         strata_result_get_view(r, &v);
         keys_add_range(parts, &v, v.shore_first, v.shore_count, UINT32_MAX, 3);
+        u_along(&v, width, what);
         for (uint32_t i = 0; i < v.nuv; i += 2) { /* pairs: coast, outer */
             const uint32_t c = v.uv_first + i;
             require(v.uv[2 * i + 1] == 0.0f && v.uv[2 * i + 3] == 1.0f &&
@@ -2086,7 +2121,8 @@ static size_t u_continuous(coast_pt *pts, size_t n, const char *what)
 }
 
 /* The union of the tiles' shoreline triangles against the whole mesh's
- * (the same corners, bit for bit), and U continuous across borders. */
+ * (the same corners, bit for bit), U continuous across borders and
+ * running with the length along each piece. */
 static void expect_shore_union(strata_ctx *ctx, const strata_world *w, const strata_mesh *m,
                                const strata_pipeline_options *po, const char *what)
 {
@@ -2097,10 +2133,11 @@ static void expect_shore_union(strata_ctx *ctx, const strata_world *w, const str
     strata_result_get_view(r, &v);
     key_list whole = {0}, parts = {0};
     keys_add_range(&whole, &v, v.shore_first, v.shore_count, UINT32_MAX, 3);
+    ck_assert_uint_gt(u_along(&v, po->shoreline, "the whole mesh"), 10);
     strata_result_destroy(r);
     coast_pt *pts;
     size_t npts;
-    tile_shores(ctx, one, w, &parts, &pts, &npts);
+    tile_shores(ctx, one, w, &parts, &pts, &npts, po->shoreline);
     ck_assert_msg(whole.n > 200, "%s: only %zu shoreline triangles", what, whole.n);
     keys_equal(&whole, &parts, what);
     const size_t crossings = u_continuous(pts, npts, what);
@@ -2114,9 +2151,12 @@ static void expect_shore_union(strata_ctx *ctx, const strata_world *w, const str
 /* Shorelines per tile (strata_world_options.shoreline): a noise planet
  * at chunk levels 1 and 2, a noise terrain in tiles of 16 and 7 cells
  * (the ribbons reach the grid's border): the union of the tiles'
- * ribbons is the whole mesh's, the tiles are the same for 1 and 2
- * threads, U is continuous at every border crossing; the width is in
- * the fingerprint; refused without a sea level, or not finite. */
+ * ribbons is the whole mesh's, triangle for triangle (positions bit for
+ * bit; without the coast past the border they differ), the tiles are
+ * the same for 1 and 2 threads, U differs by exactly a whole number at
+ * every border crossing and runs with the length along each piece
+ * (within half a repeat); the width is in the fingerprint; refused
+ * without a sea level, or not finite. */
 START_TEST(test_shoreline)
 {
     strata_ctx *ctx = ctx_new(2);
