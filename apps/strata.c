@@ -242,7 +242,7 @@ static void check_world_output(job *j, bool world, const char *world_opt)
         usage_error("--loops %s: a world's loops are GeoJSON (.geojson or .json): each leaf "
                     "tile's beside it, joined into FILE",
                     v);
-    static const char *const mesh_only[] = {"print-size", "shoreline", NULL};
+    static const char *const mesh_only[] = {"print-size", NULL};
     for (int i = 0; mesh_only[i]; i++)
         if ((v = cli_given(mesh_only[i])))
             usage_error("--%s: not available for worlds (%s); make the mesh without it",
@@ -701,7 +701,8 @@ static const cli_option options[] = {
      .help = "add a ribbon W wide along every coast of the sea-level plane, on the water side, "
              "flat at the sea level (planets: on the sphere R + H), a primitive and material of "
              "its own with TEXCOORD_0: U the length along the coast over W, V 0 at the coast "
-             "and 1 outside",
+             "and 1 outside; in a world each tile's piece, U the same up to a whole number "
+             "where a coast crosses a tile border",
      .needs = "sea-level", .commands = TERRAIN | PLANET, .group = G_TERRACE},
     {.name = "walls", .kind = CLI_CHOICE, .arg = "WHERE", .target = &g_job.walls,
      .choices = walls, .def = "upper", .commands = WRITERS, .group = G_TERRACE},

@@ -2241,6 +2241,22 @@ typedef struct strata_world_options {
     int water;
     uint32_t water_level;
     const strata_props_options *props;
+    /* > 0: a shoreline this wide (needs sea; 0: none): each tile's piece
+     * of the ribbons strata_result_add_shoreline lays along the coasts
+     * at sea_level, after its water, from the tile's loops (every depth
+     * with lod: a coarser tile's from its own coasts).  Cut where a coast
+     * crosses the tile's border; there the tile also reads the coast two
+     * points beyond (its mesh's context ring sliced again: one more slice
+     * a tile), so the union of the leaves' ribbons is the whole mesh's,
+     * position for position (docs/DESIGN.md, "Worlds", says where it
+     * may not be).  U is not the whole mesh's: at a border crossing it
+     * is a value made from the point alone, so both tiles have the same
+     * U there up to a whole number (no jump with a repeating texture),
+     * and runs by length over width from it, scaled by at most half a
+     * repeat over a piece that crosses twice; pieces that cross no
+     * border and closed loops have the whole mesh's U.  Part of the
+     * fingerprint. */
+    float shoreline;
     /* Per leaf tile (coarser lod tiles have none): the contour loops of
      * the tile's slice as made (strata_loops_from_result; with normals
      * strata_loops_from_mesh), polylines cut where they leave the tile,

@@ -22,6 +22,7 @@
  *    complete tiles, corrupt or foreign tiles and manifests are refused.
  *  - Shards partition the chunks; chunks_near covers every chunk a ball
  *    reaches; edits re-made on the chunks near them equal a whole re-make.
+ *  - Water, props and shorelines per tile against the whole mesh's.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -2007,6 +2008,235 @@ START_TEST(test_planet_water)
 }
 END_TEST
 
+/* ------------------------------------------------------------ shorelines */
+
+/* A coast vertex of a tile's ribbon: its position bits and U. */
+typedef struct {
+    uint32_t p[3];
+    float u;
+    uint32_t tile;
+} coast_pt;
+
+static int cmp_coast(const void *a, const void *b)
+{
+    const coast_pt *x = a, *y = b;
+    const int c = memcmp(x->p, y->p, sizeof x->p);
+    return c ? c : (x->tile > y->tile) - (x->tile < y->tile);
+}
+
+/* U along each piece of v's ribbons (a run of segments whose quads
+ * share their pairs) against its length over width: forwards, and off
+ * by at most half a repeat (under one repeat for a piece under half of
+ * one); returns the pieces. */
+static size_t u_along(const strata_result_view *v, float width, const char *what)
+{
+    const uint32_t *ix = v->indices + v->shore_first;
+    const uint64_t nseg = v->shore_count / 6;
+    size_t pieces = 0;
+    for (uint64_t s = 0; s < nseg;) {
+        const uint32_t first = ix[6 * s];
+        double len = 0;
+        uint64_t e = s;
+        for (;; e++) {
+            const uint32_t c1 = ix[6 * e], c0 = ix[6 * e + 1];
+            const double d[3] = {(double)v->x[c0] - v->x[c1], (double)v->y[c0] - v->y[c1],
+                                 (double)v->z[c0] - v->z[c1]};
+            len += sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            if (e + 1 == nseg || ix[6 * (e + 1)] != c0)
+                break;
+        }
+        const uint32_t last = ix[6 * e + 1];
+        const double du = (double)v->uv[2 * (last - v->uv_first)] - v->uv[2 * (first - v->uv_first)];
+        len /= width;
+        const double tol = 1e-5 * (1 + len);
+        require(du >= -tol && (fabs(du - len) <= 0.5 + tol || (len < 0.5 && du < 1 + tol)),
+                "%s: a piece %.6g repeats long has U running %.6g", what, len, du);
+        pieces++;
+        s = e + 1;
+    }
+    return pieces;
+}
+
+/* Every tile of w (made with 2 threads and again with 1: the same
+ * bytes): its shoreline triangles into parts, its coast vertices (V 0)
+ * into *pts; U along its pieces (u_along). */
+static void tile_shores(strata_ctx *ctx, strata_ctx *one, const strata_world *w, key_list *parts,
+                        coast_pt **pts, size_t *npts, float width)
+{
+    strata_result *r, *q;
+    ck_assert_ok(strata_result_create(ctx, &r));
+    ck_assert_ok(strata_result_create(one, &q));
+    size_t cap = 0;
+    *pts = NULL;
+    *npts = 0;
+    for (uint64_t id = 0; id < strata_world_chunk_count(w); id++) {
+        char what[48];
+        snprintf(what, sizeof what, "shoreline tile %llu", (unsigned long long)id);
+        ck_assert_ok(strata_world_make_chunk(ctx, w, id, r));
+        ck_assert_ok(strata_world_make_chunk(one, w, id, q));
+        same_result(r, q, what);
+        strata_result_view v;
+        strata_result_get_view(r, &v);
+        keys_add_range(parts, &v, v.shore_first, v.shore_count, UINT32_MAX, 3);
+        u_along(&v, width, what);
+        for (uint32_t i = 0; i < v.nuv; i += 2) { /* pairs: coast, outer */
+            const uint32_t c = v.uv_first + i;
+            require(v.uv[2 * i + 1] == 0.0f && v.uv[2 * i + 3] == 1.0f &&
+                        v.uv[2 * i] == v.uv[2 * i + 2],
+                    "%s: pair %u's V or U", what, i / 2);
+            if (*npts == cap) {
+                cap = cap ? 2 * cap : 4096;
+                *pts = realloc(*pts, cap * sizeof **pts);
+                ck_assert_ptr_nonnull(*pts);
+            }
+            coast_pt *pt = &(*pts)[(*npts)++];
+            memcpy(&pt->p[0], &v.x[c], 4);
+            memcpy(&pt->p[1], &v.y[c], 4);
+            memcpy(&pt->p[2], &v.z[c], 4);
+            pt->u = v.uv[2 * i];
+            pt->tile = (uint32_t)id;
+        }
+    }
+    strata_result_destroy(r);
+    strata_result_destroy(q);
+}
+
+/* Where a coast point is in two tiles (a border crossing), U differs by
+ * a whole number, exactly (tolerance 0: U there is a multiple of 1/256
+ * plus a whole number, exact in float below 2^16); returns the
+ * crossings. */
+static size_t u_continuous(coast_pt *pts, size_t n, const char *what)
+{
+    qsort(pts, n, sizeof *pts, cmp_coast);
+    size_t crossings = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (memcmp(pts[i].p, pts[i + 1].p, sizeof pts[i].p) || pts[i].tile == pts[i + 1].tile)
+            continue;
+        const double d = (double)pts[i + 1].u - pts[i].u;
+        require(d == nearbyint(d), "%s: U %.9g and %.9g at a border point of tiles %u and %u",
+                what, (double)pts[i].u, (double)pts[i + 1].u, pts[i].tile, pts[i + 1].tile);
+        crossings++;
+    }
+    return crossings;
+}
+
+/* The union of the tiles' shoreline triangles against the whole mesh's
+ * (the same corners, bit for bit), U continuous across borders and
+ * running with the length along each piece. */
+static void expect_shore_union(strata_ctx *ctx, const strata_world *w, const strata_mesh *m,
+                               const strata_pipeline_options *po, const char *what)
+{
+    strata_ctx *one = ctx_new(1);
+    strata_result *r;
+    ck_assert_ok(strata_pipeline_run(ctx, m, po, &r, NULL, NULL));
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    key_list whole = {0}, parts = {0};
+    keys_add_range(&whole, &v, v.shore_first, v.shore_count, UINT32_MAX, 3);
+    ck_assert_uint_gt(u_along(&v, po->shoreline, "the whole mesh"), 10);
+    strata_result_destroy(r);
+    coast_pt *pts;
+    size_t npts;
+    tile_shores(ctx, one, w, &parts, &pts, &npts, po->shoreline);
+    ck_assert_msg(whole.n > 200, "%s: only %zu shoreline triangles", what, whole.n);
+    keys_equal(&whole, &parts, what);
+    const size_t crossings = u_continuous(pts, npts, what);
+    ck_assert_msg(crossings > 10, "%s: only %zu border crossings", what, crossings);
+    free(pts);
+    free(whole.k);
+    free(parts.k);
+    strata_ctx_destroy(one);
+}
+
+/* Shorelines per tile (strata_world_options.shoreline): a noise planet
+ * at chunk levels 1 and 2, a noise terrain in tiles of 16 and 7 cells
+ * (the ribbons reach the grid's border): the union of the tiles'
+ * ribbons is the whole mesh's, triangle for triangle (positions bit for
+ * bit; without the coast past the border they differ), the tiles are
+ * the same for 1 and 2 threads, U differs by exactly a whole number at
+ * every border crossing and runs with the length along each piece
+ * (within half a repeat); the width is in the fingerprint; refused
+ * without a sea level, or not finite. */
+START_TEST(test_shoreline)
+{
+    strata_ctx *ctx = ctx_new(2);
+    strata_world_options o;
+    strata_pipeline_options po;
+    strata_world *w;
+    strata_mesh *m;
+    char what[64];
+    strata_pipeline_defaults(&po);
+    po.terraces.count = 10;
+    po.terraces.sea = 1;
+    po.terraces.sea_level = 0.02f;
+    po.water = 1;
+    po.shoreline = 0.03f;
+    ck_assert_ok(strata_shape_icosphere(ctx, 5, 1.0f, &m));
+    ck_assert_ok(strata_displace_radial(ctx, m, planet_noise(), NULL));
+    for (int C = 1; C <= 2; C++) {
+        strata_world_defaults(&o);
+        o.level = 5;
+        o.chunk_level = C;
+        o.noise = planet_noise();
+        o.terraces = 10;
+        o.sea = 1;
+        o.sea_level = 0.02f;
+        o.water = 1;
+        o.water_level = 5;
+        o.shoreline = 0.03f;
+        po.water_sphere_level = 5;
+        ck_assert_ok(strata_world_create(ctx, &o, &w));
+        snprintf(what, sizeof what, "planet shoreline C%d", C);
+        expect_shore_union(ctx, w, m, &po, what);
+        const uint64_t fp = strata_world_fingerprint(w);
+        strata_world_destroy(w);
+        o.shoreline = 0.04f;
+        ck_assert_ok(strata_world_create(ctx, &o, &w));
+        ck_assert_uint_ne(strata_world_fingerprint(w), fp);
+        strata_world_destroy(w);
+    }
+    strata_mesh_destroy(m);
+
+    strata_fbm f;
+    strata_fbm_defaults(&f);
+    f.frequency = 0.35f;
+    f.amplitude = 0.5f;
+    f.seed = 11;
+    ck_assert_ok(strata_shape_grid(ctx, 48, 40, 0.25f, &m));
+    ck_assert_ok(strata_displace_flat(ctx, m, &f, NULL));
+    po.terraces.count = 8;
+    po.terraces.sea_level = 0.0f;
+    po.shoreline = 0.4f;
+    for (int t = 0; t < 2; t++) {
+        strata_world_defaults(&o);
+        o.kind = STRATA_WORLD_TERRAIN;
+        o.cells_x = 48;
+        o.cells_z = 40;
+        o.cell_size = 0.25f;
+        o.tile_cells = t ? 7 : 16;
+        o.noise = &f;
+        o.terraces = 8;
+        o.sea = 1;
+        o.sea_level = 0.0f;
+        o.water = 1;
+        o.shoreline = 0.4f;
+        ck_assert_ok(strata_world_create(ctx, &o, &w));
+        snprintf(what, sizeof what, "terrain shoreline, tiles of %u", o.tile_cells);
+        expect_shore_union(ctx, w, m, &po, what);
+        strata_world_destroy(w);
+    }
+    strata_mesh_destroy(m);
+    o.sea = 0;
+    ck_assert_status(strata_world_create(ctx, &o, &w), STRATA_ERR_INVALID_ARG);
+    o.sea = 1;
+    o.shoreline = NAN;
+    ck_assert_status(strata_world_create(ctx, &o, &w), STRATA_ERR_INVALID_ARG);
+    o.shoreline = -1.0f;
+    ck_assert_status(strata_world_create(ctx, &o, &w), STRATA_ERR_INVALID_ARG);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 /* Leaves: --lod without skirts changes nothing (results, fingerprint,
  * tile bytes); with skirts, the same vertices and triangles come first. */
 START_TEST(test_lod_leaves)
@@ -2464,6 +2694,7 @@ int main(void)
     tcase_add_test(tc, test_simplified_chunks);
     tcase_add_test(tc, test_water_and_props);
     tcase_add_loop_test(tc, test_planet_water, 0, 2);
+    tcase_add_test(tc, test_shoreline);
     tcase_add_test(tc, test_loops);
     tcase_add_test(tc, test_directories);
     tcase_add_loop_test(tc, test_preview_canvas, 0, 2);

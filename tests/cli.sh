@@ -398,6 +398,11 @@ fails 2 "--sea-level" "--shoreline without --sea-level" terrain --shoreline 1 -o
 fails 2 "--shoreline 0" "--shoreline 0" terrain --sea-level 0 --shoreline 0 -o s.ply
 fails 2 "0 < W" "--shoreline -1" planet --sea-level 0 --shoreline -1 -o s.ply
 fails 2 "--shoreline" "--shoreline on slice" slice flat.ply --shoreline 1 -o s.ply
+# worlds take it (tests/worlds.sh, check_world): each tile its piece
+succeeds "--shoreline in a terrain world" terrain --cells 16 --tile-cells 8 --sea-level 0 --water --shoreline 0.2 --quiet -o shw
+check "--shoreline in a terrain world: a shoreline primitive in a tile" 'grep -l "\"name\":\"shoreline\"" shw/tiles/*/*.glb >/dev/null'
+fails 2 "--sea-level" "--shoreline in a world without --sea-level" terrain --cells 16 --tile-cells 8 --shoreline 0.2 -o shw2
+fails 2 "0 < W" "--shoreline 0 in a planet world" planet --level 3 --chunk-level 1 --sea-level 0 --shoreline 0 -o shw3
 if "$STRATA" info | grep -q '^meshoptimizer: yes'; then
     for t in 1 2 3; do
         OMP_NUM_THREADS=$t run planet --level 4 --sea-level 0 --water --shoreline 0.05 --props 300 --compress --quiet -o "shorec-$t.glb"

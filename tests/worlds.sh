@@ -481,6 +481,57 @@ done
 check "planet world --lod: water in all $n tiles (320 + 80 + 20)" '[ "$n" -eq 420 ] && [ "$w" -eq 420 ]'
 succeeds "planet world --water --lod: tileset --verify" tileset --verify pl1
 
+# ------------------------------------------------------------ shorelines
+# --shoreline W: each tile's piece of the ribbons along the coasts
+# (check_world compares their union with the whole mesh's and U at every
+# border crossing): the same bytes for any thread count, shard and ISA,
+# and resumed after SIGKILL; a shoreline primitive in the tiles with a
+# coast, glTF-Validator clean; with --lod every depth has its own.
+SH="terrain --cells 96 --tile-cells 32 --terraces 8 --sea-level 0 --water --shoreline 0.5 --quiet"
+run $SH --threads 1 -o sh1 && run $SH --threads 3 -o sh3
+same "--shoreline: 1 and 3 threads" sh1 sh3
+for k in 1 2; do "$STRATA" $SH --shard $k/2 -o shsh || bad "shoreline shard $k/2"; done
+"$STRATA" tileset shsh --quiet && same "--shoreline: 2 shards" sh1 shsh
+STRATA_SIMD=scalar "$STRATA" $SH -o shsc && same "--shoreline: scalar kernels" sh1 shsc
+n=$(grep -l '"name":"shoreline"' sh1/tiles/*/*.glb | wc -l)
+check "--shoreline: ribbons in $n of 9 terrain tiles" '[ "$n" -ge 5 ]'
+check "--shoreline: recorded in world.json" 'grep -q "\"shoreline\":0.5" sh1/world.json'
+fails 1 "another world" "--resume of a world without a shoreline into one with it" \
+    terrain --cells 96 --tile-cells 32 --terraces 8 --sea-level 0 --water --quiet --resume -o sh1
+if [ -n "$module" ]; then
+    node "$SRCDIR/tests/gltf-validate.mjs" "$module" sh1/tiles/*/*.glb >val.out 2>&1 &&
+        ok || bad "--shoreline tile: glTF-Validator: $(cat val.out)"
+fi
+PS="planet --level 7 --chunk-level 3 --terraces 10 --sea-level 0.01 --water --shoreline 0.01 --quiet"
+run $PS --threads 1 -o ps1 && run $PS --threads 2 -o ps2
+same "planet world --shoreline: 1 and 2 threads" ps1 ps2
+STRATA_SIMD=scalar "$STRATA" $PS -o pssc && same "planet world --shoreline: scalar kernels" ps1 pssc
+for k in 1 2 3; do "$STRATA" $PS --shard $k/3 -o pssh || bad "planet shoreline shard $k/3"; done
+"$STRATA" tileset pssh --quiet && same "planet world --shoreline: 3 shards" ps1 pssh
+n=$(grep -l '"name":"shoreline"' ps1/tiles/*/*.glb | wc -l)
+check "planet world --shoreline: ribbons in $n of 1280 tiles" '[ "$n" -ge 200 ]'
+PS="planet --level 8 --chunk-level 4 --terraces 10 --sea-level 0.01 --water --shoreline 0.01 --quiet"
+"$STRATA" $PS -o psfull || bad "planet world --shoreline, level 8"
+"$STRATA" $PS -o pskill &
+pid=$!
+sleep 1
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+n=$(find pskill/tiles -name '*.glb' 2>/dev/null | wc -l)
+"$STRATA" $PS --resume -o pskill 2>err || bad "--shoreline: resume after SIGKILL: $(cat err)"
+same "planet world --shoreline: resumed after SIGKILL ($n tiles survived)" psfull pskill
+PSL="planet --level 6 --chunk-level 2 --terraces 10 --sea-level 0.01 --water --shoreline 0.02 --lod --quiet"
+run $PSL --threads 1 -o psl1 && run $PSL --threads 3 -o psl3
+same "planet world --shoreline --lod: 1 and 3 threads" psl1 psl3
+n=0 w=0
+for t in psl1/tiles/*/*.glb; do
+    n=$((n + 1))
+    grep -q '"name":"shoreline"' "$t" && w=$((w + 1))
+done
+check "planet world --shoreline --lod: ribbons in $w of $n tiles, coarser ones too" \
+    '[ "$n" -eq 420 ] && [ "$(grep -l "\"name\":\"shoreline\"" psl1/tiles/0/*.glb | wc -l)" -ge 1 ] && [ "$w" -ge 100 ]'
+succeeds "planet world --shoreline --lod: tileset --verify" tileset --verify psl1
+
 # ------------------------------------------------------------ loops
 # --loops FILE: each leaf tile's loops beside it, joined into FILE: the
 # whole mesh's loops, segment for segment (bits of the decimals), as many

@@ -440,7 +440,7 @@ static int faces_up(const strata_result *r, uint32_t a, uint32_t b, uint32_t c)
 
 static void ribbon_settle(const strata_loops *l, const strata_loop *lp, reach *rc, double rad,
                           float level, const domain *dom, strata_result *r, uint32_t v,
-                          uint32_t pairs)
+                          uint32_t e0, uint32_t pairs)
 {
     const uint32_t n = lp->count;
     for (int pass = 0; pass < SETTLE_PASSES; pass++) {
@@ -449,7 +449,7 @@ static void ribbon_settle(const strata_loops *l, const strata_loop *lp, reach *r
             const uint32_t c1 = v + 2 * (i - 1), c0 = c1 + 2, o1 = c1 + 1, o0 = c0 + 1;
             if (faces_up(r, c1, c0, o0) && faces_up(r, c1, o0, o1))
                 continue;
-            const uint32_t k1 = (i - 1) % n, k0 = i % n;
+            const uint32_t k1 = (e0 + i - 1) % n, k0 = (e0 + i) % n;
             rc[k1].d *= 0.5;
             rc[k0].d *= 0.5;
             ribbon_outer(l, &rc[k1], rad, level, dom, r, o1);
@@ -463,21 +463,51 @@ static void ribbon_settle(const strata_loops *l, const strata_loop *lp, reach *r
     }
 }
 
-/* The shoreline's vertices and triangles of one polyline: pairs (coast,
- * outer) from vertex v, U from 0, 6 indices a segment at ix; rc scratch
- * for its points; returns the pairs written. */
-static uint32_t ribbon(const strata_loops *l, const strata_loop *lp, float level, float width,
-                       const domain *dom, reach *rc, strata_result *r, uint32_t v, uint32_t *ix)
+/* The texture's U along the pairs a ribbon writes: from t, the length
+ * from the first written point over the width, U = u0 + c (t / d), or
+ * with from_end U = u0 - (total - t) (t = total at the last point, so
+ * the last U is u0 exactly).  A whole polyline's: u0 0, c = d = 1, so
+ * U = t. */
+typedef struct uspan {
+    uint32_t e0, pairs; /* the points written: [e0, e0 + pairs), cyclic */
+    double u0, c, d;
+    int from_end;
+} uspan;
+
+/* The length of points [e0, e0 + pairs) of lp (cyclic) over width, as
+ * ribbon sums it. */
+static double span_length(const strata_loops *l, const strata_loop *lp, uint32_t e0,
+                          uint32_t pairs, float width)
 {
-    const uint32_t n = lp->count, pairs = lp->closed ? n + 1 : n;
+    const uint32_t n = lp->count;
+    double along = 0.0;
+    for (uint32_t i = 1; i < pairs; i++) {
+        const uint64_t p = lp->first + (e0 + i) % n, q = lp->first + (e0 + i - 1) % n;
+        const double d[3] = {(double)l->x[p] - l->x[q], (double)l->y[p] - l->y[q],
+                             (double)l->z[p] - l->z[q]};
+        along += sqrt(dot3(d, d));
+    }
+    return along / width;
+}
+
+/* The shoreline's vertices and triangles of one polyline: the pairs
+ * (coast, outer) of its points u->e0.. from vertex v, U as u says, 6
+ * indices a segment at ix; the sides and reaches from all of its points
+ * (rc scratch for them); returns the pairs written. */
+static uint32_t ribbon(const strata_loops *l, const strata_loop *lp, float level, float width,
+                       const domain *dom, reach *rc, strata_result *r, uint32_t v, uint32_t *ix,
+                       const uspan *u)
+{
+    const uint32_t n = lp->count, pairs = u->pairs;
     const double rad = (double)l->radius + level;
+    const double total = u->from_end ? span_length(l, lp, u->e0, pairs, width) : 0.0;
     ribbon_sides(l, lp, rc);
     for (uint32_t k = 0; k < n; k++)
         rc[k].d = width;
     ribbon_limit(l, lp, rc);
     double along = 0.0;
     for (uint32_t i = 0; i < pairs; i++) {
-        const uint32_t k = i % n;
+        const uint32_t k = (u->e0 + i) % n;
         const uint64_t p = lp->first + k;
         if (i > 0) {
             const uint64_t q = lp->first + (k + n - 1) % n;
@@ -496,8 +526,9 @@ static uint32_t ribbon(const strata_loops *l, const strata_loop *lp, float level
                 r->ny[w] = (float)rc[k].up[1];
                 r->nz[w] = (float)rc[k].up[2];
             }
+        const double t = along / width;
         float *uv = r->uv + 2 * (size_t)(c0 - r->uv_first);
-        uv[0] = uv[2] = (float)(along / width);
+        uv[0] = uv[2] = (float)(u->from_end ? u->u0 - (total - t) : u->u0 + u->c * (t / u->d));
         uv[1] = 0.0f;
         uv[3] = 1.0f;
         if (i > 0) { /* coast forward, the water to the left: up-facing */
@@ -506,16 +537,180 @@ static uint32_t ribbon(const strata_loops *l, const strata_loop *lp, float level
             memcpy(ix + 6 * (size_t)(i - 1), tri, sizeof tri);
         }
     }
-    ribbon_settle(l, lp, rc, rad, level, dom, r, v, pairs);
+    ribbon_settle(l, lp, rc, rad, level, dom, r, v, u->e0, pairs);
     return pairs;
 }
 
-strata_status strata_result_add_shoreline(strata_ctx *ctx, strata_result *r,
-                                          const strata_loops *l, uint32_t plane, float width)
+/* ------------------------------------------------ a world tile's ribbons */
+
+/* A point of the wider loops (strata__result_add_shoreline_tile's ext):
+ * its position's bits, its polyline and place in it. */
+typedef struct ext_point {
+    uint32_t bits[3];
+    uint64_t loop;
+    uint32_t at;
+} ext_point;
+
+static int cmp_ext(const void *pa, const void *pb)
 {
-    if (!ctx || !r || !l || r->shore_count || r->nuv || plane >= l->nplanes ||
-        !(width > 0) || !isfinite(width) || l->geometry != r->geometry)
-        return STRATA_ERR_INVALID_ARG;
+    const ext_point *a = pa, *b = pb;
+    const int c = memcmp(a->bits, b->bits, sizeof a->bits);
+    if (c)
+        return c;
+    return a->loop != b->loop ? (a->loop > b->loop) - (a->loop < b->loop)
+                              : (a->at > b->at) - (a->at < b->at);
+}
+
+static void point_bits(const strata_loops *l, uint64_t p, uint32_t out[3])
+{
+    memcpy(&out[0], &l->x[p], 4);
+    memcpy(&out[1], &l->y[p], 4);
+    memcpy(&out[2], &l->z[p], 4);
+}
+
+/* ext's points of one plane, sorted by position (then polyline, place). */
+typedef struct ext_index {
+    const strata_loops *l;
+    ext_point *p;
+    uint64_t n;
+} ext_index;
+
+static strata_status ext_index_make(const strata_allocator *al, const strata_loops *l,
+                                    uint32_t plane, ext_index *x)
+{
+    x->l = l;
+    x->n = 0;
+    for (uint64_t i = l->plane_first[plane]; i < l->plane_first[plane + 1]; i++)
+        x->n += l->loops[i].count;
+    if (!(x->p = strata__alloc_array(al, x->n ? (size_t)x->n : 1, sizeof *x->p)))
+        return STRATA_ERR_NOMEM;
+    uint64_t m = 0;
+    for (uint64_t i = l->plane_first[plane]; i < l->plane_first[plane + 1]; i++)
+        for (uint32_t k = 0; k < l->loops[i].count; k++, m++) {
+            point_bits(l, l->loops[i].first + k, x->p[m].bits);
+            x->p[m].loop = i;
+            x->p[m].at = k;
+        }
+    qsort(x->p, (size_t)x->n, sizeof *x->p, cmp_ext);
+    return STRATA_OK;
+}
+
+/* Point k + step of ext polyline lp (cyclic when closed), or -1. */
+static int64_t ext_step(const strata_loop *lp, uint32_t k, int step)
+{
+    const int64_t j = (int64_t)k + step, n = lp->count;
+    if (lp->closed)
+        return lp->first + (uint64_t)((j % n + n) % n);
+    return j >= 0 && j < n ? (int64_t)(lp->first + (uint64_t)j) : -1;
+}
+
+/* Where own point p continues past the tile: the first ext point at p's
+ * position whose neighbour against `dir` (-1: the point before) is own
+ * point q, then up to two ext points beyond it in `dir`, into out
+ * (nearest first); returns how many (0: p is no crossing of the tile's
+ * border, an end of the whole mesh's polyline). */
+static uint32_t ext_beyond(const ext_index *x, const strata_loops *own, uint64_t p, uint64_t q,
+                           int dir, uint64_t out[2])
+{
+    ext_point key;
+    point_bits(own, p, key.bits);
+    uint32_t qb[3];
+    point_bits(own, q, qb);
+    uint64_t lo = 0, hi = x->n;
+    while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        if (memcmp(x->p[mid].bits, key.bits, sizeof key.bits) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < x->n && !memcmp(x->p[lo].bits, key.bits, sizeof key.bits); lo++) {
+        const strata_loop *lp = &x->l->loops[x->p[lo].loop];
+        const int64_t back = ext_step(lp, x->p[lo].at, -dir);
+        uint32_t bb[3];
+        if (back < 0)
+            continue;
+        point_bits(x->l, (uint64_t)back, bb);
+        if (memcmp(bb, qb, sizeof bb))
+            continue;
+        uint32_t n = 0;
+        for (int s = 1; s <= 2; s++) {
+            const int64_t b = ext_step(lp, x->p[lo].at, s * dir);
+            if (b < 0)
+                break;
+            out[n++] = (uint64_t)b;
+        }
+        return n;
+    }
+    return 0;
+}
+
+/* U's value at a point where a coast crosses a tile border: a multiple
+ * of 1/256 in [0, 1) hashed from the point's bits, which both tiles
+ * share. */
+static double border_u(const strata_loops *l, uint64_t p)
+{
+    uint32_t b[3];
+    point_bits(l, p, b);
+    uint64_t z = ((uint64_t)b[0] << 32 | b[1]) ^ ((uint64_t)b[2] * 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (double)(z >> 56) / 256.0;
+}
+
+/* One open polyline of a tile (own's lp) with the points of ext past its
+ * ends copied around it into the scratch line `line` (x, y, z arrays of
+ * room for count + 4), and the U span of its own points. */
+static void tile_line(const strata_loops *own, const strata_loop *lp, const ext_index *x,
+                      float width, strata_loops *line, strata_loop *llp, uspan *u)
+{
+    const uint64_t f = lp->first, e = lp->first + lp->count - 1;
+    uint64_t before[2], after[2];
+    const uint32_t nb = ext_beyond(x, own, f, f + 1, -1, before);
+    const uint32_t na = ext_beyond(x, own, e, e - 1, 1, after);
+    uint32_t n = 0;
+    for (uint32_t i = nb; i-- > 0; n++) {
+        line->x[n] = x->l->x[before[i]];
+        line->y[n] = x->l->y[before[i]];
+        line->z[n] = x->l->z[before[i]];
+    }
+    memcpy(line->x + n, own->x + f, lp->count * sizeof(float));
+    memcpy(line->y + n, own->y + f, lp->count * sizeof(float));
+    memcpy(line->z + n, own->z + f, lp->count * sizeof(float));
+    n += lp->count;
+    for (uint32_t i = 0; i < na; i++, n++) {
+        line->x[n] = x->l->x[after[i]];
+        line->y[n] = x->l->y[after[i]];
+        line->z[n] = x->l->z[after[i]];
+    }
+    *llp = (strata_loop){.plane = lp->plane, .closed = 0, .first = 0, .count = n};
+    *u = (uspan){nb, lp->count, 0.0, 1.0, 1.0, 0};
+    if (nb && na) { /* from g0 to g1 plus the whole number nearest the length */
+        const double g0 = border_u(own, f), g1 = border_u(own, e);
+        const double len = span_length(line, llp, nb, lp->count, width);
+        double target = g1 - g0 + nearbyint(len - (g1 - g0));
+        if (target < 0)
+            target += 1.0; /* a piece shorter than half a repeat: forwards */
+        u->u0 = g0;
+        u->c = target;
+        u->d = len > 0 ? len : 1.0;
+    } else if (nb) {
+        u->u0 = border_u(own, f);
+    } else if (na) {
+        u->u0 = border_u(own, e);
+        u->from_end = 1;
+    }
+}
+
+/* The vertices and triangles of plane's ribbons of l added to r: the
+ * domain from r's vertices (box NULL) or the box (x0, z0, x1, z1); with
+ * ext (a world's tile) each open polyline's ends continued by ext's
+ * points and U as tile_line makes it. */
+static strata_status add_shoreline(strata_ctx *ctx, strata_result *r, const strata_loops *l,
+                                   uint32_t plane, float width, const float *box,
+                                   const strata_loops *ext)
+{
     const float level = l->levels[plane];
     uint64_t pairs = 0, quads = 0;
     uint32_t longest = 1;
@@ -529,38 +724,86 @@ strata_status strata_result_add_shoreline(strata_ctx *ctx, strata_result *r,
         longest = lp->count > longest ? lp->count : longest;
     }
     const uint64_t nv = (uint64_t)r->nverts + 2 * pairs, ni = r->nindices + 6 * quads;
-    if (nv > UINT32_MAX)
+    if (nv > UINT32_MAX || longest > UINT32_MAX - 4)
         return STRATA_ERR_OVERFLOW;
-    domain dom;
-    strata_status st = domain_make(r, r->nverts, &dom);
+    longest += ext ? 4 : 0;
+    domain dom = {0};
+    double corners[8];
+    strata_status st = STRATA_OK;
+    if (!box) {
+        st = domain_make(r, r->nverts, &dom);
+    } else if (r->geometry != STRATA_RADIAL) { /* counter-clockwise from the low corner */
+        const double q[8] = {box[0], box[1], box[2], box[1], box[2], box[3], box[0], box[3]};
+        memcpy(corners, q, sizeof q);
+        dom = (domain){corners, 4, {box[0], box[1]}, {box[2], box[3]}};
+    }
+    ext_index xi = {0};
     float *uv = strata__alloc_array(&r->alloc, pairs ? (size_t)(4 * pairs) : 1, sizeof(float));
     reach *rc = strata__alloc_array(&r->alloc, longest, sizeof *rc);
+    float *line = ext ? strata__alloc_array(&r->alloc, 3 * (size_t)longest, sizeof(float)) : NULL;
+    if (st == STRATA_OK && ext && ext->nplanes)
+        st = ext_index_make(&r->alloc, ext, plane, &xi);
     if (st == STRATA_OK)
-        st = uv && rc ? strata__result_grow(r, nv, ni) : STRATA_ERR_NOMEM;
-    if (st != STRATA_OK) {
-        strata__free(&r->alloc, uv);
-        strata__free(&r->alloc, rc);
-        strata__free(&r->alloc, dom.p);
-        return st;
+        st = uv && rc && (line || !ext) ? strata__result_grow(r, nv, ni) : STRATA_ERR_NOMEM;
+    if (st == STRATA_OK) {
+        r->uv = uv;
+        r->uv_first = r->nverts;
+        r->nuv = (uint32_t)(2 * pairs);
+        uv = NULL;
+        uint32_t v = r->nverts;
+        uint32_t *ix = r->indices + r->nindices;
+        strata_loops tl = ext ? *l : (strata_loops){0};
+        tl.x = line, tl.y = line + longest, tl.z = line + 2 * (size_t)longest;
+        for (uint64_t i = l->plane_first[plane]; i < l->plane_first[plane + 1]; i++) {
+            const strata_loop *lp = &l->loops[i];
+            if (lp->count < 2)
+                continue;
+            uspan u = {0, lp->closed ? lp->count + 1 : lp->count, 0.0, 1.0, 1.0, 0};
+            strata_loop tlp;
+            const int piece = ext && !lp->closed;
+            if (piece)
+                tile_line(l, lp, &xi, width, &tl, &tlp, &u);
+            const uint32_t n = ribbon(piece ? &tl : l, piece ? &tlp : lp, level, width, &dom,
+                                      rc, r, v, ix, &u);
+            v += 2 * n;
+            ix += 6 * (size_t)(n - 1);
+        }
+        r->shore_first = r->nindices;
+        r->shore_count = ni - r->nindices;
+        r->nverts = (uint32_t)nv;
+        r->nindices = ni;
     }
-    r->uv = uv;
-    r->uv_first = r->nverts;
-    r->nuv = (uint32_t)(2 * pairs);
-    uint32_t v = r->nverts;
-    uint32_t *ix = r->indices + r->nindices;
-    for (uint64_t i = l->plane_first[plane]; i < l->plane_first[plane + 1]; i++) {
-        const strata_loop *lp = &l->loops[i];
-        if (lp->count < 2)
-            continue;
-        const uint32_t n = ribbon(l, lp, level, width, &dom, rc, r, v, ix);
-        v += 2 * n;
-        ix += 6 * (size_t)(n - 1);
-    }
+    strata__free(&r->alloc, uv);
     strata__free(&r->alloc, rc);
-    strata__free(&r->alloc, dom.p);
-    r->shore_first = r->nindices;
-    r->shore_count = ni - r->nindices;
-    r->nverts = (uint32_t)nv;
-    r->nindices = ni;
-    return STRATA_OK;
+    strata__free(&r->alloc, line);
+    strata__free(&r->alloc, xi.p);
+    if (!box)
+        strata__free(&r->alloc, dom.p);
+    return st;
+}
+
+strata_status strata_result_add_shoreline(strata_ctx *ctx, strata_result *r,
+                                          const strata_loops *l, uint32_t plane, float width)
+{
+    if (!ctx || !r || !l || r->shore_count || r->nuv || plane >= l->nplanes ||
+        !(width > 0) || !isfinite(width) || l->geometry != r->geometry)
+        return STRATA_ERR_INVALID_ARG;
+    return add_shoreline(ctx, r, l, plane, width, NULL, NULL);
+}
+
+strata_status strata__result_add_shoreline_tile(strata_ctx *ctx, strata_result *r,
+                                                const strata_loops *own, const strata_loops *ext,
+                                                uint32_t plane, float width, const float box[4])
+{
+    const strata_loops none = {.nplanes = 0};
+    if (!ext)
+        ext = &none;
+    if (!ctx || !r || !own || r->shore_count || r->nuv || plane >= own->nplanes ||
+        (ext->nplanes && (plane >= ext->nplanes || own->levels[plane] != ext->levels[plane] ||
+                          ext->geometry != r->geometry)) ||
+        !(width > 0) ||
+        !isfinite(width) || own->geometry != r->geometry ||
+        (r->geometry != STRATA_RADIAL && !box))
+        return STRATA_ERR_INVALID_ARG;
+    return add_shoreline(ctx, r, own, plane, width, box, ext);
 }

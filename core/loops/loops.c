@@ -313,7 +313,7 @@ static strata_status trace_plane(const strata_result *r, strata_loops *l, link_t
 /* Link every plane's pieces (the start and end tables), then trace:
  * counting, then filling. */
 static strata_status build(strata_ctx *ctx, const strata_result *r, strata_loops *l,
-                           link_tables *t, uint64_t npieces)
+                           link_tables *t, uint64_t npieces, uint32_t only)
 {
     const strata_allocator *al = &ctx->alloc;
     strata_status st;
@@ -326,6 +326,10 @@ static strata_status build(strata_ctx *ctx, const strata_result *r, strata_loops
         for (uint32_t k = 0; k < r->nterraces; k++) {
             uint64_t first, count;
             plane_walls(r, k, &first, &count);
+            if (fill)
+                l->plane_first[k] = nl;
+            if (only != NONE && k != only)
+                count = 0; /* not asked for: no polylines */
             for (uint64_t i = 0; i < count / 6; i++) {
                 const uint32_t *q = r->indices + first + 6 * i;
                 if (t->start[key_in(q)] != NONE || t->ends[key_out(q)])
@@ -333,8 +337,6 @@ static strata_status build(strata_ctx *ctx, const strata_result *r, strata_loops
                 t->start[key_in(q)] = p0 + (uint32_t)i;
                 t->ends[key_out(q)] = 1;
             }
-            if (fill)
-                l->plane_first[k] = nl;
             if ((st = trace_plane(r, l, t, k, first, count / 6, p0, fill, &nl, &np)) != STRATA_OK)
                 return st;
             p0 += (uint32_t)(count / 6);
@@ -362,6 +364,12 @@ static strata_status build(strata_ctx *ctx, const strata_result *r, strata_loops
 
 strata_status strata_loops_from_result(strata_ctx *ctx, const strata_result *r,
                                        strata_loops **out)
+{
+    return strata__loops_from_result_plane(ctx, r, NONE, out);
+}
+
+strata_status strata__loops_from_result_plane(strata_ctx *ctx, const strata_result *r,
+                                              uint32_t only, strata_loops **out)
 {
     if (!out)
         return STRATA_ERR_INVALID_ARG;
@@ -402,7 +410,7 @@ strata_status strata_loops_from_result(strata_ctx *ctx, const strata_result *r,
         for (uint32_t k = 0; k < r->nterraces; k++)
             l->levels[k] = r->terraces[k].level;
         l->plane_first[0] = 0;
-        st = build(ctx, r, l, &t, npieces);
+        st = build(ctx, r, l, &t, npieces, only);
     }
     if (st == STRATA_OK)
         st = strata__loops_canonical(l);

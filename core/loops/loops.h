@@ -60,4 +60,11 @@ STRATA_HIDDEN strata_status strata__loops_grid_stream(strata_ctx *ctx, const str
                                                       const float *levels, uint32_t nlevels,
                                                       const strata__plane_sink *sink);
 
+/* strata_loops_from_result with the polylines of plane `only` alone
+ * (the other planes there but empty; UINT32_MAX: every plane): the same
+ * polylines of that plane. */
+STRATA_HIDDEN strata_status strata__loops_from_result_plane(strata_ctx *ctx,
+                                                            const strata_result *r,
+                                                            uint32_t only, strata_loops **out);
+
 #endif

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "base/ctx.h"
 #include "edit/water.h"
+#include "loops/loops.h"
 #include "pipeline/pipeline.h"
 #include "io/write.h"
 
@@ -48,6 +49,7 @@ typedef struct job {
     strata_result *r;
     strata_loops *loops; /* the slice's loops, for the file and the coasts */
     strata_props *props;
+    const strata_tile_coasts *coasts; /* a world's tile: its coasts */
     int measure; /* record each stage's page faults and peak RSS */
 } job;
 
@@ -164,8 +166,17 @@ static strata_status water(job *j)
 
 static strata_status shoreline(job *j)
 {
+    const float sea = j->o->terraces.sea_level;
+    const strata_tile_coasts *c = j->coasts;
+    if (c) { /* a world's tile: the planes are its loops' */
+        uint32_t k = 0;
+        while (k < c->own->nplanes && c->own->levels[k] != sea)
+            k++;
+        return strata__result_add_shoreline_tile(j->ctx, j->r, c->own, c->ext, k,
+                                                 j->o->shoreline, c->box);
+    }
     uint32_t k = 0;
-    while (k < j->nlevels && j->levels[k] != j->o->terraces.sea_level)
+    while (k < j->nlevels && j->levels[k] != sea)
         k++;
     const strata_status st = strata_result_add_shoreline(j->ctx, j->r, j->loops, k,
                                                          j->o->shoreline);
@@ -329,13 +340,15 @@ strata_status strata_pipeline_run(strata_ctx *ctx, const strata_mesh *m,
 
 strata_status strata__pipeline_stages(strata_ctx *ctx, strata_result *r,
                                       const strata_pipeline_options *o, strata_stage first,
-                                      strata_stage last, strata_props **props,
-                                      strata_pipeline_report *rep)
+                                      strata_stage last, const strata_tile_coasts *coasts,
+                                      strata_props **props, strata_pipeline_report *rep)
 {
     if (!ctx || !r || !o || !rep || first <= STRATA_STAGE_LOOPS || last > STRATA_STAGE_OPTIMIZE ||
-        (o->props && !props) || (o->shoreline > 0 && last >= STRATA_STAGE_SHORELINE))
+        (o->props && !props) ||
+        (o->shoreline > 0 && first <= STRATA_STAGE_SHORELINE && last >= STRATA_STAGE_SHORELINE &&
+         (!coasts || !coasts->own)))
         return STRATA_ERR_INVALID_ARG;
-    job j = {.ctx = ctx, .o = o, .rep = rep, .r = r};
+    job j = {.ctx = ctx, .o = o, .rep = rep, .r = r, .coasts = coasts};
     const strata_status st = run_stages(&j, first, last);
     if (st != STRATA_OK) {
         strata_props_destroy(j.props);

@@ -9,6 +9,7 @@
  * so that a thread making chunk after chunk allocates once. */
 #define _POSIX_C_SOURCE 200809L
 
+#include "loops/loops.h"
 #include "pipeline/pipeline.h"
 #include "world/world.h"
 #include "base/curve.h"
@@ -43,6 +44,7 @@ typedef struct strata_world_scratch {
     strata_tile_scratch tile;
     strata_skirt_scratch skirt;
     strata_result *halo; /* with ambient occlusion: a neighbour's slice */
+    strata_result *wide; /* with a shoreline: the chunk and its ring sliced */
 } strata_world_scratch;
 
 static void world_scratch_free(strata_ctx *ctx)
@@ -57,6 +59,7 @@ static void world_scratch_free(strata_ctx *ctx)
     strata__tile_scratch_free(&s->tile);
     strata__skirt_scratch_free(&s->skirt);
     strata_result_destroy(s->halo);
+    strata_result_destroy(s->wide);
     strata__free(&ctx->alloc, s);
     ctx->world_scratch = NULL;
 }
@@ -94,6 +97,8 @@ static strata_status world_scratch(strata_ctx *ctx, const strata_world *w,
     }
     if (st == STRATA_OK && w->ao_radius > 0)
         st = strata_result_create(ctx, &s->halo);
+    if (st == STRATA_OK && w->stages.shoreline > 0)
+        st = strata_result_create(ctx, &s->wide);
     if (st != STRATA_OK) {
         world_scratch_free(ctx);
         return st;
@@ -248,6 +253,10 @@ static strata_status fingerprint(strata_world *w, const strata_world_options *o)
     }
     if (w->loops)
         fnv_bytes(&f, "loops", 5);
+    if (w->stages.shoreline > 0) { /* changes every tile with a coast */
+        fnv_bytes(&f, "shoreline", 9);
+        fnv_float(&f, w->stages.shoreline);
+    }
     if (w->ao_radius > 0) { /* changes every tile's bytes */
         fnv_bytes(&f, "ambient occlusion", 17);
         fnv_float(&f, w->ao_radius);
@@ -381,6 +390,67 @@ strata_status strata__world_slice_chunk(strata_ctx *ctx, const strata_world *w, 
     return st == STRATA_OK ? slice_chunk(ctx, w, id, s, r, NULL) : st;
 }
 
+/* Whether l has an open polyline at the plane at `level` (a coast that
+ * leaves the tile). */
+static int open_coast(const strata_loops *l, float level)
+{
+    for (uint32_t k = 0; k < l->nplanes; k++)
+        if (l->levels[k] == level)
+            for (uint64_t i = l->plane_first[k]; i < l->plane_first[k + 1]; i++)
+                if (!l->loops[i].closed && l->loops[i].count >= 2)
+                    return 1;
+    return 0;
+}
+
+/* The coasts of chunk id's tile for its shoreline: its own loops (own,
+ * when its loops were made already, else made here into *made), and the
+ * loops of its mesh m sliced again with the context ring as its own (the
+ * coasts a little past the tile's border, the same points as the whole
+ * mesh's there: docs/DESIGN.md, "Worlds"), from s->wide, when a coast
+ * leaves the tile. */
+static strata_status chunk_coasts(strata_ctx *ctx, const strata_world *w, strata_world_scratch *s,
+                                  const strata_result *r, const strata_loops *own,
+                                  strata_loops **made, strata_loops **wide,
+                                  strata_tile_coasts *c)
+{
+    uint32_t sea = 0; /* the sea's plane: the only loops read */
+    while (sea < w->nlevels && w->levels[sea] != w->stages.terraces.sea_level)
+        sea++;
+    strata_status st = STRATA_OK;
+    if (!own) {
+        st = w->normals ? strata_loops_from_mesh(ctx, s->mesh, w->levels, w->nlevels, made)
+                        : strata__loops_from_result_plane(ctx, r, sea, made);
+        own = *made;
+    }
+    c->own = own;
+    c->ext = NULL;
+    memset(c->box, 0, sizeof c->box);
+    if (w->kind == STRATA_WORLD_TERRAIN) { /* the whole grid's rectangle */
+        const strata_terrain_source *src = &w->terrain.src;
+        c->box[0] = strata__grid_coord(0, src->nx, w->terrain.cell);
+        c->box[1] = strata__grid_coord(0, src->nz, w->terrain.cell);
+        c->box[2] = strata__grid_coord(src->nx, src->nx, w->terrain.cell);
+        c->box[3] = strata__grid_coord(src->nz, src->nz, w->terrain.cell);
+    }
+    if (st != STRATA_OK || !open_coast(own, w->stages.terraces.sea_level))
+        return st; /* no coast leaves the tile: no wider slice */
+    strata_mesh *m = s->mesh;
+    const uint32_t gv = m->ghost_verts, ge = m->ghost_edges, gt = m->ghost_tris;
+    m->ghost_verts = m->ghost_edges = m->ghost_tris = 0;
+    strata_slice_options so;
+    strata_slice_defaults(&so);
+    so.levels = w->levels;
+    so.nlevels = w->nlevels;
+    so.walls = STRATA_WALLS_SEPARATE;
+    if (st == STRATA_OK)
+        st = strata_slice_into(ctx, m, &so, s->wide);
+    m->ghost_verts = gv, m->ghost_edges = ge, m->ghost_tris = gt;
+    if (st == STRATA_OK)
+        st = strata__loops_from_result_plane(ctx, s->wide, sea, wide);
+    c->ext = *wide;
+    return st;
+}
+
 /* strata_world_make_chunk, with its props and loops when asked (props,
  * loops not NULL), adding the seconds of its stages to t[0..2] (lattice,
  * noise and edits, slice and the stages after it) when t is not NULL. */
@@ -401,6 +471,10 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
     const double t2 = t ? now() : 0;
     if (st == STRATA_OK && loops)
         st = chunk_loops(ctx, w, id, s->mesh, r, loops);
+    strata_loops *own = NULL, *wide = NULL;
+    strata_tile_coasts coasts = {0};
+    if (st == STRATA_OK && w->stages.shoreline > 0) /* before the walls move */
+        st = chunk_coasts(ctx, w, s, r, loops ? *loops : NULL, &own, &wide, &coasts);
     /* the pipeline's stages: simplify before the skirt (it wants the
      * slice as made), water and props after it (the skirt hangs from the
      * terraces' border, not the water's) */
@@ -410,7 +484,7 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
     memset(&rep, 0, sizeof rep);
     if (st == STRATA_OK)
         st = strata__pipeline_stages(ctx, r, &stages, STRATA_STAGE_SIMPLIFY,
-                                     STRATA_STAGE_SIMPLIFY, NULL, &rep);
+                                     STRATA_STAGE_SIMPLIFY, NULL, NULL, &rep);
     if (st == STRATA_OK && w->skirts) {
         uint32_t k;
         uint64_t i;
@@ -435,7 +509,9 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
     }
     if (st == STRATA_OK)
         st = strata__pipeline_stages(ctx, r, &stages, STRATA_STAGE_WATER, STRATA_STAGE_PROPS,
-                                     props, &rep);
+                                     &coasts, props, &rep);
+    strata_loops_destroy(own);
+    strata_loops_destroy(wide);
     if (st == STRATA_OK && w->ao_radius > 0) /* last: it reads the tile as written */
         st = strata__world_ao(ctx, w, id, r, s->halo);
     if (st != STRATA_OK) {
@@ -864,7 +940,9 @@ static strata_status check_world_options(const strata_world_options *o)
         return STRATA_ERR_INVALID_ARG;
     if (!(o->simplify_roofs >= 0) || !isfinite(o->simplify_roofs))
         return STRATA_ERR_INVALID_ARG;
-    if (o->water && !o->sea)
+    if ((o->water || o->shoreline > 0) && !o->sea)
+        return STRATA_ERR_INVALID_ARG;
+    if (!(o->shoreline >= 0) || !isfinite(o->shoreline))
         return STRATA_ERR_INVALID_ARG;
     if (o->water && o->kind == STRATA_WORLD_PLANET &&
         (!(o->radius + o->sea_level > 0.0f) || !isfinite(o->radius + o->sea_level)))
@@ -943,6 +1021,7 @@ strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *o
     w->stages.terraces.sea = o->sea;
     w->stages.terraces.sea_level = o->sea_level;
     w->stages.water = o->water;
+    w->stages.shoreline = o->shoreline;
     w->loops = o->loops != 0;
     if (o->props) {
         w->props = *o->props;

@@ -194,6 +194,10 @@ static void params_json(const strata_world *w, strata_jtext *j)
         strata__jtext_raw(j, ",\"water\":");
         strata__jtext_float(j, w->stages.terraces.sea_level);
     }
+    if (w->stages.shoreline > 0) {
+        strata__jtext_raw(j, ",\"shoreline\":");
+        strata__jtext_float(j, w->stages.shoreline);
+    }
     if (w->loops)
         strata__jtext_raw(j, ",\"loops\":true");
     if (w->stages.props) {

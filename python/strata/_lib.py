@@ -253,6 +253,7 @@ typedef struct strata_world_options {
     int water;
     uint32_t water_level;
     const void *props;
+    float shoreline;
     int loops;
     int ao;
     float ao_radius;
@@ -333,8 +334,8 @@ STRUCTS = {
                              "tile_cells", "noise", "curve", "levels", "nlevels", "terraces",
                              "terrace_curve", "sea", "sea_level", "walls", "normals", "lod",
                              "skirts", "simplify_roofs", "water", "water_level", "props",
-                             "loops", "ao", "ao_radius", "place", "place_lon", "place_lat",
-                             "place_height", "place_scale"],
+                             "shoreline", "loops", "ao", "ao_radius", "place", "place_lon",
+                             "place_lat", "place_height", "place_scale"],
     "strata_tile_record": ["id", "triangles", "bytes", "box"],
     "strata_world_run_options": ["dir", "palette", "resume", "ids", "nids", "next",
                                  "next_user", "done", "done_user", "preview"],
