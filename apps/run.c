@@ -465,6 +465,25 @@ void job_terraces_check(const job *o, strata_status st)
                           .why = st == STRATA_ERR_BAD_LEVELS && !o->levels.n ? why : NULL});
 }
 
+strata_edits *job_edits(const job *o)
+{
+    if (!o->edits)
+        return NULL;
+    strata_edits *e;
+    if (strata_edits_create(&e) != STRATA_OK)
+        die(EXIT_RUNTIME, "out of memory");
+    strata_edits_error err;
+    const strata_status st = strata_edits_load(e, o->edits, &err);
+    if (st == STRATA_ERR_FORMAT)
+        die(EXIT_RUNTIME, "--edits '%s': line %llu: bad %s (see 'Edit logs' in README.md)",
+            o->edits, (unsigned long long)err.line, err.field);
+    if (st == STRATA_ERR_TOO_LARGE)
+        die(EXIT_RUNTIME, "--edits '%s': more than %u dabs or %u MiB", o->edits,
+            STRATA_EDITS_MAX, STRATA_EDITS_FILE_MAX >> 20);
+    check_call(st, (call){.what = "edit log", .path = o->edits});
+    return e;
+}
+
 /* --props: the options as given (their sizes are the caller's). */
 void job_props(const job *o, strata_props_options *po)
 {
@@ -477,6 +496,52 @@ void job_props(const job *o, strata_props_options *po)
         b = a;
     po->first_terrace = (uint32_t)a;
     po->last_terrace = (uint32_t)b;
+}
+
+/* --edits on the displaced mesh m: the planes the pipeline would spread
+ * over the unedited heights made explicit (edits never move the planes),
+ * then the dabs applied with the noise the mesh was displaced with.
+ * levels: room for the planes, kept until the pipeline has run. */
+static void apply_edits(strata_ctx *ctx, const job *o, strata_mesh *m, double extent,
+                        strata_terraces *t, float **levels)
+{
+    strata_edits *e = job_edits(o);
+    if (!e)
+        return;
+    if (t->count && !t->levels) {
+        float lo, hi;
+        uint32_t n = 0;
+        job_terraces_check(o, strata_mesh_height_range(m, &lo, &hi));
+        if (!(*levels = malloc(strata_terraces_bound(t) * sizeof **levels)))
+            die(EXIT_RUNTIME, "out of memory");
+        job_terraces_check(o, strata_terraces_heights(t, lo, hi, *levels, &n));
+        t->levels = *levels; /* the sea's plane among them: adding it again adds nothing */
+        t->nlevels = n;
+        t->count = 0;
+        t->curve = NULL;
+    }
+    strata_fbm f;
+    job_noise(o, job_noise_extent(o, extent), &f);
+    const int noisy = o->kind == JOB_PLANET || !o->heightmap || o->noise_given;
+    strata_curve *curve = NULL;
+    if (noisy && o->curve.n)
+        check(strata_curve_create(ctx, STRATA_CURVE_MONOTONE, o->curve.x, o->curve.y, o->curve.n,
+                                  &curve),
+              "--curve");
+    uint32_t nl = t->nlevels;
+    const float *L = t->levels;
+    float *sea = NULL;
+    if (t->levels && t->sea) { /* the planes with the sea's, as the pipeline takes them */
+        if (!(sea = malloc(strata_terraces_bound(t) * sizeof *sea)))
+            die(EXIT_RUNTIME, "out of memory");
+        job_terraces_check(o, strata_terraces_heights(t, 0, 0, sea, &nl));
+        L = sea;
+    }
+    check_call(strata_mesh_apply_edits(ctx, m, e, noisy ? &f : NULL, curve, L, nl),
+               (call){.what = "edit log", .path = o->edits});
+    free(sea);
+    strata_curve_destroy(curve);
+    strata_edits_destroy(e);
 }
 
 static void displace(strata_ctx *ctx, const job *o, strata_mesh *m, double extent)
@@ -825,6 +890,10 @@ static int run(job *o)
     keep k = {0};
     strata_pipeline_options po;
     pipeline_options(ctx, o, m, &pal, &k, &po);
+    float *edit_levels = NULL;
+    if (o->kind != JOB_SLICE)
+        apply_edits(ctx, o, m, extent, &po.terraces, &edit_levels);
+    check_interrupt();
     strata_result *r = NULL;
     strata_props *props = NULL;
     strata_pipeline_report rep;
@@ -836,6 +905,7 @@ static int run(job *o)
         print_written(o, r, props);
     interrupt_watch(NULL);
     strata_curve_destroy(k.terrace_curve);
+    free(edit_levels);
     strata_props_destroy(props);
     strata_result_destroy(r);
     strata_mesh_destroy(m);

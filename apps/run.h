@@ -56,6 +56,7 @@ typedef struct job {
     double frequency, amplitude, lacunarity, gain;
     bool noise_given; /* any noise option: heightmaps get noise only then */
     cli_curve curve;
+    const char *edits; /* --edits FILE, NULL: none */
     /* terraces */
     long long terraces;
     cli_curve terrace_curve;
@@ -155,6 +156,9 @@ double job_noise_extent(const job *o, double extent);
  * they cannot become planes (nothing for STRATA_OK). */
 void job_terraces(strata_ctx *ctx, const job *o, strata_terraces *t, strata_curve **curve);
 void job_terraces_check(const job *o, strata_status st);
+/* --edits' log read (dying with the file, line and field of an error),
+ * or NULL without --edits. */
+strata_edits *job_edits(const job *o);
 /* --props as the options give them (sizes left to the caller). */
 void job_props(const job *o, strata_props_options *po);
 

@@ -664,6 +664,12 @@ static const cli_option options[] = {
      .mark = &g_job.noise_given, .def_text = "none",
      .help = "monotone height curve through control points in [0,1], applied to the noise",
      .commands = MAKERS, .group = G_NOISE},
+    {.name = "edits", .kind = CLI_STRING, .arg = "FILE", .target = &g_job.edits,
+     .def_text = "none",
+     .help = "apply an edit log's brush dabs (raise, lower, smooth, terrace, noise; the file "
+             "'strata sculpt' keeps) to the heights after the noise; the planes stay those of "
+             "the unedited surface",
+     .conflicts = "resume", .commands = MAKERS, .group = G_NOISE},
 
     /* terraces */
     {.name = "terraces", .kind = CLI_INT, .arg = "N", .target = &g_job.terraces, .min = 0,

@@ -75,6 +75,7 @@ typedef struct world_job {
     strata_heightmap *hm;
     float *levels; /* planes by count made here (ranks, dry run) */
     double extent;
+    strata_edits *edits; /* --edits */
 } world_job;
 
 static void world_job_free(world_job *wj)
@@ -83,6 +84,7 @@ static void world_job_free(world_job *wj)
     strata_curve_destroy(wj->terrace_curve);
     strata_heightmap_destroy(wj->hm);
     free(wj->levels);
+    strata_edits_destroy(wj->edits);
 }
 
 /* Fill wj from the job (heightmaps and templates read here). */
@@ -230,6 +232,8 @@ static void create_world(strata_ctx *ctx, const job *o, world_job *wj, strata_wo
     if (!wj->wo.levels && procs_size() > 1)
         planes_by_ranks(ctx, o, wj);
     job_terraces_check(o, strata_world_create(ctx, &wj->wo, w));
+    if ((wj->edits = job_edits(o)))
+        strata_world_set_edits(*w, wj->edits);
 }
 
 /* Chunk ids costliest first (most input triangles, then by id): the order

@@ -2119,6 +2119,135 @@ STRATA_API strata_status strata_pipeline_run(strata_ctx *ctx, const strata_mesh 
                                              strata_pipeline_report *rep);
 
 /* ------------------------------------------------------------------ */
+/* Edit logs: brush dabs                                               */
+/* ------------------------------------------------------------------ */
+
+/* A sculpted surface is its generated heights plus a log of brush dabs
+ * applied in order (strata_mesh_apply_edits for a whole mesh,
+ * strata_world_set_edits for a world's chunks).  Each dab changes the
+ * height h of the vertices within `radius` of its centre, as a function
+ * of the vertex's position alone, so chunks agree on shared vertices and
+ * any thread count, shard or instruction set gives the same bits (plain
+ * scalar float arithmetic).  Distance d: terrains in x and z; planets
+ * (about the origin) the chord between the vertex's and the centre's
+ * directions times the centre's distance from the origin.  With the
+ * falloff f = s * t^2 (3 - 2t), t = 1 - d / radius, s the strength:
+ *   raise    h += f                 (strength in height units)
+ *   lower    h -= f
+ *   noise    h += f * simplex noise of the vertex's point at frequency
+ *            4 / radius (planets: its direction times the centre's
+ *            distance; terrains: (x, 0, z)), seed fixed
+ *   smooth   h += f * (mean of R at six points a quarter of the radius
+ *            around the vertex - R at the vertex), R the surface's noise
+ *            height (as displacement made it, through the height curve)
+ *            plus the raise, lower and noise dabs before this one
+ *            (strength 0..1; without noise and such dabs it does nothing)
+ *   terrace  h += f * (the nearest plane - h): flattened towards the
+ *            terrace it is closest to (strength 0..1; planes of the
+ *            unedited surface)
+ * Consecutive raise, lower and noise dabs are summed before they are
+ * added to h, so a lower with the numbers of the raise just before it
+ * leaves h's bits as they were.  The planes are never changed by edits:
+ * a whole mesh with edits is sliced with the planes of its unedited
+ * surface (strata_pipeline_options.terraces given explicit levels), as
+ * a world is. */
+typedef enum strata_brush {
+    STRATA_BRUSH_RAISE = 0,
+    STRATA_BRUSH_LOWER = 1,
+    STRATA_BRUSH_SMOOTH = 2,
+    STRATA_BRUSH_TERRACE = 3,
+    STRATA_BRUSH_NOISE = 4
+} strata_brush;
+
+/* Bounds of a dab's numbers and of a log. */
+#define STRATA_EDIT_COORD_MAX 1e30f
+#define STRATA_EDITS_MAX (1u << 20)
+#define STRATA_EDITS_FILE_MAX (64u << 20)
+
+/* One dab: centre finite (|coordinate| <= STRATA_EDIT_COORD_MAX),
+ * 0 < radius <= STRATA_EDIT_COORD_MAX, 0 <= strength (<= 1 for smooth
+ * and terrace, else <= STRATA_EDIT_COORD_MAX). */
+typedef struct strata_edit {
+    strata_brush brush;
+    float center[3];
+    float radius;
+    float strength;
+} strata_edit;
+
+typedef struct strata_edits strata_edits;
+
+/* Where a log file is wrong: its line (1 is the first) and the field,
+ * one of "header", "line" (too long, a NUL or CR byte), "brush", "x",
+ * "y", "z", "radius", "strength", "end of line" (a field too many). */
+typedef struct strata_edits_error {
+    uint64_t line;
+    char field[16];
+} strata_edits_error;
+
+/* "raise", "lower", "smooth", "terrace", "noise"; "unknown" for other
+ * values.  strata_brush_from_name is the inverse (exact, lower case),
+ * STRATA_ERR_INVALID_ARG for an unknown name. */
+STRATA_API const char *strata_brush_name(strata_brush b);
+STRATA_API strata_status strata_brush_from_name(const char *name, strata_brush *out);
+/* STRATA_OK, or STRATA_ERR_INVALID_ARG for a dab outside the bounds. */
+STRATA_API strata_status strata_edit_validate(const strata_edit *e);
+
+/* An empty log; STRATA_ERR_NOMEM. */
+STRATA_API strata_status strata_edits_create(strata_edits **out);
+STRATA_API void strata_edits_destroy(strata_edits *e);
+/* The dabs in effect, and those strata_edits_redo can bring back. */
+STRATA_API uint64_t strata_edits_count(const strata_edits *e);
+STRATA_API uint64_t strata_edits_redo_count(const strata_edits *e);
+/* Dab i (< count); STRATA_ERR_INVALID_ARG out of range. */
+STRATA_API strata_status strata_edits_get(const strata_edits *e, uint64_t i, strata_edit *out);
+/* Add a dab at the end (forgetting the undone ones): STRATA_ERR_INVALID_ARG
+ * (strata_edit_validate), STRATA_ERR_TOO_LARGE past STRATA_EDITS_MAX,
+ * STRATA_ERR_NOMEM. */
+STRATA_API strata_status strata_edits_append(strata_edits *e, const strata_edit *ed);
+/* Take the last dab out of effect (*undone, when not NULL, gets it), or
+ * put the last undone one back (*redone); STRATA_ERR_INVALID_ARG when
+ * there is none. */
+STRATA_API strata_status strata_edits_undo(strata_edits *e, strata_edit *undone);
+STRATA_API strata_status strata_edits_redo(strata_edits *e, strata_edit *redone);
+
+/* The file format, UTF-8 text of lines ending in '\n' (the last one's
+ * optional), at most 256 bytes each:
+ *   strata-edits 1
+ *   # a comment; blank lines are skipped
+ *   raise 0.12 0.98 0.05 0.1 0.02
+ * one dab a line: brush name, x, y, z, radius, strength, separated by
+ * spaces or tabs; numbers decimal ([+-]digits[.digits][e[+-]digits]).
+ * Parse text[0..len) into e, replacing its dabs (and what redo could
+ * bring back) only on success.  Errors: STRATA_ERR_FORMAT with *err (when
+ * not NULL) naming the line and field; STRATA_ERR_TOO_LARGE past
+ * STRATA_EDITS_MAX dabs; STRATA_ERR_NOMEM; STRATA_ERR_INVALID_ARG for
+ * NULL arguments. */
+STRATA_API strata_status strata_edits_parse(strata_edits *e, const char *text, size_t len,
+                                            strata_edits_error *err);
+/* Read a log file (a regular file of at most STRATA_EDITS_FILE_MAX
+ * bytes) and parse it: errors of strata_edits_parse, STRATA_ERR_IO
+ * (errno kept), STRATA_ERR_TOO_LARGE. */
+STRATA_API strata_status strata_edits_load(strata_edits *e, const char *path,
+                                           strata_edits_error *err);
+/* Write the dabs in effect to path in the format above (numbers with 9
+ * significant digits: read back, the same floats), atomically (a
+ * temporary file renamed over path).  STRATA_ERR_IO (errno kept). */
+STRATA_API strata_status strata_edits_save(strata_ctx *ctx, const strata_edits *e,
+                                           const char *path);
+
+/* Apply the dabs in effect to a displaced mesh (a FLAT terrain, or a
+ * RADIAL planet about the origin, else STRATA_ERR_INVALID_ARG): noise and
+ * curve those it was displaced with (smooth reads them; NULL: none), the
+ * planes levels[0..nlevels) (terrace reads them).  Vertices whose height
+ * changes move to it (FLAT: y = h; RADIAL along their direction), the
+ * others keep their bits.  STRATA_ERR_NOMEM. */
+STRATA_API strata_status strata_mesh_apply_edits(strata_ctx *ctx, strata_mesh *m,
+                                                 const strata_edits *e,
+                                                 const strata_fbm *noise,
+                                                 const strata_curve *curve,
+                                                 const float *levels, uint32_t nlevels);
+
+/* ------------------------------------------------------------------ */
 /* Worlds                                                              */
 /* ------------------------------------------------------------------ */
 
@@ -2466,6 +2595,14 @@ STRATA_API strata_status strata_world_chunks_near(const strata_world *w, const f
 typedef void (*strata_height_fn)(void *user, const float *x, const float *y, const float *z,
                                  float *h, size_t n);
 STRATA_API void strata_world_set_height_fn(strata_world *w, strata_height_fn fn, void *user);
+
+/* strata_world_set_height_fn with the dabs of e in effect at the time a
+ * chunk is made (the world's noise, curve and planes read by smooth and
+ * terrace): the chunks' union is the whole mesh of the same options
+ * with strata_mesh_apply_edits.  e must outlive its use and not change
+ * while chunks are made; NULL removes the edits.  The chunks a dab
+ * changes are among strata_world_chunks_near(its centre, its radius). */
+STRATA_API void strata_world_set_edits(strata_world *w, const strata_edits *e);
 
 /* What a world directory knows of each tile in it, for its tileset. */
 typedef struct strata_tile_record {

@@ -703,6 +703,29 @@ if [ -n "${SRCDIR:-}" ] && [ -f "$SRCDIR/docs/strata.1" ]; then
 fi
 rm -f options.txt
 
+# ------------------------------------------------------------ --edits
+printf 'strata-edits 1\n# a bump, then smoothed\nraise 0.36 0.48 0.8 0.3 0.05\nsmooth 0.36 0.48 0.8 0.2 0.8\n' >good.edits
+succeeds "--edits FILE" planet --level 3 --edits good.edits -o ed.ply
+succeeds "no --edits" planet --level 3 -o noed.ply
+check "--edits changes the planet" '! cmp -s ed.ply noed.ply'
+printf 'strata-edits 1\n' >empty.edits
+succeeds "--edits, no dabs" planet --level 3 --edits empty.edits -o ed0.ply
+same "an empty edit log changes nothing" noed.ply ed0.ply
+printf 'strata-edits 1\nraise 0 0 0 1\n' >short.edits
+fails 1 "--edits 'short.edits': line 2: bad strength" "an edit line without its strength" \
+    planet --level 1 --edits short.edits -o p.glb
+printf 'strata-edits 1\n\nraise 0 0 0 1 1\nrise 0 0 0 1 1\n' >brush.edits
+fails 1 "line 4: bad brush" "an unknown brush" terrain --cells 4 --edits brush.edits -o p.glb
+printf 'strata-edits 1\nsmooth 0 0 0 1 2\n' >strong.edits
+fails 1 "line 2: bad strength" "a smooth stronger than 1" terrain --cells 4 --edits strong.edits -o p.glb
+printf 'edits\n' >nohead.edits
+fails 1 "line 1: bad header" "no header" planet --level 1 --chunk-level 0 --edits nohead.edits -o w
+printf 'strata-edits 1\nraise 0 1e 0 1 1\n' >num.edits
+fails 1 "line 2: bad y" "a bad number" terrain --cells 4 --tile-cells 2 --edits num.edits -o w2
+fails 1 "cannot read edit log 'missing.edits'" "a missing log" planet --level 1 --edits missing.edits -o p.glb
+fails 2 "--resume" "--edits with --resume" planet --level 2 --chunk-level 1 --edits good.edits --resume -o w3
+check "no output after a bad log" '[ ! -e p.glb ] && [ ! -e w ] && [ ! -e w2 ]'
+
 # ------------------------------------------------------------ no leftovers
 check "no temporary files left" '[ -z "$(ls | grep "\.tmp")" ]'
 

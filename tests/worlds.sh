@@ -255,6 +255,16 @@ if command -v python3 >/dev/null 2>&1; then
         union "planet, GLB tiles at their translations" p-mem.ply p-glb glb
     "$STRATA" terrain --heightmap hm.pgm --tile-cells 3 --quiet -o hm-glb &&
         union "heightmap, GLB tiles at their translations" hm-mem.ply hm-glb glb
+    # edit logs: every brush, the world's union is the whole mesh's
+    printf 'strata-edits 1\nraise 0.36 0.48 0.8 0.3 0.05\nsmooth 0.36 0.48 0.8 0.2 0.8\nterrace -0.6 0 0.8 0.3 1\nnoise 0 1 0 0.2 0.02\nlower 0 -1 0 0.25 0.04\n' >p.edits
+    "$STRATA" planet --level 5 --edits p.edits --quiet -o pe-mem.ply &&
+        "$STRATA" planet --level 5 --chunk-level 2 --tile-format ply --edits p.edits --quiet -o pe-world &&
+        union "planet with edits" pe-mem.ply pe-world
+    printf 'strata-edits 1\nraise 1 0 2 3 0.5\nsmooth 0 0 0 4 1\nterrace -3 0 -3 3 1\nnoise 3 0 -3 3 0.3\nlower 1 0 2 3 0.5\n' >t.edits
+    "$STRATA" terrain --cells 40 --size 16 --edits t.edits --quiet -o te-mem.ply &&
+        "$STRATA" terrain --cells 40 --size 16 --tile-cells 7 --tile-format ply --edits t.edits --quiet -o te-world &&
+        union "terrain with edits" te-mem.ply te-world
+    cmp -s pe-mem.ply p-mem.ply && bad "edits changed nothing" || ok
     E="planet --radius 6378137 --level 5 --quiet"
     "$STRATA" $E -o e-mem.ply && "$STRATA" $E --chunk-level 1 -o e-glb &&
         union "a planet of Earth's radius, GLB tiles at their translations" e-mem.ply e-glb glb

@@ -311,20 +311,7 @@ static void apply_edits(const strata_world *w, strata_mesh *m, float *before)
 {
     memcpy(before, m->h, (size_t)m->nverts * sizeof(float));
     w->edit(w->edit_user, m->x, m->y, m->z, m->h, m->nverts);
-    const float *c = m->center;
-    for (uint32_t i = 0; i < m->nverts; i++) {
-        if (!memcmp(&before[i], &m->h[i], sizeof(float)))
-            continue;
-        if (m->geometry == STRATA_FLAT) {
-            m->y[i] = m->h[i];
-            continue;
-        }
-        const float dx = m->x[i] - c[0], dy = m->y[i] - c[1], dz = m->z[i] - c[2];
-        const float s = (m->radius + m->h[i]) / sqrtf(dx * dx + dy * dy + dz * dz);
-        m->x[i] = c[0] + dx * s;
-        m->y[i] = c[1] + dy * s;
-        m->z[i] = c[2] + dz * s;
-    }
+    strata__mesh_move_to_heights(m, before);
 }
 
 static double now(void)
@@ -1135,6 +1122,27 @@ void strata_world_set_height_fn(strata_world *w, strata_height_fn fn, void *user
         return;
     w->edit = fn;
     w->edit_user = user;
+}
+
+void strata_world_set_edits(strata_world *w, const strata_edits *e)
+{
+    if (!w)
+        return;
+    if (!e) {
+        strata_world_set_height_fn(w, NULL, NULL);
+        return;
+    }
+    strata_edit_surface *s = &w->edits;
+    memset(s, 0, sizeof *s);
+    s->edits = e;
+    s->radial = w->kind == STRATA_WORLD_PLANET;
+    s->radius = w->planet.radius;
+    s->has_noise = w->has_noise;
+    s->fbm = w->fbm;
+    s->curve = strata__curve_is_identity(w->curve) ? NULL : w->curve;
+    s->levels = w->levels;
+    s->nlevels = w->nlevels;
+    strata_world_set_height_fn(w, strata__edits_height_fn, s);
 }
 
 strata_status strata_world_chunk_info(const strata_world *w, uint64_t id, strata_chunk_info *out)

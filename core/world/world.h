@@ -5,6 +5,7 @@
 
 #include "base/alloc.h"
 #include "base/ctx.h"
+#include "edit/edits.h"
 #include "mesh/lattice.h"
 #include "mesh/mesh.h"
 #include "mesh/result.h"
@@ -30,6 +31,7 @@ struct strata_world {
     double place[4]; /* lon, lat, height, scale */
     strata_height_fn edit;
     void *edit_user;
+    strata_edit_surface edits; /* strata_world_set_edits: edit_user points here */
     uint64_t fingerprint;
     /* planets, for strata_world_chunks_near and tile boxes: per coarse
      * triangle its axis (unit centroid direction) and the angle (radians)

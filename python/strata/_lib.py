@@ -305,6 +305,38 @@ void strata_world_run_defaults(strata_world_run_options *opt);
 strata_status strata_world_run(strata_ctx *ctx, const strata_world *w,
                                const strata_world_run_options *opt,
                                strata_world_run_stats *stats);
+
+typedef int strata_brush;
+typedef struct strata_edit {
+    strata_brush brush;
+    float center[3];
+    float radius;
+    float strength;
+} strata_edit;
+typedef struct strata_edits strata_edits;
+typedef struct strata_edits_error {
+    uint64_t line;
+    char field[16];
+} strata_edits_error;
+const char *strata_brush_name(strata_brush b);
+strata_status strata_brush_from_name(const char *name, strata_brush *out);
+strata_status strata_edit_validate(const strata_edit *e);
+strata_status strata_edits_create(strata_edits **out);
+void strata_edits_destroy(strata_edits *e);
+uint64_t strata_edits_count(const strata_edits *e);
+uint64_t strata_edits_redo_count(const strata_edits *e);
+strata_status strata_edits_get(const strata_edits *e, uint64_t i, strata_edit *out);
+strata_status strata_edits_append(strata_edits *e, const strata_edit *ed);
+strata_status strata_edits_undo(strata_edits *e, strata_edit *undone);
+strata_status strata_edits_redo(strata_edits *e, strata_edit *redone);
+strata_status strata_edits_parse(strata_edits *e, const char *text, size_t len,
+                                 strata_edits_error *err);
+strata_status strata_edits_load(strata_edits *e, const char *path, strata_edits_error *err);
+strata_status strata_edits_save(strata_ctx *ctx, const strata_edits *e, const char *path);
+strata_status strata_mesh_apply_edits(strata_ctx *ctx, strata_mesh *m, const strata_edits *e,
+                                      const strata_fbm *noise, const strata_curve *curve,
+                                      const float *levels, uint32_t nlevels);
+void strata_world_set_edits(strata_world *w, const strata_edits *e);
 """
 
 # The structs test_strata.py checks against the header, with their fields.
@@ -337,6 +369,8 @@ STRUCTS = {
                              "shoreline", "loops", "ao", "ao_radius", "place", "place_lon",
                              "place_lat", "place_height", "place_scale"],
     "strata_tile_record": ["id", "triangles", "bytes", "box"],
+    "strata_edit": ["brush", "center", "radius", "strength"],
+    "strata_edits_error": ["line", "field"],
     "strata_world_run_options": ["dir", "palette", "resume", "ids", "nids", "next",
                                  "next_user", "done", "done_user", "preview"],
     "strata_world_run_stats": ["made", "skipped", "triangles", "bytes", "seconds_lattice",
