@@ -119,6 +119,7 @@ void strata_world_defaults(strata_world_options *o)
     o->walls = STRATA_WALLS_UPPER;
     o->skirts = 1;
     o->place_scale = 1.0;
+    o->solid_depth = NAN;
 }
 
 /* ------------------------------------------------------------ fingerprint */
@@ -248,6 +249,10 @@ static strata_status fingerprint(strata_world *w, const strata_world_options *o)
     }
     if (w->loops)
         fnv_bytes(&f, "loops", 5);
+    if (w->stages.solid) { /* changes the border tiles' bytes */
+        fnv_bytes(&f, "solid", 5);
+        fnv_float(&f, w->solid_base);
+    }
     if (w->ao_radius > 0) { /* changes every tile's bytes */
         fnv_bytes(&f, "ambient occlusion", 17);
         fnv_float(&f, w->ao_radius);
@@ -381,6 +386,25 @@ strata_status strata__world_slice_chunk(strata_ctx *ctx, const strata_world *w, 
     return st == STRATA_OK ? slice_chunk(ctx, w, id, s, r, NULL) : st;
 }
 
+/* Where leaf tile id lies in w's rectangle, for its part of the solid. */
+static void solid_tile(const strata_world *w, uint64_t id, strata_solid_tile *t)
+{
+    const strata_terrain_lattice *tl = &w->terrain;
+    uint32_t i0, j0, i1, j1;
+    strata__terrain_tile_block(tl, id, &i0, &j0, &i1, &j1);
+    const uint32_t nx = tl->src.nx, nz = tl->src.nz;
+    *t = (strata_solid_tile){
+        .base = w->solid_base,
+        .world = {strata__grid_coord(0, nx, tl->cell), strata__grid_coord(nx, nx, tl->cell),
+                  strata__grid_coord(0, nz, tl->cell), strata__grid_coord(nz, nz, tl->cell)},
+        .tile = {strata__grid_coord(strata__terrain_grid_x(tl, i0), nx, tl->cell),
+                 strata__grid_coord(strata__terrain_grid_x(tl, i1), nx, tl->cell),
+                 strata__grid_coord(strata__terrain_grid_z(tl, j0), nz, tl->cell),
+                 strata__grid_coord(strata__terrain_grid_z(tl, j1), nz, tl->cell)},
+        .levels = w->levels,
+        .nlevels = w->nlevels};
+}
+
 /* strata_world_make_chunk, with its props and loops when asked (props,
  * loops not NULL), adding the seconds of its stages to t[0..2] (lattice,
  * noise and edits, slice and the stages after it) when t is not NULL. */
@@ -408,9 +432,12 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
     stages.props = NULL;
     strata_pipeline_report rep;
     memset(&rep, 0, sizeof rep);
+    strata_solid_tile tile;
+    if (w->stages.solid)
+        solid_tile(w, id, &tile);
     if (st == STRATA_OK)
-        st = strata__pipeline_stages(ctx, r, &stages, STRATA_STAGE_SIMPLIFY,
-                                     STRATA_STAGE_SIMPLIFY, NULL, &rep);
+        st = strata__pipeline_stages(ctx, r, &stages, STRATA_STAGE_SIMPLIFY, STRATA_STAGE_SOLID,
+                                     &tile, NULL, &rep);
     if (st == STRATA_OK && w->skirts) {
         uint32_t k;
         uint64_t i;
@@ -435,7 +462,7 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
     }
     if (st == STRATA_OK)
         st = strata__pipeline_stages(ctx, r, &stages, STRATA_STAGE_WATER, STRATA_STAGE_PROPS,
-                                     props, &rep);
+                                     NULL, props, &rep);
     if (st == STRATA_OK && w->ao_radius > 0) /* last: it reads the tile as written */
         st = strata__world_ao(ctx, w, id, r, s->halo);
     if (st != STRATA_OK) {
@@ -823,6 +850,30 @@ strata_status strata__planet_caps(const strata_planet_lattice *pl, const strata_
     return STRATA_OK;
 }
 
+/* The base of w's solid: depth (NAN: STRATA_SOLID_DEPTH x the longest
+ * side of the rectangle, as the pipeline measures the whole mesh) below
+ * the plane the lowest height hmin is flattened to, the whole mesh's
+ * lowest vertex (docs/DESIGN.md, "Worlds"). */
+static strata_status solid_base(strata_world *w, float depth, float hmin)
+{
+    const strata_terrain_lattice *tl = &w->terrain;
+    const uint32_t nx = tl->src.nx, nz = tl->src.nz;
+    const float x0 = strata__grid_coord(0, nx, tl->cell), x1 = strata__grid_coord(nx, nx, tl->cell);
+    const float z0 = strata__grid_coord(0, nz, tl->cell), z1 = strata__grid_coord(nz, nz, tl->cell);
+    if (isnan(depth))
+        depth = (float)(STRATA_SOLID_DEPTH * fmax((double)x1 - x0, (double)z1 - z0));
+    uint32_t k = 0;
+    while (k + 1 < w->nlevels && w->levels[k + 1] <= hmin)
+        k++;
+    const float ymin = w->levels[k];
+    w->stages.solid = 1;
+    w->stages.solid_depth = depth;
+    w->solid_base = ymin - depth;
+    if (!isfinite(w->solid_base) || !(w->solid_base < ymin))
+        return STRATA_ERR_INVALID_ARG; /* depth lost in ymin's precision */
+    return STRATA_OK;
+}
+
 /* What strata_props_scatter would refuse, checked when the world is
  * made rather than at its first tile. */
 static int props_valid(const strata_props_options *p)
@@ -874,6 +925,11 @@ static strata_status check_world_options(const strata_world_options *o)
     if (o->ao && (!(o->ao_radius >= 0.0f) || !isfinite(o->ao_radius)))
         return STRATA_ERR_INVALID_ARG;
     if (o->ao && (o->kind == STRATA_WORLD_PLANET || o->lod || o->simplify_roofs > 0))
+        return STRATA_ERR_UNSUPPORTED;
+    if (o->solid && (o->kind != STRATA_WORLD_TERRAIN ||
+                     !(isnan(o->solid_depth) || (o->solid_depth > 0 && isfinite(o->solid_depth)))))
+        return STRATA_ERR_INVALID_ARG;
+    if (o->solid && o->lod)
         return STRATA_ERR_UNSUPPORTED;
     double m[16];
     if (o->place && strata_geo_enu(o->place_lon, o->place_lat, o->place_height,
@@ -999,10 +1055,12 @@ strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *o
         st = STRATA_ERR_NOMEM;
     float lo = 0, hi = 0;
     int any = 0;
-    if (st == STRATA_OK && t.count)
+    if (st == STRATA_OK && (t.count || o->solid))
         st = measure_range(ctx, w, NULL, w->layout.nleaves, &lo, &hi, &any);
     if (st == STRATA_OK)
         st = strata_terraces_heights(&t, lo, hi, w->levels, &w->nlevels);
+    if (st == STRATA_OK && o->solid)
+        st = solid_base(w, o->solid_depth, lo);
     if (st == STRATA_OK && o->kind == STRATA_WORLD_PLANET && !(o->radius + w->levels[0] > 0.0f))
         st = STRATA_ERR_BAD_LEVELS; /* a terrace at or below the centre */
     if (st == STRATA_OK && o->lod)
