@@ -82,6 +82,28 @@ for f in tw/tiles/*/*.ply; do
     clean "terrain world tile $f" "$OPEN" "$f"
 done
 clean "terrain world, its tiles welded" "$OPEN" tw/tiles/*/*.ply
+# --solid worlds: the tiles' union, welded by position, is closed with
+# no repeated directed edge (the walls and base on the border tiles, the
+# base's rectangles meeting at the inner borders); the same bytes for
+# any thread count, ISA and sharding
+run terrain --cells 48 --tile-cells 16 --seed 3 --terraces 12 --solid --tile-format ply -o sw
+check "solid terrain world: exit $rc" '[ "$rc" -eq 0 ]'
+clean "solid terrain world, its tiles welded" "$CLOSED thin" sw/tiles/*/*.ply
+OMP_NUM_THREADS=1 STRATA_SIMD=scalar "$STRATA" terrain --cells 48 --tile-cells 16 --seed 3 \
+    --terraces 12 --solid --tile-format ply -o sw1 2>/dev/null
+same "solid terrain world, 1 thread, scalar" sw/tiles sw1/tiles
+for k in 1 2 3; do
+    "$STRATA" terrain --cells 48 --tile-cells 16 --seed 3 --terraces 12 --solid --tile-format ply \
+        --shard $k/3 -o sws 2>/dev/null || bad "solid world shard $k/3"
+done
+same "solid terrain world in 3 shards" sw/tiles sws/tiles
+# from a heightmap: the ridge lying in a plane, every tile size
+for tc in 1 2 3 4; do
+    run terrain --heightmap ridge.pgm --height-scale 1 --levels 0,1 --solid --tile-cells $tc \
+        --tile-format ply -o rw$tc
+    clean "the ridge's solid world, tiles of $tc" "$CLOSED" rw$tc/tiles/*/*.ply
+done
+
 run planet --level 6 --chunk-level 2 --tile-format ply --terraces 20 --seed 9 -o pw
 check "planet world: exit $rc" '[ "$rc" -eq 0 ]'
 clean "planet world, its chunks welded" "$CLOSED" pw/tiles/*/*.ply
