@@ -2275,7 +2275,9 @@ typedef struct strata_world_options {
      * STRATA_SOLID_DEPTH x the longest horizontal side of the world)
      * below the lowest terrace's plane, the same in every tile, as the
      * whole mesh's; the height range is measured for it when the planes
-     * are explicit.  Part of the fingerprint. */
+     * are explicit.  A tile on the world's border slices the tiles next
+     * to it along that border again (at most four) to meet their walls
+     * at the tile corners there.  Part of the fingerprint. */
     int solid;
     float solid_depth;
 } strata_world_options;

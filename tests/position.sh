@@ -103,6 +103,26 @@ for tc in 1 2 3 4; do
         --tile-format ply -o rw$tc
     clean "the ridge's solid world, tiles of $tc" "$CLOSED" rw$tc/tiles/*/*.ply
 done
+# a DEM of small integers on integer planes (lattice vertices on their
+# planes at tile corners on the world's border, spikes there): the union
+# has the same figures by position as the whole mesh's solid (whose
+# repeated edges are the slicer's saddles on a plane, not the solid's)
+{
+    printf 'P5\n13 11\n255\n'
+    for v in $(awk 'BEGIN { s = 7; for (i = 0; i < 143; i++) {
+            s = (s * 1103515245 + 12345) % 2147483648; print int(s / 65536) % 5 } }'); do
+        printf "\\00$v"
+    done
+} >dem.pgm
+run terrain --heightmap dem.pgm --height-scale 255 --levels 0,1,2,3,4 --solid -o dem.ply
+want=$("$POSCHECK" dem.ply | sed 's/tris=[0-9]* points=[0-9]* //; s/ thin.*//')
+check "the DEM's whole solid is closed ($want)" 'echo "$want" | grep -q " border=0 "'
+for tc in 1 2 3 5; do
+    run terrain --heightmap dem.pgm --height-scale 255 --levels 0,1,2,3,4 --solid \
+        --tile-cells $tc --tile-format ply -o dw$tc
+    got=$("$POSCHECK" dw$tc/tiles/*/*.ply | sed 's/tris=[0-9]* points=[0-9]* //; s/ thin.*//')
+    check "the DEM's solid world, tiles of $tc: '$got', whole '$want'" '[ "$got" = "$want" ]'
+done
 
 run planet --level 6 --chunk-level 2 --tile-format ply --terraces 20 --seed 9 -o pw
 check "planet world: exit $rc" '[ "$rc" -eq 0 ]'

@@ -925,12 +925,17 @@ strata_status strata_result_solidify(strata_ctx *ctx, strata_result *r, float de
  *
  * A tile's border on the world's border is one or two open chains (one
  * closed loop for a world of one tile).  A chain ends at a tile corner
- * on the world's border, where the tile next to it goes on: its end
- * stacks keep only the border point (the wall ends there are closed by
- * the neighbour's column, in the union), and the column's vertical line
- * there gets a vertex at each plane between the base and that point,
- * the same in both tiles (every vertex lies on a plane), so the two
- * columns share its pieces. */
+ * on the world's border, where the tile next to it goes on.  There the
+ * lattice vertex has at most two heights (its top copy, and bottom
+ * copies when it lies on its plane), each tile at most one wall end
+ * (from its border point to the seam's first vertex), and each tile's
+ * end stack keeps only its border point; the column of the tile whose
+ * border point is higher gets a vertex at the other's (t->ends, from the
+ * neighbour's own border phase), so the two columns share the line's
+ * lower piece, the higher column closes what lies between the two
+ * border points (its own wall end or the neighbour's), and wall ends
+ * going up and down again (a spike the whole mesh zips) pair with each
+ * other across the seam. */
 
 /* The chains of the border edges e (n, sorted by start) in loop (room
  * for n + 2 vertices a chain), chain c in loop[ch[c] .. ch[c + 1]);
@@ -1008,11 +1013,22 @@ static strata_status chain_stacks(const strata_result *r, const uint32_t *loop, 
     return STRATA_OK;
 }
 
+/* The other tile's border point at the chain end at vertex h (t->ends):
+ * its height, or NAN when t has none there. */
+static float other_end(const strata_result *r, const strata_solid_tile *t, uint32_t h)
+{
+    for (uint32_t k = 0; k < t->nends; k++)
+        if (t->ends[k][0] == r->x[h] && t->ends[k][2] == r->z[h])
+            return t->ends[k][1];
+    return NAN;
+}
+
 /* One vertical side of a column, bottom up, into out (returns its
  * length): base point p, then at stack s the vertices the column uses,
  * as column() takes them (left: A's side; right: B's); cut: s ends an
- * open chain, so only its border point h, with a new vertex (*nv, the
- * next free id) at each plane strictly between the base and h below it. */
+ * open chain, so only its border point h, and below it a new vertex (*nv,
+ * the next free id) at the other tile's border point there when that is
+ * lower: the two tiles' lines then share their pieces. */
 static uint32_t side(strata_result *r, const uint32_t *loop, const stack *s, uint32_t p,
                      int left, int cut, const strata_solid_tile *t, uint32_t *nv,
                      uint32_t *out)
@@ -1021,13 +1037,13 @@ static uint32_t side(strata_result *r, const uint32_t *loop, const stack *s, uin
     out[n++] = p;
     if (cut) {
         const uint32_t h = loop[left ? s->first + s->count - 1 : s->first];
-        for (uint32_t k = 0; k < t->nlevels; k++)
-            if (t->levels[k] > t->base && t->levels[k] < r->y[h]) {
-                r->x[*nv] = r->x[h];
-                r->y[*nv] = t->levels[k];
-                r->z[*nv] = r->z[h];
-                out[n++] = (*nv)++;
-            }
+        const float o = other_end(r, t, h);
+        if (o < r->y[h]) {
+            r->x[*nv] = r->x[h];
+            r->y[*nv] = o;
+            r->z[*nv] = r->z[h];
+            out[n++] = (*nv)++;
+        }
         out[n++] = h;
     } else if (left && s->up) {
         for (uint32_t k = 0; k < s->count; k++)
@@ -1184,7 +1200,7 @@ static strata_status tile_emit(strata_result *r, const solid *sd, const strata_s
                                const uint32_t *ch, uint32_t nch, int closed, uint32_t *sides,
                                rim *rm, uint32_t *nv, uint64_t *nidx)
 {
-    const uint32_t p0 = r->nverts, room = sd->ne + t->nlevels + 4;
+    const uint32_t p0 = r->nverts, room = sd->ne + 8;
     uint32_t v = p0 + sd->nst;
     for (uint32_t i = 0; i < sd->nst; i++) {
         const uint32_t q = sd->loop[sd->st[i].first];
@@ -1212,36 +1228,77 @@ static strata_status tile_emit(strata_result *r, const solid *sd, const strata_s
     return s;
 }
 
-strata_status strata__result_solidify_tile(strata_ctx *ctx, strata_result *r,
-                                           const strata_solid_tile *t, strata_solid_stats *stats)
+/* The border phase of a tile's part (r not changed): the border on the
+ * world's border cleaned, its chains and stacks. */
+static strata_status tile_border(strata_ctx *ctx, const strata_result *r,
+                                 const strata_solid_tile *t, solid *sd, uint32_t *ch,
+                                 uint32_t *nch, int *closed)
 {
+    memset(sd, 0, sizeof *sd);
     if (!ctx || !r || !t || !isfinite(t->base) || r->nterraces == 0 || r->nindices == 0 ||
         r->geometry != STRATA_FLAT || r->nx || r->water_count || r->shore_count)
         return STRATA_ERR_INVALID_ARG;
     if (strata__cancelled(ctx))
         return STRATA_ERR_CANCELLED;
-    const strata_allocator *al = &r->alloc;
     for (uint64_t i = 0; i < r->nindices; i++)
         if (!(t->base < r->y[r->indices[i]]))
             return STRATA_ERR_INVALID_ARG;
-    solid sd;
-    memset(&sd, 0, sizeof sd);
-    sd.nold = r->nverts;
-    sd.flag = strata__alloc_array(al, sd.nold, 1);
-    sd.remap = strata__alloc_array(al, sd.nold, sizeof *sd.remap);
-    sd.touched = sd.flag ? strata__alloc_array(al, sd.nold, 1) : NULL;
-    strata_status s = sd.flag && sd.remap && sd.touched ? STRATA_OK : STRATA_ERR_NOMEM;
-    for (uint32_t v = 0; s == STRATA_OK && v < sd.nold; v++)
-        sd.remap[v] = v;
+    const strata_allocator *al = &r->alloc;
+    sd->nold = r->nverts;
+    sd->flag = strata__alloc_array(al, sd->nold, 1);
+    sd->remap = strata__alloc_array(al, sd->nold, sizeof *sd->remap);
+    sd->touched = sd->flag ? strata__alloc_array(al, sd->nold, 1) : NULL;
+    strata_status s = sd->flag && sd->remap && sd->touched ? STRATA_OK : STRATA_ERR_NOMEM;
+    for (uint32_t v = 0; s == STRATA_OK && v < sd->nold; v++)
+        sd->remap[v] = v;
     if (s == STRATA_OK) {
-        memset(sd.touched, 0, sd.nold);
-        s = clean_border(ctx, r, &sd, t);
+        memset(sd->touched, 0, sd->nold);
+        s = clean_border(ctx, r, sd, t);
     }
+    *nch = 0;
+    *closed = 0;
+    return s == STRATA_OK ? tile_stacks(r, sd, ch, nch, closed) : s;
+}
+
+strata_status strata__result_solid_ends(strata_ctx *ctx, const strata_result *r,
+                                        const strata_solid_tile *t, float (*ends)[3],
+                                        uint32_t *n)
+{
+    solid sd;
+    uint32_t ch[5], nch;
+    int closed;
+    strata_status s = tile_border(ctx, r, t, &sd, ch, &nch, &closed);
+    *n = 0;
+    if (!r)
+        return s;
+    for (uint32_t c = 0; s == STRATA_OK && !closed && c < nch; c++)
+        for (int end = 0; end < 2; end++) {
+            const stack *k = &sd.st[end ? ch[c + 1] - 1 : ch[c]];
+            const uint32_t v = sd.loop[end ? k->first : k->first + k->count - 1];
+            ends[*n][0] = r->x[v];
+            ends[*n][1] = r->y[v];
+            ends[*n][2] = r->z[v];
+            (*n)++;
+        }
+    solid_free(&r->alloc, &sd);
+    return s;
+}
+
+strata_status strata__result_solidify_tile(strata_ctx *ctx, strata_result *r,
+                                           const strata_solid_tile *t, strata_solid_stats *stats)
+{
+    solid sd;
     uint32_t ch[5], nch = 0;
     int closed = 0;
-    if (s == STRATA_OK)
-        s = tile_stacks(r, &sd, ch, &nch, &closed);
-    const uint32_t room = sd.ne + t->nlevels + 4;
+    strata_status s = tile_border(ctx, r, t, &sd, ch, &nch, &closed);
+    if (!r)
+        return s;
+    const strata_allocator *al = &r->alloc;
+    strata__free(al, sd.g); /* the search's scratch, done with */
+    strata__free(al, sd.touched);
+    sd.g = NULL;
+    sd.touched = NULL;
+    const uint32_t room = sd.ne + 8;
     uint32_t *sides = NULL;
     rim *rm = NULL;
     if (s == STRATA_OK && ((sd.gone && !(sd.refs = strata__alloc_array(
@@ -1249,9 +1306,9 @@ strata_status strata__result_solidify_tile(strata_ctx *ctx, strata_result *r,
                            !(sides = strata__alloc_array(al, 2 * (size_t)room, sizeof *sides)) ||
                            !(rm = strata__alloc_array(al, (size_t)sd.nst + 4, sizeof *rm))))
         s = STRATA_ERR_NOMEM;
-    const uint64_t nv = (uint64_t)r->nverts + sd.nst + 2ull * nch * t->nlevels + 5;
-    const uint64_t ni = r->nindices + 3 * (2 * ((uint64_t)sd.ne + 8 + sd.nst) +
-                                           2ull * nch * (t->nlevels + 2) + sd.nst + 4);
+    const uint64_t nv = (uint64_t)r->nverts + sd.nst + 2ull * nch + 5;
+    const uint64_t ni = r->nindices + 3 * (2 * ((uint64_t)sd.ne + 8 + sd.nst) + 4ull * nch +
+                                           sd.nst + 4);
     if (s == STRATA_OK && nv > UINT32_MAX)
         s = STRATA_ERR_OVERFLOW;
     if (s == STRATA_OK && !(sd.ids = strata__alloc_array(al, (size_t)nv, sizeof *sd.ids)))

@@ -43,6 +43,7 @@ typedef struct strata_world_scratch {
     strata_tile_scratch tile;
     strata_skirt_scratch skirt;
     strata_result *halo; /* with ambient occlusion: a neighbour's slice */
+    strata_result *beside; /* with a solid: a neighbour's slice */
 } strata_world_scratch;
 
 static void world_scratch_free(strata_ctx *ctx)
@@ -57,6 +58,7 @@ static void world_scratch_free(strata_ctx *ctx)
     strata__tile_scratch_free(&s->tile);
     strata__skirt_scratch_free(&s->skirt);
     strata_result_destroy(s->halo);
+    strata_result_destroy(s->beside);
     strata__free(&ctx->alloc, s);
     ctx->world_scratch = NULL;
 }
@@ -94,6 +96,8 @@ static strata_status world_scratch(strata_ctx *ctx, const strata_world *w,
     }
     if (st == STRATA_OK && w->ao_radius > 0)
         st = strata_result_create(ctx, &s->halo);
+    if (st == STRATA_OK && w->stages.solid)
+        st = strata_result_create(ctx, &s->beside);
     if (st != STRATA_OK) {
         world_scratch_free(ctx);
         return st;
@@ -386,8 +390,9 @@ strata_status strata__world_slice_chunk(strata_ctx *ctx, const strata_world *w, 
     return st == STRATA_OK ? slice_chunk(ctx, w, id, s, r, NULL) : st;
 }
 
-/* Where leaf tile id lies in w's rectangle, for its part of the solid. */
-static void solid_tile(const strata_world *w, uint64_t id, strata_solid_tile *t)
+/* Where leaf tile id lies in w's rectangle, for its part of the solid
+ * (t->ends not set). */
+static void solid_place(const strata_world *w, uint64_t id, strata_solid_tile *t)
 {
     const strata_terrain_lattice *tl = &w->terrain;
     uint32_t i0, j0, i1, j1;
@@ -400,9 +405,50 @@ static void solid_tile(const strata_world *w, uint64_t id, strata_solid_tile *t)
         .tile = {strata__grid_coord(strata__terrain_grid_x(tl, i0), nx, tl->cell),
                  strata__grid_coord(strata__terrain_grid_x(tl, i1), nx, tl->cell),
                  strata__grid_coord(strata__terrain_grid_z(tl, j0), nz, tl->cell),
-                 strata__grid_coord(strata__terrain_grid_z(tl, j1), nz, tl->cell)},
-        .levels = w->levels,
-        .nlevels = w->nlevels};
+                 strata__grid_coord(strata__terrain_grid_z(tl, j1), nz, tl->cell)}};
+}
+
+/* The solid's place of leaf tile id, with the border points of the
+ * tiles next to it along the world's border at its chain ends (each
+ * such tile sliced again into s->beside, simplified as when it is made,
+ * and its border found as its own part of the solid finds it): ends has
+ * room for 32. */
+static strata_status solid_tile(strata_ctx *ctx, const strata_world *w, uint64_t id,
+                                strata_world_scratch *s, float (*ends)[3], strata_solid_tile *t)
+{
+    const strata_terrain_lattice *tl = &w->terrain;
+    const uint32_t tx = (uint32_t)(id % tl->ntx), tz = (uint32_t)(id / tl->ntx);
+    const int along_x = tz == 0 || tz + 1 == tl->ntz, along_z = tx == 0 || tx + 1 == tl->ntx;
+    const int64_t nb[4][2] = {{along_x ? (int64_t)tx - 1 : -1, tz},
+                              {along_x ? (int64_t)tx + 1 : -1, tz},
+                              {tx, along_z ? (int64_t)tz - 1 : -1},
+                              {tx, along_z ? (int64_t)tz + 1 : -1}};
+    strata_pipeline_options simplify = w->stages;
+    simplify.solid = 0;
+    strata_pipeline_report rep;
+    memset(&rep, 0, sizeof rep);
+    uint32_t n = 0;
+    strata_status st = STRATA_OK;
+    for (int k = 0; k < 4 && st == STRATA_OK; k++) {
+        if (nb[k][0] < 0 || nb[k][1] < 0 || nb[k][0] >= tl->ntx || nb[k][1] >= tl->ntz)
+            continue;
+        const uint64_t other = (uint64_t)nb[k][1] * tl->ntx + (uint64_t)nb[k][0];
+        strata_solid_tile ot;
+        solid_place(w, other, &ot);
+        uint32_t got = 0;
+        strata__result_clear(s->beside);
+        st = slice_chunk(ctx, w, other, s, s->beside, NULL);
+        if (st == STRATA_OK)
+            st = strata__pipeline_stages(ctx, s->beside, &simplify, STRATA_STAGE_SIMPLIFY,
+                                         STRATA_STAGE_SIMPLIFY, NULL, NULL, &rep);
+        if (st == STRATA_OK)
+            st = strata__result_solid_ends(ctx, s->beside, &ot, ends + n, &got);
+        n += got;
+    }
+    solid_place(w, id, t);
+    t->ends = (const float(*)[3])ends;
+    t->nends = n;
+    return st;
 }
 
 /* strata_world_make_chunk, with its props and loops when asked (props,
@@ -433,8 +479,9 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
     strata_pipeline_report rep;
     memset(&rep, 0, sizeof rep);
     strata_solid_tile tile;
-    if (w->stages.solid)
-        solid_tile(w, id, &tile);
+    float ends[32][3];
+    if (st == STRATA_OK && w->stages.solid)
+        st = solid_tile(ctx, w, id, s, ends, &tile);
     if (st == STRATA_OK)
         st = strata__pipeline_stages(ctx, r, &stages, STRATA_STAGE_SIMPLIFY, STRATA_STAGE_SOLID,
                                      &tile, NULL, &rep);
