@@ -316,9 +316,10 @@ static void check_terrain(job *j)
         usage_error("--template and --shape %s cannot be used together", v);
     const bool world = j->tile_cells >= 0;
     check_props(j, world);
-    if (j->solid && world)
-        usage_error("--solid: not available for worlds (--tile-cells %lld); make one mesh",
-                    j->tile_cells);
+    if (j->solid && world && j->lod)
+        usage_error("--solid: not with --lod: a coarser tile's border is not the leaves' "
+                    "border, so it would need side walls and a base of its own, and its skirt "
+                    "would hang through the walls (make the world without --lod)");
     if (j->solid && j->normals)
         usage_error("--solid and --normals cannot be used together (a solid shares its "
                     "vertices; STL has facet normals of its own)");

@@ -164,6 +164,8 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
             isnan(o->simplify_error) ? STRATA_SIMPLIFY_DEFAULT_ERROR : o->simplify_error;
     wo->water = o->water;
     wo->shoreline = o->shore ? (float)o->shore_width : 0.0f;
+    wo->solid = o->solid;
+    wo->solid_depth = (float)o->solid_depth; /* NAN: the default */
     wo->loops = o->loops != NULL;
     wo->ao = o->ao; /* --ao[=RADIUS]: 0 takes it from the planes */
     wo->ao_radius = o->ao && !isnan(o->ao_radius) ? (float)o->ao_radius : 0.0f;

@@ -2418,13 +2418,28 @@ typedef struct strata_world_options {
      * a directory holds one placement (STRATA_ERR_CONFLICT). */
     int place;
     double place_lon, place_lat, place_height, place_scale;
+    /* TERRAIN, not with lod (STRATA_ERR_UNSUPPORTED; planets:
+     * STRATA_ERR_INVALID_ARG): each tile its part of the solid
+     * strata_result_solidify makes of the whole mesh, after its
+     * simplification: the tile's surface, the side walls on the sides of
+     * the tile lying on the world's border, and the tile's rectangle of
+     * the flat base, so the tiles' union welded by position is one closed
+     * solid (docs/DESIGN.md, "Worlds").  The base lies solid_depth (NAN:
+     * STRATA_SOLID_DEPTH x the longest horizontal side of the world)
+     * below the lowest terrace's plane, the same in every tile, as the
+     * whole mesh's; the height range is measured for it when the planes
+     * are explicit.  A tile on the world's border slices the tiles next
+     * to it along that border again (at most four) to meet their walls
+     * at the tile corners there.  Part of the fingerprint. */
+    int solid;
+    float solid_depth;
 } strata_world_options;
 
 /* Defaults: PLANET, level 6, chunk level 2, radius 1; terrain: no
  * heightmap, cells 0 x 0, cell size 1, height scale 1, tiles of 256
  * cells; no noise, no curve; 16 terraces, no sea level; walls UPPER, no
  * normals; no lod, skirts on (when lod is); no simplification, water or
- * props; not placed (place_scale 1). */
+ * props; not placed (place_scale 1); no solid (solid_depth NAN). */
 STRATA_API void strata_world_defaults(strata_world_options *opt);
 
 /* Geodesy on the WGS84 ellipsoid (a = 6378137 m, 1/f = 298.257223563;

@@ -26,6 +26,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "poscheck.h"
 #include "testutil.h"
 
 #include <errno.h>
@@ -427,6 +428,163 @@ START_TEST(test_terrain_union)
     expect_opened_same(ctx, o, 31, 23, w, &parts, "terrain from an opened file");
     free(parts.k);
     free(whole.k);
+    strata_world_destroy(w);
+    strata_mesh_destroy(m);
+    strata_heightmap_destroy(hm);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* A triangle soup: positions and indices of results appended. */
+typedef struct soup {
+    float *x, *y, *z;
+    uint32_t *idx;
+    uint32_t nv;
+    uint64_t ni;
+} soup;
+
+static void soup_add(soup *s, const strata_result *r)
+{
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    float **c[3] = {&s->x, &s->y, &s->z};
+    const float *from[3] = {v.x, v.y, v.z};
+    for (int k = 0; k < 3; k++) {
+        *c[k] = realloc(*c[k], ((size_t)s->nv + v.nverts) * sizeof(float));
+        ck_assert_ptr_nonnull(*c[k]);
+        memcpy(*c[k] + s->nv, from[k], (size_t)v.nverts * sizeof(float));
+    }
+    s->idx = realloc(s->idx, (size_t)(s->ni + v.nindices) * sizeof *s->idx);
+    ck_assert_ptr_nonnull(s->idx);
+    for (uint64_t i = 0; i < v.nindices; i++)
+        s->idx[s->ni + i] = s->nv + v.indices[i];
+    s->nv += v.nverts;
+    s->ni += v.nindices;
+}
+
+/* The enclosed volume (divergence theorem) and the lowest height. */
+static double soup_volume(const soup *s, float *ymin)
+{
+    double vol = 0;
+    *ymin = INFINITY;
+    for (uint64_t i = 0; i < s->ni; i += 3) {
+        const uint32_t a = s->idx[i], b = s->idx[i + 1], c = s->idx[i + 2];
+        const double ax = s->x[a], ay = s->y[a], az = s->z[a];
+        const double bx = s->x[b], by = s->y[b], bz = s->z[b];
+        const double cx = s->x[c], cy = s->y[c], cz = s->z[c];
+        vol += ax * (by * cz - bz * cy) - ay * (bx * cz - bz * cx) + az * (bx * cy - by * cx);
+        for (int k = 0; k < 3; k++)
+            *ymin = fminf(*ymin, s->y[s->idx[i + k]]);
+    }
+    return vol / 6;
+}
+
+static int cmp_pos3(const void *p, const void *q)
+{
+    return memcmp(p, q, 3 * sizeof(float));
+}
+
+/* Positions (canonical zeros) above the base, sorted, distinct: *n. */
+static float *soup_points(const soup *s, float base, size_t *n)
+{
+    float *p = malloc((size_t)s->nv * 3 * sizeof *p + 1);
+    ck_assert_ptr_nonnull(p);
+    size_t m = 0;
+    for (uint32_t v = 0; v < s->nv; v++)
+        if (s->y[v] > base) {
+            p[3 * m] = s->x[v] + 0.0f;
+            p[3 * m + 1] = s->y[v] + 0.0f;
+            p[3 * m + 2] = s->z[v] + 0.0f;
+            m++;
+        }
+    qsort(p, m, 3 * sizeof *p, cmp_pos3);
+    size_t w = 0;
+    for (size_t i = 0; i < m; i++)
+        if (!w || memcmp(p + 3 * (w - 1), p + 3 * i, 3 * sizeof *p))
+            memmove(p + 3 * w++, p + 3 * i, 3 * sizeof *p);
+    *n = w;
+    return p;
+}
+
+static void soup_free(soup *s)
+{
+    free(s->x);
+    free(s->y);
+    free(s->z);
+    free(s->idx);
+}
+
+/* --solid worlds: the union of the tiles, welded by position, is closed
+ * like the whole mesh's solid of the same options, with its base height
+ * (the default depth), its volume and every point of it above the base. */
+START_TEST(test_solid_union)
+{
+    strata_ctx *ctx = ctx_new(2);
+    strata_heightmap *hm = integer_heightmap(ctx, 31, 23);
+    strata_mesh *m;
+    ck_assert_ok(strata_mesh_from_heightmap(ctx, hm, 0.5f, 1.0f, &m));
+    strata_pipeline_options po;
+    strata_pipeline_defaults(&po);
+    po.terraces.levels = integer_planes;
+    po.terraces.nlevels = 7;
+    po.solid = 1;
+    strata_result *whole_r;
+    ck_assert_ok(strata_pipeline_run(ctx, m, &po, &whole_r, NULL, NULL));
+    soup whole = {0}, parts = {0};
+    soup_add(&whole, whole_r);
+    strata_world_options o;
+    strata_world_defaults(&o);
+    o.kind = STRATA_WORLD_TERRAIN;
+    o.heightmap = hm;
+    o.cell_size = 0.5f;
+    o.tile_cells = tile_sizes[_i];
+    o.levels = integer_planes;
+    o.nlevels = 7;
+    o.solid = 1;
+    strata_world *w;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    strata_result *r;
+    ck_assert_ok(strata_result_create(ctx, &r));
+    for (uint64_t id = 0; id < strata_world_chunk_count(w); id++) {
+        ck_assert_ok(strata_world_make_chunk(ctx, w, id, r));
+        soup_add(&parts, r);
+    }
+    poscheck pw, pp;
+    ck_assert_int_eq(poscheck_run(whole.x, whole.y, whole.z, whole.nv, whole.idx,
+                                  whole.ni / 3, &pw), 0);
+    ck_assert_int_eq(poscheck_run(parts.x, parts.y, parts.z, parts.nv, parts.idx,
+                                  parts.ni / 3, &pp), 0);
+    ck_assert_uint_eq(pw.border, 0);
+    ck_assert_msg(pp.border == 0 && pp.collapsed == 0 && pp.nonmanifold == pw.nonmanifold &&
+                      pp.repeated == pw.repeated && pp.pinches == pw.pinches,
+                  "tiles of %u: border %llu collapsed %llu nonmanifold %llu repeated %llu "
+                  "pinches %llu (whole: %llu %llu %llu)",
+                  tile_sizes[_i], (unsigned long long)pp.border,
+                  (unsigned long long)pp.collapsed, (unsigned long long)pp.nonmanifold,
+                  (unsigned long long)pp.repeated, (unsigned long long)pp.pinches,
+                  (unsigned long long)pw.nonmanifold, (unsigned long long)pw.repeated,
+                  (unsigned long long)pw.pinches);
+    float bw, bp;
+    const double vw = soup_volume(&whole, &bw), vp = soup_volume(&parts, &bp);
+    ck_assert_msg(bw == bp, "base %.9g in the tiles, %.9g whole", (double)bp, (double)bw);
+    ck_assert_msg(vw > 0 && fabs(vp - vw) <= 1e-6 * vw, "volume %.9g in the tiles, %.9g whole",
+                  vp, vw);
+    size_t nw, np;
+    float *qw = soup_points(&whole, bw, &nw), *qp = soup_points(&parts, bp, &np);
+    for (size_t i = 0, j = 0; i < nw; i++) {
+        while (j < np && cmp_pos3(qp + 3 * j, qw + 3 * i) < 0)
+            j++;
+        ck_assert_msg(j < np && !cmp_pos3(qp + 3 * j, qw + 3 * i),
+                      "tiles of %u: the whole's point (%g %g %g) is not in the tiles",
+                      tile_sizes[_i], (double)qw[3 * i], (double)qw[3 * i + 1],
+                      (double)qw[3 * i + 2]);
+    }
+    free(qw);
+    free(qp);
+    soup_free(&whole);
+    soup_free(&parts);
+    strata_result_destroy(r);
+    strata_result_destroy(whole_r);
     strata_world_destroy(w);
     strata_mesh_destroy(m);
     strata_heightmap_destroy(hm);
@@ -2682,6 +2840,7 @@ int main(void)
     const int ntiles = (int)(sizeof tile_sizes / sizeof tile_sizes[0]);
     tcase_add_loop_test(tc, test_terrain_union, 0, ntiles);
     tcase_add_loop_test(tc, test_template_union, 0, ntiles);
+    tcase_add_loop_test(tc, test_solid_union, 0, ntiles);
     tcase_add_test(tc, test_seams);
     tcase_add_test(tc, test_near_plane_seams);
     tcase_add_loop_test(tc, test_near_plane_random_tiles, 0, 4);

@@ -82,6 +82,48 @@ for f in tw/tiles/*/*.ply; do
     clean "terrain world tile $f" "$OPEN" "$f"
 done
 clean "terrain world, its tiles welded" "$OPEN" tw/tiles/*/*.ply
+# --solid worlds: the tiles' union, welded by position, is closed with
+# no repeated directed edge (the walls and base on the border tiles, the
+# base's rectangles meeting at the inner borders); the same bytes for
+# any thread count, ISA and sharding
+run terrain --cells 48 --tile-cells 16 --seed 3 --terraces 12 --solid --tile-format ply -o sw
+check "solid terrain world: exit $rc" '[ "$rc" -eq 0 ]'
+clean "solid terrain world, its tiles welded" "$CLOSED thin" sw/tiles/*/*.ply
+OMP_NUM_THREADS=1 STRATA_SIMD=scalar "$STRATA" terrain --cells 48 --tile-cells 16 --seed 3 \
+    --terraces 12 --solid --tile-format ply -o sw1 2>/dev/null
+same "solid terrain world, 1 thread, scalar" sw/tiles sw1/tiles
+for k in 1 2 3; do
+    "$STRATA" terrain --cells 48 --tile-cells 16 --seed 3 --terraces 12 --solid --tile-format ply \
+        --shard $k/3 -o sws 2>/dev/null || bad "solid world shard $k/3"
+done
+same "solid terrain world in 3 shards" sw/tiles sws/tiles
+# from a heightmap: the ridge lying in a plane, every tile size
+for tc in 1 2 3 4; do
+    run terrain --heightmap ridge.pgm --height-scale 1 --levels 0,1 --solid --tile-cells $tc \
+        --tile-format ply -o rw$tc
+    clean "the ridge's solid world, tiles of $tc" "$CLOSED" rw$tc/tiles/*/*.ply
+done
+# a DEM of small integers on integer planes (lattice vertices on their
+# planes at tile corners on the world's border, spikes there): the union
+# has the same figures by position as the whole mesh's solid (whose
+# repeated edges are the slicer's saddles on a plane, not the solid's)
+{
+    printf 'P5\n13 11\n255\n'
+    for v in $(awk 'BEGIN { s = 7; for (i = 0; i < 143; i++) {
+            s = (s * 1103515245 + 12345) % 2147483648; print int(s / 65536) % 5 } }'); do
+        printf "\\00$v"
+    done
+} >dem.pgm
+run terrain --heightmap dem.pgm --height-scale 255 --levels 0,1,2,3,4 --solid -o dem.ply
+want=$("$POSCHECK" dem.ply | sed 's/tris=[0-9]* points=[0-9]* //; s/ thin.*//')
+check "the DEM's whole solid is closed ($want)" 'echo "$want" | grep -q " border=0 "'
+for tc in 1 2 3 5; do
+    run terrain --heightmap dem.pgm --height-scale 255 --levels 0,1,2,3,4 --solid \
+        --tile-cells $tc --tile-format ply -o dw$tc
+    got=$("$POSCHECK" dw$tc/tiles/*/*.ply | sed 's/tris=[0-9]* points=[0-9]* //; s/ thin.*//')
+    check "the DEM's solid world, tiles of $tc: '$got', whole '$want'" '[ "$got" = "$want" ]'
+done
+
 run planet --level 6 --chunk-level 2 --tile-format ply --terraces 20 --seed 9 -o pw
 check "planet world: exit $rc" '[ "$rc" -eq 0 ]'
 clean "planet world, its chunks welded" "$CLOSED" pw/tiles/*/*.ply

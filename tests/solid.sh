@@ -34,7 +34,8 @@ fails "--solid=DEPTH (write --solid=2)" "depth as a separate word" terrain --cel
 fails "--solid: planets are closed surfaces already" "planet" planet --level 2 --solid -o bad.stl
 fails "--solid=1: planets" "planet with a depth" planet --level 2 --solid=1 -o bad.stl
 fails "--solid and --normals" "normals" terrain --cells 8 --solid --normals -o bad.stl
-fails "--solid: not available for worlds" "world" terrain --cells 8 --tile-cells 4 --solid -o badw
+fails "--solid: not with --lod" "world with lod" terrain --cells 8 --tile-cells 4 --lod --solid -o badw
+fails "--solid: planets" "planet world" planet --level 3 --chunk-level 1 --solid -o badw
 fails "--print-size 0: out of range (valid: 0.001 <= MM" "zero print size" terrain --cells 8 --print-size 0 -o bad.stl
 fails "--print-size -5: out of range" "negative print size" terrain --cells 8 --print-size -5 -o bad.stl
 fails "--print-size: not available for worlds" "print size of a world" terrain --cells 8 --tile-cells 4 --print-size 10 -o badw

@@ -22,6 +22,7 @@
 #include "base/ctx.h"
 #include "mesh/mesh.h"
 #include "mesh/result.h"
+#include "edit/solid.h"
 
 #include <float.h>
 #include <math.h>
@@ -682,9 +683,34 @@ static strata_status weld_corners(const strata_result *r, solid *sd, int *weldin
     return s;
 }
 
+/* The sides of the world's border (bit per side: x0, x1, z0, z1) that
+ * vertex v lies on, and that are the tile's sides too. */
+static unsigned outer_sides(const strata_result *r, const strata_solid_tile *t, uint32_t v)
+{
+    const float p[4] = {r->x[v], r->x[v], r->z[v], r->z[v]};
+    unsigned m = 0;
+    for (int k = 0; k < 4; k++)
+        m |= (unsigned)(p[k] == t->world[k] && t->tile[k] == t->world[k]) << k;
+    return m;
+}
+
+/* Keep the border edges lying on one side of the world's border (in
+ * order): a tile's others are its inner borders, left as they are. */
+static void keep_outer(const strata_result *r, const strata_solid_tile *t, dedge *e,
+                       uint32_t *n)
+{
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < *n; i++)
+        if (outer_sides(r, t, e[i].a) & outer_sides(r, t, e[i].b))
+            e[w++] = e[i];
+    *n = w;
+}
+
 /* Rounds of finding the border (sd->e), removing the walls standing on
- * it and zipping it, until a round changes nothing. */
-static strata_status clean_border(strata_ctx *ctx, const strata_result *r, solid *sd)
+ * it and zipping it, until a round changes nothing.  t not NULL: only
+ * the parts of the border on the world's border (a tile's). */
+static strata_status clean_border(strata_ctx *ctx, const strata_result *r, solid *sd,
+                                  const strata_solid_tile *t)
 {
     const strata_allocator *al = &r->alloc;
     strata_status s = STRATA_OK;
@@ -700,6 +726,8 @@ static strata_status clean_border(strata_ctx *ctx, const strata_result *r, solid
         s = border_vertices(r, sd->gone, sd->remap, sd->flag);
         if (s == STRATA_OK)
             s = border_edges(r, sd->gone, sd->remap, sd->flag, &sd->e, &sd->ne);
+        if (s == STRATA_OK && t)
+            keep_outer(r, t, sd->e, &sd->ne);
         if (s == STRATA_OK)
             s = border_fins(r, sd->e, sd->ne, &sd->gone, &found);
         sd->fins += found;
@@ -753,7 +781,7 @@ static strata_status find_border(strata_ctx *ctx, const strata_result *r, solid 
         memset(sd->touched, 0, sd->nold);
         s = welding ? weld_corners(r, sd, &welding) : STRATA_OK;
         if (s == STRATA_OK)
-            s = clean_border(ctx, r, sd);
+            s = clean_border(ctx, r, sd, NULL);
         if (s == STRATA_OK)
             s = border_stacks(r, sd);
         if (s != STRATA_ERR_BAD_MESH)
@@ -815,12 +843,12 @@ static strata_status emit(strata_result *r, const solid *sd, float base, uint64_
     return STRATA_OK;
 }
 
-/* Make what emit wrote (w indices) part of r: the gone triangles
+/* Make what emit wrote (nv vertices, w indices) part of r: the gone triangles
  * dropped, the merges applied, the new triangles in terrace 0's walls
  * (their area added when areas were filled). */
-static void apply(strata_result *r, solid *sd, uint64_t w)
+static void apply(strata_result *r, solid *sd, uint32_t nv, uint64_t w)
 {
-    r->nverts += sd->nst + 1;
+    r->nverts += nv;
     if (sd->gone) {
         const uint64_t old = r->nindices;
         drop_gone(r, sd->gone, sd->refs);
@@ -880,7 +908,7 @@ strata_status strata_result_solidify(strata_ctx *ctx, strata_result *r, float de
     if (s == STRATA_OK)
         s = emit(r, &sd, base, &w);
     if (s == STRATA_OK) /* from here on r changes */
-        apply(r, &sd, w);
+        apply(r, &sd, sd.nst + 1, w);
     if (stats) {
         const int ok = s == STRATA_OK;
         stats->base = base;
@@ -889,6 +917,420 @@ strata_status strata_result_solidify(strata_ctx *ctx, strata_result *r, float de
         stats->vertices_merged = ok ? sd.merged : 0;
         stats->fins_removed = ok ? sd.fins : 0;
     }
+    solid_free(al, &sd);
+    return s;
+}
+
+/* ------------------------------------------------------------ a world tile's part
+ *
+ * A tile's border on the world's border is one or two open chains (one
+ * closed loop for a world of one tile).  A chain ends at a tile corner
+ * on the world's border, where the tile next to it goes on.  There the
+ * lattice vertex has at most two heights (its top copy, and bottom
+ * copies when it lies on its plane), each tile at most one wall end
+ * (from its border point to the seam's first vertex), and each tile's
+ * end stack keeps only its border point; the column of the tile whose
+ * border point is higher gets a vertex at the other's (t->ends, from the
+ * neighbour's own border phase), so the two columns share the line's
+ * lower piece, the higher column closes what lies between the two
+ * border points (its own wall end or the neighbour's), and wall ends
+ * going up and down again (a spike the whole mesh zips) pair with each
+ * other across the seam. */
+
+/* The chains of the border edges e (n, sorted by start) in loop (room
+ * for n + 2 vertices a chain), chain c in loop[ch[c] .. ch[c + 1]);
+ * *closed: one closed loop (loop[0 .. n)).  mark: room for the vertices. */
+static strata_status chains(const dedge *e, uint32_t n, uint8_t *mark, uint32_t nverts,
+                            uint32_t *loop, uint32_t *ch, uint32_t *nch, int *closed)
+{
+    for (uint32_t i = 1; i < n; i++)
+        if (e[i].a == e[i - 1].a)
+            return STRATA_ERR_BAD_MESH; /* a pinch */
+    memset(mark, 0, nverts);
+    for (uint32_t i = 0; i < n; i++)
+        mark[e[i].b] = 1;
+    uint32_t w = 0, c = 0, seen = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (mark[e[i].a])
+            continue;
+        if (c == 4)
+            return STRATA_ERR_BAD_MESH; /* a rectangle's border has at most 2 */
+        ch[c++] = w;
+        uint32_t cur = i;
+        for (;;) {
+            loop[w++] = e[cur].a;
+            seen++;
+            const uint32_t next = e[cur].b;
+            uint32_t lo = 0, hi = n;
+            while (lo < hi) {
+                const uint32_t mid = lo + (hi - lo) / 2;
+                if (e[mid].a < next)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo == n || e[lo].a != next) {
+                loop[w++] = next;
+                break;
+            }
+            if (seen > n)
+                return STRATA_ERR_BAD_MESH;
+            cur = lo;
+        }
+    }
+    ch[c] = w;
+    *nch = c;
+    *closed = c == 0 && n > 0;
+    if (*closed)
+        return STRATA_OK; /* the caller makes the loop */
+    return seen == n ? STRATA_OK : STRATA_ERR_BAD_MESH; /* a loop besides the chains */
+}
+
+/* The open chain loop[0 .. n) cut into stacks (st, *nst): as stacks()
+ * does, but the end stacks may turn (only their border points are
+ * used). */
+static strata_status chain_stacks(const strata_result *r, const uint32_t *loop, uint32_t n,
+                                  stack *st, uint32_t *nst)
+{
+    uint32_t ns = 0;
+    for (uint32_t i = 0; i < n;) {
+        uint32_t j = i + 1;
+        while (j < n && same_point(r, loop[i], loop[j]))
+            j++;
+        stack sk = {i, j - i, 0};
+        if (sk.count > 1) {
+            sk.up = r->y[loop[i + 1]] > r->y[loop[i]];
+            for (uint32_t k = i + 1; k < j && i > 0 && j < n; k++)
+                if ((r->y[loop[k]] > r->y[loop[k - 1]]) != sk.up)
+                    return STRATA_ERR_BAD_MESH;
+        }
+        st[ns++] = sk;
+        i = j;
+    }
+    if (ns < 2)
+        return STRATA_ERR_BAD_MESH;
+    *nst = ns;
+    return STRATA_OK;
+}
+
+/* The other tile's border point at the chain end at vertex h (t->ends):
+ * its height, or NAN when t has none there. */
+static float other_end(const strata_result *r, const strata_solid_tile *t, uint32_t h)
+{
+    for (uint32_t k = 0; k < t->nends; k++)
+        if (t->ends[k][0] == r->x[h] && t->ends[k][2] == r->z[h])
+            return t->ends[k][1];
+    return NAN;
+}
+
+/* One vertical side of a column, bottom up, into out (returns its
+ * length): base point p, then at stack s the vertices the column uses,
+ * as column() takes them (left: A's side; right: B's); cut: s ends an
+ * open chain, so only its border point h, and below it a new vertex (*nv,
+ * the next free id) at the other tile's border point there when that is
+ * lower: the two tiles' lines then share their pieces. */
+static uint32_t side(strata_result *r, const uint32_t *loop, const stack *s, uint32_t p,
+                     int left, int cut, const strata_solid_tile *t, uint32_t *nv,
+                     uint32_t *out)
+{
+    uint32_t n = 0;
+    out[n++] = p;
+    if (cut) {
+        const uint32_t h = loop[left ? s->first + s->count - 1 : s->first];
+        const float o = other_end(r, t, h);
+        if (o < r->y[h]) {
+            r->x[*nv] = r->x[h];
+            r->y[*nv] = o;
+            r->z[*nv] = r->z[h];
+            out[n++] = (*nv)++;
+        }
+        out[n++] = h;
+    } else if (left && s->up) {
+        for (uint32_t k = 0; k < s->count; k++)
+            out[n++] = loop[s->first + k];
+    } else if (!left && s->count > 1 && !s->up) {
+        for (uint32_t k = s->count; k-- > 0;)
+            out[n++] = loop[s->first + k];
+    } else {
+        out[n++] = loop[left ? s->first + s->count - 1 : s->first];
+    }
+    return n;
+}
+
+/* column() over two sides given bottom up: the same ladder. */
+static uint64_t ladder(const strata_result *r, const uint32_t *L, uint32_t nl, const uint32_t *R,
+                       uint32_t nr, uint32_t *out)
+{
+    uint32_t i = 0, j = 0;
+    uint64_t w = 0;
+    while (i + 1 < nl || j + 1 < nr) {
+        if (j + 1 >= nr || (i + 1 < nl && r->y[L[i + 1]] <= r->y[R[j + 1]])) {
+            out[w++] = R[j];
+            out[w++] = L[i + 1];
+            out[w++] = L[i];
+            i++;
+        } else {
+            out[w++] = L[i];
+            out[w++] = R[j];
+            out[w++] = R[j + 1];
+            j++;
+        }
+    }
+    return w;
+}
+
+/* A base point and where it lies along the tile's rectangle. */
+typedef struct rim {
+    double t;
+    uint32_t v;
+} rim;
+
+static int cmp_rim(const void *p, const void *q)
+{
+    const rim *a = p, *b = q;
+    return a->t < b->t ? -1 : a->t > b->t;
+}
+
+/* Where (x, z) lies along the border of rectangle b (x0, x1, z0, z1),
+ * from (x0, z0) on; -1 off it. */
+static double along(const float *b, float x, float z)
+{
+    const double w = (double)b[1] - b[0], h = (double)b[3] - b[2];
+    if (z == b[2])
+        return (double)x - b[0];
+    if (x == b[1])
+        return w + ((double)z - b[2]);
+    if (z == b[3])
+        return w + h + ((double)b[1] - x);
+    if (x == b[0])
+        return 2 * w + h + ((double)b[3] - z);
+    return -1;
+}
+
+/* The tile's rectangle of the base: the base points rm[0 .. n) (room
+ * for 4 more: the corners that are none, new vertices from *nv), a fan
+ * from the rectangle's centre (a new vertex), facing down; *w indices
+ * written to out.  BAD_MESH for a point off the rectangle. */
+static strata_status base_fan(strata_result *r, const strata_solid_tile *t, rim *rm, uint32_t n,
+                              uint32_t *nv, uint32_t *out, uint64_t *w)
+{
+    const float *b = t->tile;
+    const float cx[4] = {b[0], b[1], b[1], b[0]}, cz[4] = {b[2], b[2], b[3], b[3]};
+    for (uint32_t i = 0; i < n; i++)
+        if ((rm[i].t = along(b, r->x[rm[i].v], r->z[rm[i].v])) < 0)
+            return STRATA_ERR_BAD_MESH;
+    for (int k = 0; k < 4; k++) {
+        const double at = along(b, cx[k], cz[k]);
+        uint32_t i = 0;
+        while (i < n && rm[i].t != at)
+            i++;
+        if (i < n)
+            continue;
+        r->x[*nv] = cx[k];
+        r->y[*nv] = t->base;
+        r->z[*nv] = cz[k];
+        rm[n++] = (rim){at, (*nv)++};
+    }
+    qsort(rm, n, sizeof *rm, cmp_rim);
+    const uint32_t c = (*nv)++;
+    r->x[c] = (float)(0.5 * ((double)b[0] + b[1]));
+    r->y[c] = t->base;
+    r->z[c] = (float)(0.5 * ((double)b[2] + b[3]));
+    for (uint32_t i = 0; i < n; i++) {
+        if (i + 1 < n && rm[i].t == rm[i + 1].t)
+            return STRATA_ERR_BAD_MESH;
+        uint32_t *o = out + *w;
+        o[0] = c;
+        o[1] = rm[i].v;
+        o[2] = rm[(i + 1) % n].v;
+        double nn[3];
+        strata__tri_cross(r->x, r->y, r->z, o[0], o[1], o[2], nn);
+        if (nn[1] > 0) { /* the rectangle walked the other way round */
+            o[1] = rm[(i + 1) % n].v;
+            o[2] = rm[i].v;
+            strata__tri_cross(r->x, r->y, r->z, o[0], o[1], o[2], nn);
+        }
+        if (!(nn[1] < 0))
+            return STRATA_ERR_BAD_MESH;
+        *w += 3;
+    }
+    return STRATA_OK;
+}
+
+/* The chains of sd->e into sd->loop and their stacks into sd->st; ch:
+ * chain c's stacks are st[ch[c] .. ch[c + 1]); *closed: one loop. */
+static strata_status tile_stacks(const strata_result *r, solid *sd, uint32_t *ch, uint32_t *nch,
+                                 int *closed)
+{
+    const strata_allocator *al = &r->alloc;
+    uint32_t at[5];
+    if (!(sd->loop = strata__alloc_array(al, (size_t)sd->ne + 8, sizeof *sd->loop)) ||
+        !(sd->st = strata__alloc_array(al, (size_t)sd->ne + 8, sizeof *sd->st)))
+        return STRATA_ERR_NOMEM;
+    strata_status s = chains(sd->e, sd->ne, sd->flag, sd->nold, sd->loop, at, nch, closed);
+    if (s == STRATA_OK && *closed) {
+        uint32_t *l = NULL;
+        s = sd->ne >= 3 ? border_loop(al, sd->e, sd->ne, &l) : STRATA_ERR_BAD_MESH;
+        if (s == STRATA_OK)
+            memcpy(sd->loop, l, (size_t)sd->ne * sizeof *l);
+        strata__free(al, l);
+        *nch = 1;
+        ch[0] = 0;
+        if (s == STRATA_OK)
+            s = stacks(r, sd->loop, sd->ne, sd->st, &ch[1]);
+        sd->nst = ch[1];
+        return s;
+    }
+    sd->nst = 0;
+    for (uint32_t c = 0; c < *nch && s == STRATA_OK; c++) {
+        uint32_t n = 0;
+        ch[c] = sd->nst;
+        s = chain_stacks(r, sd->loop + at[c], at[c + 1] - at[c], sd->st + sd->nst, &n);
+        for (uint32_t i = 0; i < n; i++)
+            sd->st[sd->nst + i].first += at[c];
+        sd->nst += n;
+    }
+    ch[*nch] = sd->nst;
+    return s;
+}
+
+/* The columns and the base of a tile past r's vertices and indices (not
+ * counted yet); *nv, *nidx: what was written. */
+static strata_status tile_emit(strata_result *r, const solid *sd, const strata_solid_tile *t,
+                               const uint32_t *ch, uint32_t nch, int closed, uint32_t *sides,
+                               rim *rm, uint32_t *nv, uint64_t *nidx)
+{
+    const uint32_t p0 = r->nverts, room = sd->ne + 8;
+    uint32_t v = p0 + sd->nst;
+    for (uint32_t i = 0; i < sd->nst; i++) {
+        const uint32_t q = sd->loop[sd->st[i].first];
+        r->x[p0 + i] = r->x[q];
+        r->y[p0 + i] = t->base;
+        r->z[p0 + i] = r->z[q];
+        rm[i] = (rim){0, p0 + i};
+    }
+    uint32_t *out = r->indices + r->nindices;
+    uint64_t w = 0;
+    for (uint32_t c = 0; c < nch; c++) {
+        const uint32_t o = ch[c], n = ch[c + 1] - ch[c];
+        for (uint32_t i = 0; i < (closed ? n : n - 1); i++) {
+            const uint32_t a = o + i, b = o + (i + 1) % n;
+            const uint32_t nl = side(r, sd->loop, &sd->st[a], p0 + a, 1, !closed && i == 0, t,
+                                     &v, sides);
+            const uint32_t nr = side(r, sd->loop, &sd->st[b], p0 + b, 0,
+                                     !closed && i + 2 == n, t, &v, sides + room);
+            w += ladder(r, sides, nl, sides + room, nr, out + w);
+        }
+    }
+    const strata_status s = base_fan(r, t, rm, sd->nst, &v, out, &w);
+    *nv = v - p0;
+    *nidx = w;
+    return s;
+}
+
+/* The border phase of a tile's part (r not changed): the border on the
+ * world's border cleaned, its chains and stacks. */
+static strata_status tile_border(strata_ctx *ctx, const strata_result *r,
+                                 const strata_solid_tile *t, solid *sd, uint32_t *ch,
+                                 uint32_t *nch, int *closed)
+{
+    memset(sd, 0, sizeof *sd);
+    if (!ctx || !r || !t || !isfinite(t->base) || r->nterraces == 0 || r->nindices == 0 ||
+        r->geometry != STRATA_FLAT || r->nx || r->water_count || r->shore_count)
+        return STRATA_ERR_INVALID_ARG;
+    if (strata__cancelled(ctx))
+        return STRATA_ERR_CANCELLED;
+    for (uint64_t i = 0; i < r->nindices; i++)
+        if (!(t->base < r->y[r->indices[i]]))
+            return STRATA_ERR_INVALID_ARG;
+    const strata_allocator *al = &r->alloc;
+    sd->nold = r->nverts;
+    sd->flag = strata__alloc_array(al, sd->nold, 1);
+    sd->remap = strata__alloc_array(al, sd->nold, sizeof *sd->remap);
+    sd->touched = sd->flag ? strata__alloc_array(al, sd->nold, 1) : NULL;
+    strata_status s = sd->flag && sd->remap && sd->touched ? STRATA_OK : STRATA_ERR_NOMEM;
+    for (uint32_t v = 0; s == STRATA_OK && v < sd->nold; v++)
+        sd->remap[v] = v;
+    if (s == STRATA_OK) {
+        memset(sd->touched, 0, sd->nold);
+        s = clean_border(ctx, r, sd, t);
+    }
+    *nch = 0;
+    *closed = 0;
+    return s == STRATA_OK ? tile_stacks(r, sd, ch, nch, closed) : s;
+}
+
+strata_status strata__result_solid_ends(strata_ctx *ctx, const strata_result *r,
+                                        const strata_solid_tile *t, float (*ends)[3],
+                                        uint32_t *n)
+{
+    solid sd;
+    uint32_t ch[5], nch;
+    int closed;
+    strata_status s = tile_border(ctx, r, t, &sd, ch, &nch, &closed);
+    *n = 0;
+    if (!r)
+        return s;
+    for (uint32_t c = 0; s == STRATA_OK && !closed && c < nch; c++)
+        for (int end = 0; end < 2; end++) {
+            const stack *k = &sd.st[end ? ch[c + 1] - 1 : ch[c]];
+            const uint32_t v = sd.loop[end ? k->first : k->first + k->count - 1];
+            ends[*n][0] = r->x[v];
+            ends[*n][1] = r->y[v];
+            ends[*n][2] = r->z[v];
+            (*n)++;
+        }
+    solid_free(&r->alloc, &sd);
+    return s;
+}
+
+strata_status strata__result_solidify_tile(strata_ctx *ctx, strata_result *r,
+                                           const strata_solid_tile *t, strata_solid_stats *stats)
+{
+    solid sd;
+    uint32_t ch[5], nch = 0;
+    int closed = 0;
+    strata_status s = tile_border(ctx, r, t, &sd, ch, &nch, &closed);
+    if (!r)
+        return s;
+    const strata_allocator *al = &r->alloc;
+    strata__free(al, sd.g); /* the search's scratch, done with */
+    strata__free(al, sd.touched);
+    sd.g = NULL;
+    sd.touched = NULL;
+    const uint32_t room = sd.ne + 8;
+    uint32_t *sides = NULL;
+    rim *rm = NULL;
+    if (s == STRATA_OK && ((sd.gone && !(sd.refs = strata__alloc_array(
+                                             al, 2 * (size_t)r->nterraces, sizeof *sd.refs))) ||
+                           !(sides = strata__alloc_array(al, 2 * (size_t)room, sizeof *sides)) ||
+                           !(rm = strata__alloc_array(al, (size_t)sd.nst + 4, sizeof *rm))))
+        s = STRATA_ERR_NOMEM;
+    const uint64_t nv = (uint64_t)r->nverts + sd.nst + 2ull * nch + 5;
+    const uint64_t ni = r->nindices + 3 * (2 * ((uint64_t)sd.ne + 8 + sd.nst) + 4ull * nch +
+                                           sd.nst + 4);
+    if (s == STRATA_OK && nv > UINT32_MAX)
+        s = STRATA_ERR_OVERFLOW;
+    if (s == STRATA_OK && !(sd.ids = strata__alloc_array(al, (size_t)nv, sizeof *sd.ids)))
+        s = STRATA_ERR_NOMEM;
+    if (s == STRATA_OK)
+        s = grow(r, (uint32_t)nv, ni);
+    uint32_t added = 0;
+    uint64_t w = 0;
+    if (s == STRATA_OK)
+        s = tile_emit(r, &sd, t, ch, nch, closed, sides, rm, &added, &w);
+    if (s == STRATA_OK) /* from here on r changes */
+        apply(r, &sd, added, w);
+    if (stats) {
+        const int ok = s == STRATA_OK;
+        stats->base = t->base;
+        stats->border_points = ok ? sd.nst : 0;
+        stats->triangles_added = ok ? w / 3 : 0;
+        stats->vertices_merged = ok ? sd.merged : 0;
+        stats->fins_removed = ok ? sd.fins : 0;
+    }
+    strata__free(al, sides);
+    strata__free(al, rm);
     solid_free(al, &sd);
     return s;
 }

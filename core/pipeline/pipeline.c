@@ -4,6 +4,7 @@
  * the job below; the driver times them and names the one that failed. */
 #define _POSIX_C_SOURCE 200809L
 #include "base/ctx.h"
+#include "edit/solid.h"
 #include "edit/water.h"
 #include "loops/loops.h"
 #include "pipeline/pipeline.h"
@@ -50,6 +51,7 @@ typedef struct job {
     strata_loops *loops; /* the slice's loops, for the file and the coasts */
     strata_props *props;
     const strata_tile_coasts *coasts; /* a world's tile: its coasts */
+    const strata_solid_tile *tile;    /* a world's tile: its part of the solid */
     int measure; /* record each stage's page faults and peak RSS */
 } job;
 
@@ -148,6 +150,10 @@ static double longest_side(const strata_result *r, int flat)
 
 static strata_status solid(job *j)
 {
+    if (j->tile) {
+        j->rep->solid_depth = j->o->solid_depth;
+        return strata__result_solidify_tile(j->ctx, j->r, j->tile, &j->rep->solid);
+    }
     float depth = j->o->solid_depth;
     if (isnan(depth))
         depth = (float)(STRATA_SOLID_DEPTH * longest_side(j->r, 1));
@@ -341,6 +347,7 @@ strata_status strata_pipeline_run(strata_ctx *ctx, const strata_mesh *m,
 strata_status strata__pipeline_stages(strata_ctx *ctx, strata_result *r,
                                       const strata_pipeline_options *o, strata_stage first,
                                       strata_stage last, const strata_tile_coasts *coasts,
+                                      const strata_solid_tile *tile,
                                       strata_props **props, strata_pipeline_report *rep)
 {
     if (!ctx || !r || !o || !rep || first <= STRATA_STAGE_LOOPS || last > STRATA_STAGE_OPTIMIZE ||
@@ -348,7 +355,9 @@ strata_status strata__pipeline_stages(strata_ctx *ctx, strata_result *r,
         (o->shoreline > 0 && first <= STRATA_STAGE_SHORELINE && last >= STRATA_STAGE_SHORELINE &&
          (!coasts || !coasts->own)))
         return STRATA_ERR_INVALID_ARG;
-    job j = {.ctx = ctx, .o = o, .rep = rep, .r = r, .coasts = coasts};
+    if (o->solid && first <= STRATA_STAGE_SOLID && last >= STRATA_STAGE_SOLID && !tile)
+        return STRATA_ERR_INVALID_ARG;
+    job j = {.ctx = ctx, .o = o, .rep = rep, .r = r, .coasts = coasts, .tile = tile};
     const strata_status st = run_stages(&j, first, last);
     if (st != STRATA_OK) {
         strata_props_destroy(j.props);

@@ -45,6 +45,7 @@ typedef struct strata_world_scratch {
     strata_skirt_scratch skirt;
     strata_result *halo; /* with ambient occlusion: a neighbour's slice */
     strata_result *wide; /* with a shoreline: the chunk and its ring sliced */
+    strata_result *beside; /* with a solid: a neighbour's slice */
 } strata_world_scratch;
 
 static void world_scratch_free(strata_ctx *ctx)
@@ -60,6 +61,7 @@ static void world_scratch_free(strata_ctx *ctx)
     strata__skirt_scratch_free(&s->skirt);
     strata_result_destroy(s->halo);
     strata_result_destroy(s->wide);
+    strata_result_destroy(s->beside);
     strata__free(&ctx->alloc, s);
     ctx->world_scratch = NULL;
 }
@@ -99,6 +101,8 @@ static strata_status world_scratch(strata_ctx *ctx, const strata_world *w,
         st = strata_result_create(ctx, &s->halo);
     if (st == STRATA_OK && w->stages.shoreline > 0)
         st = strata_result_create(ctx, &s->wide);
+    if (st == STRATA_OK && w->stages.solid)
+        st = strata_result_create(ctx, &s->beside);
     if (st != STRATA_OK) {
         world_scratch_free(ctx);
         return st;
@@ -124,6 +128,7 @@ void strata_world_defaults(strata_world_options *o)
     o->walls = STRATA_WALLS_UPPER;
     o->skirts = 1;
     o->place_scale = 1.0;
+    o->solid_depth = NAN;
 }
 
 /* ------------------------------------------------------------ fingerprint */
@@ -256,6 +261,10 @@ static strata_status fingerprint(strata_world *w, const strata_world_options *o)
     if (w->stages.shoreline > 0) { /* changes every tile with a coast */
         fnv_bytes(&f, "shoreline", 9);
         fnv_float(&f, w->stages.shoreline);
+    }
+    if (w->stages.solid) { /* changes the border tiles' bytes */
+        fnv_bytes(&f, "solid", 5);
+        fnv_float(&f, w->solid_base);
     }
     if (w->ao_radius > 0) { /* changes every tile's bytes */
         fnv_bytes(&f, "ambient occlusion", 17);
@@ -438,6 +447,67 @@ static strata_status chunk_coasts(strata_ctx *ctx, const strata_world *w, strata
     return st;
 }
 
+/* Where leaf tile id lies in w's rectangle, for its part of the solid
+ * (t->ends not set). */
+static void solid_place(const strata_world *w, uint64_t id, strata_solid_tile *t)
+{
+    const strata_terrain_lattice *tl = &w->terrain;
+    uint32_t i0, j0, i1, j1;
+    strata__terrain_tile_block(tl, id, &i0, &j0, &i1, &j1);
+    const uint32_t nx = tl->src.nx, nz = tl->src.nz;
+    *t = (strata_solid_tile){
+        .base = w->solid_base,
+        .world = {strata__grid_coord(0, nx, tl->cell), strata__grid_coord(nx, nx, tl->cell),
+                  strata__grid_coord(0, nz, tl->cell), strata__grid_coord(nz, nz, tl->cell)},
+        .tile = {strata__grid_coord(strata__terrain_grid_x(tl, i0), nx, tl->cell),
+                 strata__grid_coord(strata__terrain_grid_x(tl, i1), nx, tl->cell),
+                 strata__grid_coord(strata__terrain_grid_z(tl, j0), nz, tl->cell),
+                 strata__grid_coord(strata__terrain_grid_z(tl, j1), nz, tl->cell)}};
+}
+
+/* The solid's place of leaf tile id, with the border points of the
+ * tiles next to it along the world's border at its chain ends (each
+ * such tile sliced again into s->beside, simplified as when it is made,
+ * and its border found as its own part of the solid finds it): ends has
+ * room for 32. */
+static strata_status solid_tile(strata_ctx *ctx, const strata_world *w, uint64_t id,
+                                strata_world_scratch *s, float (*ends)[3], strata_solid_tile *t)
+{
+    const strata_terrain_lattice *tl = &w->terrain;
+    const uint32_t tx = (uint32_t)(id % tl->ntx), tz = (uint32_t)(id / tl->ntx);
+    const int along_x = tz == 0 || tz + 1 == tl->ntz, along_z = tx == 0 || tx + 1 == tl->ntx;
+    const int64_t nb[4][2] = {{along_x ? (int64_t)tx - 1 : -1, tz},
+                              {along_x ? (int64_t)tx + 1 : -1, tz},
+                              {tx, along_z ? (int64_t)tz - 1 : -1},
+                              {tx, along_z ? (int64_t)tz + 1 : -1}};
+    strata_pipeline_options simplify = w->stages;
+    simplify.solid = 0;
+    strata_pipeline_report rep;
+    memset(&rep, 0, sizeof rep);
+    uint32_t n = 0;
+    strata_status st = STRATA_OK;
+    for (int k = 0; k < 4 && st == STRATA_OK; k++) {
+        if (nb[k][0] < 0 || nb[k][1] < 0 || nb[k][0] >= tl->ntx || nb[k][1] >= tl->ntz)
+            continue;
+        const uint64_t other = (uint64_t)nb[k][1] * tl->ntx + (uint64_t)nb[k][0];
+        strata_solid_tile ot;
+        solid_place(w, other, &ot);
+        uint32_t got = 0;
+        strata__result_clear(s->beside);
+        st = slice_chunk(ctx, w, other, s, s->beside, NULL);
+        if (st == STRATA_OK)
+            st = strata__pipeline_stages(ctx, s->beside, &simplify, STRATA_STAGE_SIMPLIFY,
+                                         STRATA_STAGE_SIMPLIFY, NULL, NULL, NULL, &rep);
+        if (st == STRATA_OK)
+            st = strata__result_solid_ends(ctx, s->beside, &ot, ends + n, &got);
+        n += got;
+    }
+    solid_place(w, id, t);
+    t->ends = (const float(*)[3])ends;
+    t->nends = n;
+    return st;
+}
+
 /* strata_world_make_chunk, with its props and loops when asked (props,
  * loops not NULL), adding the seconds of its stages to t[0..2] (lattice,
  * noise and edits, slice and the stages after it) when t is not NULL. */
@@ -469,9 +539,13 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
     stages.props = NULL;
     strata_pipeline_report rep;
     memset(&rep, 0, sizeof rep);
+    strata_solid_tile tile;
+    float ends[32][3];
+    if (st == STRATA_OK && w->stages.solid)
+        st = solid_tile(ctx, w, id, s, ends, &tile);
     if (st == STRATA_OK)
-        st = strata__pipeline_stages(ctx, r, &stages, STRATA_STAGE_SIMPLIFY,
-                                     STRATA_STAGE_SIMPLIFY, NULL, NULL, &rep);
+        st = strata__pipeline_stages(ctx, r, &stages, STRATA_STAGE_SIMPLIFY, STRATA_STAGE_SOLID,
+                                     NULL, &tile, NULL, &rep);
     if (st == STRATA_OK && w->skirts) {
         uint32_t k;
         uint64_t i;
@@ -496,7 +570,7 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
     }
     if (st == STRATA_OK)
         st = strata__pipeline_stages(ctx, r, &stages, STRATA_STAGE_WATER, STRATA_STAGE_PROPS,
-                                     &coasts, props, &rep);
+                                     &coasts, NULL, props, &rep);
     strata_loops_destroy(own);
     strata_loops_destroy(wide);
     if (st == STRATA_OK && w->ao_radius > 0) /* last: it reads the tile as written */
@@ -886,6 +960,30 @@ strata_status strata__planet_caps(const strata_planet_lattice *pl, const strata_
     return STRATA_OK;
 }
 
+/* The base of w's solid: depth (NAN: STRATA_SOLID_DEPTH x the longest
+ * side of the rectangle, as the pipeline measures the whole mesh) below
+ * the plane the lowest height hmin is flattened to, the whole mesh's
+ * lowest vertex (docs/DESIGN.md, "Worlds"). */
+static strata_status solid_base(strata_world *w, float depth, float hmin)
+{
+    const strata_terrain_lattice *tl = &w->terrain;
+    const uint32_t nx = tl->src.nx, nz = tl->src.nz;
+    const float x0 = strata__grid_coord(0, nx, tl->cell), x1 = strata__grid_coord(nx, nx, tl->cell);
+    const float z0 = strata__grid_coord(0, nz, tl->cell), z1 = strata__grid_coord(nz, nz, tl->cell);
+    if (isnan(depth))
+        depth = (float)(STRATA_SOLID_DEPTH * fmax((double)x1 - x0, (double)z1 - z0));
+    uint32_t k = 0;
+    while (k + 1 < w->nlevels && w->levels[k + 1] <= hmin)
+        k++;
+    const float ymin = w->levels[k];
+    w->stages.solid = 1;
+    w->stages.solid_depth = depth;
+    w->solid_base = ymin - depth;
+    if (!isfinite(w->solid_base) || !(w->solid_base < ymin))
+        return STRATA_ERR_INVALID_ARG; /* depth lost in ymin's precision */
+    return STRATA_OK;
+}
+
 /* What strata_props_scatter would refuse, checked when the world is
  * made rather than at its first tile. */
 static int props_valid(const strata_props_options *p)
@@ -939,6 +1037,11 @@ static strata_status check_world_options(const strata_world_options *o)
     if (o->ao && (!(o->ao_radius >= 0.0f) || !isfinite(o->ao_radius)))
         return STRATA_ERR_INVALID_ARG;
     if (o->ao && (o->kind == STRATA_WORLD_PLANET || o->lod || o->simplify_roofs > 0))
+        return STRATA_ERR_UNSUPPORTED;
+    if (o->solid && (o->kind != STRATA_WORLD_TERRAIN ||
+                     !(isnan(o->solid_depth) || (o->solid_depth > 0 && isfinite(o->solid_depth)))))
+        return STRATA_ERR_INVALID_ARG;
+    if (o->solid && o->lod)
         return STRATA_ERR_UNSUPPORTED;
     double m[16];
     if (o->place && strata_geo_enu(o->place_lon, o->place_lat, o->place_height,
@@ -1065,10 +1168,12 @@ strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *o
         st = STRATA_ERR_NOMEM;
     float lo = 0, hi = 0;
     int any = 0;
-    if (st == STRATA_OK && t.count)
+    if (st == STRATA_OK && (t.count || o->solid))
         st = measure_range(ctx, w, NULL, w->layout.nleaves, &lo, &hi, &any);
     if (st == STRATA_OK)
         st = strata_terraces_heights(&t, lo, hi, w->levels, &w->nlevels);
+    if (st == STRATA_OK && o->solid)
+        st = solid_base(w, o->solid_depth, lo);
     if (st == STRATA_OK && o->kind == STRATA_WORLD_PLANET && !(o->radius + w->levels[0] > 0.0f))
         st = STRATA_ERR_BAD_LEVELS; /* a terrace at or below the centre */
     if (st == STRATA_OK && o->lod)

@@ -45,6 +45,9 @@ struct strata_world {
     strata_pipeline_options stages;
     strata_props_options props;
     int loops; /* leaf tiles' loops (strata_world_options.loops) */
+    /* stages.solid: every tile its part of the solid, above this base
+     * (strata_world_options.solid) */
+    float solid_base;
     /* planets with water: the water sphere's lattice, a chunk's part of
      * the sphere per chunk (radius + sea level) */
     int has_water_lattice;
