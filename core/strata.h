@@ -2101,7 +2101,11 @@ typedef struct strata_pipeline_report {
  * the caller.  rep (may be NULL) gets the times and figures; after an
  * error, rep->failed names the stage that failed (levels for a height
  * range that cannot be measured: STRATA_ERR_NOT_FINITE), and nothing is
- * returned (every file already renamed into place stays).  Errors: those
+ * returned.  The files (mesh, .mtl, loops, props CSV, preview) are all
+ * renamed into place at the end, once every one is written, or none is:
+ * after an error (or a cancel) no destination has changed and no
+ * temporary file is left; a rename that fails puts back the files
+ * already renamed (rep->failed names the stage of the file).  Errors: those
  * of the stages' functions; STRATA_ERR_INVALID_ARG for NULL arguments, a
  * shoreline or water without a sea level, or the loops of an unsliced
  * surface. */

@@ -6,6 +6,7 @@
 #include "base/ctx.h"
 #include "edit/water.h"
 #include "pipeline/pipeline.h"
+#include "base/output.h"
 #include "io/write.h"
 
 #include <math.h>
@@ -260,6 +261,7 @@ static strata_status run_stages(job *j, strata_stage first, strata_stage last)
             continue;
         const double t0 = now();
         j->rep->failed = (strata_stage)s;
+        strata__out_group_tag(j->ctx, s);
         st = stages[s](j);
         if (st == STRATA_OK && strata__cancelled(j->ctx))
             st = STRATA_ERR_CANCELLED;
@@ -289,7 +291,17 @@ strata_status strata_pipeline_run(strata_ctx *ctx, const strata_mesh *m,
     if ((o->water || o->shoreline > 0) && !o->terraces.sea)
         return STRATA_ERR_INVALID_ARG;
     job j = {.ctx = ctx, .m = m, .o = o, .rep = rep};
-    const strata_status st = run_stages(&j, STRATA_STAGE_LEVELS, STRATA_STAGE_PREVIEW);
+    /* every file of the run is renamed into place at the end, or none */
+    strata_status st = strata__out_group_begin(ctx);
+    if (st == STRATA_OK)
+        st = run_stages(&j, STRATA_STAGE_LEVELS, STRATA_STAGE_PREVIEW);
+    int tag = -1;
+    const strata_status end = strata__out_group_end(ctx, st == STRATA_OK, &tag);
+    if (st == STRATA_OK && end != STRATA_OK) {
+        st = end;
+        if (tag >= 0)
+            rep->failed = (strata_stage)tag;
+    }
     rep->nlevels = j.nlevels;
     free(j.levels);
     strata_loops_destroy(j.loops);
