@@ -575,6 +575,21 @@ printf '{"strataWorld": 1}' >t1/world.json
 fails 1 "world.json" "tileset with a broken manifest" tileset t1
 fails 1 "'t1/world.json' is not a world manifest" "a run into a directory with a broken manifest" \
     planet --level 7 --chunk-level 3 --terraces 5 --quiet --resume -o t1
+# a manifest that cannot be read (as root a chmod 000 file still can:
+# a directory and a FIFO in its place) is named, not the directory
+rm -f t1/world.json
+mkdir t1/world.json
+fails 1 "cannot read 't1/world.json' (the world's manifest): a directory" \
+    "--resume with a directory for world.json" \
+    planet --level 7 --chunk-level 3 --terraces 5 --quiet --resume -o t1
+fails 1 "cannot read 't1/world.json' (the world's manifest): a directory" \
+    "tileset with a directory for world.json" tileset t1
+rmdir t1/world.json
+mkfifo t1/world.json
+fails 1 "cannot read 't1/world.json' (the world's manifest): a FIFO" \
+    "--resume with a FIFO for world.json" \
+    planet --level 7 --chunk-level 3 --terraces 5 --quiet --resume -o t1
+rm -f t1/world.json
 
 # ------------------------------------------------------------ --place
 # The root transform: columns east, north, up (orthonormal, times the
