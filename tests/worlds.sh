@@ -378,6 +378,13 @@ run planet --level 8 --chunk-level 3 --dry-run -o dry
     grep -q '^memory: about' out && [ ! -e dry ] && ok || bad "dry run: $(cat out err)"
 run planet --level 8 --chunk-level 3 --dry-run --shard 2/5 -o dry
 grep -q '^chunks: 256 of 1280$' out && ok || bad "dry run of a shard: $(cat out)"
+# A dry run makes one chunk and allocates nothing per chunk: 2^26 tiles
+# (once a 1 GiB ordering of them, made only to count them) fit in 300 MB
+# of address space.
+(ulimit -v 300000 && exec "$STRATA" terrain --cells 65535 --tile-cells 8 --dry-run -o dry) \
+    >out 2>err
+grep -q '^chunks: 67108864 of 67108864$' out && [ ! -e dry ] && ok ||
+    bad "dry run of 2^26 tiles under ulimit -v 300000: $(cat out err)"
 
 # ------------------------------------------------------------ previews
 # A world's --preview is drawn chunk by chunk as they are made: a terrain's
