@@ -583,6 +583,51 @@ START_TEST(test_all_or_none)
 }
 END_TEST
 
+/* strata_pipeline_memory_bound: the slice's triangles and the props it
+ * bounds are at least what the pipeline makes, within a small factor for
+ * the triangles; more terraces and a higher density raise it. */
+START_TEST(test_memory_bound)
+{
+    strata_ctx *ctx = ctx_new(1);
+    strata_mesh *m = noise_grid(ctx);
+    strata_props_options props;
+    strata_props_defaults(&props);
+    props.density = 50;
+    strata_pipeline_options po;
+    strata_pipeline_defaults(&po);
+    uint64_t b0, t0, p0;
+    ck_assert_ok(strata_pipeline_memory_bound(m, &po, &b0, &t0, &p0));
+    ck_assert_uint_eq(t0, strata_mesh_triangle_count(m)); /* no planes: the mesh */
+    ck_assert_uint_eq(p0, 0);
+    uint64_t last = b0;
+    const uint32_t counts[3] = {8, 200, 3000};
+    for (int i = 0; i < 3; i++) {
+        po.terraces.count = counts[i];
+        po.props = &props;
+        uint64_t bytes, tris, np;
+        ck_assert_ok(strata_pipeline_memory_bound(m, &po, &bytes, &tris, &np));
+        strata_result *r;
+        strata_props *pr;
+        ck_assert_ok(strata_pipeline_run(ctx, m, &po, &r, &pr, NULL));
+        strata_result_view v;
+        strata_result_get_view(r, &v);
+        strata_props_view pv;
+        strata_props_get_view(pr, &pv);
+        ck_assert_uint_ge(tris, v.nindices / 3);
+        ck_assert_uint_le(tris, 4 * (uint64_t)(v.nindices / 3));
+        ck_assert_uint_ge(np, pv.count);
+        ck_assert_uint_gt(bytes, last);
+        last = bytes;
+        strata_props_destroy(pr);
+        strata_result_destroy(r);
+    }
+    ck_assert_status(strata_pipeline_memory_bound(NULL, &po, &b0, NULL, NULL),
+                     STRATA_ERR_INVALID_ARG);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 START_TEST(test_stage_names)
 {
     ck_assert_str_eq(strata_stage_name(STRATA_STAGE_LEVELS), "levels");
@@ -611,6 +656,7 @@ static Suite *pipeline_suite(void)
     TCase *limits = tcase_create("Limits");
     tcase_add_test(limits, test_failures);
     tcase_add_test(limits, test_all_or_none);
+    tcase_add_test(limits, test_memory_bound);
     suite_add_tcase(s, limits);
     return s;
 }

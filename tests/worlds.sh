@@ -346,6 +346,22 @@ if [ -z "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}" ]; then
     rc=$?
     [ "$rc" -eq 1 ] && grep -q 'out of memory: a 4000 x 4000 grid made whole.*--tile-cells 256 -o DIR' err &&
         ok || bad "grid out of memory: exit $rc: $(cat err)"
+    # What grows with the options is counted up front: 65535 terraces on
+    # a 10 x 10 grid (every triangle crossed by thousands of planes), a
+    # million props per unit of area; a job that fits still runs.
+    (ulimit -v 400000 && exec "$STRATA" terrain --cells 10 --terraces 65535 -o big.ply) >out 2>err
+    rc=$?
+    [ "$rc" -eq 1 ] && grep -q '^strata: --terraces 65535: the slice may make up to 2.5e+07 triangles, and the job may need about 1.68 GiB, over the 0.343 GiB it may take (90% of the address-space limit, ulimit -v, 0.381 GiB); give fewer terraces' err &&
+        [ ! -e big.ply ] && ok || bad "65535 terraces under ulimit -v: exit $rc: $(cat err)"
+    (ulimit -v 400000 && exec "$STRATA" terrain --cells 10 --props 1e6 --props-csv big.csv -o big.ply) >out 2>err
+    rc=$?
+    [ "$rc" -eq 1 ] && grep -q '^strata: --props 1e6: up to 1e+08 props, and the job may need about 7.45 GiB, over the 0.343 GiB it may take (90% of the address-space limit, ulimit -v, 0.381 GiB); give a lower DENSITY$' err &&
+        [ ! -e big.ply ] && [ ! -e big.csv ] && ok || bad "--props 1e6 under ulimit -v: exit $rc: $(cat err)"
+    (ulimit -v 400000 && exec "$STRATA" terrain --cells 10 --terraces 2000 --props 100 --props-csv big.csv -o big.ply --quiet) >out 2>err
+    rc=$?
+    [ "$rc" -eq 0 ] && [ -s big.ply ] && [ -s big.csv ] && ok ||
+        bad "2000 terraces and --props 100 under ulimit -v: exit $rc: $(cat err)"
+    rm -f big.ply big.csv
 fi
 # Without a limit, against the machine's memory (when it has less than
 # 80 GiB): a level-13 planet (89 GiB) and a tiny PNG of 16384 x 16384
