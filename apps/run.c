@@ -250,6 +250,46 @@ static void check_fits(const job *o, double tris, const char *what)
         way);
 }
 
+/* Refuse at once a job whose options make it grow past the memory
+ * (strata_pipeline_memory_bound: the terraces' walls, the props) with
+ * the option to lower and the bound. */
+static void check_grows(const job *o, const strata_mesh *m, const strata_pipeline_options *po)
+{
+    const uint64_t limit = strata_memory_limit();
+    uint64_t need = 0, tris = 0, props = 0;
+    const strata_status st = strata_pipeline_memory_bound(m, po, &need, &tris, &props);
+    if (st != STRATA_OK || limit == 0 || (double)need <= 0.9 * (double)limit)
+        return; /* the levels stage names a bad --terraces or --levels */
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    const double prop_part = STRATA_BOUND_PROP_BYTES * (double)props;
+    char where[96];
+    struct rlimit rl;
+    const bool as = getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+                    (uint64_t)rl.rlim_cur == limit;
+    snprintf(where, sizeof where, "90%% of %s, %.3g GiB",
+             as ? "the address-space limit, ulimit -v" : "this machine's memory",
+             (double)limit / gib);
+    if (o->props && prop_part > 0.5 * (double)need)
+        die(EXIT_RUNTIME,
+            "--props %s: up to %.3g props, and the job may need about %.3g GiB, over the "
+            "%.3g GiB it may take (%s); give a lower DENSITY",
+            cli_given("props"), (double)props, (double)need / gib, 0.9 * (double)limit / gib,
+            where);
+    char opt[64];
+    if (o->levels.n)
+        snprintf(opt, sizeof opt, "--levels (%zu planes)", (size_t)o->levels.n);
+    else
+        snprintf(opt, sizeof opt, "--terraces %lld", o->terraces);
+    die(EXIT_RUNTIME,
+        "%s: the slice may make up to %.3g triangles, and the job may need about %.3g GiB, "
+        "over the %.3g GiB it may take (%s); give fewer terraces%s",
+        opt, (double)tris, (double)need / gib, 0.9 * (double)limit / gib, where,
+        o->kind == JOB_PLANET ? ", or make it as a world (--chunk-level C -o DIR)"
+        : o->kind == JOB_TERRAIN && o->shape != SHAPE_POLYGON
+            ? ", or make it as a world (--tile-cells 256 -o DIR)"
+            : "");
+}
+
 /* Build the input mesh (shape, heightmap, template, subdivision, or
  * strata slice's file). */
 static strata_mesh *build(strata_ctx *ctx, job *o, double *extent)
@@ -894,6 +934,7 @@ static int run(job *o)
     if (o->kind != JOB_SLICE)
         apply_edits(ctx, o, m, extent, &po.terraces, &edit_levels);
     check_interrupt();
+    check_grows(o, m, &po);
     strata_result *r = NULL;
     strata_props *props = NULL;
     strata_pipeline_report rep;

@@ -14,6 +14,7 @@
 #include "progress.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -520,6 +521,37 @@ static void chunk_ids(world_run *wr, uint64_t shard_k, uint64_t shard_n)
     wr->whole = o->chunk < 0 && shard_n == 1;
 }
 
+/* An I/O error of opening the world directory dir that is its manifest's:
+ * world.json there but not a regular file, or one that cannot be opened
+ * (errno as it was when nothing is said). */
+static void check_manifest(const char *dir)
+{
+    const int err = errno;
+    char path[4096];
+    struct stat sb;
+    if ((size_t)snprintf(path, sizeof path, "%s/world.json", dir) >= sizeof path ||
+        stat(path, &sb) != 0) {
+        errno = err;
+        return; /* nothing there: the directory's own error */
+    }
+    const char *why = S_ISDIR(sb.st_mode)    ? "a directory, not a file"
+                      : S_ISFIFO(sb.st_mode) ? "a FIFO, not a regular file"
+                      : !S_ISREG(sb.st_mode) ? "not a regular file"
+                                             : NULL;
+    if (!why) {
+        const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+            why = strerror(errno);
+        else
+            close(fd);
+    }
+    if (why)
+        die(EXIT_RUNTIME,
+            "cannot read '%s' (the world's manifest): %s; remove it or use another directory",
+            path, why);
+    errno = err;
+}
+
 /* The world directory: rank 0 makes it and its manifest, then the others
  * open it. */
 static void open_dir(world_run *wr)
@@ -545,6 +577,8 @@ static void open_dir(world_run *wr)
             "'%s/world.json' is not a world manifest (malformed, or of another version): use "
             "another directory, or remove it",
             o->output);
+    if (st == STRATA_ERR_IO)
+        check_manifest(o->output);
     check_call(st, (call){.what = "world directory", .path = o->output, .write = true});
     lock_dir(wr->dir, o->output, wr->whole && procs_size() == 1);
     if (o->compress)
@@ -804,6 +838,8 @@ int run_tileset(job *o)
     strata_status st = strata_world_dir_open(ctx, path, &dir);
     if (st == STRATA_ERR_IO && errno == ENOENT)
         die(EXIT_RUNTIME, "'%s' is not a world directory (no world.json in it)", path);
+    if (st == STRATA_ERR_IO)
+        check_manifest(path);
     check_call(st, (call){.what = "world directory", .path = path,
                           .why = st == STRATA_ERR_FORMAT ? "world.json is not a world manifest"
                                                          : NULL});

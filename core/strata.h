@@ -2109,7 +2109,11 @@ typedef struct strata_pipeline_report {
  * the caller.  rep (may be NULL) gets the times and figures; after an
  * error, rep->failed names the stage that failed (levels for a height
  * range that cannot be measured: STRATA_ERR_NOT_FINITE), and nothing is
- * returned (every file already renamed into place stays).  Errors: those
+ * returned.  The files (mesh, .mtl, loops, props CSV, preview) are all
+ * renamed into place at the end, once every one is written, or none is:
+ * after an error (or a cancel) no destination has changed and no
+ * temporary file is left; a rename that fails puts back the files
+ * already renamed (rep->failed names the stage of the file).  Errors: those
  * of the stages' functions; STRATA_ERR_INVALID_ARG for NULL arguments, a
  * shoreline or water without a sea level, or the loops of an unsliced
  * surface. */
@@ -2117,6 +2121,28 @@ STRATA_API strata_status strata_pipeline_run(strata_ctx *ctx, const strata_mesh 
                                              const strata_pipeline_options *opt,
                                              strata_result **out, strata_props **props,
                                              strata_pipeline_report *rep);
+
+/* An upper bound on the peak bytes strata_pipeline_run(ctx, m, opt)
+ * allocates, m itself included (the input's part as
+ * strata_whole_memory_estimate), for refusing a job that cannot fit
+ * (against strata_memory_limit) before it starts.  What grows with the
+ * options is counted: the slice's output from each triangle's span of
+ * planes (the planes opt->terraces makes over m's heights: a triangle
+ * spanning d planes leaves at most 5d + 3 triangles), at
+ * STRATA_BOUND_TRIANGLE_BYTES and STRATA_BOUND_VERTEX_BYTES each beyond
+ * the input's share, and the props (density x the roofs' area bound,
+ * plus one per roof triangle) at STRATA_BOUND_PROP_BYTES each.
+ * *triangles (may be NULL) gets the bound on the sliced triangles,
+ * *props (may be NULL) on the props.  Errors: STRATA_ERR_INVALID_ARG
+ * (NULL m, opt or bytes), those of strata_terraces_heights and
+ * strata_mesh_height_range, STRATA_ERR_NOMEM. */
+#define STRATA_BOUND_TRIANGLE_BYTES 40.0
+#define STRATA_BOUND_VERTEX_BYTES 40.0
+#define STRATA_BOUND_PROP_BYTES 80.0
+STRATA_API strata_status strata_pipeline_memory_bound(const strata_mesh *m,
+                                                      const strata_pipeline_options *opt,
+                                                      uint64_t *bytes, uint64_t *triangles,
+                                                      uint64_t *props);
 
 /* ------------------------------------------------------------------ */
 /* Edit logs: brush dabs                                               */

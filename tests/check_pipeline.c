@@ -9,9 +9,11 @@
  * mesh of the same options. */
 #include "testutil.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ------------------------------------------------------------ planes */
 
@@ -496,6 +498,148 @@ START_TEST(test_files)
 }
 END_TEST
 
+/* A file of the given bytes at path. */
+static void put_file(const char *path, const char *bytes)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fputs(bytes, f) >= 0, 1);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Whether path holds exactly bytes. */
+static int has_bytes(const char *path, const char *bytes)
+{
+    size_t n;
+    unsigned char *b = slurp(path, &n);
+    const int same = b && n == strlen(bytes) && memcmp(b, bytes, n) == 0;
+    free(b);
+    return same;
+}
+
+/* Progress that makes a directory at the path *user once the preview
+ * starts: the mesh, written by then, can no longer be renamed there. */
+static int block_mesh(void *user, const char *stage, double done)
+{
+    (void)done;
+    if (!strcmp(stage, "preview"))
+        mkdir((const char *)user, 0755); /* EEXIST on the later reports */
+    return 0;
+}
+
+/* The files of a run are renamed into place all together or not at all:
+ * a preview that cannot be written leaves the old mesh and loops files
+ * as they were, a mesh that cannot be renamed at the end puts back the
+ * loops file renamed before it, and no temporary stays. */
+START_TEST(test_all_or_none)
+{
+    strata_ctx *ctx = ctx_new(1);
+    strata_mesh *m = noise_grid(ctx);
+    char *d = tmpdir_new();
+    char *mesh = join(d, "t.ply"), *loops = join(d, "t.geojson"), *csv = join(d, "t.csv");
+    char *png = join(d, "no/such/dir.png");
+    put_file(mesh, "old mesh");
+    put_file(loops, "old loops");
+    strata_props_options props;
+    strata_props_defaults(&props);
+    strata_pipeline_options po;
+    strata_pipeline_defaults(&po);
+    po.terraces.count = 6;
+    po.path = mesh;
+    po.loops_path = loops;
+    po.props = &props;
+    po.props_csv = csv;
+    po.preview = png;
+    strata_result *r;
+    strata_props *pr;
+    strata_pipeline_report rep;
+    ck_assert_status(strata_pipeline_run(ctx, m, &po, &r, &pr, &rep), STRATA_ERR_IO);
+    ck_assert_int_eq(errno, ENOENT);
+    ck_assert_int_eq(rep.failed, STRATA_STAGE_PREVIEW);
+    ck_assert(has_bytes(mesh, "old mesh"));
+    ck_assert(has_bytes(loops, "old loops"));
+    int temps;
+    ck_assert_int_eq(dir_entries(d, &temps), 2); /* no CSV */
+    ck_assert_int_eq(temps, 0);
+
+    /* the mesh's rename fails (a directory made in its way): the loops
+     * file, renamed before it, is put back */
+    free(png);
+    png = join(d, "t.png");
+    po.preview = png;
+    ck_assert_int_eq(unlink(mesh), 0);
+    strata_ctx_set_progress(ctx, block_mesh, mesh);
+    ck_assert_status(strata_pipeline_run(ctx, m, &po, &r, &pr, &rep), STRATA_ERR_IO);
+    ck_assert_int_eq(errno, EISDIR);
+    ck_assert_int_eq(rep.failed, STRATA_STAGE_WRITE);
+    ck_assert(has_bytes(loops, "old loops"));
+    ck_assert_int_eq(dir_entries(d, &temps), 2); /* the loops, the directory */
+    ck_assert_int_eq(temps, 0);
+
+    /* all written: all in place */
+    ck_assert_int_eq(rmdir(mesh), 0);
+    strata_ctx_set_progress(ctx, NULL, NULL);
+    ck_assert_ok(strata_pipeline_run(ctx, m, &po, &r, &pr, &rep));
+    ck_assert_int_eq(dir_entries(d, &temps), 4); /* the mesh, loops, CSV, preview */
+    ck_assert_int_eq(temps, 0);
+    ck_assert(!has_bytes(loops, "old loops"));
+    strata_props_destroy(pr);
+    strata_result_destroy(r);
+    free(mesh);
+    free(loops);
+    free(csv);
+    free(png);
+    tmpdir_remove(d);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
+/* strata_pipeline_memory_bound: the slice's triangles and the props it
+ * bounds are at least what the pipeline makes, within a small factor for
+ * the triangles; more terraces and a higher density raise it. */
+START_TEST(test_memory_bound)
+{
+    strata_ctx *ctx = ctx_new(1);
+    strata_mesh *m = noise_grid(ctx);
+    strata_props_options props;
+    strata_props_defaults(&props);
+    props.density = 50;
+    strata_pipeline_options po;
+    strata_pipeline_defaults(&po);
+    uint64_t b0, t0, p0;
+    ck_assert_ok(strata_pipeline_memory_bound(m, &po, &b0, &t0, &p0));
+    ck_assert_uint_eq(t0, strata_mesh_triangle_count(m)); /* no planes: the mesh */
+    ck_assert_uint_eq(p0, 0);
+    uint64_t last = b0;
+    const uint32_t counts[3] = {8, 200, 3000};
+    for (int i = 0; i < 3; i++) {
+        po.terraces.count = counts[i];
+        po.props = &props;
+        uint64_t bytes, tris, np;
+        ck_assert_ok(strata_pipeline_memory_bound(m, &po, &bytes, &tris, &np));
+        strata_result *r;
+        strata_props *pr;
+        ck_assert_ok(strata_pipeline_run(ctx, m, &po, &r, &pr, NULL));
+        strata_result_view v;
+        strata_result_get_view(r, &v);
+        strata_props_view pv;
+        strata_props_get_view(pr, &pv);
+        ck_assert_uint_ge(tris, v.nindices / 3);
+        ck_assert_uint_le(tris, 4 * (uint64_t)(v.nindices / 3));
+        ck_assert_uint_ge(np, pv.count);
+        ck_assert_uint_gt(bytes, last);
+        last = bytes;
+        strata_props_destroy(pr);
+        strata_result_destroy(r);
+    }
+    ck_assert_status(strata_pipeline_memory_bound(NULL, &po, &b0, NULL, NULL),
+                     STRATA_ERR_INVALID_ARG);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 START_TEST(test_stage_names)
 {
     ck_assert_str_eq(strata_stage_name(STRATA_STAGE_LEVELS), "levels");
@@ -523,6 +667,8 @@ static Suite *pipeline_suite(void)
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("Limits");
     tcase_add_test(limits, test_failures);
+    tcase_add_test(limits, test_all_or_none);
+    tcase_add_test(limits, test_memory_bound);
     suite_add_tcase(s, limits);
     return s;
 }

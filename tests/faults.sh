@@ -82,10 +82,18 @@ if [ "$(id -u)" = 0 ] && [ -z "${STRATA_FAULTS_NO_MOUNT:-}" ] &&
         "$STRATA" planet --level 6 -o "$full/p.obj" && only_files "full disk: .obj" "$full"
     expect_failure "full disk: .glb" "$full" "cannot write '$full/p.glb': $nospace" \
         "$STRATA" planet --level 6 -o "$full/p.glb" && only_files "full disk: .glb" "$full"
+    # The mesh and the loops are written before the preview: a preview
+    # that does not fit leaves the old mesh as it was and no loops file
+    # (a run's files are renamed into place all together, or none).
+    mkdir -p "$tmp/keep"
+    printf 'old mesh' >"$tmp/keep/p.ply"
     expect_failure "full disk: preview" "$full" "cannot write '$full/p.png': $nospace" \
-        "$STRATA" planet --level 6 --preview "$full/p.png" --preview-size 2048 -o "$tmp/p.ply" &&
-        only_files "full disk: preview" "$full"
-    rm -f "$tmp/p.ply"
+        "$STRATA" planet --level 6 --terraces 8 --preview "$full/p.png" --preview-size 2048 \
+        -o "$tmp/keep/p.ply" --loops "$tmp/keep/p.geojson" &&
+        only_files "full disk: preview" "$full" && only_files "full disk: preview, the mesh" \
+        "$tmp/keep" p.ply && [ "$(cat "$tmp/keep/p.ply")" = "old mesh" ] && ok ||
+        bad "full disk: preview: the old mesh changed"
+    rm -rf "$tmp/keep"
     # A world: the run stops at the first tile that does not fit; the
     # tiles before it are whole (tileset --partial reads every one back).
     expect_failure "full disk: world" "$full" "$nospace" \
@@ -118,6 +126,14 @@ else
             sh -c 'trap "" XFSZ; ulimit -f 64; exec "$@"' sh \
             "$STRATA" planet --level 6 -o "$full/p.$ext" && only_files "ulimit -f: .$ext" "$full"
     done
+    # the loops file is written first, the mesh does not fit: no loops file
+    printf 'old mesh' >"$full/p.ply"
+    expect_failure "ulimit -f: mesh after loops" "$full" "cannot write '$full/p.ply': $big" \
+        sh -c 'trap "" XFSZ; ulimit -f 64; exec "$@"' sh \
+        "$STRATA" planet --level 6 --terraces 8 -o "$full/p.ply" --loops "$full/p.geojson" &&
+        only_files "ulimit -f: mesh after loops" "$full" p.ply &&
+        [ "$(cat "$full/p.ply")" = "old mesh" ] && ok || bad "ulimit -f: the old mesh changed"
+    rm -f "$full/p.ply"
     expect_failure "ulimit -f: world" "$full" "$big" \
         sh -c 'trap "" XFSZ; ulimit -f 16; exec "$@"' sh \
         "$STRATA" planet --level 6 --chunk-level 1 -o "$full/w" &&
@@ -186,9 +202,20 @@ expect_failure "/dev/full" "$d" "cannot write '$d/full.ply': not a regular file"
     [ -L "$d/full.ply" ] && [ -c /dev/full ] && ok
 expect_failure "FIFO" "$d" "cannot write '$d/fifo.glb': not a regular file" \
     "$STRATA" planet --level 2 -o "$d/fifo.glb" && [ -p "$d/fifo.glb" ] && ok
+# the mesh and the loops, written before the preview, are not renamed
+# into place: the old mesh keeps its bytes, no loops file is made
+printf 'old mesh' >"$d/p.ply"
 expect_failure "/dev/full preview" "$d" "cannot write '$d/full.png': not a regular file" \
-    sh -c 'ln -s /dev/full "$1/full.png" && exec "$2" planet --level 2 --preview "$1/full.png" -o "$1/p.ply"' \
-    sh "$d" "$STRATA" && ok
+    sh -c 'ln -s /dev/full "$1/full.png" && exec "$2" planet --level 2 --terraces 4 --preview "$1/full.png" -o "$1/p.ply" --loops "$1/p.geojson"' \
+    sh "$d" "$STRATA" && [ "$(cat "$d/p.ply")" = "old mesh" ] && [ ! -e "$d/p.geojson" ] && ok ||
+    bad "/dev/full preview: the old mesh changed or a loops file was left: $(ls "$d" | tr '\n' ' ')"
+# a directory in the preview's way: refused before anything is written
+mkdir "$d/dir.png"
+expect_failure "directory preview" "$d" "cannot write '$d/dir.png': Is a directory" \
+    "$STRATA" planet --level 2 --terraces 4 --preview "$d/dir.png" -o "$d/p.ply" \
+    --loops "$d/p.geojson" && [ "$(cat "$d/p.ply")" = "old mesh" ] && [ ! -e "$d/p.geojson" ] &&
+    ok || bad "directory preview: the old mesh changed or a loops file was left"
+rm -rf "$d/p.ply" "$d/dir.png"
 
 # ------------------------------------------------------------ signals
 # Signals are sent as soon as the temporary file exists, so they land in
@@ -252,6 +279,40 @@ PY
     # nothing is left.
     sig_case "a second SIGINT while writing" "-2 130" "" SIGINT SIGINT
     sig_case "a second SIGTERM while writing" "-15 143" "" SIGTERM SIGTERM
+
+    # SIGINT between outputs: once the preview's temporary appears, the
+    # mesh and the loops are written (under their temporary names).  The
+    # run stops with nothing new: the old mesh as it was, no loops file.
+    rm -f "$d"/*
+    printf 'old mesh' >"$d/p.ply"
+    python3 - "$STRATA" "$d" >"$tmp/between" 2>&1 <<'PY'
+import os, signal, subprocess, sys
+import time
+strata, d = sys.argv[1], sys.argv[2]
+p = subprocess.Popen([strata, "planet", "--level", "7", "--terraces", "12", "-o",
+                      os.path.join(d, "p.ply"), "--loops", os.path.join(d, "p.geojson"),
+                      "--preview", os.path.join(d, "p.png"), "--preview-size", "8192"],
+                     stderr=subprocess.PIPE,
+                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+seen = False
+while p.poll() is None and not seen:
+    seen = any(f.startswith("p.png.tmp") for f in os.listdir(d))
+    if not seen:
+        time.sleep(0.0005)
+if seen:
+    p.send_signal(signal.SIGINT)
+err = p.stderr.read().decode().strip()
+print(p.wait() if seen else "missed", err)
+PY
+    set -- $(cat "$tmp/between")
+    if [ "$1" = missed ]; then
+        skipped "SIGINT between outputs: the run ended before the preview's temporary was seen"
+    elif [ "$1" != 130 ] || [ "$(ls "$d" | tr '\n' ' ')" != "p.ply " ] ||
+        [ "$(cat "$d/p.ply")" != "old mesh" ]; then
+        bad "SIGINT between outputs: $(cat "$tmp/between"), files: $(ls "$d" | tr '\n' ' ')"
+    else
+        ok
+    fi
 
     # SIGKILL cannot be caught: its temporary stays, unlocked; the next run
     # of the same output removes it (and says so), a live writer's stays.

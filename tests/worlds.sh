@@ -356,6 +356,22 @@ if [ -z "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}" ]; then
     rc=$?
     [ "$rc" -eq 1 ] && grep -q 'out of memory: a 4000 x 4000 grid made whole.*--tile-cells 256 -o DIR' err &&
         ok || bad "grid out of memory: exit $rc: $(cat err)"
+    # What grows with the options is counted up front: 65535 terraces on
+    # a 10 x 10 grid (every triangle crossed by thousands of planes), a
+    # million props per unit of area; a job that fits still runs.
+    (ulimit -v 400000 && exec "$STRATA" terrain --cells 10 --terraces 65535 -o big.ply) >out 2>err
+    rc=$?
+    [ "$rc" -eq 1 ] && grep -q '^strata: --terraces 65535: the slice may make up to 2.5e+07 triangles, and the job may need about 1.68 GiB, over the 0.343 GiB it may take (90% of the address-space limit, ulimit -v, 0.381 GiB); give fewer terraces' err &&
+        [ ! -e big.ply ] && ok || bad "65535 terraces under ulimit -v: exit $rc: $(cat err)"
+    (ulimit -v 400000 && exec "$STRATA" terrain --cells 10 --props 1e6 --props-csv big.csv -o big.ply) >out 2>err
+    rc=$?
+    [ "$rc" -eq 1 ] && grep -q '^strata: --props 1e6: up to 1e+08 props, and the job may need about 7.45 GiB, over the 0.343 GiB it may take (90% of the address-space limit, ulimit -v, 0.381 GiB); give a lower DENSITY$' err &&
+        [ ! -e big.ply ] && [ ! -e big.csv ] && ok || bad "--props 1e6 under ulimit -v: exit $rc: $(cat err)"
+    (ulimit -v 400000 && exec "$STRATA" terrain --cells 10 --terraces 2000 --props 100 --props-csv big.csv -o big.ply --quiet) >out 2>err
+    rc=$?
+    [ "$rc" -eq 0 ] && [ -s big.ply ] && [ -s big.csv ] && ok ||
+        bad "2000 terraces and --props 100 under ulimit -v: exit $rc: $(cat err)"
+    rm -f big.ply big.csv
 fi
 # Without a limit, against the machine's memory (when it has less than
 # 80 GiB): a level-13 planet (89 GiB) and a tiny PNG of 16384 x 16384
@@ -388,6 +404,13 @@ run planet --level 8 --chunk-level 3 --dry-run -o dry
     grep -q '^memory: about' out && [ ! -e dry ] && ok || bad "dry run: $(cat out err)"
 run planet --level 8 --chunk-level 3 --dry-run --shard 2/5 -o dry
 grep -q '^chunks: 256 of 1280$' out && ok || bad "dry run of a shard: $(cat out)"
+# A dry run makes one chunk and allocates nothing per chunk: 2^26 tiles
+# (once a 1 GiB ordering of them, made only to count them) fit in 300 MB
+# of address space.
+(ulimit -v 300000 && exec "$STRATA" terrain --cells 65535 --tile-cells 8 --dry-run -o dry) \
+    >out 2>err
+grep -q '^chunks: 67108864 of 67108864$' out && [ ! -e dry ] && ok ||
+    bad "dry run of 2^26 tiles under ulimit -v 300000: $(cat out err)"
 
 # ------------------------------------------------------------ previews
 # A world's --preview is drawn chunk by chunk as they are made: a terrain's
@@ -636,6 +659,21 @@ printf '{"strataWorld": 1}' >t1/world.json
 fails 1 "world.json" "tileset with a broken manifest" tileset t1
 fails 1 "'t1/world.json' is not a world manifest" "a run into a directory with a broken manifest" \
     planet --level 7 --chunk-level 3 --terraces 5 --quiet --resume -o t1
+# a manifest that cannot be read (as root a chmod 000 file still can:
+# a directory and a FIFO in its place) is named, not the directory
+rm -f t1/world.json
+mkdir t1/world.json
+fails 1 "cannot read 't1/world.json' (the world's manifest): a directory" \
+    "--resume with a directory for world.json" \
+    planet --level 7 --chunk-level 3 --terraces 5 --quiet --resume -o t1
+fails 1 "cannot read 't1/world.json' (the world's manifest): a directory" \
+    "tileset with a directory for world.json" tileset t1
+rmdir t1/world.json
+mkfifo t1/world.json
+fails 1 "cannot read 't1/world.json' (the world's manifest): a FIFO" \
+    "--resume with a FIFO for world.json" \
+    planet --level 7 --chunk-level 3 --terraces 5 --quiet --resume -o t1
+rm -f t1/world.json
 
 # ------------------------------------------------------------ --place
 # The root transform: columns east, north, up (orthonormal, times the

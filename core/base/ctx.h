@@ -18,6 +18,9 @@ struct strata_ctx {
     void *progress_user;
     atomic_int cancel;
     int no_sync; /* outputs renamed into place without fsync */
+    struct strata_out_group *group; /* core/base/output.c: outputs renamed
+                                       together at its end; NULL: each
+                                       renamed when finished */
     /* Thread placement (core/base/topology.c). */
     int bind;                      /* place worker threads on cores */
     const char *bind_off;          /* why not, when bind is 0 */

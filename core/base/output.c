@@ -38,9 +38,16 @@ _Static_assert(STRATA_OUT_BLOCK <= STRATA_OUT_BUF, "a block must fit the output 
  * released (0) once the file is renamed or removed.  Only lock-free
  * atomics and unlink touch it in the handler. */
 #define TEMP_SLOTS 64
+enum { SLOT_FREE, SLOT_TAKEN, SLOT_TEMP, SLOT_COMMIT };
 static struct {
     _Atomic int state;
     char path[4096];
+    /* SLOT_COMMIT (a group being committed, see strata__out_group_end):
+     * the destination, the old file's backup ("" when there was none),
+     * and the group's flag, set once every file of it is in place */
+    char dest[4096];
+    char old[4096];
+    const _Atomic int *done;
 } g_temps[TEMP_SLOTS];
 
 static int temp_take(void)
@@ -58,26 +65,47 @@ static void temp_publish(int slot, const char *path, size_t n)
     if (slot < 0 || n >= sizeof g_temps[0].path)
         return;
     memcpy(g_temps[slot].path, path, n + 1);
-    atomic_store(&g_temps[slot].state, 2);
+    atomic_store(&g_temps[slot].state, SLOT_TEMP);
 }
 
 static void temp_unpublish(int slot)
 {
     if (slot >= 0)
-        atomic_store(&g_temps[slot].state, 1);
+        atomic_store(&g_temps[slot].state, SLOT_TAKEN);
 }
 
 static void temp_release(int slot)
 {
     if (slot >= 0)
-        atomic_store(&g_temps[slot].state, 0);
+        atomic_store(&g_temps[slot].state, SLOT_FREE);
+}
+
+/* A slot of a group being committed: before the group's flag is set,
+ * put every destination back as it was (the old file from its backup, or
+ * no file), after it drop the backups. */
+static void temp_undo(int i)
+{
+    const int done = atomic_load(g_temps[i].done);
+    if (!done) {
+        if (g_temps[i].old[0])
+            rename(g_temps[i].old, g_temps[i].dest); /* a no-op if not renamed yet */
+        else
+            unlink(g_temps[i].dest);
+    }
+    if (g_temps[i].old[0])
+        unlink(g_temps[i].old);
+    unlink(g_temps[i].path); /* still there if not renamed */
 }
 
 void strata_remove_temporaries(void)
 {
-    for (int i = 0; i < TEMP_SLOTS; i++)
-        if (atomic_load(&g_temps[i].state) == 2)
+    for (int i = 0; i < TEMP_SLOTS; i++) {
+        const int st = atomic_load(&g_temps[i].state);
+        if (st == SLOT_TEMP)
             unlink(g_temps[i].path);
+        else if (st == SLOT_COMMIT)
+            temp_undo(i);
+    }
 }
 
 /* ------------------------------------------------ temporary names */
@@ -177,22 +205,50 @@ strata_status strata_output_clean(const char *path, unsigned long *removed)
     return r < 0 ? STRATA_ERR_IO : STRATA_OK;
 }
 
+/* The next candidate temporary name of path into tmp (stem bytes of
+ * path, ".tmp", 6 characters): a splitmix64 step of *seed, so that
+ * threads and retries get distinct names. */
+static void temp_name(char *tmp, const char *path, size_t stem, uint64_t *seed)
+{
+    static _Atomic unsigned counter;
+    uint64_t z = *seed += 0x9e3779b97f4a7c15u + counter++;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    z ^= z >> 31;
+    memcpy(tmp, path, stem);
+    memcpy(tmp + stem, ".tmp", 4);
+    for (int i = 0; i < 6; i++, z /= 36)
+        tmp[stem + 4 + i] = tmp_digits[z % 36];
+    tmp[stem + TMP_SUFFIX] = '\0';
+}
+
+/* The bytes of path before ".tmpXXXXXX" in its temporaries' names. */
+static size_t temp_stem(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const size_t base = slash ? (size_t)(slash + 1 - path) : 0;
+    return base + tmp_stem(strlen(path) - base);
+}
+
+static uint64_t temp_seed(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)getpid() << 32 ^ (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 20;
+}
+
 /* Create PATH.tmpXXXXXX exclusively.  Not mkstemp: it makes files 0600, and
  * widening that needs the process umask, which can only be read by setting
  * it (a race with other threads).  open(O_EXCL, 0644) lets the kernel apply
  * the umask itself. */
 int strata__out_open(strata_out *o, const char *path, strata_ctx *ctx)
 {
-    static _Atomic unsigned counter;
     const strata_allocator *al = &ctx->alloc;
     memset(o, 0, sizeof *o);
     o->ctx = ctx;
     o->al = al;
     o->fd = o->hold = o->slot = -1;
-    const size_t n = strlen(path);
-    const char *slash = strrchr(path, '/');
-    const size_t base = slash ? (size_t)(slash + 1 - path) : 0;
-    const size_t stem = base + tmp_stem(n - base);
+    const size_t stem = temp_stem(path);
     o->tmp = strata__alloc(al, stem + TMP_SUFFIX + 1);
     o->buf = strata__alloc(al, STRATA_OUT_BUF);
     if (!o->tmp || !o->buf) {
@@ -211,21 +267,10 @@ int strata__out_open(strata_out *o, const char *path, strata_ctx *ctx)
         o->err = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
         return -1;
     }
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t seed = (uint64_t)getpid() << 32 ^ (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 20;
+    uint64_t seed = temp_seed();
     o->slot = temp_take();
     for (int attempt = 0; attempt < 100; attempt++) {
-        /* splitmix64 step: distinct names for threads and retries */
-        uint64_t z = seed += 0x9e3779b97f4a7c15u + counter++;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-        z ^= z >> 31;
-        memcpy(o->tmp, path, stem);
-        memcpy(o->tmp + stem, ".tmp", 4);
-        for (int i = 0; i < 6; i++, z /= 36)
-            o->tmp[stem + 4 + i] = tmp_digits[z % 36];
-        o->tmp[stem + TMP_SUFFIX] = '\0';
+        temp_name(o->tmp, path, stem, &seed);
         temp_publish(o->slot, o->tmp, stem + TMP_SUFFIX);
         o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (o->fd >= 0) {
@@ -334,9 +379,287 @@ static int sync_dir(const char *path)
     return r;
 }
 
-/* Move the finished temporary file onto path. */
+/* ------------------------------------------------ groups of outputs
+ *
+ * While a context has a group (strata__out_group_begin), a finished
+ * output is not renamed into place but handed to the group, still under
+ * its temporary name and locked; strata__out_group_end renames them all,
+ * or removes them all.  Each existing destination is first given a
+ * backup (a hard link under a temporary name of its own, or, where the
+ * file system has no hard links, the file itself renamed there), so that
+ * a rename that fails half-way puts every destination back.  The slots
+ * of the files being committed tell strata_remove_temporaries (a second
+ * Ctrl-C, SIGQUIT) how to undo them too. */
+typedef struct group_file {
+    char *tmp, *dest;
+    char *old;  /* the backup's name, NULL when dest did not exist */
+    int backup; /* 0 none, 1 linked, 2 dest itself moved to old */
+    int renamed;
+    int hold, slot; /* as in strata_out: the lock, the signal slot */
+    int tag;        /* the group's tag when the file was added */
+} group_file;
+
+struct strata_out_group {
+    group_file *f;
+    size_t n, cap;
+    char **dirs; /* temporary directories to remove once empty */
+    size_t ndirs;
+    int tag;
+    _Atomic int done; /* every file is in place: keep them */
+};
+
+strata_status strata__out_group_begin(strata_ctx *ctx)
+{
+    strata_out_group *g = strata__alloc(&ctx->alloc, sizeof *g);
+    if (!g)
+        return STRATA_ERR_NOMEM;
+    memset(g, 0, sizeof *g);
+    atomic_init(&g->done, 0);
+    ctx->group = g;
+    return STRATA_OK;
+}
+
+void strata__out_group_tag(strata_ctx *ctx, int tag)
+{
+    if (ctx->group)
+        ctx->group->tag = tag;
+}
+
+static char *dup_str(const strata_allocator *al, const char *s)
+{
+    const size_t n = strlen(s) + 1;
+    char *d = strata__alloc(al, n);
+    return d ? memcpy(d, s, n) : NULL;
+}
+
+/* A new file of the group, tmp and dest copied: NULL when out of memory. */
+static group_file *group_push(strata_ctx *ctx, const char *tmp, const char *dest)
+{
+    strata_out_group *g = ctx->group;
+    const strata_allocator *al = &ctx->alloc;
+    if (g->n == g->cap) {
+        const size_t cap = g->cap ? 2 * g->cap : 8;
+        group_file *f = strata__alloc_array(al, cap, sizeof *f);
+        if (!f)
+            return NULL;
+        if (g->n)
+            memcpy(f, g->f, g->n * sizeof *f);
+        strata__free(al, g->f);
+        g->f = f;
+        g->cap = cap;
+    }
+    group_file *f = &g->f[g->n];
+    memset(f, 0, sizeof *f);
+    f->hold = f->slot = -1;
+    f->tag = g->tag;
+    f->tmp = dup_str(al, tmp);
+    f->dest = dup_str(al, dest);
+    if (!f->tmp || !f->dest) {
+        strata__free(al, f->tmp);
+        strata__free(al, f->dest);
+        return NULL;
+    }
+    g->n++;
+    return f;
+}
+
+/* o's finished temporary, its lock and its slot go to the group. */
+static void group_add(strata_out *o, const char *path)
+{
+    group_file *f = group_push(o->ctx, o->tmp, path);
+    if (!f) {
+        o->err = ENOMEM;
+        return;
+    }
+    f->hold = o->hold;
+    f->slot = o->slot;
+    o->hold = o->slot = -1;
+    strata__free(o->al, o->tmp);
+    o->tmp = NULL; /* the group's now */
+}
+
+int strata__out_group_file(strata_ctx *ctx, const char *tmp, const char *dest)
+{
+    if (!group_push(ctx, tmp, dest)) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
+int strata__out_group_dir(strata_ctx *ctx, const char *dir)
+{
+    strata_out_group *g = ctx->group;
+    char **d = strata__alloc_array(&ctx->alloc, g->ndirs + 1, sizeof *d);
+    char *s = d ? dup_str(&ctx->alloc, dir) : NULL;
+    if (!s) {
+        strata__free(&ctx->alloc, d);
+        errno = ENOMEM;
+        return -1;
+    }
+    if (g->ndirs)
+        memcpy(d, g->dirs, g->ndirs * sizeof *d);
+    strata__free(&ctx->alloc, g->dirs);
+    d[g->ndirs++] = s;
+    g->dirs = d;
+    return 0;
+}
+
+/* Copy s into a slot's field: 0, or -1 when it does not fit. */
+static int slot_set(char *field, const char *s)
+{
+    const size_t n = strlen(s);
+    if (n >= sizeof g_temps[0].path)
+        return -1;
+    memcpy(field, s, n + 1);
+    return 0;
+}
+
+/* Back up f's destination if it exists: 0, or -1 with errno. */
+static int group_backup(const strata_allocator *al, group_file *f, const _Atomic int *done)
+{
+    struct stat sb;
+    if (lstat(f->dest, &sb) != 0)
+        return errno == ENOENT ? 0 : -1;
+    if (S_ISDIR(sb.st_mode)) /* made since the file was opened */
+        return errno = EISDIR, -1;
+    const size_t stem = temp_stem(f->dest);
+    if (!(f->old = strata__alloc(al, stem + TMP_SUFFIX + 1))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    uint64_t seed = temp_seed();
+    for (int attempt = 0; attempt < 100; attempt++) {
+        temp_name(f->old, f->dest, stem, &seed);
+        /* the handler must know the backup before it exists */
+        const int s = f->slot;
+        if (s >= 0 && (slot_set(g_temps[s].dest, f->dest) || slot_set(g_temps[s].old, f->old)))
+            return errno = ENAMETOOLONG, -1;
+        if (s >= 0) {
+            g_temps[s].done = done;
+            atomic_store(&g_temps[s].state, SLOT_COMMIT);
+        }
+        if (link(f->dest, f->old) == 0) {
+            f->backup = 1;
+            return 0;
+        }
+        if (errno == EEXIST)
+            continue;
+        /* no hard links here (or too many): move the file itself aside */
+        if (rename(f->dest, f->old) == 0) {
+            f->backup = 2;
+            return 0;
+        }
+        break;
+    }
+    if (f->slot >= 0)
+        atomic_store(&g_temps[f->slot].state, SLOT_TEMP);
+    return -1;
+}
+
+/* Rename f into place: 0, or -1 with errno. */
+static int group_place(const strata_allocator *al, group_file *f, const _Atomic int *done)
+{
+    if (group_backup(al, f, done) != 0)
+        return -1;
+    if (!f->old && f->slot >= 0 && slot_set(g_temps[f->slot].dest, f->dest) == 0) {
+        g_temps[f->slot].old[0] = '\0';
+        g_temps[f->slot].done = done;
+        atomic_store(&g_temps[f->slot].state, SLOT_COMMIT);
+    }
+    if (rename(f->tmp, f->dest) != 0)
+        return -1;
+    f->renamed = 1;
+    return 0;
+}
+
+/* Put f's destination back as it was. */
+static void group_undo(group_file *f)
+{
+    if (f->renamed || f->backup == 2) {
+        if (f->old && f->backup)
+            rename(f->old, f->dest);
+        else if (f->renamed)
+            unlink(f->dest);
+    }
+    if (f->old && f->backup == 1)
+        unlink(f->old); /* still a second name of the old file */
+}
+
+/* Rename every file of g into place, or none: 0, or -1 with errno and
+ * *tag the tag of the file that failed. */
+static int group_commit(strata_ctx *ctx, strata_out_group *g, int *tag)
+{
+    size_t i = 0;
+    for (; i < g->n; i++)
+        if (group_place(&ctx->alloc, &g->f[i], &g->done) != 0)
+            break;
+    if (i < g->n) {
+        const int err = errno;
+        *tag = g->f[i].tag;
+        for (size_t k = i + 1; k-- > 0;)
+            group_undo(&g->f[k]);
+        errno = err;
+        return -1;
+    }
+    atomic_store(&g->done, 1);
+    int r = 0, err = 0;
+    for (i = 0; i < g->n; i++) {
+        if (g->f[i].old)
+            unlink(g->f[i].old);
+        if (!ctx->no_sync && r == 0 && sync_dir(g->f[i].dest) != 0) {
+            r = -1;
+            err = errno;
+            *tag = g->f[i].tag;
+        }
+    }
+    errno = err;
+    return r;
+}
+
+strata_status strata__out_group_end(strata_ctx *ctx, int commit, int *tag)
+{
+    strata_out_group *g = ctx->group;
+    if (!g)
+        return STRATA_OK;
+    ctx->group = NULL;
+    const int saved = errno;
+    strata_status st = STRATA_OK;
+    if (commit && strata__cancelled(ctx))
+        st = STRATA_ERR_CANCELLED;
+    else if (commit && group_commit(ctx, g, tag) != 0)
+        st = errno == ENOMEM ? STRATA_ERR_NOMEM : STRATA_ERR_IO;
+    const int err = st == STRATA_OK ? saved : errno;
+    for (size_t i = 0; i < g->n; i++) {
+        group_file *f = &g->f[i];
+        if (!f->renamed)
+            unlink(f->tmp);
+        temp_release(f->slot);
+        if (f->hold >= 0)
+            close(f->hold);
+        strata__free(&ctx->alloc, f->tmp);
+        strata__free(&ctx->alloc, f->dest);
+        strata__free(&ctx->alloc, f->old);
+    }
+    for (size_t i = 0; i < g->ndirs; i++) {
+        rmdir(g->dirs[i]);
+        strata__free(&ctx->alloc, g->dirs[i]);
+    }
+    strata__free(&ctx->alloc, g->dirs);
+    strata__free(&ctx->alloc, g->f);
+    strata__free(&ctx->alloc, g);
+    errno = commit ? err : saved;
+    return st;
+}
+
+/* Move the finished temporary file onto path (or, in a group, hand it
+ * to the group). */
 void strata__out_commit(strata_out *o, const char *path)
 {
+    if (!o->err && o->ctx->group) {
+        group_add(o, path);
+        return;
+    }
     if (!o->err && rename(o->tmp, path) != 0)
         o->err = errno;
     if (!o->err) {

@@ -60,8 +60,32 @@ STRATA_HIDDEN void strata__out_str(strata_out *o, const char *s);
  * file stays under its temporary name, still locked. */
 STRATA_HIDDEN void strata__out_finish(strata_out *o);
 /* Move the finished temporary file onto path (only if all went well),
- * then fsync the directory (unless sync is off). */
+ * then fsync the directory (unless sync is off); in a group (below),
+ * hand the file to the group instead. */
 STRATA_HIDDEN void strata__out_commit(strata_out *o, const char *path);
+/* Groups: the outputs of one run, renamed into place all together or
+ * not at all (strata_pipeline_run).  While ctx has a group,
+ * strata__out_commit hands each finished temporary file (still locked)
+ * to it instead of renaming it.  strata__out_group_end with commit
+ * renames them all (an existing destination backed up first, and put
+ * back if a later rename fails: then no destination has changed) or,
+ * without commit or when the cancel flag is set, removes them all;
+ * either way the group is gone.  Its status: OK, CANCELLED, IO or NOMEM
+ * (errno says why, *tag is the tag of the file that failed).  A second
+ * signal whose handler calls strata_remove_temporaries during the
+ * renames puts the destinations back too. */
+typedef struct strata_out_group strata_out_group;
+STRATA_HIDDEN strata_status strata__out_group_begin(strata_ctx *ctx);
+/* The tag of the files added from now on (a pipeline stage). */
+STRATA_HIDDEN void strata__out_group_tag(strata_ctx *ctx, int tag);
+STRATA_HIDDEN strata_status strata__out_group_end(strata_ctx *ctx, int commit, int *tag);
+/* A finished file written elsewhere (GDAL's, core/io/loops_ogr.c) for
+ * the group to rename onto dest or remove: 0, or -1 with errno. */
+STRATA_HIDDEN int strata__out_group_file(strata_ctx *ctx, const char *tmp, const char *dest);
+/* A temporary directory the group removes at its end, once emptied: 0,
+ * or -1 with errno. */
+STRATA_HIDDEN int strata__out_group_dir(strata_ctx *ctx, const char *dir);
+
 /* Fill the size and CRC-32C of the tile file path (written through fd,
  * flushed) into the placeholders of its record (core/world/world_dir.c): 0, or
  * an errno value. */

@@ -479,10 +479,13 @@ static OGRSpatialReferenceH layer_srs(GDALDriverH drv, const strata_loops_write_
 }
 
 /* Remove every file of the directory dir, and it; with dest, rename them
- * into dest's directory instead (0, or -1 with errno at the first that
+ * into dest's directory instead, or hand them and dir to ctx's group of
+ * outputs when it has one (0, or -1 with errno at the first that
  * fails). */
-static int empty_dir(const char *dir, const char *dest)
+static int empty_dir(strata_ctx *ctx, const char *dir, const char *dest)
 {
+    if (dest && ctx->group && strata__out_group_dir(ctx, dir) != 0)
+        dest = NULL; /* out of memory: remove them */
     DIR *d = opendir(dir);
     if (!d)
         return -1;
@@ -499,7 +502,7 @@ static int empty_dir(const char *dir, const char *dest)
             (size_t)snprintf(to, sizeof to, "%.*s%s", (int)dlen, dest ? dest : "", e->d_name) <
                 sizeof to;
         if (dest && rc == 0) {
-            if (fits && rename(from, to) == 0)
+            if (fits && (ctx->group ? strata__out_group_file(ctx, from, to) : rename(from, to)) == 0)
                 continue;
             rc = -1;
             err = fits ? errno : ENAMETOOLONG;
@@ -508,7 +511,8 @@ static int empty_dir(const char *dir, const char *dest)
             unlink(from);
     }
     closedir(d);
-    rmdir(dir);
+    if (!dest || !ctx->group)
+        rmdir(dir);
     if (rc)
         errno = err;
     return rc;
@@ -646,8 +650,19 @@ strata_status strata__loops_write_ogr(strata_ctx *ctx, const strata_loops *l, co
         }
         if (j.st == STRATA_OK && strata__progress(ctx, "write", 1.0) != STRATA_OK)
             j.st = STRATA_ERR_CANCELLED;
-        if (tmp && empty_dir(dir, j.st == STRATA_OK ? path : NULL) != 0 && j.st == STRATA_OK)
+        /* a dataset of several files (.shp, .shx, .dbf, .prj) goes into
+         * place whole or not at all: in the caller's group of outputs,
+         * or in one of its own */
+        const int own = j.st == STRATA_OK && !ctx->group;
+        if (own && strata__out_group_begin(ctx) != STRATA_OK)
+            j.st = STRATA_ERR_NOMEM;
+        if (tmp && empty_dir(ctx, dir, j.st == STRATA_OK ? path : NULL) != 0 && j.st == STRATA_OK)
             j.st = STRATA_ERR_IO;
+        int tag;
+        const strata_status end = own ? strata__out_group_end(ctx, j.st == STRATA_OK, &tag)
+                                      : STRATA_OK;
+        if (j.st == STRATA_OK)
+            j.st = end;
     }
     const int err = errno;
     CPLPopErrorHandler();

@@ -8,6 +8,7 @@
 #include "edit/water.h"
 #include "loops/loops.h"
 #include "pipeline/pipeline.h"
+#include "base/output.h"
 #include "io/write.h"
 
 #include <math.h>
@@ -295,6 +296,7 @@ static strata_status run_stages(job *j, strata_stage first, strata_stage last)
             usage_now(&f0, &peak);
         const double t0 = now();
         j->rep->failed = (strata_stage)s;
+        strata__out_group_tag(j->ctx, s);
         st = stages[s](j);
         if (st == STRATA_OK && strata__cancelled(j->ctx))
             st = STRATA_ERR_CANCELLED;
@@ -329,7 +331,17 @@ strata_status strata_pipeline_run(strata_ctx *ctx, const strata_mesh *m,
     if ((o->water || o->shoreline > 0) && !o->terraces.sea)
         return STRATA_ERR_INVALID_ARG;
     job j = {.ctx = ctx, .m = m, .o = o, .rep = rep, .measure = 1};
-    const strata_status st = run_stages(&j, STRATA_STAGE_LEVELS, STRATA_STAGE_PREVIEW);
+    /* every file of the run is renamed into place at the end, or none */
+    strata_status st = strata__out_group_begin(ctx);
+    if (st == STRATA_OK)
+        st = run_stages(&j, STRATA_STAGE_LEVELS, STRATA_STAGE_PREVIEW);
+    int tag = -1;
+    const strata_status end = strata__out_group_end(ctx, st == STRATA_OK, &tag);
+    if (st == STRATA_OK && end != STRATA_OK) {
+        st = end;
+        if (tag >= 0)
+            rep->failed = (strata_stage)tag;
+    }
     rep->nlevels = j.nlevels;
     free(j.levels);
     strata_loops_destroy(j.loops);
@@ -341,6 +353,114 @@ strata_status strata_pipeline_run(strata_ctx *ctx, const strata_mesh *m,
     *out = j.r;
     if (props_out)
         *props_out = j.props;
+    return STRATA_OK;
+}
+
+/* ------------------------------------------------ memory bound */
+
+/* The band of height h among n ascending planes L: the k with
+ * L[k] <= h < L[k+1], 0 below L[0] (as the slicer's). */
+static uint32_t band_of(const float *L, uint32_t n, float h)
+{
+    uint32_t lo = 0, hi = n; /* the first plane above h */
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (L[mid] <= h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? lo - 1 : 0;
+}
+
+/* The slice's output: a triangle whose corners span bands lo..hi
+ * (d = hi - lo) leaves at most one polygon of up to 5 corners (3
+ * triangles) in each band it meets and one wall quad (2 triangles) per
+ * plane it crosses; its three edges cross 2d planes in all, two
+ * vertices each; each corner may get a bottom copy; with normals four
+ * more vertices per wall quad. */
+static void slice_bound(const strata_mesh_view *v, const float *L, uint32_t n, int normals,
+                        double *tris, double *verts)
+{
+    uint64_t span = 0; /* the sum of d: an integer, the same for any thread count */
+    const int64_t nt = v->ntris;
+#pragma omp parallel for reduction(+ : span) schedule(static)
+    for (int64_t t = 0; t < nt; t++) {
+        const uint32_t ba = band_of(L, n, v->h[v->a[t]]), bb = band_of(L, n, v->h[v->b[t]]),
+                       bc = band_of(L, n, v->h[v->c[t]]);
+        const uint32_t lo = ba < bb ? (ba < bc ? ba : bc) : (bb < bc ? bb : bc);
+        const uint32_t hi = ba > bb ? (ba > bc ? ba : bc) : (bb > bc ? bb : bc);
+        span += hi - lo;
+    }
+    *tris = 3.0 * (double)nt + 5.0 * (double)span;
+    *verts = (double)v->nverts + 3.0 * (double)nt + (normals ? 8.0 : 4.0) * (double)span;
+}
+
+/* Props: density x the roofs' area (roofs are the surface projected
+ * onto the planes: within the input's area projected onto the ground,
+ * or, on a planet, within the sphere of the highest plane) plus one per
+ * roof triangle (each draws a rounded count). */
+static double props_bound(const strata_mesh_view *v, const float *L, uint32_t n,
+                          double density, double roof_tris)
+{
+    double area = 0;
+    if (v->geometry == STRATA_RADIAL) {
+        double r = v->radius;
+        for (uint32_t i = 0; i < v->nverts; i++)
+            r = fmax(r, (double)v->radius + v->h[i]);
+        if (n)
+            r = fmax(r, (double)v->radius + L[n - 1]);
+        area = 4.0 * 3.14159265358979323846 * r * r;
+    } else {
+        for (uint32_t t = 0; t < v->ntris; t++) {
+            const uint32_t a = v->a[t], b = v->b[t], c = v->c[t];
+            const double ux = (double)v->x[b] - v->x[a], uz = (double)v->z[b] - v->z[a];
+            const double wx = (double)v->x[c] - v->x[a], wz = (double)v->z[c] - v->z[a];
+            area += 0.5 * fabs(ux * wz - uz * wx);
+        }
+    }
+    return density * area + roof_tris;
+}
+
+strata_status strata_pipeline_memory_bound(const strata_mesh *m,
+                                           const strata_pipeline_options *opt, uint64_t *bytes,
+                                           uint64_t *triangles, uint64_t *props)
+{
+    if (!m || !opt || !bytes)
+        return STRATA_ERR_INVALID_ARG;
+    strata_mesh_view v;
+    strata_mesh_get_view(m, &v);
+    const strata_terraces *t = &opt->terraces;
+    const uint32_t room = strata_terraces_bound(t);
+    float *L = NULL, lo = 0, hi = 0;
+    uint32_t n = 0;
+    strata_status st = STRATA_OK;
+    if (room && !t->levels && t->count)
+        st = strata_mesh_height_range(m, &lo, &hi);
+    if (st == STRATA_OK && room && !(L = malloc((size_t)room * sizeof *L)))
+        st = STRATA_ERR_NOMEM;
+    if (st == STRATA_OK && room)
+        st = strata_terraces_heights(t, lo, hi, L, &n);
+    if (st != STRATA_OK) {
+        free(L);
+        return st;
+    }
+    double tris = v.ntris, verts = v.nverts;
+    if (n)
+        slice_bound(&v, L, n, opt->normals, &tris, &verts);
+    const double np = opt->props ? props_bound(&v, L, n, opt->props->density, tris) : 0.0;
+    free(L);
+    /* the input's own peak (strata_whole_memory_estimate) and what the
+     * output adds over its share of it */
+    const double in = (double)strata_whole_memory_estimate(v.ntris);
+    const double out = STRATA_BOUND_TRIANGLE_BYTES * fmax(0.0, tris - 3.0 * v.ntris) +
+                       STRATA_BOUND_VERTEX_BYTES * fmax(0.0, verts - 4.0 * v.nverts);
+    const double total = in + out + STRATA_BOUND_PROP_BYTES * np;
+    *bytes = total >= 1.8e19 ? UINT64_MAX : (uint64_t)total;
+    if (triangles)
+        *triangles = tris >= 1.8e19 ? UINT64_MAX : (uint64_t)tris;
+    if (props)
+        *props = np >= 1.8e19 ? UINT64_MAX : (uint64_t)np;
     return STRATA_OK;
 }
 

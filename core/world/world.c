@@ -1312,8 +1312,10 @@ strata_status strata_world_shard(const strata_world *w, uint64_t k, uint64_t n, 
         return STRATA_ERR_INVALID_ARG;
     const uint64_t nchunks = strata_world_chunk_count(w);
     uint64_t found = 0;
-    if (w->kind == STRATA_WORLD_PLANET) {
-        /* all alike: the greedy rule deals them round robin */
+    if (n == 1 || w->kind == STRATA_WORLD_PLANET) {
+        /* one shard: every chunk, no ordering to make (a dry run of a
+         * world of 2^26 tiles needs only their count); a planet's are
+         * all alike: the greedy rule deals them round robin */
         for (uint64_t id = k; id < nchunks; id += n) {
             if (found < cap)
                 ids[found] = id;
