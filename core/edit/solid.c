@@ -426,6 +426,20 @@ static void drop_gone(strata_result *r, const uint8_t *gone, range_ref *refs)
     r->nindices = w;
 }
 
+/* The edge of e (n, sorted by start) that starts at vertex a; n if none. */
+static uint32_t edge_from(const dedge *e, uint32_t n, uint32_t a)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (e[mid].a < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && e[lo].a == a ? lo : n;
+}
+
 /* The border edges as one loop: loop[i] -> loop[i + 1] (and the last
  * back to the first), n vertices.  A vertex with two border edges out of
  * it (a pinch), or a border of several loops (holes), is BAD_MESH. */
@@ -442,15 +456,8 @@ static strata_status border_loop(const strata_allocator *al, const dedge *e, uin
     do {
         l[len++] = e[cur].a;
         const uint32_t next = e[cur].b;
-        uint32_t lo = 0, hi = n;
-        while (lo < hi) {
-            const uint32_t mid = lo + (hi - lo) / 2;
-            if (e[mid].a < next)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == n || e[lo].a != next) {
+        const uint32_t lo = edge_from(e, n, next);
+        if (lo == n) {
             strata__free(al, l);
             return STRATA_ERR_BAD_MESH; /* open: cannot happen on a manifold */
         }
@@ -961,15 +968,8 @@ static strata_status chains(const dedge *e, uint32_t n, uint8_t *mark, uint32_t 
             loop[w++] = e[cur].a;
             seen++;
             const uint32_t next = e[cur].b;
-            uint32_t lo = 0, hi = n;
-            while (lo < hi) {
-                const uint32_t mid = lo + (hi - lo) / 2;
-                if (e[mid].a < next)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            if (lo == n || e[lo].a != next) {
+            const uint32_t lo = edge_from(e, n, next);
+            if (lo == n) {
                 loop[w++] = next;
                 break;
             }
