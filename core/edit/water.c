@@ -753,7 +753,8 @@ static strata_status add_shoreline(strata_ctx *ctx, strata_result *r, const stra
         uint32_t v = r->nverts;
         uint32_t *ix = r->indices + r->nindices;
         strata_loops tl = ext ? *l : (strata_loops){0};
-        tl.x = line, tl.y = line + longest, tl.z = line + 2 * (size_t)longest;
+        if (line) /* with ext: the piece's points, copied */
+            tl.x = line, tl.y = line + longest, tl.z = line + 2 * (size_t)longest;
         for (uint64_t i = l->plane_first[plane]; i < l->plane_first[plane + 1]; i++) {
             const strata_loop *lp = &l->loops[i];
             if (lp->count < 2)
