@@ -746,6 +746,7 @@ static strata_status add_shoreline(strata_ctx *ctx, strata_result *r, const stra
     if (st == STRATA_OK)
         st = uv && rc && (line || !ext) ? strata__result_grow(r, nv, ni) : STRATA_ERR_NOMEM;
     if (st == STRATA_OK) {
+        strata__free(&r->alloc, r->uv); /* a reused tile result's last one */
         r->uv = uv;
         r->uv_first = r->nverts;
         r->nuv = (uint32_t)(2 * pairs);
