@@ -103,9 +103,11 @@ typedef struct job {
     const char *template_path;
     long long patch_cells;
     int tile_format; /* 0 glb, 1 ply */
-    const char *place;  /* --place LON,LAT[,H], NULL: none */
+    const char *place;  /* --place LON,LAT[,H] or none, NULL: not given */
     double place_at[3]; /* its longitude, latitude, height */
     double place_scale; /* --place-scale: metres a unit */
+    double place_heading; /* grid north east of north (a raster's place) */
+    bool place_auto;      /* placed where its georeferenced heightmap lies */
     const char *shard; /* "K/N" */
     long long chunk;   /* -1: all */
     bool resume, dry_run, partial, verify;

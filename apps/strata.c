@@ -164,11 +164,11 @@ static void check_ao(const job *j, bool world, const char *world_opt)
                     STRATA_AO_RADIUS_PLANES, n);
 }
 
-/* --place: where on the Earth. */
+/* --place: where on the Earth, or none. */
 static const char *check_place(const char *s)
 {
     double v[3];
-    return value_place(s, v);
+    return strcmp(s, "none") ? value_place(s, v) : NULL;
 }
 
 /* --simd and STRATA_SIMD: an instruction set's name (whether this CPU has
@@ -256,7 +256,10 @@ static void check_world_output(job *j, bool world, const char *world_opt)
 /* --place: a world's tileset (glb tiles), its value kept for the run. */
 static void check_placed(job *j, bool world, const char *world_opt)
 {
-    if (!j->place)
+    if (j->place && !strcmp(j->place, "none") && cli_given("place-scale"))
+        usage_error("--place-scale %s: the world is not placed (--place none)",
+                    cli_given("place-scale"));
+    if (!j->place || !strcmp(j->place, "none"))
         return;
     if (!world)
         usage_error("--place %s needs %s (a world: the place is its tileset's root transform)",
@@ -785,10 +788,12 @@ static const cli_option options[] = {
              "tileset.json then: no 3D Tiles client loads PLY)",
      .commands = MAKERS, .group = G_WORLD},
     {.name = "place", .kind = CLI_STRING, .arg = "LON,LAT[,H]", .target = &g_job.place,
-     .check = check_place, .def_text = "none: the world's centre at the Earth's",
+     .check = check_place,
+     .def_text = "where a heightmap georeferenced in a projected CRS lies (glb tiles); else "
+                 "none: the world's centre at the Earth's",
      .help = "put the world's origin at this WGS84 place (degrees; H metres above the "
              "ellipsoid, default 0), its x east, -z north and y up: the tileset's root "
-             "transform",
+             "transform; none: not placed",
      .commands = MAKERS, .group = G_WORLD},
     {.name = "place-scale", .kind = CLI_REAL, .arg = "S", .target = &g_job.place_scale,
      .min = 0, .max = 1e9, .flags = CLI_ABOVE_MIN, .def = "1",

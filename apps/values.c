@@ -256,7 +256,7 @@ static bool udecimal(const char *s, unsigned long long *v, const char **end)
 const char *value_place(const char *s, double v[3])
 {
     static const char *const expected =
-        "expected LON,LAT[,H]: longitude -180..180 and latitude -90..90 in degrees, height "
+        "expected LON,LAT[,H] or none: longitude -180..180 and latitude -90..90 in degrees, height "
         "-1e7..1e7 metres above the WGS84 ellipsoid";
     double t[3] = {0, 0, 0};
     int n = 0;

@@ -88,6 +88,37 @@ static void world_job_free(world_job *wj)
     strata_edits_destroy(wj->edits);
 }
 
+/* A world of glb tiles from a heightmap georeferenced in a projected CRS,
+ * without --place: placed where the raster lies, its centre (the grid's
+ * x = z = 0) at the raster's centre on the ellipsoid, turned to its grid
+ * north, a unit the raster's metres over the cell size.  A raster whose
+ * CRS says where it is but that cannot be placed stops the run (an
+ * unplaced world would lie at the Earth's centre). */
+static void place_raster(job *o, const strata_heightmap *hm, const char *src)
+{
+    strata_heightmap_info info;
+    strata_heightmap_get_info(hm, &info);
+    if (o->place || o->template_path || o->tile_format != 0 || !info.georeferenced ||
+        !info.projected || !info.crs_wkt || !strata_gdal_support())
+        return;
+    double lon, lat, heading, metres;
+    const strata_status st = strata_heightmap_place(hm, &lon, &lat, &heading, &metres);
+    if (st != STRATA_OK)
+        die(EXIT_RUNTIME,
+            "heightmap '%s': %s, so the world cannot be placed where the raster lies; give "
+            "--place LON,LAT[,H] or --place none",
+            src,
+            st == STRATA_ERR_UNSUPPORTED
+                ? "its geotransform is rotated or mirrored (columns not east of its rows' north)"
+                : "GDAL cannot take its CRS to WGS84 longitude and latitude");
+    o->place_auto = true;
+    o->place_at[0] = lon;
+    o->place_at[1] = lat;
+    o->place_at[2] = 0.0;
+    o->place_scale = metres / o->cell_size;
+    o->place_heading = heading;
+}
+
 /* Fill wj from the job (heightmaps and templates read here). */
 static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
 {
@@ -109,6 +140,7 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
             check_call(strata_heightmap_open(ctx, src, &wj->hm),
                        (call){.what = o->template_path ? "template" : "heightmap", .path = src});
             job_raster_defaults(o, wj->hm);
+            place_raster(o, wj->hm, src);
             strata_heightmap_info info;
             strata_heightmap_get_info(wj->hm, &info);
             if (info.nodata)
@@ -153,11 +185,12 @@ static void world_setup(strata_ctx *ctx, job *o, world_job *wj)
     wo->sea_level = wj->t.sea_level;
     wo->walls = (strata_walls)o->walls;
     wo->normals = o->normals;
-    wo->place = o->place != NULL;
+    wo->place = o->place_auto || (o->place && strcmp(o->place, "none") != 0);
     wo->place_lon = o->place_at[0];
     wo->place_lat = o->place_at[1];
     wo->place_height = o->place_at[2];
     wo->place_scale = o->place_scale;
+    wo->place_heading = o->place_heading;
     wo->lod = o->lod;
     wo->skirts = o->skirt != 0;
     if (o->simplify) /* --simplify-roofs[=ERR] */
@@ -768,6 +801,12 @@ static void print_run(const world_run *wr)
     if (o->preview)
         fprintf(stderr, "strata: wrote %s: %lldx%lld pixels\n", o->preview, o->preview_size,
                 o->preview_size);
+    if (o->place_auto)
+        fprintf(stderr,
+                "strata: placed where '%s' lies: its centre at %.7f, %.7f (WGS84), its grid "
+                "north %.4f degrees east of north, %.6g m a unit (--place none: unplaced)\n",
+                o->heightmap, o->place_at[0], o->place_at[1], o->place_heading,
+                o->place_scale);
 }
 
 int run_world(job *o)

@@ -539,6 +539,24 @@ typedef struct strata_heightmap_info {
 STRATA_API strata_status strata_heightmap_get_info(const strata_heightmap *hm,
                                                    strata_heightmap_info *out);
 
+/* Where a raster georeferenced in a projected CRS lies on the Earth
+ * (built with GDAL): at its centre, pixel coordinates (w/2, h/2), where
+ * strata_mesh_from_heightmap puts x = z = 0, the WGS84 longitude and
+ * latitude (degrees, reprojected by GDAL, datum shifts included), the
+ * heading of its grid north there (the azimuth in degrees east of true
+ * north of a step up the image, a mesh's -z: the projection's meridian
+ * convergence), and metres: the ground length on the ellipsoid of one
+ * pixel's step there, the mean of a column's and a row's (the pixel size
+ * times the projection's scale factor).  strata_geo_frame(lon, lat, 0,
+ * metres / cell_size, heading) then places a mesh of that cell size, a
+ * world's tileset (strata_world_options.place).  STRATA_ERR_UNSUPPORTED
+ * for a raster without a geotransform or CRS, in a geographic CRS, with
+ * a rotated geotransform or mirrored (columns not east of rows' north),
+ * or without GDAL; STRATA_ERR_FORMAT when GDAL cannot take its CRS to
+ * longitude and latitude; STRATA_ERR_INVALID_ARG for NULLs. */
+STRATA_API strata_status strata_heightmap_place(const strata_heightmap *hm, double *lon,
+                                                double *lat, double *heading, double *metres);
+
 /* A FLAT grid mesh with one vertex per sample: (w-1) x (h-1) cells of size
  * cell_size (laid out as strata_shape_grid: sample (i, j) is vertex
  * j*w + i), y = sample * height_scale.  cell_size must be finite and > 0
@@ -2434,9 +2452,10 @@ typedef struct strata_world_options {
     int ao;
     float ao_radius;
     /* Placing on the Earth: with place, the tileset's root tile gets the
-     * transform strata_geo_enu(place_lon, place_lat, place_height,
-     * place_scale) makes, so the world's origin lies at that WGS84 place,
-     * its x east, -z north (the tileset's y) and y up (the tileset's z),
+     * transform strata_geo_frame(place_lon, place_lat, place_height,
+     * place_scale, place_heading) makes, so the world's origin lies at
+     * that WGS84 place, its x east, -z north (the tileset's y; turned by
+     * place_heading) and y up (the tileset's z),
      * place_scale metres a unit (the tileset's own geometric error is
      * scaled; the tiles', under the transform, are not: 3D Tiles 1.1
      * clients scale them).  Not part of the fingerprint (the tiles
@@ -2444,6 +2463,9 @@ typedef struct strata_world_options {
      * a directory holds one placement (STRATA_ERR_CONFLICT). */
     int place;
     double place_lon, place_lat, place_height, place_scale;
+    /* the world's -z (the tileset's y) place_heading degrees east of
+     * north, -360..360 (strata_geo_frame; 0: north) */
+    double place_heading;
     /* TERRAIN, not with lod (STRATA_ERR_UNSUPPORTED; planets:
      * STRATA_ERR_INVALID_ARG): each tile its part of the solid
      * strata_result_solidify makes of the whole mesh, after its
@@ -2482,6 +2504,13 @@ STRATA_API strata_status strata_geo_ecef(double lon, double lat, double height, 
  * the place's ECEF position. */
 STRATA_API strata_status strata_geo_enu(double lon, double lat, double height, double scale,
                                         double m[16]);
+/* strata_geo_enu with the frame turned clockwise (seen from above) about
+ * up by heading degrees, -360..360: its x axis cos h east - sin h north,
+ * its y axis sin h east + cos h north, so y points heading degrees east
+ * of north (a raster's grid north, strata_heightmap_place).  heading 0
+ * gives strata_geo_enu's matrix bit for bit. */
+STRATA_API strata_status strata_geo_frame(double lon, double lat, double height, double scale,
+                                          double heading, double m[16]);
 
 /* The seed chunk id's props are scattered with: `seed` mixed with the id
  * by a 64-bit hash, so that neighbouring tiles do not repeat each other's

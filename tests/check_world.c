@@ -1770,6 +1770,29 @@ START_TEST(test_geo)
     ck_assert_status(strata_geo_enu(0, 0, 0, -1, m), STRATA_ERR_INVALID_ARG);
     ck_assert_status(strata_geo_enu(0, 0, 0, NAN, m), STRATA_ERR_INVALID_ARG);
     ck_assert_status(strata_geo_enu(0, 0, 0, 2e9, m), STRATA_ERR_INVALID_ARG);
+    /* turned by a heading: heading 0 is the east-north-up frame bit for
+     * bit; h degrees turn its x and y clockwise seen from above (y, the
+     * world's -z, then points h east of north), up and origin kept */
+    static const double headings[] = {0.623, -1.5, 90, 180, -270, 359.9};
+    double f[16];
+    for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
+        const double lon = places[i][0], lat = places[i][1], hgt = places[i][2];
+        ck_assert_ok(strata_geo_enu(lon, lat, hgt, 2.5, m));
+        ck_assert_ok(strata_geo_frame(lon, lat, hgt, 2.5, 0.0, f));
+        ck_assert_mem_eq(f, m, sizeof m);
+        for (size_t k = 0; k < sizeof headings / sizeof headings[0]; k++) {
+            const double h = headings[k] * (3.14159265358979323846 / 180);
+            ck_assert_ok(strata_geo_frame(lon, lat, hgt, 2.5, headings[k], f));
+            for (int r = 0; r < 3; r++) {
+                ck_assert_double_eq_tol(f[r], cos(h) * m[r] - sin(h) * m[4 + r], 1e-12);
+                ck_assert_double_eq_tol(f[4 + r], sin(h) * m[r] + cos(h) * m[4 + r], 1e-12);
+                ck_assert(f[8 + r] == m[8 + r] && f[12 + r] == m[12 + r]);
+            }
+        }
+    }
+    ck_assert_status(strata_geo_frame(0, 0, 0, 1, 360.5, f), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_geo_frame(0, 0, 0, 1, NAN, f), STRATA_ERR_INVALID_ARG);
+    ck_assert_status(strata_geo_frame(0, 0, 0, 1, 0, NULL), STRATA_ERR_INVALID_ARG);
     /* a world placed badly is refused when made */
     strata_ctx *ctx = ctx_new(1);
     strata_world_options o;
@@ -1785,6 +1808,9 @@ START_TEST(test_geo)
     o.place_scale = 0;
     ck_assert_status(strata_world_create(ctx, &o, &w), STRATA_ERR_INVALID_ARG);
     o.place_scale = 2;
+    o.place_heading = 400;
+    ck_assert_status(strata_world_create(ctx, &o, &w), STRATA_ERR_INVALID_ARG);
+    o.place_heading = -12.5;
     ck_assert_ok(strata_world_create(ctx, &o, &w));
     strata_world_destroy(w);
     strata_ctx_destroy(ctx);

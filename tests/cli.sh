@@ -571,6 +571,7 @@ fails 2 "--place 2,3,2e7: the height must be in -1e7..1e7" "--place height" plan
 fails 2 "--place 2: expected LON,LAT[,H]" "--place one number" planet --chunk-level 1 --level 3 --place 2 -o pw
 fails 2 "--place 2,3,4,5: expected LON,LAT[,H]" "--place four numbers" planet --chunk-level 1 --level 3 --place 2,3,4,5 -o pw
 fails 2 "--place 2,x: expected LON,LAT[,H]" "--place not a number" planet --chunk-level 1 --level 3 --place 2,x -o pw
+fails 2 "--place-scale 3: the world is not placed (--place none)" "--place-scale, --place none" planet --chunk-level 1 --level 3 --place none --place-scale 3 -o pw
 fails 2 "--place-scale" "--place-scale without --place" planet --chunk-level 1 --level 3 --place-scale 2 -o pw
 fails 2 "--place 2,3: needs glb tiles" "--place with PLY tiles" planet --chunk-level 1 --level 3 --place 2,3 --tile-format ply -o pw
 check "refused --place leaves nothing" '[ ! -e pw ] && [ ! -e p.glb ]'

@@ -2,8 +2,9 @@
 # GeoTIFF and other GDAL rasters from the command line: the cell size from
 # a projected geotransform, heights in the raster's units (scale and
 # offset applied), compression changing nothing, nodata cells left out
-# (and refused by worlds and templates), bad rasters.  Needs a build with
-# GDAL and gdal_translate (Debian gdal-bin); skipped (77) otherwise.
+# (and refused by worlds and templates), worlds placed where their raster
+# lies, bad rasters.  Needs a build with GDAL, gdal_translate (Debian
+# gdal-bin) and python3 with osgeo (python3-gdal); skipped (77) otherwise.
 # Run by `make check` with STRATA (the program) set.  POSIX sh.
 . "$(dirname "$0")/lib.sh"
 if ! "$STRATA" info | grep -q '^gdal: yes'; then
@@ -12,6 +13,17 @@ if ! "$STRATA" info | grep -q '^gdal: yes'; then
 fi
 if ! command -v gdal_translate >/dev/null 2>&1; then
     echo "SKIP: gdal_translate not found (Debian gdal-bin)"
+    exit 77
+fi
+PY=
+for p in /usr/bin/python3 python3; do
+    if "$p" -c 'from osgeo import osr' 2>/dev/null; then
+        PY=$p
+        break
+    fi
+done
+if [ -z "$PY" ]; then
+    echo "SKIP: python3 with osgeo not found (Debian python3-gdal)"
     exit 77
 fi
 
@@ -60,6 +72,75 @@ gdal_translate -q -a_srs EPSG:32633 scaled.asc scaled-ref.tif || bad "scaled-ref
 "$STRATA" $T --heightmap scaled.tif -o scaled.ply && ok || bad "a scaled GeoTIFF"
 "$STRATA" $T --heightmap scaled-ref.tif -o scaled-ref.ply && ok || bad "scaled reference"
 same "scale and offset applied" scaled.ply scaled-ref.ply
+
+# ------------------------------------------- worlds where rasters lie
+# A world of glb tiles from a raster in a projected CRS lies where the
+# raster does, without --place: the tileset's root transform takes each
+# sample's (x, y = 0, z), at its pixel's centre, to within 1 mm across of
+# the ellipsoid point under that pixel's centre (GDAL's own reprojection),
+# the flat terrain standing d^2 / 2R above the curved ellipsoid at a
+# distance d from its centre.  A raster 12 x 9 km in UTM zone 11N, 1.1
+# degrees east of its central meridian: grid north is 0.62 degrees east of
+# north there and a grid metre 1.00026 m on the ellipsoid.
+awk 'BEGIN { printf "ncols 401\nnrows 301\nxllcorner 600000\nyllcorner 3670000\ncellsize 30\n"
+    for (j = 0; j < 301; j++) { for (i = 0; i < 401; i++)
+        printf "%s%d", (i ? " " : ""), 200 + (i * 7 + j * 3) % 50; printf "\n" } }' >far.asc
+gdal_translate -q -a_srs EPSG:32611 far.asc far.tif || bad "gdal_translate far.tif"
+W="terrain --terraces 4 --tile-cells 128 --quiet"
+"$STRATA" $W --heightmap far.tif -o placed 2>err && ok || bad "a world from far.tif: $(cat err)"
+placed() { # DIR: the worst across and along-up distances, metres
+    "$PY" - "$1" <<'PY'
+import json, math, sys
+from osgeo import osr
+t = json.load(open(sys.argv[1] + "/tileset.json"))["root"]["transform"]
+utm, wgs = osr.SpatialReference(), osr.SpatialReference()
+utm.ImportFromEPSG(32611)
+wgs.ImportFromEPSG(4326)
+for s in (utm, wgs):
+    s.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
+ct = osr.CoordinateTransformation(utm, wgs)
+a, f = 6378137.0, 1 / 298.257223563
+e2 = f * (2 - f)
+across = up = 0.0
+for i in range(0, 401, 25):
+    for j in range(0, 301, 25):
+        lon, lat, _ = ct.TransformPoint(600000 + (i + 0.5) * 30, 3679030 - (j + 0.5) * 30)
+        l, p = math.radians(lon), math.radians(lat)
+        n = a / math.sqrt(1 - e2 * math.sin(p) ** 2)
+        e = (n * math.cos(p) * math.cos(l), n * math.cos(p) * math.sin(l), n * (1 - e2) * math.sin(p))
+        q = ((i - 200) * 30.0, (j - 150) * 30.0)  # the mesh's x, z
+        w = [t[k] * q[0] - t[4 + k] * q[1] + t[12 + k] for k in range(3)]
+        d = [w[k] - e[k] for k in range(3)]
+        u = (math.cos(p) * math.cos(l), math.cos(p) * math.sin(l), math.sin(p))
+        v = sum(d[k] * u[k] for k in range(3))
+        across = max(across, math.sqrt(max(0.0, sum(c * c for c in d) - v * v)))
+        up = max(up, abs(v - (q[0] ** 2 + q[1] ** 2) / (2 * 6371000.0)))
+print("%.4f %.3f" % (across, up))
+PY
+}
+err=$(placed placed)
+awk -v e="$err" 'BEGIN { split(e, v, " "); exit !(v[1] < 0.1 && v[2] < 0.05) }' && ok ||
+    bad "the placed world's samples off by $err m (across, up beyond the curvature)"
+check "world.json: the raster's place and its heading" \
+    'grep -q "\"place\":\[-115\.862[0-9]*,33\.2043[0-9]*,0,1\.00026[0-9]*,0\.622[0-9]*\]" placed/world.json'
+"$STRATA" $W --heightmap far.tif -o placed --resume && ok || bad "--resume of a placed world"
+"$STRATA" $W --heightmap far.tif --place none -o unplaced && ok || bad "--place none"
+check "--place none: no root transform" '! grep -q transform unplaced/tileset.json'
+same "placing changes no tile" placed/tiles unplaced/tiles
+"$STRATA" $W --heightmap far.tif --place -115,33 -o given && ok || bad "--place given"
+check "--place: north, not grid north" 'grep -q "\"place\":\[-115,33,0,1\]" given/world.json'
+"$STRATA" $W --heightmap far.tif --tile-format ply -o plyw && ok || bad "ply tiles"
+check "ply tiles: not placed" '[ ! -e plyw/tileset.json ] && ! grep -q place plyw/world.json'
+"$STRATA" $W --heightmap geo.tif -o geow && ok || bad "a world from a geographic raster"
+check "degrees: not placed" '! grep -q transform geow/tileset.json'
+fails 1 "another world" "--place none over a placed world" \
+    $W --heightmap far.tif --place none -o placed --resume
+# columns running west: cannot be turned onto the ground
+gdal_translate -q -a_srs EPSG:32611 -a_ullr 612030 3679030 600000 3670000 far.asc west.tif ||
+    bad "gdal_translate west.tif"
+fails 1 "'west.tif': its geotransform is rotated or mirrored" "a mirrored raster" \
+    $W --heightmap west.tif -o west
+"$STRATA" $W --heightmap west.tif --place none -o west && ok || bad "--place none: mirrored"
 
 # ------------------------------------------------------------- nodata
 asc holes.asc 24 18 1 1 0

@@ -175,6 +175,93 @@ strata_status strata__gdal_decode(const strata_allocator *al, const uint8_t *dat
     return st;
 }
 
+/* The raster's CRS to WGS84 longitude, latitude (NULL when GDAL cannot
+ * make that transformation). */
+static OGRCoordinateTransformationH to_lonlat(const char *wkt)
+{
+    OGRCoordinateTransformationH ct = NULL;
+    OGRSpatialReferenceH src = OSRNewSpatialReference(NULL), dst = OSRNewSpatialReference(NULL);
+    if (src && dst && OSRSetFromUserInput(src, wkt) == OGRERR_NONE &&
+        OSRImportFromEPSG(dst, 4326) == OGRERR_NONE) {
+        OSRSetAxisMappingStrategy(src, OAMS_TRADITIONAL_GIS_ORDER);
+        OSRSetAxisMappingStrategy(dst, OAMS_TRADITIONAL_GIS_ORDER);
+        ct = OCTNewCoordinateTransformation(src, dst);
+    }
+    OSRDestroySpatialReference(src);
+    OSRDestroySpatialReference(dst);
+    return ct;
+}
+
+/* Pixel point (px, py) of hm as ECEF metres on the ellipsoid (height 0),
+ * its longitude and latitude in ll when ll is not NULL. */
+static int pixel_ecef(const strata_heightmap *hm, OGRCoordinateTransformationH ct, double px,
+                      double py, double ecef[3], double ll[2])
+{
+    const double *g = hm->geotransform;
+    double x = g[0] + px * g[1] + py * g[2], y = g[3] + px * g[4] + py * g[5];
+    if (!OCTTransform(ct, 1, &x, &y, NULL) || strata_geo_ecef(x, y, 0.0, ecef) != STRATA_OK)
+        return 0;
+    if (ll)
+        ll[0] = x, ll[1] = y;
+    return 1;
+}
+
+/* Steps of one pixel across the centre (c[0], c[1]) in pixel coordinates,
+ * along columns (east) and rows (up the image: north), in ECEF, and the
+ * centre's longitude and latitude. */
+static int centre_steps(const strata_heightmap *hm, OGRCoordinateTransformationH ct,
+                        const double c[2], double ll[2], double east[3], double north[3])
+{
+    double o[3], a[3], b[3], p[3], q[3];
+    if (!pixel_ecef(hm, ct, c[0], c[1], o, ll) || !pixel_ecef(hm, ct, c[0] - 0.5, c[1], a, NULL) ||
+        !pixel_ecef(hm, ct, c[0] + 0.5, c[1], b, NULL) ||
+        !pixel_ecef(hm, ct, c[0], c[1] + 0.5, p, NULL) ||
+        !pixel_ecef(hm, ct, c[0], c[1] - 0.5, q, NULL))
+        return 0;
+    for (int k = 0; k < 3; k++) {
+        east[k] = b[k] - a[k];
+        north[k] = q[k] - p[k];
+    }
+    return 1;
+}
+
+strata_status strata_heightmap_place(const strata_heightmap *hm, double *lon, double *lat,
+                                     double *heading, double *metres)
+{
+    if (!hm || !lon || !lat || !heading || !metres)
+        return STRATA_ERR_INVALID_ARG;
+    const double *g = hm->geotransform;
+    if (!hm->georeferenced || !hm->projected || !hm->crs || g[2] != 0.0 || g[4] != 0.0)
+        return STRATA_ERR_UNSUPPORTED;
+    strata__gdal_register();
+    CPLPushErrorHandler(CPLQuietErrorHandler);
+    OGRCoordinateTransformationH ct = to_lonlat(hm->crs);
+    /* the centre: pixel coordinates (w/2, h/2), where the grid has x = z = 0 */
+    const double c[2] = {0.5 * hm->w, 0.5 * hm->h};
+    double ll[2], e[3], n[3];
+    const int ok = ct && centre_steps(hm, ct, c, ll, e, n);
+    OCTDestroyCoordinateTransformation(ct);
+    CPLPopErrorHandler();
+    if (!ok)
+        return STRATA_ERR_FORMAT;
+    /* the steps in the east-north-up frame at the centre */
+    double m[16];
+    strata_geo_enu(ll[0], ll[1], 0.0, 1.0, m);
+    double de[2], dn[2];
+    for (int a = 0; a < 2; a++) {
+        de[a] = m[4 * a] * e[0] + m[4 * a + 1] * e[1] + m[4 * a + 2] * e[2];
+        dn[a] = m[4 * a] * n[0] + m[4 * a + 1] * n[1] + m[4 * a + 2] * n[2];
+    }
+    if (!(de[0] * dn[1] - de[1] * dn[0] > 0.0))
+        return STRATA_ERR_UNSUPPORTED; /* a mirrored raster (x west or y south) */
+    *lon = ll[0];
+    *lat = ll[1];
+    *heading = atan2(dn[0], dn[1]) * (180.0 / M_PI);
+    *metres = 0.5 * (sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) +
+                     sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]));
+    return STRATA_OK;
+}
+
 unsigned strata_gdal_support(void)
 {
     return 1;
@@ -194,6 +281,14 @@ strata_status strata__gdal_decode(const strata_allocator *al, const uint8_t *dat
 {
     (void)al, (void)data, (void)len, (void)out;
     return STRATA_ERR_FORMAT;
+}
+
+strata_status strata_heightmap_place(const strata_heightmap *hm, double *lon, double *lat,
+                                     double *heading, double *metres)
+{
+    if (!hm || !lon || !lat || !heading || !metres)
+        return STRATA_ERR_INVALID_ARG;
+    return STRATA_ERR_UNSUPPORTED;
 }
 
 unsigned strata_gdal_support(void)

@@ -9,7 +9,9 @@
  *   X = (N + h) cos p cos l,  Y = (N + h) cos p sin l,
  *   Z = (N (1 - e^2) + h) sin p.
  * East (-sin l, cos l, 0), north (-sin p cos l, -sin p sin l, cos p) and
- * up (cos p cos l, cos p sin l, sin p), the ellipsoid's normal there. */
+ * up (cos p cos l, cos p sin l, sin p), the ellipsoid's normal there.
+ * Turned by a heading h (strata_geo_frame, a raster's grid north): x =
+ * cos h east - sin h north, y = sin h east + cos h north. */
 #include "base.h"
 
 #include <math.h>
@@ -54,16 +56,24 @@ strata_status strata_geo_ecef(double lon, double lat, double height, double ecef
     return STRATA_OK;
 }
 
-strata_status strata_geo_enu(double lon, double lat, double height, double scale, double m[16])
+strata_status strata_geo_frame(double lon, double lat, double height, double scale,
+                               double heading, double m[16])
 {
     double o[3];
     if (!m || !(scale > 0.0) || !(scale <= STRATA_GEO_SCALE_MAX) ||
+        !(heading >= -360.0 && heading <= 360.0) ||
         strata_geo_ecef(lon, lat, height, o) != STRATA_OK)
         return STRATA_ERR_INVALID_ARG;
-    double sl, cl, sp, cp;
+    double sl, cl, sp, cp, sh, ch;
     sin_cos_deg(lon, &sl, &cl);
     sin_cos_deg(lat, &sp, &cp);
-    const double axes[3][3] = {{-sl, cl, 0.0}, {-sp * cl, -sp * sl, cp}, {cp * cl, cp * sl, sp}};
+    sin_cos_deg(heading, &sh, &ch);
+    const double east[3] = {-sl, cl, 0.0}, north[3] = {-sp * cl, -sp * sl, cp};
+    double axes[3][3] = {{0}, {0}, {cp * cl, cp * sl, sp}};
+    for (int r = 0; r < 3; r++) { /* east and north turned clockwise by heading */
+        axes[0][r] = ch * east[r] - sh * north[r];
+        axes[1][r] = sh * east[r] + ch * north[r];
+    }
     for (int c = 0; c < 3; c++) { /* column c: axis c times the scale */
         for (int r = 0; r < 3; r++)
             m[4 * c + r] = scale * axes[c][r];
@@ -73,4 +83,9 @@ strata_status strata_geo_enu(double lon, double lat, double height, double scale
         m[12 + r] = o[r];
     m[15] = 1.0;
     return STRATA_OK;
+}
+
+strata_status strata_geo_enu(double lon, double lat, double height, double scale, double m[16])
+{
+    return strata_geo_frame(lon, lat, height, scale, 0.0, m);
 }

@@ -41,9 +41,10 @@ typedef struct strata_tileset_desc {
     const char *world_classes;
     const char *world_properties;
     /* Placed on the Earth (strata_world_options.place): lon, lat, height,
-     * scale, and the root tile's transform strata_geo_enu makes of them. */
+     * scale, heading, and the root tile's transform strata_geo_frame
+     * makes of them. */
     int placed;
-    double place[4];
+    double place[5];
     double transform[16];
 } strata_tileset_desc;
 

@@ -1044,8 +1044,8 @@ static strata_status check_world_options(const strata_world_options *o)
     if (o->solid && o->lod)
         return STRATA_ERR_UNSUPPORTED;
     double m[16];
-    if (o->place && strata_geo_enu(o->place_lon, o->place_lat, o->place_height,
-                                   o->place_scale, m) != STRATA_OK)
+    if (o->place && strata_geo_frame(o->place_lon, o->place_lat, o->place_height,
+                                     o->place_scale, o->place_heading, m) != STRATA_OK)
         return STRATA_ERR_INVALID_ARG;
     if (o->kind == STRATA_WORLD_PLANET && o->noise && !(strata_fbm_bound(o->noise) < o->radius))
         return STRATA_ERR_INVALID_ARG;
@@ -1104,6 +1104,7 @@ strata_status strata_world_create(strata_ctx *ctx, const strata_world_options *o
         w->place[1] = o->place_lat;
         w->place[2] = o->place_height;
         w->place[3] = o->place_scale;
+        w->place[4] = o->place_heading;
     }
     w->simplify = o->simplify_roofs;
     strata_pipeline_defaults(&w->stages);
@@ -1201,7 +1202,8 @@ void strata__world_tileset_desc(const strata_world *w, const char *ext, strata_t
     d->placed = w->placed;
     memcpy(d->place, w->place, sizeof d->place);
     if (w->placed) /* checked when w was made */
-        strata_geo_enu(w->place[0], w->place[1], w->place[2], w->place[3], d->transform);
+        strata_geo_frame(w->place[0], w->place[1], w->place[2], w->place[3], w->place[4],
+                         d->transform);
 }
 
 uint64_t strata_world_chunk_count(const strata_world *w)

@@ -28,7 +28,7 @@ struct strata_world {
     strata_walls walls;
     int normals;
     int placed;      /* strata_world_options.place */
-    double place[4]; /* lon, lat, height, scale */
+    double place[5]; /* lon, lat, height, scale, heading */
     strata_height_fn edit;
     void *edit_user;
     strata_edit_surface edits; /* strata_world_set_edits: edit_user points here */

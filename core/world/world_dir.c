@@ -362,16 +362,19 @@ static strata_status parse_manifest(strata_world_dir *d, const char *text, size_
         d->format = STRATA_FORMAT_PLY;
     else
         goto done;
-    /* "place": [lon, lat, height, scale] (strata_world_options.place) */
+    /* "place": [lon, lat, height, scale] or [lon, lat, height, scale,
+     * heading] (strata_world_options.place; the heading when not 0) */
     const strata_json_ref place = strata__json_get(doc, root, "place");
     if (place != STRATA_JSON_NIL) {
-        if (strata__json_count(doc, place) != 4)
+        const uint32_t np = strata__json_count(doc, place);
+        if (np != 4 && np != 5)
             goto done;
-        for (uint32_t i = 0; i < 4; i++)
+        d->desc.place[4] = 0.0;
+        for (uint32_t i = 0; i < np; i++)
             if (!strata__json_number(doc, strata__json_at(doc, place, i), &d->desc.place[i]))
                 goto done;
-        if (strata_geo_enu(d->desc.place[0], d->desc.place[1], d->desc.place[2],
-                           d->desc.place[3], d->desc.transform) != STRATA_OK)
+        if (strata_geo_frame(d->desc.place[0], d->desc.place[1], d->desc.place[2],
+                             d->desc.place[3], d->desc.place[4], d->desc.transform) != STRATA_OK)
             goto done;
         d->desc.placed = 1;
     }
@@ -438,7 +441,7 @@ static strata_status manifest_text(const strata_world *w, strata_format format, 
     }
     if (desc.placed) {
         strata__jtext_raw(j, "\"place\":[");
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < (desc.place[4] != 0.0 ? 5 : 4); i++) {
             if (i)
                 strata__jtext_raw(j, ",");
             strata__jtext_double(j, desc.place[i]);

@@ -259,6 +259,7 @@ typedef struct strata_world_options {
     float ao_radius;
     int place;
     double place_lon, place_lat, place_height, place_scale;
+    double place_heading;
     int solid;
     float solid_depth;
 } strata_world_options;
@@ -369,7 +370,8 @@ STRUCTS = {
                              "terrace_curve", "sea", "sea_level", "walls", "normals", "lod",
                              "skirts", "simplify_roofs", "water", "water_level", "props",
                              "shoreline", "loops", "ao", "ao_radius", "place", "place_lon",
-                             "place_lat", "place_height", "place_scale", "solid", "solid_depth"],
+                             "place_lat", "place_height", "place_scale", "place_heading", "solid",
+                             "solid_depth"],
     "strata_tile_record": ["id", "triangles", "bytes", "box"],
     "strata_edit": ["brush", "center", "radius", "strength"],
     "strata_edits_error": ["line", "field"],
