@@ -541,6 +541,14 @@ void serve_run(const serve_options *o)
     if (o->ready)
         o->ready(o->user, sv.port);
     uint64_t seq = 0;
-    for (;;)
+    while (!o->stop || !o->stop())
         turn(&sv, s, p, which, buf, &seq);
+    for (int i = 0; i < sv.cap; i++)
+        if (sv.t[i].fd >= 0)
+            drop(&sv.t[i]);
+    close(s);
+    free(sv.t);
+    free(p);
+    free(which);
+    free(buf);
 }

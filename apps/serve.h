@@ -50,10 +50,13 @@ typedef struct serve_options {
     void *user;
     /* called once listening, with the port taken */
     void (*ready)(void *user, unsigned port);
+    /* NULL, or true when serving must end (checked after every turn of
+     * the loop: a caught signal interrupts its poll) */
+    bool (*stop)(void);
 } serve_options;
 
-/* Listen on 127.0.0.1 and serve until killed (dies on a failure to
- * listen, naming --port). */
+/* Listen on 127.0.0.1 and serve until killed or o->stop() (dies on a
+ * failure to listen, naming --port). */
 void serve_run(const serve_options *o);
 
 /* A reply with a short text body "STATUS REASON: detail\n". */
