@@ -24,11 +24,7 @@
  *                              terrain, with --solid) or the world
  *                              directory DIR/exports/NAME
  *
- * A pack, little-endian: "STRATAPK", u32 version 1, u32 chunks; per
- * chunk u64 id, u32 vertices, u32 indices, u32 ranges, u32 flags (1:
- * normals), the positions (3 f32 a vertex), the normals (with flag 1),
- * the indices (u32), per range u32 first, u32 count, i32 terrace, u32
- * wall (1: walls). */
+ * A pack: apps/pack.h. */
 #define _GNU_SOURCE /* getrandom, posix_spawn */
 
 #ifdef HAVE_CONFIG_H
@@ -36,6 +32,7 @@
 #endif
 
 #include "fail.h"
+#include "pack.h"
 #include "progress.h"
 #include "run.h"
 #include "serve.h"
@@ -76,83 +73,11 @@ typedef struct sculpt {
 
 /* ------------------------------------------------------------ packs */
 
-typedef struct buf {
-    unsigned char *p;
-    size_t len, cap;
-} buf;
-
-static void put(buf *b, const void *p, size_t n)
+static strata_status pack(sculpt *s, const uint64_t *ids, uint64_t n, pack_buf *b)
 {
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n)
-            cap *= 2;
-        unsigned char *q = realloc(b->p, cap);
-        if (!q)
-            die(EXIT_RUNTIME, "out of memory");
-        b->p = q;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, p, n);
-    b->len += n;
-}
-
-static void put_u32(buf *b, uint32_t v)
-{
-    put(b, &v, 4);
-}
-
-static void put_vec3(buf *b, const float *x, const float *y, const float *z, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        const float v[3] = {x[i], y[i], z[i]};
-        put(b, v, sizeof v);
-    }
-}
-
-static void put_range(buf *b, uint64_t first, uint64_t count, int32_t terrace, uint32_t wall)
-{
-    put_u32(b, (uint32_t)first);
-    put_u32(b, (uint32_t)count);
-    put(b, &terrace, 4);
-    put_u32(b, wall);
-}
-
-/* Chunk id made in memory (the world's edits in effect) and added to b. */
-static strata_status pack_chunk(sculpt *s, uint64_t id, buf *b)
-{
-    const strata_status st = strata_world_make_chunk(s->ctx, s->w, id, s->r);
-    if (st != STRATA_OK)
-        return st;
-    strata_result_view v;
-    strata_result_get_view(s->r, &v);
-    uint32_t nranges = 2 * v.nterraces + (v.water_count > 0);
-    put(b, &id, 8);
-    put_u32(b, v.nverts);
-    put_u32(b, (uint32_t)v.nindices);
-    put_u32(b, nranges);
-    put_u32(b, v.nx != NULL);
-    put_vec3(b, v.x, v.y, v.z, v.nverts);
-    if (v.nx)
-        put_vec3(b, v.nx, v.ny, v.nz, v.nverts);
-    put(b, v.indices, 4 * v.nindices);
-    for (uint32_t k = 0; k < v.nterraces; k++) {
-        const strata_terrace *t = &v.terraces[k];
-        put_range(b, t->roof_first, t->roof_count, (int32_t)k, 0);
-        put_range(b, t->wall_first, t->wall_count, (int32_t)k, 1);
-    }
-    if (v.water_count)
-        put_range(b, v.water_first, v.water_count, -2, 0);
-    return STRATA_OK;
-}
-
-static strata_status pack(sculpt *s, const uint64_t *ids, uint64_t n, buf *b)
-{
-    put(b, "STRATAPK", 8);
-    put_u32(b, 1);
-    put_u32(b, (uint32_t)n);
+    pack_begin(b, n);
     for (uint64_t i = 0; i < n; i++) {
-        const strata_status st = pack_chunk(s, ids ? ids[i] : i, b);
+        const strata_status st = pack_chunk(s->ctx, s->w, s->r, ids ? ids[i] : i, b);
         if (st != STRATA_OK)
             return st;
     }
@@ -241,7 +166,7 @@ static void reply_chunks(sculpt *s, const strata_edit *d, serve_reply *rp)
     }
     uint64_t n;
     st = strata_world_chunks_near(s->w, d->center, d->radius, s->near, s->nchunks, &n);
-    buf b = {0};
+    pack_buf b = {0};
     if (st == STRATA_OK)
         st = pack(s, s->near, n, &b);
     if (st != STRATA_OK) {
@@ -395,7 +320,7 @@ static void handle(void *user, const serve_request *rq, serve_reply *rp)
         return reply_json(rp, text);
     }
     if (!rq->post && !strcmp(rest, "/api/chunks")) {
-        buf b = {0};
+        pack_buf b = {0};
         const strata_status st = pack(s, NULL, s->nchunks, &b);
         if (st != STRATA_OK) {
             free(b.p);
