@@ -393,6 +393,11 @@ static void open_log(sculpt *s)
 int run_sculpt(strata_ctx *ctx, const job *o, strata_world *w)
 {
     sculpt s = {.ctx = ctx, .o = o, .w = w, .dir = o->output};
+    /* a dab's chunks are small: made by one thread each, they take a few
+     * ms; threads inside so small a chunk cost more than they give (on 2
+     * busy cores, perf/sculpt-dab --memory --threads 2: a median of 50 to
+     * 100 ms, against 15 ms).  Exports run with --threads as given. */
+    check(strata_ctx_set_threads(ctx, 1), "--threads");
     open_log(&s);
     strata_world_set_edits(w, s.e);
     s.nchunks = strata_world_chunk_count(w);
