@@ -298,6 +298,37 @@ const char *cli_given(const char *name)
     return o ? g.given[o - g.p->options] : NULL;
 }
 
+size_t cli_given_args(const char *const *skip, char **out, size_t cap)
+{
+    size_t n = 0;
+    for (int pos = 0; pos < 1 << 20 && n < cap; pos++) {
+        bool any = false;
+        for (size_t i = 0; i < g.p->noptions; i++) {
+            const cli_option *o = &g.p->options[i];
+            if (!g.given[i] || g.order[i] < pos)
+                continue;
+            any = true;
+            if (g.order[i] != pos || o->kind == CLI_HELP)
+                continue;
+            bool dropped = false;
+            for (size_t k = 0; skip && skip[k] && !dropped; k++)
+                dropped = !strcmp(skip[k], o->name);
+            if (dropped)
+                continue;
+            const char *v = g.given[i];
+            const size_t len = strlen(o->name) + strlen(v) + 4;
+            if (!(out[n] = malloc(len)))
+                die(EXIT_RUNTIME, "out of memory");
+            snprintf(out[n++], len, "--%s%s%s", o->name,
+                     o->kind == CLI_FLAG || (!v[0] && o->flags & CLI_OPTIONAL_VALUE) ? "" : "=",
+                     o->kind == CLI_FLAG ? "" : v);
+        }
+        if (!any)
+            break;
+    }
+    return n;
+}
+
 /* "--view top", "--normals": an option as given, for messages. */
 static void as_given(const cli_option *o, char *buf, size_t size)
 {

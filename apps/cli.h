@@ -119,4 +119,11 @@ const cli_command *cli_parse(const cli_program *p, struct job *job, int argc, ch
  * or NULL when it was not given. */
 const char *cli_given(const char *name);
 
+/* The options of the parsed command given on its line, in their order,
+ * as "--name=VALUE" ("--name" for flags and options given bare), those
+ * named in skip (NULL-terminated long names, or NULL) left out, into
+ * out[0..cap) (malloc'ed strings): their count.  For running the same
+ * command again with other outputs ('strata sculpt' exports). */
+size_t cli_given_args(const char *const *skip, char **out, size_t cap);
+
 #endif

@@ -1,4 +1,4 @@
-/* The request line of 'strata view': see http.h. */
+/* The request head of 'strata view' and 'strata sculpt': see http.h. */
 #include "http.h"
 
 #include <string.h>
@@ -58,21 +58,51 @@ static int decode_path(const char *url, char *out, size_t cap)
     return 1;
 }
 
-int http_request_path(const char *req, size_t n, char *path, size_t cap)
+/* The query of url (after '?', up to '#'), as it is, into q[0..cap);
+ * false when it does not fit. */
+static int copy_query(const char *url, char *q, size_t cap)
+{
+    const char *s = strchr(url, '?');
+    const char *hash = strchr(url, '#');
+    size_t len = 0;
+    if (s && (!hash || s < hash)) {
+        s++;
+        len = hash ? (size_t)(hash - s) : strlen(s);
+    }
+    if (len >= cap)
+        return 0;
+    if (len)
+        memcpy(q, s, len);
+    q[len] = '\0';
+    return 1;
+}
+
+int http_request_line(const char *req, size_t n, int *post, char *path, size_t cap, char *query,
+                      size_t qcap)
 {
     char method[16], url[4096], version[16];
     size_t i = 0;
-    if (cap == 0 || !word(req, n, &i, method, sizeof method) ||
+    *post = 0;
+    if (cap == 0 || qcap == 0 || !word(req, n, &i, method, sizeof method) ||
         !word(req, n, &i, url, sizeof url) || !word(req, n, &i, version, sizeof version) ||
         strncmp(version, "HTTP/", 5) != 0)
         return 400;
-    if (strcmp(method, "GET") != 0)
+    *post = !strcmp(method, "POST");
+    if (strcmp(method, "GET") != 0 && !*post)
         return 405;
-    if (!decode_path(url, path, cap)) {
-        path[0] = '\0';
+    if (!decode_path(url, path, cap) || !copy_query(url, query, qcap)) {
+        path[0] = query[0] = '\0';
         return 403;
     }
     return 200;
+}
+
+int http_request_path(const char *req, size_t n, char *path, size_t cap)
+{
+    char query[4096];
+    int post;
+    const int st = http_request_line(req, n, &post, path, cap, query, sizeof query);
+    return st != 400 && post ? 405 : st;
 }
 
 static int lower(int c)
@@ -80,7 +110,7 @@ static int lower(int c)
     return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
 }
 
-int http_request_host(const char *req, size_t n, char *host, size_t cap)
+int http_request_header(const char *req, size_t n, const char *name, char *host, size_t cap)
 {
     int found = 0;
     if (cap == 0)
@@ -101,11 +131,12 @@ int http_request_host(const char *req, size_t n, char *host, size_t cap)
             break; /* the empty line ending the head */
         if (req[i] == ' ' || req[i] == '\t')
             return -1; /* a folded line: obsolete, and a way to smuggle a header */
-        static const char name[] = "host:";
+        const size_t len = strlen(name);
         size_t k = 0;
-        while (k < sizeof name - 1 && i + k < stop && lower((unsigned char)req[i + k]) == name[k])
+        while (k < len && i + k < stop && lower((unsigned char)req[i + k]) == lower(name[k]))
             k++;
-        if (k == sizeof name - 1) {
+        if (k == len && i + k < stop && req[i + k] == ':') {
+            k++;
             size_t a = i + k, b = stop;
             while (a < b && (req[a] == ' ' || req[a] == '\t'))
                 a++;
@@ -123,4 +154,9 @@ int http_request_host(const char *req, size_t n, char *host, size_t cap)
         i = end;
     }
     return found;
+}
+
+int http_request_host(const char *req, size_t n, char *host, size_t cap)
+{
+    return http_request_header(req, n, "host", host, cap);
 }

@@ -1,4 +1,4 @@
-/* The request side of 'strata view' (apps/view.c): one HTTP request
+/* The request side of 'strata view' and 'strata sculpt' (apps/serve.c): one HTTP request
  * head, read from an untrusted client, checked and turned into a safe
  * path.  Apart from the server so that a fuzz harness can drive it
  * (tests/fuzz/fuzz_http.c). */
@@ -22,6 +22,18 @@ int http_request_path(const char *req, size_t n, char *path, size_t cap);
  * there is exactly one, 0 when there is none, -1 when there are several,
  * the value is empty, longer than cap - 1 or holds a byte that is not
  * visible ASCII, or a header line is folded (starts with a blank). */
+/* http_request_path for servers that take POST too (apps/serve.c):
+ * *post 1 for a POST (0 for a GET), and the URL's query (after '?', up
+ * to '#', not decoded) in query[0..qcap); 403 also for a query longer
+ * than qcap - 1. */
+int http_request_line(const char *req, size_t n, int *post, char *path, size_t cap, char *query,
+                      size_t qcap);
+
+/* http_request_header with the name "host". */
 int http_request_host(const char *req, size_t n, char *host, size_t cap);
+
+/* The value of the header `name` (matched in any letter case) of the
+ * request head req[0..n), as http_request_host says for Host. */
+int http_request_header(const char *req, size_t n, const char *name, char *out, size_t cap);
 
 #endif

@@ -113,7 +113,8 @@ typedef struct job {
     bool resume, dry_run, partial, verify;
     bool lod;        /* --lod */
     long long skirt; /* --skirt 0|1 */
-    long long port; /* strata view (apps/view.c) */
+    long long port; /* strata view (apps/view.c), --sculpt */
+    bool sculpt;    /* --sculpt (apps/sculpt.c) */
     /* contours (apps/contours.c), and --loops of the mesh commands */
     double interval, base, svg_scale;
     bool polygons;
@@ -134,6 +135,9 @@ int run_tileset(job *j);
 void check_writable(const char *path, bool quiet);
 /* strata view DIR (apps/view.c): serves until killed. */
 int run_view(job *j);
+/* --sculpt of a world job (apps/sculpt.c): the world w made, serve its
+ * editor until killed. */
+int run_sculpt(strata_ctx *ctx, const job *j, strata_world *w);
 /* strata contours (apps/contours.c). */
 int run_contours(job *j);
 /* --loops FILE of planet, terrain and slice: the frame its map

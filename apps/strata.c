@@ -277,6 +277,24 @@ static void check_slice(job *j)
     check_ao(j, false, NULL);
 }
 
+/* --sculpt: a world, made by this one process, whose edits are its
+ * log (apps/sculpt.c). */
+static void check_sculpt(const job *j, bool world, const char *flag)
+{
+    if (!j->sculpt)
+        return;
+    if (!world)
+        usage_error("--sculpt: edits a world: give %s", flag);
+    static const char *const not_with[] = {"lod", "shard", "chunk", "dry-run", "resume",
+                                           "edits", "preview", "loops", "place", NULL};
+    for (int i = 0; not_with[i]; i++)
+        if (cli_given(not_with[i]))
+            usage_error("--sculpt and --%s cannot be used together (%s)", not_with[i],
+                        !strcmp(not_with[i], "edits")
+                            ? "the editor's log is DIR/edits.strata, which it continues"
+                            : "the editor makes every chunk of the world in memory");
+}
+
 static void check_planet(job *j)
 {
     const bool world = j->chunk_level >= 0;
@@ -291,6 +309,7 @@ static void check_planet(job *j)
                     "triangles)",
                     j->chunk_level, j->level);
     check_world_output(j, world, "--chunk-level");
+    check_sculpt(j, world, "--chunk-level");
     check_placed(j, world, "--chunk-level");
     /* a plane is a sphere of radius R + H: H must be above -R (the slicer
      * says only "invalid terrace levels") */
@@ -335,6 +354,7 @@ static void check_terrain(job *j)
                     "(--cells) or --template with more --patch-cells",
                     v);
     check_world_output(j, world, "--tile-cells");
+    check_sculpt(j, world, "--tile-cells");
     check_placed(j, world, "--tile-cells");
 }
 
@@ -840,6 +860,14 @@ static const cli_option options[] = {
     {.name = "port", .kind = CLI_INT, .arg = "P", .target = &g_job.port, .min = 0,
      .max = 65535, .def = "8765", .help = "the TCP port on 127.0.0.1; 0: any free one",
      .commands = VIEW, .group = G_WORLD},
+    {.name = "sculpt", .kind = CLI_FLAG, .target = &g_job.sculpt,
+     .help = "do not write the world: serve an editor of it on 127.0.0.1 (brush dabs, "
+             "undo, redo, export) and print its URL with a secret token; the edit log is "
+             "DIR/edits.strata, continued when started again, exports go to DIR/exports",
+     .commands = MAKERS, .group = G_WORLD},
+    {.name = "port", .kind = CLI_INT, .arg = "P", .target = &g_job.port, .min = 0,
+     .max = 65535, .def = "8765", .help = "the TCP port on 127.0.0.1; 0: any free one",
+     .needs = "sculpt", .commands = MAKERS, .group = G_WORLD},
 
     /* contours */
     {.name = "interval", .kind = CLI_REAL, .arg = "I", .target = &g_job.interval, .min = 0,

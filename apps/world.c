@@ -845,6 +845,15 @@ int run_world(job *o)
     const double t0 = now();
     create_world(wr.ctx, o, &wr.wj, &wr.w);
     wr.t_range = now() - t0;
+    if (o->sculpt) {
+        progress_clear();
+        const int rc = run_sculpt(wr.ctx, o, wr.w);
+        interrupt_watch(NULL);
+        strata_world_destroy(wr.w);
+        world_job_free(&wr.wj);
+        strata_ctx_destroy(wr.ctx);
+        return rc;
+    }
     check_interrupt();
     wr.nchunks = strata_world_chunk_count(wr.w);
     chunk_ids(&wr, shard_k, shard_n);

@@ -45,7 +45,7 @@ address)
     # Everything but the determinism re-runs (tests/modes.sh: the same
     # suites again) and the cross builds (tests/neon.sh, qemu-x86.sh).
     tests='$(CHECK_SUITES) tests/fuzz/replay.sh tests/cli.sh tests/faults.sh tests/readme-example.sh'
-    tests="$tests tests/bench.sh"
+    tests="$tests tests/bench.sh tests/sculpt.sh"
     ;;
 thread)
     flags="-O1 -g -fsanitize=thread"
