@@ -536,6 +536,14 @@ void job_props(const job *o, strata_props_options *po)
         b = a;
     po->first_terrace = (uint32_t)a;
     po->last_terrace = (uint32_t)b;
+    po->spacing = o->props_spacing;
+    po->wall_foot = o->props_wall_foot;
+    po->max_slope = (float)o->props_max_slope;
+    double lo, hi; /* "LO:HI", checked when parsed */
+    if (o->props_heights && sscanf(o->props_heights, "%lf:%lf", &lo, &hi) == 2) {
+        po->min_height = (float)lo;
+        po->max_height = (float)hi;
+    }
 }
 
 /* --edits on the displaced mesh m: the planes the pipeline would spread
@@ -720,6 +728,9 @@ static void pipeline_check(const job *o, strata_status st, const strata_pipeline
     case STRATA_STAGE_PROPS:
         if (st == STRATA_ERR_IO)
             check_call(st, (call){.path = o->props_csv, .write = true});
+        if (st == STRATA_ERR_OVERFLOW && o->props_spacing > 0)
+            check_call(st, (call){.what = "--props-spacing",
+                                  .why = "more than 4e9 candidates on the roofs: give a larger D"});
         check_call(st, (call){.what = "--props",
                               .why = st == STRATA_ERR_OVERFLOW
                                          ? "more than 2^32-1 props: lower DENSITY"

@@ -87,6 +87,10 @@ typedef struct job {
     long long props_seed;
     const char *props_terraces; /* "A-B" or "A", NULL: all */
     const char *props_csv;      /* --props-csv FILE */
+    double props_spacing;       /* --props-spacing; 0: none */
+    double props_wall_foot;     /* --props-wall-foot; 0: none */
+    const char *props_heights;  /* --props-heights LO:HI, NULL: all */
+    double props_max_slope;     /* --props-max-slope, degrees */
     /* 3D printing */
     bool solid;         /* --solid given */
     double solid_depth; /* --solid=DEPTH; NAN: SOLID_DEPTH x the longest side */

@@ -24,6 +24,7 @@
 #include "run.h"
 #include "strata.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,9 +102,20 @@ static const char *check_props_terraces(const char *s)
     return a <= b ? NULL : "A must not be above B";
 }
 
+/* --props-heights LO:HI: two finite numbers, LO <= HI. */
+static const char *check_props_heights(const char *s)
+{
+    double lo, hi;
+    int used = 0;
+    if (sscanf(s, "%lf:%lf%n", &lo, &hi, &used) != 2 || s[used] || !isfinite(lo) ||
+        !isfinite(hi))
+        return "expected LO:HI, two numbers (terrace levels: heights; planets: above the radius)";
+    return lo <= hi ? NULL : "LO must not be above HI";
+}
+
 /* Where props go (a .glb, a CSV, a world's glb tiles), and
  * --props-terraces against the terraces the job makes. */
-static void check_props(const job *j, bool world)
+static void check_props(const job *j, bool world, bool planet)
 {
     const char *v;
     if (j->props && world && j->tile_format != 0)
@@ -117,6 +129,10 @@ static void check_props(const job *j, bool world)
     if (j->props && !world && !j->props_csv && !has_suffix(j->output, ".glb"))
         usage_error("--props %s needs --props-csv FILE.csv or -o FILE.glb (where they are drawn)",
                     cli_given("props"));
+    if (world && (v = cli_given("props-wall-foot")) && (j->lod || planet))
+        usage_error("--props-wall-foot %s: not available for %s (a tile reads the walls of the "
+                    "tiles around it: terrain worlds without --lod only)",
+                    v, j->lod ? "--lod worlds" : "planet worlds");
     v = cli_given("props-terraces");
     unsigned long long a, b;
     if (!v || !parse_span(v, &a, &b))
@@ -299,7 +315,7 @@ static void check_planet(job *j)
 {
     const bool world = j->chunk_level >= 0;
     const char *v;
-    check_props(j, world);
+    check_props(j, world, true);
     if ((v = cli_given("solid")))
         usage_error("--solid%s%s: planets are closed surfaces already; it applies to terrains "
                     "(strata terrain: grid, polygon or heightmap)",
@@ -337,7 +353,7 @@ static void check_terrain(job *j)
     if (j->template_path && (v = cli_given("shape")))
         usage_error("--template and --shape %s cannot be used together", v);
     const bool world = j->tile_cells >= 0;
-    check_props(j, world);
+    check_props(j, world, false);
     if (j->solid && world && j->lod)
         usage_error("--solid: not with --lod: a coarser tile's border is not the leaves' "
                     "border, so it would need side walls and a base of its own, and its skirt "
@@ -959,6 +975,24 @@ static const cli_option options[] = {
     {.name = "props-terraces", .kind = CLI_STRING, .arg = "A-B", .target = &g_job.props_terraces,
      .check = check_props_terraces, .def_text = "all",
      .help = "props only on terraces A to B (or A alone), counted from 0 at the bottom",
+     .needs = "props", .commands = MAKERS, .group = G_COMMON},
+    {.name = "props-spacing", .kind = CLI_REAL, .arg = "D", .target = &g_job.props_spacing,
+     .min = 0, .max = LENGTH_MAX, .def = "0",
+     .help = "no two props closer than D (3D; a Poisson-disk set, the same in a world's tiles "
+             "as in the whole mesh; DENSITY then thins it, at most about 0.7/D^2); 0: none",
+     .needs = "props", .commands = MAKERS, .group = G_COMMON},
+    {.name = "props-wall-foot", .kind = CLI_REAL, .arg = "F", .target = &g_job.props_wall_foot,
+     .min = 0, .max = LENGTH_MAX, .def = "0",
+     .help = "no prop within F (3D) of a wall's base (its lowest edge); 0: none",
+     .needs = "props", .commands = MAKERS, .group = G_COMMON},
+    {.name = "props-heights", .kind = CLI_STRING, .arg = "LO:HI", .target = &g_job.props_heights,
+     .check = check_props_heights, .def_text = "all",
+     .help = "props only on terraces whose level is in LO..HI (planets: height above the radius)",
+     .needs = "props", .commands = MAKERS, .group = G_COMMON},
+    {.name = "props-max-slope", .kind = CLI_REAL, .arg = "DEG", .target = &g_job.props_max_slope,
+     .min = 0, .max = 90, .def = "90",
+     .help = "props only on roof triangles tilted at most DEG degrees from up (terraced roofs "
+             "are level)",
      .needs = "props", .commands = MAKERS, .group = G_COMMON},
     {.name = "props-csv", .kind = CLI_STRING, .arg = "FILE.csv", .target = &g_job.props_csv,
      .check = check_csv,

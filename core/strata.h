@@ -1895,10 +1895,24 @@ typedef struct strata_props_options {
                                              to the top) */
     float min_scale, max_scale;           /* uniform, 0 < min <= max */
     float rock_share;                     /* the share of rocks, [0, 1] */
+    /* Where a painter would put them (all >= 0; the defaults keep none):
+     * spacing > 0: no two props closer than this (3D distance; a
+     * Poisson-disk set from a hashed candidate lattice, seamless in
+     * worlds; see strata_props_scatter); wall_foot: none within this
+     * distance (3D) of a wall's base (its lowest edge); min_height ..
+     * max_height: the terraces whose level (L[k]: y on terrains, the
+     * height above the radius on planets) is in this range only;
+     * max_slope: roof triangles tilted from up by at most this many
+     * degrees (0..90; a terraced roof is level: 0). */
+    double spacing;
+    double wall_foot;
+    float min_height, max_height;
+    float max_slope;
 } strata_props_options;
 
 /* Defaults: density 1, no noise, seed 1, every terrace, scale 0.8..1.2,
- * rocks 0.3. */
+ * rocks 0.3, no spacing, no wall foot, every height (-inf..inf), any
+ * slope (90). */
 STRATA_API void strata_props_defaults(strata_props_options *o);
 
 typedef struct strata_props strata_props;
@@ -1923,12 +1937,30 @@ typedef struct strata_props_view {
  * of it with a random yaw, scale and kind.  Every random number is a
  * hash of the seed, the triangle's place in the index array and the
  * instance's number, so the same result and options give the same
- * instances, in index order, for any thread count.  No minimum spacing
- * (no Poisson-disk sampling).  Free with strata_props_destroy.
+ * instances, in index order, for any thread count.
+ *
+ * With spacing D > 0 the props are a Poisson-disk set instead: one
+ * candidate per cell of a lattice fixed in space (cells D / sqrt 2 wide:
+ * the x, z plane on terrains; on planets 3D cells about the centre, the
+ * candidates in the shell around the sphere of radius 0.99 x (radius +
+ * the lowest chosen level), projected onto it), kept with probability
+ * min(1, density x cell area) x the noise's weight, then thinned by
+ * STRATA_PROPS_ROUNDS rounds of "keep a candidate that has the highest
+ * hash among the live ones within D; kill those within D of a kept
+ * one", so no two kept candidates are closer than D (on planets closer
+ * on that sphere, hence in 3D on every roof above it).  A candidate's
+ * fate depends only on the candidates within ROUNDS x D of it, never
+ * on the mesh, so a world's tile keeps exactly the whole mesh's props
+ * on its roofs.  A kept candidate is a prop where it lies on a chosen
+ * roof triangle (terrains: over it in x, z; planets: on the ray from
+ * the centre), in index order of the triangles, then of the cells.
+ * The density is then at most about 0.7 / D^2.
+ * Free with strata_props_destroy.
  * Errors: STRATA_ERR_INVALID_ARG (NULL argument, an option outside its
  * range, first_terrace not a terrace of r), STRATA_ERR_OVERFLOW (more
  * than 2^32-1 instances), STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED
  * (progress stage "props"). */
+#define STRATA_PROPS_ROUNDS 3
 STRATA_API strata_status strata_props_scatter(strata_ctx *ctx, const strata_result *r,
                                               const strata_props_options *opt,
                                               strata_props **out);

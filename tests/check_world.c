@@ -435,6 +435,165 @@ START_TEST(test_terrain_union)
 }
 END_TEST
 
+/* Spaced props (strata_props_options.spacing, with a wall foot on
+ * terrains) in a world: the union of the tiles' props is the whole
+ * mesh's props, the same set bit for bit (positions, yaw, scale, kind,
+ * terrace), for several tile sizes (terrains) and chunk levels
+ * (planets). */
+typedef struct prop_key {
+    float f[6];
+    uint32_t kind, terrace;
+} prop_key;
+
+typedef struct prop_list {
+    prop_key *k;
+    size_t n, cap;
+} prop_list;
+
+static void props_add(prop_list *l, const strata_props *p)
+{
+    strata_props_view v;
+    strata_props_get_view(p, &v);
+    for (uint64_t i = 0; i < v.count; i++) {
+        if (l->n == l->cap) {
+            l->cap = l->cap ? 2 * l->cap : 256;
+            l->k = realloc(l->k, l->cap * sizeof *l->k);
+            ck_assert_ptr_nonnull(l->k);
+        }
+        prop_key *k = &l->k[l->n++];
+        memset(k, 0, sizeof *k);
+        k->f[0] = v.x[i];
+        k->f[1] = v.y[i];
+        k->f[2] = v.z[i];
+        k->f[3] = v.yaw[i];
+        k->f[4] = v.scale[i];
+        k->f[5] = v.ux[i];
+        k->kind = v.kind[i];
+        k->terrace = v.terrace[i];
+    }
+}
+
+static int prop_key_cmp(const void *a, const void *b) { return memcmp(a, b, sizeof(prop_key)); }
+
+static void props_equal(prop_list *whole, prop_list *parts, const char *what)
+{
+    qsort(whole->k, whole->n, sizeof *whole->k, prop_key_cmp);
+    qsort(parts->k, parts->n, sizeof *parts->k, prop_key_cmp);
+    require(whole->n == parts->n, "%s: %zu props in the tiles, %zu in the whole mesh", what,
+            parts->n, whole->n);
+    for (size_t i = 0; i < whole->n; i++)
+        require(!memcmp(&whole->k[i], &parts->k[i], sizeof(prop_key)),
+                "%s: prop %zu differs: (%.9g %.9g %.9g) in the whole, (%.9g %.9g %.9g) in tiles",
+                what, i, (double)whole->k[i].f[0], (double)whole->k[i].f[1],
+                (double)whole->k[i].f[2], (double)parts->k[i].f[0], (double)parts->k[i].f[1],
+                (double)parts->k[i].f[2]);
+}
+
+static void world_props(strata_ctx *ctx, const strata_world *w, prop_list *l)
+{
+    strata_result *r;
+    ck_assert_ok(strata_result_create(ctx, &r));
+    for (uint64_t id = 0; id < strata_world_chunk_count(w); id++) {
+        strata_props *p;
+        ck_assert_ok(strata_world_make_chunk_props(ctx, w, id, r, &p));
+        props_add(l, p);
+        strata_props_destroy(p);
+    }
+    strata_result_destroy(r);
+}
+
+static void whole_props(strata_ctx *ctx, const strata_mesh *m, const float *L, uint32_t n,
+                        const strata_props_options *po, prop_list *l)
+{
+    strata_slice_options so;
+    strata_slice_defaults(&so);
+    so.levels = L;
+    so.nlevels = n;
+    strata_result *r;
+    ck_assert_ok(strata_slice(ctx, m, &so, &r));
+    strata_props *p;
+    ck_assert_ok(strata_props_scatter(ctx, r, po, &p));
+    props_add(l, p);
+    strata_props_destroy(p);
+    strata_result_destroy(r);
+}
+
+START_TEST(test_props_union)
+{
+    strata_ctx *ctx = ctx_new(2);
+    strata_props_options po;
+    strata_props_defaults(&po);
+    po.density = 50;
+    po.seed = 9;
+    po.spacing = 0.35;
+    po.wall_foot = 0.3;
+    po.max_height = 130;
+    strata_heightmap *hm = integer_heightmap(ctx, 31, 23);
+    strata_mesh *m;
+    ck_assert_ok(strata_mesh_from_heightmap(ctx, hm, 0.5f, 1.0f, &m));
+    prop_list whole = {0};
+    whole_props(ctx, m, integer_planes, 7, &po, &whole);
+    require(whole.n > 300, "%zu props on the terrain", whole.n);
+    strata_world_options o;
+    strata_world_defaults(&o);
+    o.kind = STRATA_WORLD_TERRAIN;
+    o.heightmap = hm;
+    o.cell_size = 0.5f;
+    o.height_scale = 1.0f;
+    o.tile_cells = tile_sizes[_i];
+    o.levels = integer_planes;
+    o.nlevels = 7;
+    o.props = &po;
+    strata_world *w;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    prop_list parts = {0};
+    world_props(ctx, w, &parts);
+    char what[48];
+    snprintf(what, sizeof what, "terrain props, tiles of %u", tile_sizes[_i]);
+    props_equal(&whole, &parts, what);
+    free(parts.k);
+    free(whole.k);
+    strata_world_destroy(w);
+    strata_mesh_destroy(m);
+    strata_heightmap_destroy(hm);
+    /* a planet, chunk level _i (a wall foot is refused there) */
+    const int L = 4, C = _i < 3 ? _i : 3;
+    ck_assert_ok(strata_shape_icosphere(ctx, L, 1.0f, &m));
+    ck_assert_ok(strata_displace_radial(ctx, m, planet_noise(), NULL));
+    float levels[12];
+    ck_assert_ok(strata_levels_uniform(m, 12, NULL, levels));
+    po.wall_foot = 0;
+    po.max_height = INFINITY;
+    po.spacing = 0.06;
+    po.density = 1e4;
+    whole.n = 0;
+    whole.k = NULL;
+    whole.cap = 0;
+    whole_props(ctx, m, levels, 12, &po, &whole);
+    require(whole.n > 500, "%zu props on the planet", whole.n);
+    strata_world_defaults(&o);
+    o.level = L;
+    o.chunk_level = C;
+    o.noise = planet_noise();
+    o.terraces = 12;
+    o.props = &po;
+    ck_assert_ok(strata_world_create(ctx, &o, &w));
+    parts.n = 0;
+    parts.k = NULL;
+    parts.cap = 0;
+    world_props(ctx, w, &parts);
+    snprintf(what, sizeof what, "planet props, L%d C%d", L, C);
+    props_equal(&whole, &parts, what);
+    strata_world_destroy(w);
+    po.wall_foot = 0.01;
+    ck_assert_status(strata_world_create(ctx, &o, &w), STRATA_ERR_UNSUPPORTED);
+    free(parts.k);
+    free(whole.k);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 /* A triangle soup: positions and indices of results appended. */
 typedef struct soup {
     float *x, *y, *z;
@@ -2867,6 +3026,7 @@ int main(void)
     tcase_add_loop_test(tc, test_terrain_union, 0, ntiles);
     tcase_add_loop_test(tc, test_template_union, 0, ntiles);
     tcase_add_loop_test(tc, test_solid_union, 0, ntiles);
+    tcase_add_loop_test(tc, test_props_union, 0, ntiles);
     tcase_add_test(tc, test_seams);
     tcase_add_test(tc, test_near_plane_seams);
     tcase_add_loop_test(tc, test_near_plane_random_tiles, 0, 4);

@@ -33,34 +33,61 @@ void strata_props_defaults(strata_props_options *o)
     o->min_scale = 0.8f;
     o->max_scale = 1.2f;
     o->rock_share = 0.3f;
+    o->spacing = 0.0;
+    o->wall_foot = 0.0;
+    o->min_height = -INFINITY;
+    o->max_height = INFINITY;
+    o->max_slope = 90.0f;
 }
 
-/* splitmix64's finaliser: the hash every random number comes from. */
-static uint64_t mix(uint64_t z)
+int strata__props_terrace_ok(const strata_result *r, const strata_props_options *o, uint32_t k)
 {
-    z += 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    const float L = r->terraces[k].level;
+    return L >= o->min_height && L <= o->max_height;
+}
+
+int strata__props_roof_ok(const strata_result *r, const strata_props_options *o, uint64_t t)
+{
+    if (o->max_slope >= 90.0f)
+        return 1;
+    double p[3][3];
+    for (int k = 0; k < 3; k++) {
+        const uint32_t v = r->indices[t + (uint64_t)k];
+        p[k][0] = r->x[v];
+        p[k][1] = r->y[v];
+        p[k][2] = r->z[v];
+    }
+    const double u[3] = {p[1][0] - p[0][0], p[1][1] - p[0][1], p[1][2] - p[0][2]};
+    const double v[3] = {p[2][0] - p[0][0], p[2][1] - p[0][1], p[2][2] - p[0][2]};
+    const double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
+                         u[0] * v[1] - u[1] * v[0]};
+    double up[3] = {0, 1, 0};
+    if (r->geometry == STRATA_RADIAL)
+        for (int k = 0; k < 3; k++)
+            up[k] = (p[0][k] + p[1][k] + p[2][k]) / 3 - r->center[k];
+    const double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    const double un = sqrt(up[0] * up[0] + up[1] * up[1] + up[2] * up[2]);
+    const double c = (n[0] * up[0] + n[1] * up[1] + n[2] * up[2]) / (nn * un);
+    return c >= cos((double)o->max_slope * (3.141592653589793 / 180.0));
 }
 
 /* Uniform in [0, 1): number `what` of instance j of the triangle at index
  * position i. */
 static double uniform(uint32_t seed, uint64_t i, uint64_t j, unsigned what)
 {
-    const uint64_t h = mix(mix(mix((uint64_t)seed << 8 | what) ^ i) ^ j);
+    const uint64_t h = strata__props_mix(
+        strata__props_mix(strata__props_mix((uint64_t)seed << 8 | what) ^ i) ^ j);
     return (double)(h >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* The noise's weight in [0, 1] at a point (1 without noise). */
-static double weight(const strata_result *r, const strata_props_options *o, double x, double y,
-                     double z)
+double strata__props_weight(strata_geometry g, const strata_props_options *o, double x, double y,
+                            double z)
 {
     if (!(o->noise_frequency > 0))
         return 1.0;
     const double f = o->noise_frequency;
     const float n =
-        r->geometry == STRATA_FLAT
+        g == STRATA_FLAT
             ? strata_noise2(STRATA_NOISE_SIMPLEX, o->seed, (float)(x * f), (float)(z * f))
             : strata_noise3(STRATA_NOISE_SIMPLEX, o->seed, (float)(x * f), (float)(y * f),
                             (float)(z * f));
@@ -90,7 +117,9 @@ static uint64_t count_of(const strata_result *r, const strata_props_options *o, 
     const double area = 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
     const double cx = (p[0][0] + p[1][0] + p[2][0]) / 3, cy = (p[0][1] + p[1][1] + p[2][1]) / 3;
     const double cz = (p[0][2] + p[1][2] + p[2][2]) / 3;
-    const double want = o->density * area * weight(r, o, cx, cy, cz);
+    if (!strata__props_roof_ok(r, o, i))
+        return 0;
+    const double want = o->density * area * strata__props_weight(r->geometry, o, cx, cy, cz);
     if (!(want < 1e15))
         return UINT64_MAX;
     const double whole = floor(want);
@@ -152,44 +181,36 @@ static int options_ok(const strata_props_options *o)
     return o && o->density > 0 && isfinite(o->density) && o->noise_frequency >= 0 &&
            isfinite(o->noise_frequency) && o->first_terrace <= o->last_terrace &&
            o->min_scale > 0 && o->min_scale <= o->max_scale && isfinite(o->max_scale) &&
-           o->rock_share >= 0 && o->rock_share <= 1;
+           o->rock_share >= 0 && o->rock_share <= 1 && o->spacing >= 0 &&
+           isfinite(o->spacing) && o->wall_foot >= 0 && isfinite(o->wall_foot) &&
+           !isnan(o->min_height) && !isnan(o->max_height) && o->min_height <= o->max_height &&
+           o->max_slope >= 0 && o->max_slope <= 90;
 }
 
-strata_status strata_props_scatter(strata_ctx *ctx, const strata_result *r,
-                                   const strata_props_options *opt, strata_props **out)
+/* The props by area (no spacing): counts per roof triangle, their
+ * prefix sum, the instances placed; p's arrays filled and count set. */
+static strata_status scatter_area(strata_ctx *ctx, const strata_result *r,
+                                  const strata_props_options *opt, uint32_t last, strata_props *p)
 {
-    if (!out)
-        return STRATA_ERR_INVALID_ARG;
-    *out = NULL;
-    if (!ctx || !r || !options_ok(opt))
-        return STRATA_ERR_INVALID_ARG;
-    if (r->nterraces && opt->first_terrace >= r->nterraces)
-        return STRATA_ERR_INVALID_ARG;
-    const uint32_t last = opt->last_terrace < r->nterraces ? opt->last_terrace : r->nterraces - 1;
     const strata_allocator *al = &ctx->alloc;
     /* the roof triangles asked for, in index order: ranges of the table */
     uint64_t ntri = 0;
     for (uint32_t k = opt->first_terrace; r->nterraces && k <= last; k++)
         ntri += r->terraces[k].roof_count / 3;
     uint64_t *offset = strata__alloc_array(al, (size_t)ntri + 1, sizeof *offset);
-    strata_props *p = strata__alloc(al, sizeof *p);
-    if (!offset || !p) {
-        strata__free(al, offset);
-        strata__free(al, p);
+    if (!offset)
         return STRATA_ERR_NOMEM;
-    }
-    memset(p, 0, sizeof *p);
-    p->alloc = *al;
-    strata_status st = strata__progress(ctx, "props", 0.0);
+    strata_status st = STRATA_OK;
     /* counts, in parallel, one terrace after another */
     uint64_t base = 0;
     int overflow = 0;
-    for (uint32_t k = opt->first_terrace; st == STRATA_OK && r->nterraces && k <= last; k++) {
+    for (uint32_t k = opt->first_terrace; r->nterraces && k <= last; k++) {
         const strata_terrace *t = &r->terraces[k];
         const int64_t n = (int64_t)(t->roof_count / 3);
+        const int ok = strata__props_terrace_ok(r, opt, k);
 #pragma omp parallel for num_threads(ctx->threads) schedule(static)
         for (int64_t j = 0; j < n; j++) {
-            const uint64_t c = count_of(r, opt, t->roof_first + 3 * (uint64_t)j);
+            const uint64_t c = ok ? count_of(r, opt, t->roof_first + 3 * (uint64_t)j) : 0;
             if (c == UINT64_MAX) {
 #pragma omp atomic write
                 overflow = 1;
@@ -207,7 +228,7 @@ strata_status strata_props_scatter(strata_ctx *ctx, const strata_result *r,
             overflow = 1;
     }
     offset[ntri] = total;
-    if (st == STRATA_OK && overflow)
+    if (overflow)
         st = STRATA_ERR_OVERFLOW;
     if (st == STRATA_OK) {
         float **f[8] = {&p->x, &p->y, &p->z, &p->ux, &p->uy, &p->uz, &p->yaw, &p->scale};
@@ -233,14 +254,67 @@ strata_status strata_props_scatter(strata_ctx *ctx, const strata_result *r,
     }
     strata__free(al, offset);
     if (st == STRATA_OK)
+        p->count = total;
+    return st;
+}
+
+strata_status strata__props_scatter_walls(strata_ctx *ctx, const strata_result *r,
+                                          const strata_props_options *opt, const float *walls,
+                                          uint64_t nwalls, strata_props **out)
+{
+    if (!out)
+        return STRATA_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!ctx || !r || !options_ok(opt))
+        return STRATA_ERR_INVALID_ARG;
+    if (r->nterraces && opt->first_terrace >= r->nterraces)
+        return STRATA_ERR_INVALID_ARG;
+    const uint32_t last = opt->last_terrace < r->nterraces ? opt->last_terrace : r->nterraces - 1;
+    const strata_allocator *al = &ctx->alloc;
+    strata_props *p = strata__alloc(al, sizeof *p);
+    if (!p)
+        return STRATA_ERR_NOMEM;
+    memset(p, 0, sizeof *p);
+    p->alloc = *al;
+    strata_status st = strata__progress(ctx, "props", 0.0);
+    if (st == STRATA_OK && opt->spacing > 0 && r->nterraces)
+        st = strata__props_disk(ctx, r, opt, opt->first_terrace, last, p);
+    else if (st == STRATA_OK)
+        st = scatter_area(ctx, r, opt, last, p);
+    if (st == STRATA_OK && opt->wall_foot > 0 && p->count) {
+        float *segs = NULL;
+        uint64_t nsegs = 0;
+        st = strata__props_wall_bases(al, r, &segs, &nsegs);
+        if (st == STRATA_OK && nwalls) { /* the neighbours' (a world's halo) */
+            float *all = strata__alloc_array(al, (size_t)(nsegs + nwalls) * 6, sizeof *all);
+            if (!all)
+                st = STRATA_ERR_NOMEM;
+            else {
+                memcpy(all, segs, (size_t)nsegs * 6 * sizeof *all);
+                memcpy(all + 6 * nsegs, walls, (size_t)nwalls * 6 * sizeof *all);
+                strata__free(al, segs);
+                segs = all;
+                nsegs += nwalls;
+            }
+        }
+        if (st == STRATA_OK)
+            st = strata__props_foot(al, p, opt->wall_foot, segs, nsegs);
+        strata__free(al, segs);
+    }
+    if (st == STRATA_OK)
         st = strata__progress(ctx, "props", 1.0);
     if (st != STRATA_OK) {
         strata_props_destroy(p);
         return st;
     }
-    p->count = total;
     *out = p;
     return STRATA_OK;
+}
+
+strata_status strata_props_scatter(strata_ctx *ctx, const strata_result *r,
+                                   const strata_props_options *opt, strata_props **out)
+{
+    return strata__props_scatter_walls(ctx, r, opt, NULL, 0, out);
 }
 
 void strata_props_get_view(const strata_props *p, strata_props_view *v)

@@ -9,6 +9,7 @@
  * so that a thread making chunk after chunk allocates once. */
 #define _POSIX_C_SOURCE 200809L
 
+#include "edit/props.h"
 #include "loops/loops.h"
 #include "pipeline/pipeline.h"
 #include "world/world.h"
@@ -97,7 +98,7 @@ static strata_status world_scratch(strata_ctx *ctx, const strata_world *w,
                 most = &w->lod_water[k];
         st = strata__planet_chunk_alloc(most, &s->water);
     }
-    if (st == STRATA_OK && w->ao_radius > 0)
+    if (st == STRATA_OK && (w->ao_radius > 0 || (w->stages.props && w->props.wall_foot > 0)))
         st = strata_result_create(ctx, &s->halo);
     if (st == STRATA_OK && w->stages.shoreline > 0)
         st = strata_result_create(ctx, &s->wide);
@@ -281,6 +282,14 @@ static strata_status fingerprint(strata_world *w, const strata_world_options *o)
         fnv_float(&f, p->min_scale);
         fnv_float(&f, p->max_scale);
         fnv_float(&f, p->rock_share);
+        if (p->spacing > 0 || p->wall_foot > 0 || p->max_slope < 90 ||
+            p->min_height > -INFINITY || p->max_height < INFINITY) {
+            fnv_bytes(&f, &p->spacing, sizeof p->spacing);
+            fnv_bytes(&f, &p->wall_foot, sizeof p->wall_foot);
+            fnv_float(&f, p->min_height);
+            fnv_float(&f, p->max_height);
+            fnv_float(&f, p->max_slope);
+        }
     }
     w->fingerprint = f.h;
     return STRATA_OK;
@@ -508,6 +517,26 @@ static strata_status solid_tile(strata_ctx *ctx, const strata_world *w, uint64_t
     return st;
 }
 
+/* Chunk id's props on r: by area with the seed mixed with the id, or
+ * spaced on the world's lattice with the world's seed (seamless), the
+ * wall foot measured to the walls of the tiles around too. */
+static strata_status chunk_props(strata_ctx *ctx, const strata_world *w, uint64_t id,
+                                 strata_world_scratch *s, strata_result *r, strata_props **props)
+{
+    strata_props_options po = w->props;
+    if (!(po.spacing > 0))
+        po.seed = strata_world_props_seed(w->props.seed, id);
+    float *segs = NULL;
+    uint64_t nsegs = 0;
+    strata_status st = STRATA_OK;
+    if (po.wall_foot > 0)
+        st = strata__world_props_walls(ctx, w, id, r, s->halo, &segs, &nsegs);
+    if (st == STRATA_OK)
+        st = strata__props_scatter_walls(ctx, r, &po, segs, nsegs, props);
+    strata__free(&ctx->alloc, segs);
+    return st;
+}
+
 /* strata_world_make_chunk, with its props and loops when asked (props,
  * loops not NULL), adding the seconds of its stages to t[0..2] (lattice,
  * noise and edits, slice and the stages after it) when t is not NULL. */
@@ -563,14 +592,11 @@ static strata_status make_chunk(strata_ctx *ctx, const strata_world *w, uint64_t
         s->water->ntris = wl->ntris;
         stages.water_part = s->water;
     }
-    strata_props_options po = w->props;
-    if (w->stages.props && props) {
-        po.seed = strata_world_props_seed(w->props.seed, id);
-        stages.props = &po;
-    }
     if (st == STRATA_OK)
         st = strata__pipeline_stages(ctx, r, &stages, STRATA_STAGE_WATER, STRATA_STAGE_PROPS,
-                                     &coasts, NULL, props, &rep);
+                                     &coasts, NULL, NULL, &rep);
+    if (st == STRATA_OK && w->stages.props && props) /* the props stage, last of those */
+        st = chunk_props(ctx, w, id, s, r, props);
     strata_loops_destroy(own);
     strata_loops_destroy(wide);
     if (st == STRATA_OK && w->ao_radius > 0) /* last: it reads the tile as written */
@@ -991,7 +1017,10 @@ static int props_valid(const strata_props_options *p)
     return p->density > 0 && isfinite(p->density) && p->noise_frequency >= 0 &&
            isfinite(p->noise_frequency) && p->min_scale > 0 && p->min_scale <= p->max_scale &&
            isfinite(p->max_scale) && p->rock_share >= 0 && p->rock_share <= 1 &&
-           p->first_terrace <= p->last_terrace;
+           p->first_terrace <= p->last_terrace && p->spacing >= 0 && isfinite(p->spacing) &&
+           p->wall_foot >= 0 && isfinite(p->wall_foot) && !isnan(p->min_height) &&
+           !isnan(p->max_height) && p->min_height <= p->max_height && p->max_slope >= 0 &&
+           p->max_slope <= 90;
 }
 
 /* The occlusion radius: given, or from the planes' spacing. */
@@ -1034,6 +1063,8 @@ static strata_status check_world_options(const strata_world_options *o)
         return STRATA_ERR_INVALID_ARG;
     if (o->props && !props_valid(o->props))
         return STRATA_ERR_INVALID_ARG;
+    if (o->props && o->props->wall_foot > 0 && (o->kind != STRATA_WORLD_TERRAIN || o->lod))
+        return STRATA_ERR_UNSUPPORTED;
     if (o->ao && (!(o->ao_radius >= 0.0f) || !isfinite(o->ao_radius)))
         return STRATA_ERR_INVALID_ARG;
     if (o->ao && (o->kind == STRATA_WORLD_PLANET || o->lod || o->simplify_roofs > 0))

@@ -95,6 +95,14 @@ STRATA_HIDDEN strata_status strata__world_slice_chunk(strata_ctx *ctx, const str
  * result).  STRATA_ERR_UNSUPPORTED for planets and worlds with lod. */
 STRATA_HIDDEN strata_status strata__world_ao(strata_ctx *ctx, const strata_world *w, uint64_t id,
                                              strata_result *r, strata_result *halo);
+/* The bases of the walls (6 floats each, appended to *segs, grown) of
+ * the tiles whose box comes within w->props.wall_foot of chunk id's
+ * (sliced into halo, a scratch result), for the props' wall foot.
+ * Terrains' leaves only (STRATA_ERR_UNSUPPORTED else). */
+STRATA_HIDDEN strata_status strata__world_props_walls(strata_ctx *ctx, const strata_world *w,
+                                                      uint64_t id, const strata_result *r,
+                                                      strata_result *halo, float **segs,
+                                                      uint64_t *nsegs);
 /* Planets: the cap of chunk id (axis, angle), see cap above. */
 STRATA_HIDDEN const float *strata__world_cap(const strata_world *w, uint64_t id);
 /* The corners of chunk id's coarse triangle (planets) or its cells

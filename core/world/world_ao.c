@@ -8,6 +8,7 @@
  * occlusion: the union of the tiles has the whole mesh's, bit for bit.
  * Terrains only (planets' cube map is not windowed yet), leaves only. */
 #include "edit/ao.h"
+#include "edit/props.h"
 #include "world/world.h"
 
 #include <math.h>
@@ -66,5 +67,34 @@ strata_status strata__world_ao(strata_ctx *ctx, const strata_world *w, uint64_t 
     if (st == STRATA_OK)
         st = strata__ao_grid_bake(ctx, &g, r);
     strata__ao_grid_free(&ctx->alloc, &g);
+    return st;
+}
+
+strata_status strata__world_props_walls(strata_ctx *ctx, const strata_world *w, uint64_t id,
+                                        const strata_result *r, strata_result *halo,
+                                        float **segs, uint64_t *nsegs)
+{
+    if (w->kind != STRATA_WORLD_TERRAIN || w->lod)
+        return STRATA_ERR_UNSUPPORTED;
+    if (!r->nverts)
+        return STRATA_OK;
+    uint32_t depth;
+    uint64_t self;
+    strata__world_locate(w, id, &depth, &self);
+    double own[4];
+    tile_box(w, self, own);
+    const double g = w->props.wall_foot;
+    strata_status st = STRATA_OK;
+    for (uint64_t t = 0; t < w->layout.nleaves && st == STRATA_OK; t++) {
+        uint64_t at;
+        strata__world_locate(w, t, &depth, &at);
+        double box[4];
+        tile_box(w, at, box);
+        if (t == id || box[2] < own[0] - g || box[0] > own[2] + g || box[3] < own[1] - g ||
+            box[1] > own[3] + g)
+            continue;
+        if ((st = strata__world_slice_chunk(ctx, w, t, halo)) == STRATA_OK)
+            st = strata__props_wall_bases(&ctx->alloc, halo, segs, nsegs);
+    }
     return st;
 }

@@ -213,6 +213,25 @@ static void params_json(const strata_world *w, strata_jtext *j)
         strata__jtext_float(j, p->max_scale);
         strata__jtext_raw(j, "],\"rocks\":");
         strata__jtext_float(j, p->rock_share);
+        if (p->spacing > 0) {
+            strata__jtext_raw(j, ",\"spacing\":");
+            strata__jtext_double(j, p->spacing);
+        }
+        if (p->wall_foot > 0) {
+            strata__jtext_raw(j, ",\"wallFoot\":");
+            strata__jtext_double(j, p->wall_foot);
+        }
+        if (p->min_height > -INFINITY || p->max_height < INFINITY) {
+            strata__jtext_raw(j, ",\"heights\":[");
+            strata__jtext_double(j, p->min_height > -INFINITY ? p->min_height : -1e38);
+            strata__jtext_raw(j, ",");
+            strata__jtext_double(j, p->max_height < INFINITY ? p->max_height : 1e38);
+            strata__jtext_raw(j, "]");
+        }
+        if (p->max_slope < 90) {
+            strata__jtext_raw(j, ",\"maxSlope\":");
+            strata__jtext_float(j, p->max_slope);
+        }
         strata__jtext_raw(j, "}");
     }
 }
