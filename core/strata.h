@@ -920,6 +920,41 @@ STRATA_API strata_status strata_result_add_water(strata_ctx *ctx, strata_result 
 STRATA_API strata_status strata_result_bake_ao(strata_ctx *ctx, strata_result *r, float radius);
 
 /* ------------------------------------------------------------------ */
+/* Texture coordinates                                                 */
+/* ------------------------------------------------------------------ */
+
+/* Give every vertex of a terrain's result texture coordinates (the
+ * view's uv, with uv_first 0 and nuv = nverts), `texel` the size in
+ * the surface's units of one repeat of the texture:
+ *  - roofs (and any vertex no wall uses): U = x / texel, V = z / texel,
+ *    computed in double and rounded to float;
+ *  - walls: each wall quad gets four vertices of its own, appended after
+ *    the others (positions and normals copied; the vertices the walls
+ *    used stay, for the roofs), so roof and wall coordinates never blend.
+ *    U is the distance along the wall's top polyline over texel, V the
+ *    height below the wall's top over texel (0 on top).  Quads link into
+ *    polylines by the bits of their top corners' positions; an open
+ *    polyline's U starts at 0 at its first quad, a closed loop's at its
+ *    quad whose first top corner is least by (x, z, y), scaled by
+ *    N / length (N the nearest whole number of texels, at least 1) so
+ *    that the loop closes on a whole number of repeats.  Where two
+ *    polylines touch (a vertex exactly on a plane) their quads pair in
+ *    quad order.
+ * One brick or rock texture thus tiles on every wall without stretching.
+ * Call it on a result as strata_slice made it (walls as its quads: not
+ * after strata_result_optimize), before water or a shoreline (which
+ * refuse a result with texture coordinates); AO baked before is dropped
+ * (the vertex count changes).  The same bytes for every thread count and
+ * instruction set (sequential, double precision).
+ * Errors: STRATA_ERR_INVALID_ARG (NULL ctx or r, texel not > 0 or not
+ * finite, r already has texture coordinates, water, a shoreline or a
+ * skirt, or walls that are not a slicer's quads), STRATA_ERR_UNSUPPORTED
+ * (a RADIAL result: planets have no projection yet), STRATA_ERR_OVERFLOW
+ * (more than 2^32-1 vertices), STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED (r
+ * unchanged on every error). */
+STRATA_API strata_status strata_result_add_uv(strata_ctx *ctx, strata_result *r, float texel);
+
+/* ------------------------------------------------------------------ */
 /* Edge loops: contours                                                */
 /* ------------------------------------------------------------------ */
 
