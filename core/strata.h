@@ -2447,7 +2447,9 @@ typedef struct strata_world_options {
     /* With lod: every tile (leaves too) gets a skirt, a strip of walls
      * hanging from its border (planets: towards the centre) by
      * strata_world_lod_error's skirt depth, facing outwards, so the
-     * cracks between tiles of different depths are hidden.  The tile's
+     * cracks between tiles of different depths are hidden; none on a
+     * terrain's outer border, and with normals the skirt has those of
+     * the triangle it hangs from (lit like its roof or wall).  The tile's
      * own vertices and triangles are unchanged; the skirt's vertices come
      * after them and its triangles after the terraces' (a primitive
      * "skirt" of its own in glTF, terrace -1 in PLY). */
@@ -2678,8 +2680,10 @@ STRATA_API uint32_t strata_world_leaf_depth(const strata_world *w);
  * the noise does, and a viewer would refine every tile at once.  Each
  * depth's error is raised to at least 1.0625 times the next one's (so it
  * strictly decreases).  Height edits (strata_world_set_height_fn) are not
- * in the estimate.  *skirt = E_k + E_0: deep enough to hide the crack to a
- * neighbour of any depth (planets: at most half the way to the centre). */
+ * in the estimate.  *skirt = E_(k-1) + E_k (the roots E_0 + E_1, the
+ * leaves E_(leaf-1)): deep enough to hide the crack to a neighbour one
+ * depth coarser or finer, what a viewer refining by screen-space error
+ * draws side by side (planets: at most half the way to the centre). */
 STRATA_API strata_status strata_world_lod_error(const strata_world *w, uint32_t k, double *error,
                                                 double *skirt);
 

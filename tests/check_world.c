@@ -2029,7 +2029,7 @@ END_TEST
 
 /* World i of the lod tests (lod and skirts as given): 0 a noise planet,
  * 1 a terrain from a template with noise, 2 a terrain from an integer
- * heightmap on integer planes (heights exactly on planes). */
+ * heightmap on integer planes (heights exactly on planes), with normals. */
 static strata_world *lod_world(strata_ctx *ctx, int i, int lod, int skirts,
                                strata_heightmap **hm)
 {
@@ -2061,6 +2061,7 @@ static strata_world *lod_world(strata_ctx *ctx, int i, int lod, int skirts,
         o.tile_cells = 4;
         o.levels = integer_planes;
         o.nlevels = 7;
+        o.normals = 1; /* the skirts' normals */
     }
     o.lod = lod;
     o.skirts = skirts;
@@ -2069,14 +2070,17 @@ static strata_world *lod_world(strata_ctx *ctx, int i, int lod, int skirts,
     return w;
 }
 
-/* The part of r before its skirt equals a (the same tile without). */
+/* The part of r before its skirt equals a (the same tile without); a
+ * skirt there when need_skirt (a tile whose whole border is the world's
+ * outer border has none). */
 static void prefix_same(const strata_result *a, const strata_result *r, uint32_t *nverts,
-                        const char *what)
+                        int need_skirt, const char *what)
 {
     strata_result_view u, v;
     strata_result_get_view(a, &u);
     strata_result_get_view(r, &v);
-    ck_assert_msg(v.nverts > u.nverts && v.nindices > u.nindices && v.nterraces == u.nterraces,
+    ck_assert_msg(v.nterraces == u.nterraces && (v.nverts > u.nverts && v.nindices > u.nindices ||
+                                                 !need_skirt),
                   "%s: no skirt", what);
     ck_assert_msg(!memcmp(u.x, v.x, 4 * (size_t)u.nverts) &&
                       !memcmp(u.y, v.y, 4 * (size_t)u.nverts) &&
@@ -2142,7 +2146,7 @@ START_TEST(test_water_and_props)
         ck_assert_ok(strata_world_make_chunk_props(one, w, id, c, &q));
         same_result(b, c, what);
         uint32_t nv;
-        prefix_same(a, b, &nv, what);
+        prefix_same(a, b, &nv, 1, what);
         strata_result_view u, v;
         strata_result_get_view(a, &u);
         strata_result_get_view(b, &v);
@@ -2604,7 +2608,7 @@ START_TEST(test_lod_leaves)
         ck_assert_ok(strata_world_make_chunk(ctx, bare, id, b));
         ck_assert_ok(strata_world_make_chunk(ctx, skirted, id, c));
         uint32_t nv;
-        prefix_same(b, c, &nv, what);
+        prefix_same(b, c, &nv, id < leaves, what);
         if (id < leaves) {
             ck_assert_ok(strata_world_make_chunk(ctx, plain, id, a));
             same_result(a, b, what);
@@ -2742,13 +2746,14 @@ static size_t skirt_tops(const strata_result *r, pbits **out)
             end = t->wall_first + t->wall_count;
     }
     p = malloc(sizeof *p * (size_t)((v.nindices - end) / 3 + 1));
-    for (uint64_t i = end; i < v.nindices; i += 6) {
-        const uint32_t top = v.indices[i + 1]; /* (v, u, u'): u */
-        memcpy(&p[n].p[0], &v.x[top], 4);
-        memcpy(&p[n].p[1], &v.y[top], 4);
-        memcpy(&p[n].p[2], &v.z[top], 4);
-        n++;
-    }
+    for (uint64_t i = end; i < v.nindices; i += 6)
+        for (int e = 0; e < 2; e++) { /* (v, u, u'): v and u */
+            const uint32_t top = v.indices[i + (uint64_t)e];
+            memcpy(&p[n].p[0], &v.x[top], 4);
+            memcpy(&p[n].p[1], &v.y[top], 4);
+            memcpy(&p[n].p[2], &v.z[top], 4);
+            n++;
+        }
     qsort(p, n, sizeof *p, cmp_pbits);
     *out = p;
     return n;
@@ -2769,12 +2774,30 @@ START_TEST(test_lod_skirts)
     ck_assert_ok(strata_result_create(ctx, &r));
     ck_assert_ok(strata_result_create(ctx3, &r3));
     ck_assert_ok(strata_result_create(ctx, &b));
-    uint64_t quads = 0, short_drop = 0;
+    uint64_t quads = 0, short_drop = 0, lit_up = 0;
+    /* a terrain's domain: the leaves' extent (no skirt on its edge) */
+    float dom[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
+    for (uint64_t id = 0; id < strata_world_leaf_count(bare); id++) {
+        strata_result_view vb;
+        ck_assert_ok(strata_world_make_chunk(ctx, bare, id, b));
+        strata_result_get_view(b, &vb);
+        for (uint32_t i = 0; i < vb.nverts; i++) {
+            dom[0] = fminf(dom[0], vb.x[i]), dom[1] = fmaxf(dom[1], vb.x[i]);
+            dom[2] = fminf(dom[2], vb.z[i]), dom[3] = fmaxf(dom[3], vb.z[i]);
+        }
+    }
+    const uint32_t leaf = strata_world_leaf_depth(w);
     for (uint64_t id = 0; id < strata_world_chunk_count(w); id++) {
         strata_chunk_info ci;
         ck_assert_ok(strata_world_chunk_info(w, id, &ci));
-        double err, depth;
+        double err, depth, coarser;
         ck_assert_ok(strata_world_lod_error(w, ci.depth, &err, &depth));
+        /* as deep as the gap to a neighbour one depth coarser (the
+         * roots: finer) */
+        ck_assert_ok(strata_world_lod_error(w, ci.depth ? ci.depth - 1 : ci.depth < leaf ? 1 : 0,
+                                            &coarser, NULL));
+        require(depth == err + coarser, "depth %u: skirt %g, errors %g and %g", ci.depth, depth,
+                err, coarser);
         ck_assert_ok(strata_world_make_chunk(ctx, w, id, r));
         ck_assert_ok(strata_world_make_chunk(ctx3, w, id, r3));
         char what[64];
@@ -2783,7 +2806,7 @@ START_TEST(test_lod_skirts)
         same_result(r, r3, what);
         ck_assert_ok(strata_world_make_chunk(ctx, bare, id, b));
         uint32_t nv;
-        prefix_same(b, r, &nv, what);
+        prefix_same(b, r, &nv, ci.depth == leaf, what);
         strata_result_view v, vb;
         strata_result_get_view(r, &v);
         strata_result_get_view(b, &vb);
@@ -2791,14 +2814,22 @@ START_TEST(test_lod_skirts)
         for (uint64_t i = vb.nindices; i < v.nindices; i += 6) {
             const uint32_t *q = v.indices + i;
             const uint32_t vv = q[0], u = q[1], lu = q[2], lv = q[5];
-            require(q[3] == vv && q[4] == lu && u < nv && vv < nv && lu >= nv && lv >= nv,
+            /* (with normals u and v are copies of the border's vertices) */
+            require(q[3] == vv && q[4] == lu && (u < nv && vv < nv || v.nx) && lu >= nv &&
+                        lv >= nv,
                     "%s: quad %llu is not (v, u, u'), (v, u', v')", what,
                     (unsigned long long)i);
             const uint32_t top[2] = {u, vv}, bot[2] = {lu, lv};
             for (int e = 0; e < 2; e++) {
                 const uint32_t t = top[e], d = bot[e];
+                if (v.nx) { /* the normal of the edge's triangle, top and bottom */
+                    require(v.nx[t] == v.nx[d] && v.ny[t] == v.ny[d] && v.nz[t] == v.nz[d],
+                            "%s: skirt normals differ along a side", what);
+                    lit_up += v.geometry == STRATA_FLAT && v.ny[t] > 0.99f;
+                }
                 if (v.geometry == STRATA_FLAT) {
                     require(v.x[t] == v.x[d] && v.z[t] == v.z[d], "%s: not straight down", what);
+
                     short_drop += (double)v.y[t] - v.y[d] < depth * (1 - 1e-5) ||
                                   (double)v.y[t] - v.y[d] < err;
                 } else {
@@ -2814,10 +2845,18 @@ START_TEST(test_lod_skirts)
                     require(c > 1 - 1e-9, "%s: not towards the centre", what);
                 }
             }
+            if (v.geometry == STRATA_FLAT) /* not along the domain's edge */
+                require(!(v.x[u] == v.x[vv] && (v.x[u] == dom[0] || v.x[u] == dom[1])) &&
+                            !(v.z[u] == v.z[vv] && (v.z[u] == dom[2] || v.z[u] == dom[3])),
+                        "%s: a skirt on the outer border at (%g, %g)", what, (double)v.x[u],
+                        (double)v.z[u]);
             quads++;
         }
     }
     ck_assert_uint_gt(quads, 0);
+    /* with normals, skirts below roofs are lit as the roofs (up) */
+    if (_i == 2)
+        ck_assert_uint_gt(lit_up, 0);
     ck_assert_msg(short_drop == 0, "%llu skirt vertices not deep enough",
                   (unsigned long long)short_drop);
     /* Neighbouring leaves: planets, chunks 0 and 3 (a corner child and

@@ -15,7 +15,11 @@ Checks, over tileset.json and every external tileset it references:
     tileset's z-up) inside its tile's box;
   - with --lod: every tile with children has content of its own;
   - every skirt triangle (glTF material "skirt") faces away from its
-    tile (terrains: across, planets: from the tile's middle).
+    tile (terrains: across, planets: from the tile's middle), reaches no
+    deeper below its border (terrains: in height, planets: in radius)
+    than the tile's geometricError plus the next coarser depth's (the
+    roots: the next finer's), and none lies along a terrain's outer
+    border (the sides of the ground's extent).
 Tiles compressed with EXT_meshopt_compression (--compress) are checked
 for everything but their vertices and skirts (counted as "compressed").
 With --list FILE, the paths of the .glb contents are written to FILE (for
@@ -124,6 +128,24 @@ def skirt_outward(pts, skirt, planet):
     return wrong
 
 
+def skirt_depth(pts, skirt, planet):
+    """The largest height (planets: radius) extent of a skirt triangle."""
+    most = 0.0
+    for t in range(0, len(skirt), 3):
+        if planet:
+            hs = [math.sqrt(sum(c * c for c in pts[i])) for i in skirt[t:t + 3]]
+        else:
+            hs = [pts[i][2] for i in skirt[t:t + 3]]
+        most = max(most, max(hs) - min(hs))
+    return most
+
+
+def content_of(tile):
+    """Whether a tile has a content of its own (not an external tileset)."""
+    c = tile.get("content")
+    return bool(c) and not c.get("uri", "").endswith(".json")
+
+
 def main():
     args = sys.argv[1:]
     if not args:
@@ -132,6 +154,11 @@ def main():
     top = args[0]
     lod = "--lod" in args
     listfile = args[args.index("--list") + 1] if "--list" in args else None
+    skirts = []  # (content, its tile's error, its skirt's depth)
+    tile_errors = set()
+    ground = [math.inf, -math.inf, math.inf, -math.inf]  # x and y extents
+    sides = []  # skirt triangles in a plane x or y = const: (content, axis, value)
+    deepest = {"skirt": 0.0, "skirt_low": math.inf, "ground_low": math.inf}
     stats = {"files": 0, "tiles": 0, "contents": 0, "vertices": 0, "depth": 0, "skirt": 0,
              "compressed": 0}
     try:
@@ -173,6 +200,8 @@ def main():
         if not isinstance(err, (int, float)) or not math.isfinite(err) or err < 0:
             fail("%s: bad geometricError %r" % (where, err))
             return
+        if content_of(tile):
+            tile_errors.add(err)
         if parent_error is not None and not err < parent_error:
             fail("%s: geometricError %r not below its parent's %r" % (where, err, parent_error))
         if tile.get("refine") == "ADD":
@@ -215,6 +244,7 @@ def main():
                     if skirt and skirt_outward(pts, skirt, planet):
                         fail("%s: %d skirt triangles face the tile" %
                              (rel, skirt_outward(pts, skirt, planet)))
+                    check_skirt(rel, err, pts, skirt)
                     for p in pts:
                         if not box.contains(p):
                             fail("%s: vertex %r outside its tile's box" % (rel, p))
@@ -225,14 +255,50 @@ def main():
         for i, ch in enumerate(children):
             walk_tile(ch, base, err, box, depth + 1, "%s/%d" % (where, i))
 
+    def check_skirt(rel, err, pts, skirt):
+        if not skirt:
+            return
+        d = skirt_depth(pts, skirt, planet)
+        deepest["skirt"] = max(deepest["skirt"], d)
+        skirts.append((rel, err, d))
+        ids = set(skirt)
+        if not planet:
+            deepest["skirt_low"] = min([deepest["skirt_low"]] + [pts[i][2] for i in ids])
+            deepest["ground_low"] = min([deepest["ground_low"]] +
+                                        [p[2] for i, p in enumerate(pts) if i not in ids])
+            # the domain: the ground's extent; a skirt triangle along its
+            # border has its three corners on one side (checked at the end)
+            for i, p in enumerate(pts):
+                if i not in ids:
+                    ground[0], ground[1] = min(ground[0], p[0]), max(ground[1], p[0])
+                    ground[2], ground[3] = min(ground[2], p[1]), max(ground[3], p[1])
+            for t in range(0, len(skirt), 3):
+                tri = [pts[i] for i in skirt[t:t + 3]]
+                for k in range(2):
+                    if tri[0][k] == tri[1][k] == tri[2][k]:
+                        sides.append((rel, k, tri[0][k]))
+
     walk_file("tileset.json", None, None)
+    # every depth has an error of its own: the next larger is the coarser
+    # depth's (the roots': the next smaller, the finer depth's)
+    errors = sorted(tile_errors | {0.0})
+    for rel, k, c in sides:
+        if c in (ground[2 * k], ground[2 * k + 1]):
+            fail("%s: a skirt along the outer border (%s = %r)" % (rel, "xy"[k], c))
+    for rel, e, d in skirts:
+        i = errors.index(e)
+        coarser = errors[i + 1] if i + 1 < len(errors) else errors[i - 1] if i else 0.0
+        if d > (e + coarser) * (1 + 1e-5) + 1e-6:
+            fail("%s: skirt %.6g deep, more than %.6g + %.6g" % (rel, d, e, coarser))
     if listfile:
         with open(listfile, "w") as f:
             f.write("\n".join(glbs) + "\n")
     print("tileset-walk %s: files=%d tiles=%d contents=%d vertices=%d skirt_triangles=%d "
-          "depth=%d compressed=%d (vertices not read) failures=%d" %
+          "depth=%d compressed=%d (vertices not read) skirt_depth=%.6g skirt_low=%.6g "
+          "ground_low=%.6g failures=%d" %
           (top, stats["files"], stats["tiles"], stats["contents"], stats["vertices"],
-           stats["skirt"], stats["depth"], stats["compressed"], len(failures)))
+           stats["skirt"], stats["depth"], stats["compressed"], deepest["skirt"],
+           deepest["skirt_low"], deepest["ground_low"], len(failures)))
     return 1 if failures else 0
 
 

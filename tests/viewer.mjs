@@ -11,17 +11,17 @@
 //   view1.tiles ...                                      fraction of
 //                                                        pixels not
 //                                                        background)
+//   frame=X,Y,Z,R  the centre and radius the camera orbits (viewer.js)
 //   errors=N   console errors and uncaught exceptions (each also printed)
 // Exits 1 on a timeout, 0 otherwise (the caller judges the figures).
 import { writeFileSync } from 'node:fs';
-import { inflateSync } from 'node:zlib';
 import { pathToFileURL } from 'node:url';
+import { decode, isBackground } from './png.mjs';
 
 const [wsModule, browserUrl, pageUrl, prefix, zoomList, size = '640x480'] = process.argv.slice(2);
 const [width, height] = size.split('x').map(Number);
 const { default: WebSocket } = await import(pathToFileURL(wsModule).href);
 const READY_MS = 120000;
-const BACKGROUND = [0x0b, 0x0e, 0x14]; // the page's clear colour
 
 const ws = new WebSocket(browserUrl, { perMessageDeflate: false });
 await new Promise((ok, fail) => { ws.once('open', ok); ws.once('error', fail); });
@@ -84,61 +84,23 @@ async function ready(what) {
     process.exit(1);
 }
 
-// The fraction of pixels of a PNG (8-bit RGB or RGBA, not interlaced)
-// further than 8 in any channel from the background.
+// The fraction of pixels of a PNG further than 8 in any channel from the
+// background.
 function share(png) {
-    let pos = 8, w = 0, h = 0, channels = 0;
-    const idat = [];
-    while (pos < png.length) {
-        const len = png.readUInt32BE(pos), type = png.toString('latin1', pos + 4, pos + 8);
-        const body = png.subarray(pos + 8, pos + 8 + len);
-        if (type === 'IHDR') {
-            w = body.readUInt32BE(0);
-            h = body.readUInt32BE(4);
-            if (body[8] !== 8 || (body[9] !== 2 && body[9] !== 6) || body[12] !== 0)
-                throw new Error(`screenshot: unexpected PNG format (depth ${body[8]}, colour ${body[9]})`);
-            channels = body[9] === 6 ? 4 : 3;
-        } else if (type === 'IDAT') {
-            idat.push(body);
-        }
-        pos += 12 + len;
-    }
-    const raw = inflateSync(Buffer.concat(idat));
-    const stride = w * channels;
-    const cur = Buffer.alloc(stride), prev = Buffer.alloc(stride);
+    const img = decode(png), n = img.width * img.height;
     let lit = 0;
-    for (let y = 0; y < h; y++) {
-        const f = raw[y * (stride + 1)], row = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
-        for (let i = 0; i < stride; i++) {
-            const a = i >= channels ? cur[i - channels] : 0, b = prev[i];
-            const c = i >= channels ? prev[i - channels] : 0;
-            let p = 0;
-            if (f === 1) p = a;
-            else if (f === 2) p = b;
-            else if (f === 3) p = (a + b) >> 1;
-            else if (f === 4) {
-                const q = a + b - c, pa = Math.abs(q - a), pb = Math.abs(q - b), pc = Math.abs(q - c);
-                p = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-            }
-            cur[i] = (row[i] + p) & 255;
-        }
-        for (let x = 0; x < w; x++) {
-            const o = x * channels;
-            if (Math.abs(cur[o] - BACKGROUND[0]) > 8 || Math.abs(cur[o + 1] - BACKGROUND[1]) > 8 ||
-                Math.abs(cur[o + 2] - BACKGROUND[2]) > 8)
-                lit++;
-        }
-        cur.copy(prev);
-    }
-    return lit / (w * h);
+    for (let i = 0; i < n; i++)
+        lit += !isBackground(img, i);
+    return lit / n;
 }
 
 async function shot(name) {
     const { data } = await cmd('Page.captureScreenshot', { format: 'png' });
     const png = Buffer.from(data, 'base64');
     writeFileSync(`${prefix}-${name}.png`, png);
-    const v = await evaluate('[window.strataTiles, window.strataVisible, window.strataDepth]');
+    const v = await evaluate('[window.strataTiles, window.strataVisible, window.strataDepth, window.strataShallowest]');
     console.log(`${name}.tiles=${v[0]} ${name}.visible=${v[1]} ${name}.depth=${v[2]} ` +
+                `${name}.shallowest=${v[3]} ` +
                 `${name}.share=${share(png).toFixed(4)}`);
 }
 
@@ -150,6 +112,7 @@ for (let i = 0; i < zooms.length; i++) {
     await ready(`view${i + 1}`);
     await shot(`view${i + 1}`);
 }
+console.log(`frame=${await evaluate('window.strataFrame')}`);
 console.log(`errors=${errors}`);
 await send('Target.closeTarget', { targetId });
 ws.close();

@@ -34,6 +34,7 @@ void strata__skirt_scratch_free(strata_skirt_scratch *s)
     strata__free(s->al, s->side);
     strata__free(s->al, s->slots);
     strata__free(s->al, s->cand);
+    strata__free(s->al, s->own);
     strata__free(s->al, s->pos);
     const strata_allocator *al = s->al;
     memset(s, 0, sizeof *s);
@@ -55,7 +56,8 @@ static int regrow(const strata_allocator *al, void **p, size_t have, size_t want
 }
 
 /* The sides of the region each vertex of r lies near (bits 0..2: planet
- * sides c0-c1, c1-c2, c2-c0; bits 0..3: terrain x0, x1, z0, z1). */
+ * sides c0-c1, c1-c2, c2-c0; bits 0..3: terrain x0, x1, z0, z1; a side on
+ * the domain's edge, beyond which no tile lies, in bits 4..7 instead). */
 static void mark_sides(const strata_world *w, uint64_t id, const strata_result *r,
                        uint8_t *side)
 {
@@ -106,9 +108,13 @@ static void mark_sides(const strata_world *w, uint64_t id, const strata_result *
                  z0 = strata__grid_coord(cells[1], tl->src.nz, tl->cell),
                  z1 = strata__grid_coord(cells[3], tl->src.nz, tl->cell);
     const double tol = 0.25 * tl->cell;
-    for (uint32_t v = 0; v < r->nverts; v++)
-        side[v] = (uint8_t)((fabs(r->x[v] - x0) <= tol) | (fabs(r->x[v] - x1) <= tol) << 1 |
-                            (fabs(r->z[v] - z0) <= tol) << 2 | (fabs(r->z[v] - z1) <= tol) << 3);
+    const unsigned inner = (cells[0] > 0) | (cells[2] < tl->src.nx) << 1 | (cells[1] > 0) << 2 |
+                           (cells[3] < tl->src.nz) << 3;
+    for (uint32_t v = 0; v < r->nverts; v++) {
+        const unsigned near = (fabs(r->x[v] - x0) <= tol) | (fabs(r->x[v] - x1) <= tol) << 1 |
+                              (fabs(r->z[v] - z0) <= tol) << 2 | (fabs(r->z[v] - z1) <= tol) << 3;
+        side[v] = (uint8_t)((near & inner) | (near & ~inner) << 4);
+    }
 }
 
 static inline uint64_t edge_key(uint32_t u, uint32_t v)
@@ -173,6 +179,14 @@ static void copy(strata_result *r, uint32_t u, uint32_t o)
     r->z[o] = r->z[u];
 }
 
+/* Vertex o gets vertex u's normal. */
+static void copy_normal(strata_result *r, uint32_t u, uint32_t o)
+{
+    r->nx[o] = r->nx[u];
+    r->ny[o] = r->ny[u];
+    r->nz[o] = r->nz[u];
+}
+
 strata_status strata__skirt_add(const strata_world *w, uint64_t id, strata_result *r,
                                 double depth, strata_skirt_scratch *s)
 {
@@ -193,12 +207,13 @@ strata_status strata__skirt_add(const strata_world *w, uint64_t id, strata_resul
     const uint32_t *ix = r->indices;
     for (uint64_t t = 0; t < nt; t++) {
         const uint32_t a = ix[3 * t], b = ix[3 * t + 1], d = ix[3 * t + 2];
-        const uint8_t sa = side[a], sb = side[b], sd = side[d];
+        const uint8_t sa = side[a] & 15, sb = side[b] & 15, sd = side[d] & 15;
         if (!((sa & sb) | (sb & sd) | (sd & sa)))
             continue;
         if (s->cand_cap < ncand + 3) {
             const size_t want = s->cand_cap ? 2 * s->cand_cap : 4096;
-            if (!regrow(s->al, (void **)&s->cand, (size_t)ncand, want, sizeof(uint64_t)))
+            if (!regrow(s->al, (void **)&s->cand, (size_t)ncand, want, sizeof(uint64_t)) ||
+                !regrow(s->al, (void **)&s->own, (size_t)ncand, want, sizeof(uint64_t)))
                 return STRATA_ERR_NOMEM;
             s->cand_cap = want;
         }
@@ -228,6 +243,7 @@ strata_status strata__skirt_add(const strata_world *w, uint64_t id, strata_resul
         for (size_t i = 0; i < psize; i++)
             pos[4 * i + 3] = UINT32_MAX;
         for (uint64_t i = 0; i < ncand; i++) {
+            s->own[i] = s->cand[i];
             uint32_t end[2] = {(uint32_t)(s->cand[i] >> 32), (uint32_t)s->cand[i]};
             for (int e = 0; e < 2; e++) {
                 uint32_t b[3];
@@ -271,11 +287,19 @@ strata_status strata__skirt_add(const strata_world *w, uint64_t id, strata_resul
     uint64_t quads = 0;
     for (uint64_t i = 0; i < ncand; i++) {
         const uint32_t u = (uint32_t)(s->cand[i] >> 32), v = (uint32_t)s->cand[i];
-        if (u != v && *slot_of(slots, mask, edge_key(u, v)) == 1 && !vertical(r, u, v))
+        /* (an edge along the domain's edge, near an inner side too at a
+         * corner, has no neighbour) */
+        if (u != v && *slot_of(slots, mask, edge_key(u, v)) == 1 && !vertical(r, u, v) &&
+            !(side[u] & side[v] & 0xF0)) {
+            if (r->nx)
+                s->own[quads] = s->own[i];
             s->cand[quads++] = s->cand[i];
+        }
     }
     /* With normals, as the walls: four vertices of its own per quad, with
-     * the quad's normal (the border vertices keep theirs). */
+     * the normals of the edge's own triangle at its ends (the border
+     * vertices keep theirs): lit as the roof or wall it hangs from, so
+     * that where it shows (a pixel of the seam) it looks like them. */
     const uint32_t per = r->nx ? 4 : 2;
     const strata_status st = strata__result_grow(r, (uint64_t)nv + per * quads, ni + 6 * quads);
     if (st != STRATA_OK)
@@ -290,13 +314,11 @@ strata_status strata__skirt_add(const strata_world *w, uint64_t id, strata_resul
             copy(r, v, base + 3);
             u = base + 2;
             v = base + 3;
-            double n[3];
-            strata__tri_normal(r->x, r->y, r->z, v, u, lu, n);
-            for (uint32_t c = base; c < base + 4; c++) {
-                r->nx[c] = (float)n[0];
-                r->ny[c] = (float)n[1];
-                r->nz[c] = (float)n[2];
-            }
+            const uint32_t ou = (uint32_t)(s->own[q] >> 32), ov = (uint32_t)s->own[q];
+            copy_normal(r, ou, lu);
+            copy_normal(r, ou, u);
+            copy_normal(r, ov, lv);
+            copy_normal(r, ov, v);
         }
         uint32_t *o = r->indices + ni + 6 * q;
         o[0] = v;

@@ -136,6 +136,7 @@ typedef struct strata_skirt_scratch {
     uint64_t *slots; /* edge hash table: key, count */
     size_t slot_cap;
     uint64_t *cand; /* candidate edges u << 32 | v, then the border ones */
+    uint64_t *own;  /* with normals: each candidate as its triangle has it */
     size_t cand_cap;
     uint32_t *pos; /* with normals: position bits -> first vertex there */
     size_t pos_cap;
@@ -144,9 +145,11 @@ STRATA_HIDDEN void strata__skirt_scratch_free(strata_skirt_scratch *s);
 
 /* Add the skirt of chunk id to r (sliced from its lattice): for every
  * border edge of r's surface (an edge of one triangle only) that is not
- * vertical, two triangles down to copies of its ends lowered by
- * `depth` (planets: towards the centre, to at most half the radius),
- * facing outwards; sets r's skirt range. */
+ * vertical and not on the world's outer border (a terrain's domain edge),
+ * two triangles down to copies of its ends lowered by `depth` (planets:
+ * towards the centre, to at most half the radius), facing outwards, with
+ * the normals of the edge's triangle when r has normals; sets r's skirt
+ * range. */
 STRATA_HIDDEN strata_status strata__skirt_add(const strata_world *w, uint64_t id,
                                               strata_result *r, double depth,
                                               strata_skirt_scratch *s);

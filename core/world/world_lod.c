@@ -241,8 +241,15 @@ static strata_status lod_errors(strata_ctx *ctx, strata_world *w)
         w->lod_error[k] = w->lod_error[k] > below ? w->lod_error[k] : below;
         w->lod_error[k] = w->lod_error[k] > least ? w->lod_error[k] : least;
     }
+    /* A tile of depth k meets tiles of depths k - 1, k and k + 1 (a
+     * refinement by screen-space error over a continuous surface): the
+     * same depth shares its border exactly, and the gap to the coarser
+     * neighbour is at most E_(k-1) + E_k, to the finer E_k + E_(k+1), so
+     * the skirt reaches E_(k-1) + E_k below its border (the roots: E_0 +
+     * E_1; the leaves: E_(leaf-1), theirs being 0). */
     for (uint32_t k = 0; k <= leaf; k++) {
-        w->lod_skirt[k] = w->lod_error[k] + w->lod_error[0];
+        const double coarser = w->lod_error[k > 0 ? k - 1 : k < leaf ? k + 1 : k];
+        w->lod_skirt[k] = w->lod_error[k] + coarser;
         w->layout.errors[k] = w->lod_error[k];
     }
     return STRATA_OK;

@@ -8,6 +8,9 @@
 //   tileset=URL   the tileset (default: tileset.json next to the page)
 //   distance=D    the camera's distance from the centre, in radii of the
 //                 root tile's bounding sphere (default 2)
+//   frame=X,Y,Z,R that centre and radius instead of the bounding sphere's
+//                 (three.js's frame: y up), to compare two tilesets from
+//                 the same camera
 //
 // For scripts and tests the page sets:
 //   window.strataReady    true once the root tileset is loaded, tiles are
@@ -16,6 +19,7 @@
 //   window.strataTiles    the number of tile models loaded (in memory)
 //   window.strataVisible  the number of tiles drawn
 //   window.strataDepth    the deepest level of the tile tree drawn (0: root)
+//   window.strataShallowest  the shallowest level drawn
 //   window.strataZoom(f)  moves the camera to f times its distance from the
 //                         centre (f < 1 zooms in) and clears strataReady
 import * as THREE from 'three';
@@ -36,6 +40,10 @@ window.strataReady = false;
 window.strataTiles = 0;
 window.strataVisible = 0;
 window.strataDepth = -1;
+window.strataShallowest = -1;
+window.strataFrame = '';  // the centre and radius orbited, as frame= takes them
+const frameParam = (params.get('frame') || '').split(',').map(Number);
+const fixedFrame = frameParam.length === 4 && frameParam.every(Number.isFinite) && frameParam[3] > 0;
 
 const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
 renderer.setPixelRatio(window.devicePixelRatio);
@@ -94,6 +102,11 @@ tiles.addEventListener('load-root-tileset', () => {
         centre.copy(sphere.center);
         radius = sphere.radius > 0 ? sphere.radius : 1;
     }
+    if (fixedFrame) {
+        centre.set(frameParam[0], frameParam[1], frameParam[2]);
+        radius = frameParam[3];
+    }
+    window.strataFrame = [centre.x, centre.y, centre.z, radius].join(',');
     place();
     framed = true;
     dirty = true;
@@ -154,9 +167,13 @@ function frame(now) {
         dirty = false;
         lastDraw = now;
     }
-    let depth = -1;
-    for (const t of tiles.visibleTiles)
-        depth = Math.max(depth, t.internal ? t.internal.depth : -1);
+    let depth = -1, shallowest = Infinity;
+    for (const t of tiles.visibleTiles) {
+        const k = t.internal ? t.internal.depth : -1;
+        depth = Math.max(depth, k);
+        shallowest = Math.min(shallowest, k);
+    }
+    window.strataShallowest = shallowest === Infinity ? -1 : shallowest;
     window.strataVisible = tiles.visibleTiles.size;
     window.strataDepth = depth;
     // ready: drawn with nothing pending for STABLE_FRAMES frames

@@ -1,0 +1,26 @@
+// Compare two screenshots of the same size (tests/skirts.sh):
+//
+//   node png-diff.mjs A.png B.png
+//
+// Prints differ=N (pixels whose colour differs in any channel),
+// covered=N (pixels background in B, not in A) and uncovered=N (the
+// other way round).  Exits 1 when the sizes differ.
+import { readFileSync } from 'node:fs';
+import { decode, isBackground } from './png.mjs';
+
+const [a, b] = process.argv.slice(2).map((f) => decode(readFileSync(f)));
+if (a.width !== b.width || a.height !== b.height) {
+    console.log(`sizes differ: ${a.width}x${a.height} and ${b.width}x${b.height}`);
+    process.exit(1);
+}
+let differ = 0, covered = 0, uncovered = 0;
+for (let i = 0; i < a.width * a.height; i++) {
+    const oa = i * a.channels, ob = i * b.channels;
+    if (a.pixels[oa] !== b.pixels[ob] || a.pixels[oa + 1] !== b.pixels[ob + 1] ||
+        a.pixels[oa + 2] !== b.pixels[ob + 2])
+        differ++;
+    const ba = isBackground(a, i), bb = isBackground(b, i);
+    covered += bb && !ba;
+    uncovered += ba && !bb;
+}
+console.log(`differ=${differ} covered=${covered} uncovered=${uncovered}`);
