@@ -2476,8 +2476,11 @@ typedef struct strata_world_options {
      *           than the tile's ground, so depths meet without a gap
      *   props   NULL: none; else copied: scattered on each tile's roofs
      *           with the seed mixed with the chunk id (strata_world_props_seed),
-     *           so a prop depends only on the world and its tile, never on
-     *           which thread or process made it; the scales as given.
+     *           or, with a spacing, with the world's seed itself (the
+     *           candidates are fixed in space, so a tile's props are the
+     *           whole mesh's on its roofs); either way a prop depends
+     *           only on the world and its tile, never on which thread or
+     *           process made it; the scales as given.
      *           Written into GLB tiles as instanced nodes; PLY tiles have
      *           none (STRATA_ERR_INVALID_ARG from strata_world_dir_create). */
     int water;
@@ -2581,9 +2584,9 @@ STRATA_API strata_status strata_geo_enu(double lon, double lat, double height, d
 STRATA_API strata_status strata_geo_frame(double lon, double lat, double height, double scale,
                                           double heading, double m[16]);
 
-/* The seed chunk id's props are scattered with: `seed` mixed with the id
- * by a 64-bit hash, so that neighbouring tiles do not repeat each other's
- * pattern. */
+/* The seed chunk id's props are scattered with when they have no
+ * spacing: `seed` mixed with the id by a 64-bit hash, so that
+ * neighbouring tiles do not repeat each other's pattern. */
 STRATA_API uint32_t strata_world_props_seed(uint32_t seed, uint64_t id);
 
 /* Create a world (measuring its height range when the planes are asked
