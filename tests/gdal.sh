@@ -76,8 +76,9 @@ same "scale and offset applied" scaled.ply scaled-ref.ply
 # ------------------------------------------- worlds where rasters lie
 # A world of glb tiles from a raster in a projected CRS lies where the
 # raster does, without --place: the tileset's root transform takes each
-# sample's (x, y = 0, z), at its pixel's centre, to within 1 mm across of
-# the ellipsoid point under that pixel's centre (GDAL's own reprojection),
+# sample's (x, y = 0, z), at its pixel's centre, to within 10 cm across of
+# the ellipsoid point under that pixel's centre (GDAL's own reprojection;
+# 7.5 cm at the corners, where the projection's scale has changed),
 # the flat terrain standing d^2 / 2R above the curved ellipsoid at a
 # distance d from its centre.  A raster 12 x 9 km in UTM zone 11N, 1.1
 # degrees east of its central meridian: grid north is 0.62 degrees east of

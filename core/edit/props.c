@@ -46,11 +46,8 @@ int strata__props_terrace_ok(const strata_result *r, const strata_props_options 
     return L >= o->min_height && L <= o->max_height;
 }
 
-int strata__props_roof_ok(const strata_result *r, const strata_props_options *o, uint64_t t)
+void strata__props_triangle(const strata_result *r, uint64_t t, double p[3][3], double n[3])
 {
-    if (o->max_slope >= 90.0f)
-        return 1;
-    double p[3][3];
     for (int k = 0; k < 3; k++) {
         const uint32_t v = r->indices[t + (uint64_t)k];
         p[k][0] = r->x[v];
@@ -59,8 +56,17 @@ int strata__props_roof_ok(const strata_result *r, const strata_props_options *o,
     }
     const double u[3] = {p[1][0] - p[0][0], p[1][1] - p[0][1], p[1][2] - p[0][2]};
     const double v[3] = {p[2][0] - p[0][0], p[2][1] - p[0][1], p[2][2] - p[0][2]};
-    const double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
-                         u[0] * v[1] - u[1] * v[0]};
+    n[0] = u[1] * v[2] - u[2] * v[1];
+    n[1] = u[2] * v[0] - u[0] * v[2];
+    n[2] = u[0] * v[1] - u[1] * v[0];
+}
+
+int strata__props_roof_ok(const strata_result *r, const strata_props_options *o, uint64_t t)
+{
+    if (o->max_slope >= 90.0f)
+        return 1;
+    double p[3][3], n[3];
+    strata__props_triangle(r, t, p, n);
     double up[3] = {0, 1, 0};
     if (r->geometry == STRATA_RADIAL)
         for (int k = 0; k < 3; k++)

@@ -54,6 +54,10 @@ static inline uint64_t strata__props_mix(uint64_t z)
 /* The noise's weight in [0, 1] at a point (1 without noise). */
 STRATA_HIDDEN double strata__props_weight(strata_geometry g, const strata_props_options *o,
                                           double x, double y, double z);
+/* Triangle t's corners p (in double) and its normal n = (p1 - p0) x
+ * (p2 - p0), twice its area long. */
+STRATA_HIDDEN void strata__props_triangle(const strata_result *r, uint64_t t, double p[3][3],
+                                          double n[3]);
 /* Whether terrace k's level is in the options' height range, and
  * whether the roof triangle at index position t is within max_slope. */
 STRATA_HIDDEN int strata__props_terrace_ok(const strata_result *r, const strata_props_options *o,

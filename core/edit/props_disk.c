@@ -320,17 +320,8 @@ static void triangle_cells(const disk *s, const strata_result *r, uint64_t t, in
 
 static double triangle_area(const strata_result *r, uint64_t t)
 {
-    double p[3][3];
-    for (int k = 0; k < 3; k++) {
-        const uint32_t v = r->indices[t + (uint64_t)k];
-        p[k][0] = r->x[v];
-        p[k][1] = r->y[v];
-        p[k][2] = r->z[v];
-    }
-    const double u[3] = {p[1][0] - p[0][0], p[1][1] - p[0][1], p[1][2] - p[0][2]};
-    const double v[3] = {p[2][0] - p[0][0], p[2][1] - p[0][1], p[2][2] - p[0][2]};
-    const double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
-                         u[0] * v[1] - u[1] * v[0]};
+    double p[3][3], n[3];
+    strata__props_triangle(r, t, p, n);
     return 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
 }
 
