@@ -1,6 +1,7 @@
 /* The request head of 'strata view' and 'strata sculpt': see http.h. */
 #include "http.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static int hex(int c)
@@ -159,4 +160,19 @@ int http_request_header(const char *req, size_t n, const char *name, char *host,
 int http_request_host(const char *req, size_t n, char *host, size_t cap)
 {
     return http_request_header(req, n, "host", host, cap);
+}
+
+int http_content_length(const char *req, size_t n, size_t max, size_t *len)
+{
+    char v[32];
+    if (http_request_header(req, n, "transfer-encoding", v, sizeof v) != 0)
+        return 501;
+    if (http_request_header(req, n, "content-length", v, sizeof v) != 1 || !v[0] ||
+        strspn(v, "0123456789") != strlen(v) || strlen(v) > 15)
+        return 411;
+    const unsigned long long k = strtoull(v, NULL, 10);
+    if (k > max)
+        return 413;
+    *len = (size_t)k;
+    return 0;
 }

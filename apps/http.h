@@ -36,4 +36,12 @@ int http_request_host(const char *req, size_t n, char *host, size_t cap);
  * request head req[0..n), as http_request_host says for Host. */
 int http_request_header(const char *req, size_t n, const char *name, char *out, size_t cap);
 
+/* The length of a POST's body from the request head req[0..n) (whole, up
+ * to its empty line): 0 with *len set when there is exactly one
+ * Content-Length header of decimal digits (at most 15) and its value is
+ * at most max; else the status to answer: 501 for a Transfer-Encoding
+ * header (bodies are sent with a length), 411 for no, several or a
+ * malformed Content-Length, 413 for a length over max. */
+int http_content_length(const char *req, size_t n, size_t max, size_t *len);
+
 #endif

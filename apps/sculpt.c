@@ -31,6 +31,7 @@
 #include "config.h"
 #endif
 
+#include "body.h"
 #include "fail.h"
 #include "pack.h"
 #include "progress.h"
@@ -85,74 +86,6 @@ static strata_status pack(sculpt *s, const uint64_t *ids, uint64_t n, pack_buf *
 }
 
 /* ------------------------------------------------------------ requests */
-
-/* The number after "key": in a JSON object body (strict enough for the
- * page's bodies: the key quoted, then blanks, ':' and a number). */
-static bool json_value(const char *body, const char *key, const char **at)
-{
-    char q[40];
-    snprintf(q, sizeof q, "\"%s\"", key);
-    const char *p = strstr(body, q);
-    if (!p || strstr(p + 1, q))
-        return false; /* missing, or twice */
-    p += strlen(q);
-    p += strspn(p, " \t\r\n");
-    if (*p != ':')
-        return false;
-    p++;
-    *at = p + strspn(p, " \t\r\n");
-    return true;
-}
-
-static bool json_number(const char **p, float *out)
-{
-    char *end;
-    errno = 0;
-    const double d = strtod(*p, &end);
-    if (end == *p || errno || !isfinite(d) || fabs(d) > STRATA_EDIT_COORD_MAX)
-        return false;
-    *out = (float)d;
-    *p = end + strspn(end, " \t\r\n");
-    return true;
-}
-
-/* "key":"word" with word of [a-z0-9_-], into w[0..cap). */
-static bool json_word(const char *body, const char *key, char *w, size_t cap)
-{
-    const char *p;
-    if (!json_value(body, key, &p) || *p++ != '"')
-        return false;
-    const size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
-    if (n == 0 || n >= cap || p[n] != '"')
-        return false;
-    memcpy(w, p, n);
-    w[n] = '\0';
-    return true;
-}
-
-static const char *parse_dab(const char *body, strata_edit *d)
-{
-    char name[16];
-    const char *p;
-    if (!json_word(body, "brush", name, sizeof name) ||
-        strata_brush_from_name(name, &d->brush) != STRATA_OK)
-        return "\"brush\": one of raise, lower, smooth, terrace, noise";
-    if (!json_value(body, "center", &p) || *p++ != '[')
-        return "\"center\": [x, y, z]";
-    for (int k = 0; k < 3; k++) {
-        p += strspn(p, " \t\r\n");
-        if (!json_number(&p, &d->center[k]) || *p++ != (k < 2 ? ',' : ']'))
-            return "\"center\": [x, y, z], three finite numbers";
-    }
-    if (!json_value(body, "radius", &p) || !json_number(&p, &d->radius))
-        return "\"radius\": a number";
-    if (!json_value(body, "strength", &p) || !json_number(&p, &d->strength))
-        return "\"strength\": a number";
-    if (strata_edit_validate(d) != STRATA_OK)
-        return "a dab out of bounds (radius > 0, strength >= 0, at most 1 for smooth and "
-               "terrace)";
-    return NULL;
-}
 
 /* The changed chunks around dab d as the reply (the log saved first). */
 static void reply_chunks(sculpt *s, const strata_edit *d, serve_reply *rp)
@@ -228,11 +161,9 @@ static int run_again(sculpt *s, const char *const *extra, char *why, size_t cap)
 static void do_export(sculpt *s, const char *body, serve_reply *rp)
 {
     char format[8], name[65], out[PATH_MAX], edits[PATH_MAX + 16], rel[128], why[256];
-    if (!json_word(body, "format", format, sizeof format) ||
-        (strcmp(format, "glb") && strcmp(format, "stl") && strcmp(format, "world")))
-        return serve_text(rp, 400, "\"format\": glb, stl or world");
-    if (!json_word(body, "name", name, sizeof name) || name[0] == '-')
-        return serve_text(rp, 400, "\"name\": 1 to 64 letters, digits, '_' or '-' (not first)");
+    const char *bad = body_export(body, format, name);
+    if (bad)
+        return serve_text(rp, 400, bad);
     if (!strcmp(format, "stl") && s->o->kind != JOB_TERRAIN)
         return serve_text(rp, 400, "STL solids are made of terrains");
     snprintf(out, sizeof out, "%s/exports", s->dir);
@@ -283,7 +214,7 @@ static void edit(sculpt *s, const char *what, const char *body, serve_reply *rp)
     strata_edit d;
     strata_status st;
     if (!strcmp(what, "dab")) {
-        const char *why = parse_dab(body, &d);
+        const char *why = body_dab(body, &d);
         if (why)
             return serve_text(rp, 400, why);
         st = strata_edits_append(s->e, &d);

@@ -254,26 +254,20 @@ static void answer(server *sv, conn *c, int64_t now)
  * a status set on c (a body refused). */
 static size_t request_length(const server *sv, conn *c, size_t end)
 {
-    char v[32];
     if (!sv->o->post || strncmp(c->head, "POST ", 5) != 0)
         return end;
-    if (http_request_header(c->head, end, "transfer-encoding", v, sizeof v) != 0) {
-        set_status(c, 501, NULL, "no Transfer-Encoding: send a Content-Length");
-        return 0;
-    }
-    const int k = http_request_header(c->head, end, "content-length", v, sizeof v);
-    if (k != 1 || !v[0] || strspn(v, "0123456789") != strlen(v) || strlen(v) > 15) {
-        set_status(c, 411, NULL, "one Content-Length header is required");
-        return 0;
-    }
-    const unsigned long long len = strtoull(v, NULL, 10);
-    if (len > sv->o->body_max) {
-        char why[64];
+    size_t len;
+    const int status = http_content_length(c->head, end, sv->o->body_max, &len);
+    if (status == 0)
+        return end + len;
+    char why[64];
+    if (status == 413)
         snprintf(why, sizeof why, "a body of at most %zu bytes", sv->o->body_max);
-        set_status(c, 413, NULL, why);
-        return 0;
-    }
-    return end + (size_t)len;
+    set_status(c, status, NULL,
+               status == 501   ? "no Transfer-Encoding: send a Content-Length"
+               : status == 411 ? "one Content-Length header is required"
+                               : why);
+    return 0;
 }
 
 /* The end of the head in c->head (new bytes from `from`), or 0. */
