@@ -1695,6 +1695,43 @@ END_TEST
 
 /* ------------------------------------------------------------ shards */
 
+typedef struct {
+    uint64_t work, id;
+} weighted;
+
+static int by_work(const void *pa, const void *pb)
+{
+    const weighted *a = pa, *b = pb;
+    if (a->work != b->work)
+        return a->work > b->work ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* strata_world_shard as its documentation says, the plain way: every
+ * chunk sorted by (triangles down, id up), each to the least loaded
+ * shard (lowest number on ties); sets owner[id]. */
+static void shard_reference(const strata_world *w, uint64_t n, uint64_t *owner)
+{
+    const uint64_t nchunks = strata_world_chunk_count(w);
+    weighted *order = malloc(nchunks * sizeof *order);
+    uint64_t *load = calloc(n, sizeof *load);
+    for (uint64_t id = 0; id < nchunks; id++) {
+        strata_chunk_info ci;
+        ck_assert_ok(strata_world_chunk_info(w, id, &ci));
+        order[id] = (weighted){ci.triangles, id};
+    }
+    qsort(order, nchunks, sizeof *order, by_work);
+    for (uint64_t i = 0; i < nchunks; i++) {
+        uint64_t best = 0;
+        for (uint64_t s = 1; s < n; s++)
+            best = load[s] < load[best] ? s : best;
+        load[best] += order[i].work;
+        owner[order[i].id] = best;
+    }
+    free(order);
+    free(load);
+}
+
 START_TEST(test_shards)
 {
     strata_ctx *ctx = ctx_new(1);
@@ -1706,14 +1743,20 @@ START_TEST(test_shards)
     o.tile_cells = 10; /* last row and column narrower */
     o.levels = integer_planes;
     o.nlevels = 7;
-    strata_world *terrain;
+    strata_world *terrain, *lod;
     ck_assert_ok(strata_world_create(ctx, &o, &terrain));
+    o.tile_cells = 3;
+    o.lod = 1; /* tiles of several sizes at every depth */
+    ck_assert_ok(strata_world_create(ctx, &o, &lod));
     strata_world *planet = small_planet(ctx);
-    strata_world *worlds[2] = {planet, terrain};
-    for (int k = 0; k < 2; k++) {
+    strata_world *worlds[3] = {planet, terrain, lod};
+    for (int k = 0; k < 3; k++) {
         const strata_world *w = worlds[k];
         const uint64_t n = strata_world_chunk_count(w);
+        uint64_t *owner = malloc(n * sizeof *owner);
         for (uint64_t shards = 1; shards <= 7; shards++) {
+            if (k > 0)
+                shard_reference(w, shards, owner);
             uint8_t *seen = calloc(n, 1);
             uint64_t lo = UINT64_MAX, hi = 0, biggest = 0;
             for (uint64_t s = 0; s < shards; s++) {
@@ -1732,6 +1775,10 @@ START_TEST(test_shards)
                     biggest = ci.triangles > biggest ? ci.triangles : biggest;
                     if (k == 0)
                         require(ids[i] % shards == s, "planet shards deal round robin");
+                    else
+                        require(owner[ids[i]] == s, "chunk %llu in shard %llu, not %llu",
+                                (unsigned long long)ids[i], (unsigned long long)s,
+                                (unsigned long long)owner[ids[i]]);
                 }
                 lo = load < lo ? load : lo;
                 hi = load > hi ? load : hi;
@@ -1743,12 +1790,14 @@ START_TEST(test_shards)
             ck_assert_uint_le(hi - lo, biggest);
             free(seen);
         }
+        free(owner);
         uint64_t cnt;
         ck_assert_status(strata_world_shard(w, 3, 3, NULL, 0, &cnt), STRATA_ERR_INVALID_ARG);
         ck_assert_status(strata_world_shard(w, 0, 0, NULL, 0, &cnt), STRATA_ERR_INVALID_ARG);
     }
     strata_world_destroy(planet);
     strata_world_destroy(terrain);
+    strata_world_destroy(lod);
     strata_heightmap_destroy(hm);
     strata_ctx_destroy(ctx);
 }

@@ -1319,23 +1319,45 @@ strata_status strata_world_chunk_info(const strata_world *w, uint64_t id, strata
     return STRATA_OK;
 }
 
-/* A chunk's expected work (input triangles) and its id, for sorting. */
-typedef struct {
-    uint64_t work, id;
-} weighted;
-
-static int cmp_weighted(const void *pa, const void *pb)
-{
-    const weighted *a = pa, *b = pb;
-    if (a->work != b->work)
-        return a->work > b->work ? -1 : 1;
-    return a->id < b->id ? -1 : a->id > b->id;
-}
-
 static int cmp_u64(const void *pa, const void *pb)
 {
     const uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
     return a < b ? -1 : a > b;
+}
+
+/* A terrain's chunk id's input triangles (strata_world_chunk_info's,
+ * without the rest). */
+static uint64_t tile_triangles(const strata_world *w, uint64_t id)
+{
+    uint32_t k, i0, j0, i1, j1;
+    uint64_t i;
+    strata__world_locate(w, id, &k, &i);
+    strata__terrain_tile_block(k == w->layout.leaf_depth ? &w->terrain : &w->lod_terrain[k], i,
+                               &i0, &j0, &i1, &j1);
+    return 2 * (uint64_t)(i1 - i0) * (j1 - j0);
+}
+
+/* Sift the root of the min-heap heap[0..n) of shards ordered by (load,
+ * shard) down to its place. */
+static void sift_down(uint64_t *heap, const uint64_t *load, uint64_t n)
+{
+    uint64_t at = 0;
+    for (;;) {
+        const uint64_t l = 2 * at + 1, r = l + 1;
+        uint64_t m = at;
+        if (l < n && (load[heap[l]] < load[heap[m]] ||
+                      (load[heap[l]] == load[heap[m]] && heap[l] < heap[m])))
+            m = l;
+        if (r < n && (load[heap[r]] < load[heap[m]] ||
+                      (load[heap[r]] == load[heap[m]] && heap[r] < heap[m])))
+            m = r;
+        if (m == at)
+            return;
+        const uint64_t t = heap[m];
+        heap[m] = heap[at];
+        heap[at] = t;
+        at = m;
+    }
 }
 
 strata_status strata_world_shard(const strata_world *w, uint64_t k, uint64_t n, uint64_t *ids,
@@ -1357,60 +1379,48 @@ strata_status strata_world_shard(const strata_world *w, uint64_t k, uint64_t n, 
         *count = found;
         return STRATA_OK;
     }
-    weighted *order = strata__alloc_array(&w->alloc, nchunks, sizeof *order);
+    /* Greedy by size: chunks by work (input triangles) from the largest
+     * down, ids ascending within one work, each to the shard with the
+     * least load so far (lowest number on ties): the root of a min-heap of
+     * shards ordered by (load, shard).  A terrain's tiles come in a few
+     * sizes (full, the last column and row, per depth), so the chunks are
+     * walked once per size rather than sorted: memory for the shards
+     * only, whatever the number of chunks. */
     uint64_t *load = strata__alloc_array(&w->alloc, n, sizeof *load);
-    if (!order || !load) {
-        strata__free(&w->alloc, order);
-        strata__free(&w->alloc, load);
-        return STRATA_ERR_NOMEM;
-    }
-    for (uint64_t id = 0; id < nchunks; id++) {
-        strata_chunk_info ci;
-        strata_world_chunk_info(w, id, &ci);
-        order[id] = (weighted){ci.triangles, id};
-    }
-    qsort(order, nchunks, sizeof *order, cmp_weighted);
-    /* The shard with the fewest triangles (lowest number on ties): the
-     * root of a min-heap of shards ordered by (load, shard). */
-    for (uint64_t s = 0; s < n; s++)
-        load[s] = 0;
     uint64_t *heap = strata__alloc_array(&w->alloc, n, sizeof *heap);
-    if (!heap) {
-        strata__free(&w->alloc, order);
+    if (!load || !heap) {
         strata__free(&w->alloc, load);
+        strata__free(&w->alloc, heap);
         return STRATA_ERR_NOMEM;
     }
-    for (uint64_t s = 0; s < n; s++)
+    for (uint64_t s = 0; s < n; s++) {
+        load[s] = 0;
         heap[s] = s; /* all loads 0: ordered by shard */
-    for (uint64_t i = 0; i < nchunks; i++) {
-        const uint64_t best = heap[0];
-        load[best] += order[i].work;
-        if (best == k) {
-            if (found < cap)
-                ids[found] = order[i].id;
-            found++;
+    }
+    uint64_t work = UINT64_MAX; /* the size being dealt */
+    for (bool more = true; more;) {
+        uint64_t next = 0; /* the largest size below work */
+        more = false;
+        for (uint64_t id = 0; id < nchunks; id++) {
+            const uint64_t t = tile_triangles(w, id);
+            if (t < work && (!more || t > next)) {
+                next = t;
+                more = true;
+            }
+            if (t != work)
+                continue;
+            const uint64_t best = heap[0];
+            load[best] += work;
+            if (best == k) {
+                if (found < cap)
+                    ids[found] = id;
+                found++;
+            }
+            sift_down(heap, load, n);
         }
-        /* sift the root down */
-        uint64_t at = 0;
-        for (;;) {
-            const uint64_t l = 2 * at + 1, r = l + 1;
-            uint64_t m = at;
-            if (l < n && (load[heap[l]] < load[heap[m]] ||
-                          (load[heap[l]] == load[heap[m]] && heap[l] < heap[m])))
-                m = l;
-            if (r < n && (load[heap[r]] < load[heap[m]] ||
-                          (load[heap[r]] == load[heap[m]] && heap[r] < heap[m])))
-                m = r;
-            if (m == at)
-                break;
-            const uint64_t t = heap[m];
-            heap[m] = heap[at];
-            heap[at] = t;
-            at = m;
-        }
+        work = next;
     }
     strata__free(&w->alloc, heap);
-    strata__free(&w->alloc, order);
     strata__free(&w->alloc, load);
     if (ids)
         qsort(ids, found < cap ? found : cap, sizeof *ids, cmp_u64);
