@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void put(pack_buf *b, const void *p, size_t n)
+void pack_put(pack_buf *b, const void *p, size_t n)
 {
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
@@ -29,14 +29,14 @@ static void put(pack_buf *b, const void *p, size_t n)
 
 static void put_u32(pack_buf *b, uint32_t v)
 {
-    put(b, &v, 4);
+    pack_put(b, &v, 4);
 }
 
 static void put_vec3(pack_buf *b, const float *x, const float *y, const float *z, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         const float v[3] = {x[i], y[i], z[i]};
-        put(b, v, sizeof v);
+        pack_put(b, v, sizeof v);
     }
 }
 
@@ -45,13 +45,13 @@ static void put_range(pack_buf *b, uint64_t first, uint64_t count, int32_t terra
 {
     put_u32(b, (uint32_t)first);
     put_u32(b, (uint32_t)count);
-    put(b, &terrace, 4);
+    pack_put(b, &terrace, 4);
     put_u32(b, wall);
 }
 
 void pack_begin(pack_buf *b, uint64_t n)
 {
-    put(b, "STRATAPK", 8);
+    pack_put(b, "STRATAPK", 8);
     put_u32(b, 1);
     put_u32(b, (uint32_t)n);
 }
@@ -65,7 +65,7 @@ strata_status pack_chunk(strata_ctx *ctx, const strata_world *w, strata_result *
     strata_result_view v;
     strata_result_get_view(r, &v);
     const uint32_t nranges = 2 * v.nterraces + (v.water_count > 0);
-    put(b, &id, 8);
+    pack_put(b, &id, 8);
     put_u32(b, v.nverts);
     put_u32(b, (uint32_t)v.nindices);
     put_u32(b, nranges);
@@ -73,7 +73,7 @@ strata_status pack_chunk(strata_ctx *ctx, const strata_world *w, strata_result *
     put_vec3(b, v.x, v.y, v.z, v.nverts);
     if (v.nx)
         put_vec3(b, v.nx, v.ny, v.nz, v.nverts);
-    put(b, v.indices, 4 * v.nindices);
+    pack_put(b, v.indices, 4 * v.nindices);
     for (uint32_t k = 0; k < v.nterraces; k++) {
         const strata_terrace *t = &v.terraces[k];
         put_range(b, t->roof_first, t->roof_count, (int32_t)k, 0);

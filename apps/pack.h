@@ -19,6 +19,8 @@ typedef struct pack_buf {
     size_t len, cap;
 } pack_buf;
 
+/* Append p[0..n) to b (dies without memory). */
+void pack_put(pack_buf *b, const void *p, size_t n);
 /* Start a pack of n chunks in b (appended). */
 void pack_begin(pack_buf *b, uint64_t n);
 /* Make chunk id of w into r (strata_world_make_chunk: the world's edits

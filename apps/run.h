@@ -139,6 +139,15 @@ int run_tileset(job *j);
 void check_writable(const char *path, bool quiet);
 /* strata view DIR (apps/view.c): serves until killed. */
 int run_view(job *j);
+/* Find the viewer's pages (index.html, sculpt.html and their scripts, in
+ * $STRATA_VIEWER or $(pkgdatadir)/viewer) and the npm packages they load:
+ * 0, or -1 and why not in why[0..cap). */
+int view_find_page(char *why, size_t cap);
+/* The open file (or -1, *status 403 or 404) a decoded, checked path
+ * names: "/" is `index`, "/_strata/NAME" a page file or an npm package's;
+ * anything else a file of 'strata view''s world directory (none for
+ * sculpt: 404).  *type its Content-Type. */
+int view_page_file(const char *path, const char *index, int *status, const char **type);
 /* --sculpt of a world job (apps/sculpt.c): the world w made, serve its
  * editor until killed. */
 int run_sculpt(strata_ctx *ctx, const job *j, strata_world *w);

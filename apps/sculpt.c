@@ -1,8 +1,10 @@
 /* strata planet --chunk-level C -o DIR --sculpt (and terrain --tile-cells
  * N): serve an editor of the world on 127.0.0.1 (apps/serve.c).  DIR
  * holds the edit log (DIR/edits.strata, saved atomically after every
- * change: starting again on DIR continues from it) and the exports
- * (DIR/exports/); nothing else is written.
+ * change: starting again on DIR continues from it), the exports
+ * (DIR/exports/) and, as a world directory without tiles, world.json and
+ * world.lock: apps/world.c locks DIR for the editor's life, so a second
+ * editor or a world run on DIR fails naming this one.
  *
  * Every URL starts with /TOKEN/, TOKEN 32 hex digits from getrandom
  * printed in the one URL (as Jupyter does); a request without it is
@@ -10,7 +12,13 @@
  * BODY_MAX bytes, a client makes at most RATE requests a second, an
  * Origin header must be this server's (serve.c).
  *
+ *   GET  /TOKEN/               the editor's page (docs/viewer/sculpt.html;
+ *                              found as 'strata view' finds its viewer:
+ *                              apps/view.c), /TOKEN/_strata/... its
+ *                              script and the npm package three
  *   GET  /TOKEN/api/state     {"kind":..,"chunks":N,"edits":N,"redo":N}
+ *   GET  /TOKEN/api/palettes  {"earth":["#rrggbb",...],...}: the built-in
+ *                              palettes' stops (strata_palette_preset)
  *   GET  /TOKEN/api/chunks    every chunk, as a pack (below)
  *   POST /TOKEN/api/dab       {"brush":"raise","center":[x,y,z],
  *                              "radius":r,"strength":s}: appended to the
@@ -70,6 +78,7 @@ typedef struct sculpt {
     strata_result *r;
     char *args[ARGS_MAX]; /* the command's options but the world's and sculpt's */
     size_t nargs;
+    char no_page[PATH_MAX + 256]; /* why the page's files are missing, or "" */
 } sculpt;
 
 /* ------------------------------------------------------------ packs */
@@ -122,6 +131,30 @@ static void reply_json(serve_reply *rp, const char *text)
     if (!rp->body)
         die(EXIT_RUNTIME, "out of memory");
     memcpy(rp->body, text, rp->len);
+}
+
+/* The built-in palettes as JSON: {"NAME":["#rrggbb",...],...}. */
+static void reply_palettes(serve_reply *rp)
+{
+    pack_buf b = {0};
+    const char *name;
+    for (unsigned i = 0; (name = strata_palette_preset_name(i)) != NULL; i++) {
+        strata_palette p;
+        if (strata_palette_preset(name, &p) != STRATA_OK)
+            continue;
+        char text[96];
+        snprintf(text, sizeof text, "%s\"%s\":[", i ? "," : "{", name);
+        pack_put(&b, text, strlen(text));
+        for (uint32_t k = 0; k < p.nstops; k++) {
+            snprintf(text, sizeof text, "%s\"#%02x%02x%02x\"", k ? "," : "", p.rgb[k][0],
+                     p.rgb[k][1], p.rgb[k][2]);
+            pack_put(&b, text, strlen(text));
+        }
+        pack_put(&b, "]", 1);
+    }
+    pack_put(&b, b.len ? "}\n" : "{}\n", b.len ? 2 : 3);
+    *rp = (serve_reply){.status = 200, .type = "application/json", .fd = -1, .body = b.p,
+                        .len = b.len};
 }
 
 /* ------------------------------------------------------------ export */
@@ -241,6 +274,16 @@ static void handle(void *user, const serve_request *rq, serve_reply *rp)
     body[rq->body_len] = '\0';
     if (memchr(rq->body, 0, rq->body_len))
         return serve_text(rp, 400, "a NUL byte in the body");
+    if (!rq->post && (!strcmp(rest, "/") || !strncmp(rest, "/_strata/", 9))) {
+        if (s->no_page[0])
+            return serve_text(rp, 404, s->no_page);
+        int why = 404;
+        rp->fd = view_page_file(rest, "sculpt.html", &why, &rp->type);
+        if (rp->fd < 0)
+            return serve_text(rp, why, NULL);
+        rp->status = 200;
+        return;
+    }
     if (!rq->post && !strcmp(rest, "/api/state")) {
         char text[256];
         snprintf(text, sizeof text,
@@ -250,6 +293,8 @@ static void handle(void *user, const serve_request *rq, serve_reply *rp)
                  (unsigned long long)strata_edits_redo_count(s->e));
         return reply_json(rp, text);
     }
+    if (!rq->post && !strcmp(rest, "/api/palettes"))
+        return reply_palettes(rp);
     if (!rq->post && !strcmp(rest, "/api/chunks")) {
         pack_buf b = {0};
         const strata_status st = pack(s, NULL, s->nchunks, &b);
@@ -273,6 +318,8 @@ static void ready(void *user, unsigned port)
 {
     const sculpt *s = user;
     printf("http://127.0.0.1:%u/%s/\n", port, s->token);
+    if (s->no_page[0])
+        fprintf(stderr, "strata: warning: no editor page: %s\n", s->no_page);
     if (!s->o->quiet)
         fprintf(stderr,
                 "strata: sculpting '%s' (%llu dabs in its log); open the URL above in a "
@@ -340,6 +387,8 @@ int run_sculpt(strata_ctx *ctx, const job *o, strata_world *w)
                                        "quiet", "stats", "tile-format", NULL};
     s.nargs = cli_given_args(skip, s.args, ARGS_MAX);
     make_token(s.token);
+    if (view_find_page(s.no_page, sizeof s.no_page) == 0)
+        s.no_page[0] = '\0';
     const serve_options so = {.port = (unsigned)o->port, .post = true, .body_max = BODY_MAX,
                               .check_origin = true, .rate = RATE, .handle = handle,
                               .ready = ready, .stop = interrupted, .user = &s};

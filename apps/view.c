@@ -2,7 +2,9 @@
  * (docs/viewer) over HTTP on 127.0.0.1, for a browser on this machine.
  *
  *   /                          the viewer's index.html
- *   /_strata/viewer.js ...     the viewer's files
+ *   /_strata/viewer.js ...     the viewer's files (also 'strata sculpt''s
+ *                              sculpt.html and sculpt.js, which it serves
+ *                              itself under its token, apps/sculpt.c)
  *   /_strata/three/...         the npm package three
  *   /_strata/3d-tiles-renderer/...   the npm package 3d-tiles-renderer
  *   anything else              DIR's files (tileset.json, tiles/...)
@@ -109,15 +111,30 @@ static void find_roots(const char *dir)
             "shards: strata tileset DIR)",
             dir);
 
+    g_roots.world_fd = open(g_roots.world, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (g_roots.world_fd < 0)
+        die(EXIT_RUNTIME, "cannot open directory '%s': %s", g_roots.world, strerror(errno));
+    char why[PATH_MAX + 256];
+    if (view_find_page(why, sizeof why) != 0)
+        die(EXIT_RUNTIME, "%s", why);
+}
+
+/* The viewer's files and the npm packages: see run.h. */
+int view_find_page(char *why, size_t cap)
+{
     const char *env = getenv("STRATA_VIEWER");
     const char *vdir = env && *env ? env : STRATA_PKGDATADIR "/viewer";
     g_roots.viewer = real_dir(vdir);
     if (!g_roots.viewer || !is_file(g_roots.viewer, "index.html") ||
-        !is_file(g_roots.viewer, "viewer.js"))
-        die(EXIT_RUNTIME,
-            "the viewer's files (index.html, viewer.js) are not in '%s': run 'make install', or "
-            "set STRATA_VIEWER to the source tree's docs/viewer",
-            vdir);
+        !is_file(g_roots.viewer, "viewer.js") || !is_file(g_roots.viewer, "sculpt.html") ||
+        !is_file(g_roots.viewer, "sculpt.js")) {
+        snprintf(why, cap,
+                 "the viewer's files (index.html, viewer.js, sculpt.html, sculpt.js) are not "
+                 "in '%s': run 'make install', or set STRATA_VIEWER to the source tree's "
+                 "docs/viewer",
+                 vdir);
+        return -1;
+    }
 
     char home[PATH_MAX] = "";
     const char *h = getenv("HOME");
@@ -139,19 +156,24 @@ static void find_roots(const char *dir)
         if (i == 0 && !g_roots.modules)
             break; /* an explicit STRATA_NODE_MODULES is the only place looked at */
     }
-    if (!g_roots.modules)
-        die(EXIT_RUNTIME,
-            "the npm packages " NPM_PACKAGES " were not found (%s): install them with "
-            "%s/install-deps.sh, or set STRATA_NODE_MODULES to a node_modules holding them",
-            env && *env ? env : "$HOME/.cache/strata-npm/node_modules", g_roots.viewer);
-
-    char *const *names[] = {&g_roots.world, &g_roots.viewer, &g_roots.modules};
-    int *const fds[] = {&g_roots.world_fd, &g_roots.viewer_fd, &g_roots.modules_fd};
-    for (int i = 0; i < 3; i++) {
-        *fds[i] = open(*names[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (*fds[i] < 0)
-            die(EXIT_RUNTIME, "cannot open directory '%s': %s", *names[i], strerror(errno));
+    if (!g_roots.modules) {
+        snprintf(why, cap,
+                 "the npm packages " NPM_PACKAGES " were not found (%s): install them with "
+                 "%s/install-deps.sh, or set STRATA_NODE_MODULES to a node_modules holding them",
+                 env && *env ? env : "$HOME/.cache/strata-npm/node_modules", g_roots.viewer);
+        return -1;
     }
+
+    char *const *names[] = {&g_roots.viewer, &g_roots.modules};
+    int *const fds[] = {&g_roots.viewer_fd, &g_roots.modules_fd};
+    for (int i = 0; i < 2; i++) {
+        *fds[i] = open(*names[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (*fds[i] < 0) {
+            snprintf(why, cap, "cannot open directory '%s': %s", *names[i], strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* The open file a decoded path names, walked from its root's descriptor
@@ -159,19 +181,8 @@ static void find_roots(const char *dir)
  * below the root is refused, so a directory swapped for a link while a
  * request is answered cannot lead outside), or -1 with *status 403 (a
  * link, no permission) or 404. */
-static int open_beneath(const char *path, int *status)
+static int open_beneath(int root, const char *rel, int *status)
 {
-    int root = g_roots.world_fd;
-    const char *rel = path + 1;
-    static const char prefix[] = "/_strata/";
-    if (!strcmp(path, "/")) {
-        root = g_roots.viewer_fd;
-        rel = "index.html";
-    } else if (!strncmp(path, prefix, sizeof prefix - 1)) {
-        rel = path + sizeof prefix - 1;
-        const bool module = !strncmp(rel, "three/", 6) || !strncmp(rel, "3d-tiles-renderer/", 18);
-        root = module ? g_roots.modules_fd : g_roots.viewer_fd;
-    }
     char buf[PATH_MAX];
     *status = 404;
     if (snprintf(buf, sizeof buf, "%s", rel) >= (int)sizeof buf)
@@ -232,16 +243,36 @@ static const char *content_type(const char *path)
     return "application/octet-stream";
 }
 
+/* The page's file for a decoded path: see run.h. */
+int view_page_file(const char *path, const char *index, int *status, const char **type)
+{
+    int root = g_roots.world_fd;
+    const char *rel = path + 1;
+    static const char prefix[] = "/_strata/";
+    if (!strcmp(path, "/")) {
+        root = g_roots.viewer_fd;
+        rel = index;
+    } else if (!strncmp(path, prefix, sizeof prefix - 1)) {
+        rel = path + sizeof prefix - 1;
+        const bool module = !strncmp(rel, "three/", 6) || !strncmp(rel, "3d-tiles-renderer/", 18);
+        root = module ? g_roots.modules_fd : g_roots.viewer_fd;
+    } else if (!g_roots.world) {
+        *status = 404;
+        return -1;
+    }
+    *type = content_type(rel);
+    return open_beneath(root, rel, status);
+}
+
 /* ------------------------------------------------------------ serving */
 
 static void handle(void *user, const serve_request *rq, serve_reply *rp)
 {
     (void)user;
     int why = 404;
-    rp->fd = open_beneath(rq->path, &why);
+    rp->fd = view_page_file(rq->path, "index.html", &why, &rp->type);
     if (rp->fd >= 0) {
         rp->status = 200;
-        rp->type = content_type(strcmp(rq->path, "/") ? rq->path : "/index.html");
     } else {
         serve_text(rp, why, NULL);
     }

@@ -498,14 +498,36 @@ static void parse_shard(const char *s, uint64_t *k, uint64_t *n)
 /* Lock a world directory for this run (strata_world_dir_lock): exclusive
  * for a whole world made by one process, shared for shards, ranks and
  * 'strata tileset'. */
+/* "another strata run (pid N: its command line)" into who[0..cap): the
+ * command line from /proc when it can be read (an editor, --sculpt, says
+ * so there), shortened to fit. */
+static void holder_name(long pid, char *who, size_t cap)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+    size_t n = 0;
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        n = fread(line, 1, sizeof line - 1, f);
+        fclose(f);
+    }
+    for (size_t i = 0; i + 1 < n; i++)
+        if (line[i] == '\0')
+            line[i] = ' '; /* the arguments, NUL-separated */
+    line[n] = '\0';
+    if (n == sizeof line - 1)
+        memcpy(line + n - 3, "...", 3);
+    snprintf(who, cap, "another strata run (pid %ld%s%s)", pid, n ? ": " : "", line);
+}
+
 static void lock_dir(strata_world_dir *dir, const char *path, bool exclusive)
 {
     long pid = 0;
     const strata_status st = strata_world_dir_lock(dir, exclusive, &pid);
     if (st == STRATA_ERR_CONFLICT) {
-        char who[64] = "another strata run";
+        char who[320] = "another strata run";
         if (pid > 0)
-            snprintf(who, sizeof who, "another strata run (pid %ld)", pid);
+            holder_name(pid, who, sizeof who);
         die(EXIT_RUNTIME,
             "'%s' is in use by %s: wait for it to end, or use another directory (shards of "
             "one world may run together: --shard)",
@@ -846,8 +868,14 @@ int run_world(job *o)
     create_world(wr.ctx, o, &wr.wj, &wr.w);
     wr.t_range = now() - t0;
     if (o->sculpt) {
+        /* DIR is the world's directory (world.json, no tiles), locked for
+         * the editor's life: another editor or a world run on it fails,
+         * naming this one */
         progress_clear();
+        wr.whole = true;
+        open_dir(&wr);
         const int rc = run_sculpt(wr.ctx, o, wr.w);
+        strata_world_dir_close(wr.dir);
         interrupt_watch(NULL);
         strata_world_destroy(wr.w);
         world_job_free(&wr.wj);

@@ -5,7 +5,8 @@
 #
 #   tests/sanitize.sh address [DIR]   clang -fsanitize=address,undefined: the
 #                                     Check suites, the CLI tests, the README
-#                                     example and the fuzz corpora
+#                                     example, the fuzz corpora, the sculpt
+#                                     editor's server and page
 #   tests/sanitize.sh thread [DIR]    clang -fsanitize=thread with libomp and
 #                                     its TSan tool Archer: the Check suites
 #
@@ -45,7 +46,9 @@ address)
     # Everything but the determinism re-runs (tests/modes.sh: the same
     # suites again) and the cross builds (tests/neon.sh, qemu-x86.sh).
     tests='$(CHECK_SUITES) tests/fuzz/replay.sh tests/cli.sh tests/faults.sh tests/readme-example.sh'
-    tests="$tests tests/bench.sh tests/sculpt.sh"
+    # the editor's server under a browser's requests: its page files, the
+    # lock, the routes a page uses (skipped without Chromium)
+    tests="$tests tests/bench.sh tests/sculpt.sh tests/sculpt-page.sh"
     ;;
 thread)
     flags="-O1 -g -fsanitize=thread"

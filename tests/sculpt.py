@@ -8,6 +8,7 @@ the exports equal the command line's output from the same log byte for
 byte, for OMP_NUM_THREADS 1 and 2; a restart continues from the log.
 Prints one line per failure and "N passed, M failed"; exits 1 on a
 failure.  Loopback only; every socket has a timeout."""
+import json
 import os
 import signal
 import socket
@@ -33,7 +34,10 @@ class Editor:
     """A running editor: its process, port and token."""
 
     def __init__(self, args, threads):
-        env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+        # no page files: the server runs without them (the page's own
+        # test is tests/sculpt-page.sh)
+        env = dict(os.environ, OMP_NUM_THREADS=str(threads),
+                   STRATA_VIEWER=os.path.join(TMP, "no-viewer"))
         self.p = subprocess.Popen([STRATA] + args + ["--sculpt", "--port", "0"],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                                   cwd=TMP)
@@ -152,6 +156,24 @@ def flood(e):
     check("answered again after the flood", st == 200, st)
 
 
+def routes(e):
+    st, body = e.req("GET", "/api/palettes")
+    try:
+        pal = json.loads(body)
+    except ValueError:
+        pal = {}
+    check("palettes: 200, the built-in ones", st == 200 and
+          all(len(pal.get(n, [])) > 1 for n in ["earth", "desert", "ice", "mono"]) and
+          all(len(c) == 7 and c[0] == "#" for n in pal for c in pal[n]), (st, body[:200]))
+    st, body = e.req("GET", "/")
+    check("no page files: 404 naming STRATA_VIEWER", st == 404 and b"STRATA_VIEWER" in body,
+          (st, body[:200]))
+    st, _ = e.req("GET", "/_strata/sculpt.js")
+    check("no page files: their scripts 404", st == 404, st)
+    check("the editor said the page is missing",
+          b"no editor page" in e.p.stderr.read1(4096), "")
+
+
 def editing(e, d):
     log = os.path.join(d, "edits.strata")
     st, before = e.req("GET", "/api/chunks")
@@ -214,6 +236,7 @@ def suite(tag, cli, world, kinds):
     e = Editor(args, 1)
     try:
         security(e, d)
+        routes(e)
         editing(e, d)
         exports(e, d, cli, kinds, 1, tag)
         st, body = e.req("POST", "/api/dab",
