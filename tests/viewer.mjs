@@ -95,6 +95,8 @@ function share(png) {
 }
 
 async function shot(name) {
+    // the page's status line is not part of the picture compared
+    await evaluate("document.getElementById('info') && (document.getElementById('info').style.visibility = 'hidden')");
     const { data } = await cmd('Page.captureScreenshot', { format: 'png' });
     const png = Buffer.from(data, 'base64');
     writeFileSync(`${prefix}-${name}.png`, png);
