@@ -44,6 +44,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 cd "$tmp" || exit 99
+out=$builddir
 . "$SRCDIR/tests/lib.sh"
 pass=0
 fail=0
@@ -102,7 +103,7 @@ for s in $scenes; do
     check "$name: at the antipode the picture is the globe's alone ($(cat far.diff))" \
         '[ "$(field differ far.diff)" = 0 ]'
     for v in near near-bare far; do
-        cp "$name-$v.png" "$builddir/tests/cesium-$name-$v.png" 2>/dev/null
+        cp "$name-$v.png" "$out/tests/cesium-$name-$v.png" 2>/dev/null
     done
 done
 finish
