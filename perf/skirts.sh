@@ -9,8 +9,11 @@
 # surface's silhouette).
 #
 # A measurement, not yet a test: the pictures still differ along seams
-# (docs/DESIGN.md, levels of detail), so it prints the pixel counts and
-# exits 1 until the target holds.  Run from the top of a built tree:
+# (docs/DESIGN.md, levels of detail: the skirts take their terrace's roof
+# colour, what is left lies mostly along walls that cross seams), so it
+# prints the pixel counts (differ: any change; visible: more than 8 apart
+# in a channel) and exits 1 until the target holds.  Run from the top of
+# a built tree:
 # STRATA=apps/strata perf/skirts.sh.  Exits 77 without node, the viewer's
 # npm packages or Chromium (as tests/viewer.sh).
 : "${STRATA:?STRATA must name the strata program}"
