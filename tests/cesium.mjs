@@ -21,13 +21,12 @@
 import { createServer } from 'node:http';
 import { readFile, writeFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { openTab } from './cdp.mjs';
 
 const [wsModule, browserUrl, cesiumDir, worldDir, prefix, where, size = '480x360'] =
     process.argv.slice(2);
 const [lon, lat, height, range] = where.split(',').map(Number);
 const [width, pxHeight] = size.split('x').map(Number);
-const { default: WebSocket } = await import(pathToFileURL(wsModule).href);
 const READY_MS = 240000;
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8">
@@ -97,54 +96,8 @@ const server = createServer(async (req, res) => {
 await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
 const pageUrl = `http://127.0.0.1:${server.address().port}/`;
 
-const ws = new WebSocket(browserUrl, { perMessageDeflate: false });
-await new Promise((ok, fail) => { ws.once('open', ok); ws.once('error', fail); });
-let nextId = 1;
-const waiting = new Map();
-const listeners = [];
-ws.on('message', (data) => {
-    const m = JSON.parse(data);
-    if (m.id && waiting.has(m.id)) {
-        const { ok, fail } = waiting.get(m.id);
-        waiting.delete(m.id);
-        m.error ? fail(new Error(`${m.error.message} (${m.error.code})`)) : ok(m.result);
-    } else if (m.method) {
-        for (const l of listeners) l(m);
-    }
-});
-function send(method, params = {}, sessionId) {
-    const id = nextId++;
-    ws.send(JSON.stringify({ id, method, params, sessionId }));
-    return new Promise((ok, fail) => waiting.set(id, { ok, fail }));
-}
-let errors = 0;
-listeners.push((m) => {
-    let text = null;
-    if (m.method === 'Runtime.consoleAPICalled' && m.params.type === 'error')
-        text = m.params.args.map((a) => a.value ?? a.description ?? a.type).join(' ');
-    else if (m.method === 'Runtime.exceptionThrown')
-        text = m.params.exceptionDetails.exception?.description ?? m.params.exceptionDetails.text;
-    else if (m.method === 'Log.entryAdded' && m.params.entry.level === 'error')
-        text = `${m.params.entry.text} ${m.params.entry.url ?? ''}`;
-    if (text !== null && ++errors <= 10)
-        console.log(`console error: ${text}`);
-});
-
-const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
-const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
-const cmd = (method, params) => send(method, params, sessionId);
-await cmd('Runtime.enable');
-await cmd('Log.enable');
-await cmd('Page.enable');
-await cmd('Emulation.setDeviceMetricsOverride', { width, height: pxHeight, deviceScaleFactor: 1, mobile: false });
-await cmd('Page.navigate', { url: pageUrl });
-
-async function evaluate(expr) {
-    const r = await cmd('Runtime.evaluate', { expression: expr, returnByValue: true });
-    if (r.exceptionDetails)
-        throw new Error(`${expr}: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
-    return r.result.value;
-}
+const tab = await openTab(wsModule, browserUrl, pageUrl, width, pxHeight);
+const evaluate = tab.evaluate;
 async function until(expr, what) {
     const t0 = Date.now();
     while (Date.now() - t0 < READY_MS) {
@@ -153,14 +106,14 @@ async function until(expr, what) {
         await new Promise((ok) => setTimeout(ok, 200));
     }
     console.log(`timeout: ${what} after ${READY_MS / 1000} s`);
-    console.log(`errors=${errors}`);
+    console.log(`errors=${tab.errors()}`);
     process.exit(1);
 }
 async function shot(name, lo, la, show) {
     await evaluate(`strataTileset.show = ${show}; strataStable = 0; ` +
                    `strataLook(${lo}, ${la}, ${height}, ${range})`);
     await until('window.strataStable >= 10', name);
-    const { data } = await cmd('Page.captureScreenshot', { format: 'png' });
+    const { data } = await tab.cmd('Page.captureScreenshot', { format: 'png' });
     await writeFile(`${prefix}-${name}.png`, Buffer.from(data, 'base64'));
 }
 
@@ -174,8 +127,7 @@ const farSelected = await evaluate('strataSelected()');
 await shot('far-bare', antiLon, -lat, false);
 console.log(`tiles=${await evaluate('strataLoaded')} failed=${await evaluate('strataFailed')} ` +
             `near.selected=${nearSelected} far.selected=${farSelected}`);
-console.log(`errors=${errors}`);
-await send('Target.closeTarget', { targetId });
-ws.close();
+console.log(`errors=${tab.errors()}`);
+await tab.close();
 server.close();
 process.exit(0);
