@@ -2451,8 +2451,9 @@ typedef struct strata_world_options {
      * terrain's outer border, and with normals the skirt has those of
      * the triangle it hangs from (lit like its roof or wall).  The tile's
      * own vertices and triangles are unchanged; the skirt's vertices come
-     * after them and its triangles after the terraces' (a primitive
-     * "skirt" of its own in glTF, terrace -1 in PLY). */
+     * after them and its triangles after the terraces', grouped by the
+     * terrace they hang from (in glTF a primitive "skirt_K" per terrace K,
+     * in that terrace's roof colour; terrace -1 in PLY). */
     int skirts;
     /* > 0: every tile's roofs simplified by strata_result_simplify_roofs
      * with this error, after slicing and before its skirt (their borders,

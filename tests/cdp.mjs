@@ -1,6 +1,6 @@
 // A tab of headless Chromium driven through the DevTools protocol (CDP,
-// over the npm package "ws"), for tests/sculpt-page.mjs and
-// perf/sculpt-frame.mjs:
+// over the npm package "ws"), for tests/viewer.mjs, tests/cesium.mjs,
+// tests/sculpt-page.mjs and perf/sculpt-frame.mjs:
 //
 //   const tab = await openTab(wsModule, browserUrl, width, height);
 //   await tab.cmd('Page.navigate', {url});  await tab.evaluate('1 + 1');

@@ -14,7 +14,7 @@ Checks, over tileset.json and every external tileset it references:
     tile's content (read from the .glb, glTF y-up turned into the
     tileset's z-up) inside its tile's box;
   - with --lod: every tile with children has content of its own;
-  - every skirt triangle (glTF material "skirt") faces away from its
+  - every skirt triangle (glTF materials "skirt_K") faces away from its
     tile (terrains: across, planets: from the tile's middle), reaches no
     deeper below its border (terrains: in height, planets: in radius)
     than the tile's geometricError plus the next coarser depth's (the
@@ -107,7 +107,7 @@ def glb_read(path):
            for i in range(len(xs) // 3)]
     skirt = []
     for p in prims:
-        if doc["materials"][p["material"]].get("name") == "skirt":
+        if doc["materials"][p["material"]].get("name", "").startswith("skirt"):
             skirt.extend(array(p["indices"], 1))
     return pts, skirt
 

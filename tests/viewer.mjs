@@ -15,63 +15,15 @@
 //   errors=N   console errors and uncaught exceptions (each also printed)
 // Exits 1 on a timeout, 0 otherwise (the caller judges the figures).
 import { writeFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { openTab } from './cdp.mjs';
 import { decode, isBackground } from './png.mjs';
 
 const [wsModule, browserUrl, pageUrl, prefix, zoomList, size = '640x480'] = process.argv.slice(2);
 const [width, height] = size.split('x').map(Number);
-const { default: WebSocket } = await import(pathToFileURL(wsModule).href);
 const READY_MS = 120000;
-
-const ws = new WebSocket(browserUrl, { perMessageDeflate: false });
-await new Promise((ok, fail) => { ws.once('open', ok); ws.once('error', fail); });
-let nextId = 1;
-const waiting = new Map();
-const listeners = [];
-ws.on('message', (data) => {
-    const m = JSON.parse(data);
-    if (m.id && waiting.has(m.id)) {
-        const { ok, fail } = waiting.get(m.id);
-        waiting.delete(m.id);
-        m.error ? fail(new Error(`${m.error.message} (${m.error.code})`)) : ok(m.result);
-    } else if (m.method) {
-        for (const l of listeners) l(m);
-    }
-});
-function send(method, params = {}, sessionId) {
-    const id = nextId++;
-    ws.send(JSON.stringify({ id, method, params, sessionId }));
-    return new Promise((ok, fail) => waiting.set(id, { ok, fail }));
-}
-
-let errors = 0;
-listeners.push((m) => {
-    let text = null;
-    if (m.method === 'Runtime.consoleAPICalled' && m.params.type === 'error')
-        text = m.params.args.map((a) => a.value ?? a.description ?? a.type).join(' ');
-    else if (m.method === 'Runtime.exceptionThrown')
-        text = m.params.exceptionDetails.exception?.description ?? m.params.exceptionDetails.text;
-    else if (m.method === 'Log.entryAdded' && m.params.entry.level === 'error')
-        text = `${m.params.entry.text} ${m.params.entry.url ?? ''}`;
-    if (text !== null && ++errors <= 10)
-        console.log(`console error: ${text}`);
-});
-
-const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
-const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
-const cmd = (method, params) => send(method, params, sessionId);
-await cmd('Runtime.enable');
-await cmd('Log.enable');
-await cmd('Page.enable');
-await cmd('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile: false });
-await cmd('Page.navigate', { url: pageUrl });
-
-async function evaluate(expr) {
-    const r = await cmd('Runtime.evaluate', { expression: expr, returnByValue: true });
-    if (r.exceptionDetails)
-        throw new Error(`${expr}: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
-    return r.result.value;
-}
+const tab = await openTab(wsModule, browserUrl, width, height);
+await tab.cmd('Page.navigate', { url: pageUrl });
+const evaluate = tab.evaluate;
 async function ready(what) {
     const t0 = Date.now();
     while (Date.now() - t0 < READY_MS) {
@@ -95,7 +47,9 @@ function share(png) {
 }
 
 async function shot(name) {
-    const { data } = await cmd('Page.captureScreenshot', { format: 'png' });
+    // the page's status line is not part of the picture compared
+    await evaluate("document.getElementById('info') && (document.getElementById('info').style.visibility = 'hidden')");
+    const { data } = await tab.cmd('Page.captureScreenshot', { format: 'png' });
     const png = Buffer.from(data, 'base64');
     writeFileSync(`${prefix}-${name}.png`, png);
     const v = await evaluate('[window.strataTiles, window.strataVisible, window.strataDepth, window.strataShallowest]');
@@ -113,7 +67,6 @@ for (let i = 0; i < zooms.length; i++) {
     await shot(`view${i + 1}`);
 }
 console.log(`frame=${await evaluate('window.strataFrame')}`);
-console.log(`errors=${errors}`);
-await send('Target.closeTarget', { targetId });
-ws.close();
+console.log(`errors=${tab.errors}`);
+await tab.close();
 process.exit(0);

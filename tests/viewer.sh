@@ -37,13 +37,8 @@ for f in three/build/three.module.js 3d-tiles-renderer/build/index.js ws/wrapper
         exit 77
     fi
 done
-chromium=${STRATA_CHROMIUM:-}
-if [ -z "$chromium" ]; then
-    for c in chromium chromium-browser google-chrome; do
-        if command -v $c >/dev/null 2>&1; then chromium=$c; break; fi
-    done
-fi
-if [ -z "$chromium" ]; then
+. "$SRCDIR/tests/browser.sh"
+if ! browser_find; then
     echo "SKIP: Chromium is not installed (Debian: apt-get install chromium)"
     exit 77
 fi
@@ -136,22 +131,7 @@ check "the tile served is the file" \
     '[ "$(get /tiles/2/5.glb | cut -d" " -f3)" = "$(wc -c <world/tiles/2/5.glb | tr -d " ")" ]'
 
 # ------------------------------------------------------------ the browser
-"$chromium" --headless=new --no-sandbox --use-angle=swiftshader --enable-unsafe-swiftshader \
-    --remote-debugging-port=0 --user-data-dir="$tmp/profile" --no-first-run \
-    --no-default-browser-check --disable-extensions --mute-audio about:blank 2>chrome.err &
-browser=$!
-ws=
-i=0
-while [ $i -lt 300 ]; do
-    ws=$(sed -n 's/^DevTools listening on \(ws:.*\)$/\1/p' chrome.err | head -n 1)
-    [ -n "$ws" ] && break
-    kill -0 "$browser" 2>/dev/null || break
-    sleep 0.1
-    i=$((i + 1))
-done
-if [ -z "$ws" ]; then
-    echo "Chromium ($chromium) did not start:"
-    tail -n 5 chrome.err
+if ! browser_start "$tmp"; then
     echo "$pass passed, $fail failed (the server's checks; the page's skipped)"
     [ "$fail" -eq 0 ] && exit 77
     exit 1

@@ -118,7 +118,8 @@ typedef struct prim {
     uint64_t nindices;
     uint32_t terrace;
     unsigned char wall; /* a separate wall primitive: material wall_K */
-    unsigned char skirt; /* a world tile's skirt: material skirt */
+    unsigned char skirt; /* a world tile's skirt hanging from terrace
+                            `terrace`: material skirt_K, its roof's colour */
     unsigned char water; /* strata_result_add_water: material water */
     unsigned char shore; /* strata_result_add_shoreline: material shoreline,
                             accessors of its own, indices from uv_first */
@@ -206,7 +207,7 @@ static void plan_free(const strata_allocator *al, plan *p)
  * separate walls all roofs then all walls. */
 static strata_status plan_prims(const strata_result *r, const strata_allocator *al, plan *p)
 {
-    p->prims = strata__alloc_array(al, 2 * (size_t)r->nterraces + 4, sizeof *p->prims);
+    p->prims = strata__alloc_array(al, 3 * (size_t)r->nterraces + 4, sizeof *p->prims);
     if (!p->prims)
         return STRATA_ERR_NOMEM;
     size_t n = 0;
@@ -231,13 +232,22 @@ static strata_status plan_prims(const strata_result *r, const strata_allocator *
                 p->prims[n++] = q;
         }
     }
-    if (r->skirt_count) { /* after every terrace's, in the index order */
+    /* after every terrace's, in the index order: a skirt per terrace it
+     * hangs from, in that terrace's roof colour, so that where a viewer
+     * draws a sliver of it along a seam (the depth test cannot part it
+     * from the neighbour's surface right in front) it looks like the
+     * ground there */
+    for (uint32_t k = 0; r->skirt_count && k < (r->nterraces ? r->nterraces : 1); k++) {
+        const uint64_t from = k ? r->skirt_ends[k - 1] : 0, to = r->skirt_ends[k];
+        if (to == from)
+            continue;
         prim q;
         memset(&q, 0, sizeof q);
-        q.first[0] = r->skirt_first;
-        q.count[0] = r->skirt_count;
+        q.first[0] = r->skirt_first + from;
+        q.count[0] = to - from;
         q.nindices = q.count[0];
-        q.wall = q.skirt = 1;
+        q.terrace = k;
+        q.skirt = 1;
         p->prims[n++] = q;
     }
     if (r->water_count) { /* then the water's */
@@ -875,8 +885,8 @@ static void json_materials(strata_jtext *j, const strata_result *r, const strata
             continue;
         }
         if (q->skirt)
-            strata__jtext_printf(j, "%s{\"name\":\"skirt\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
-                                 i ? "," : "");
+            strata__jtext_printf(j, "%s{\"name\":\"skirt_%u\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
+                                 i ? "," : "", (unsigned)q->terrace);
         else
             strata__jtext_printf(j, "%s{\"name\":\"%s_%u\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[",
                                  i ? "," : "", q->wall ? "wall" : "terrace", (unsigned)q->terrace);

@@ -206,7 +206,7 @@ void strata_result_destroy(strata_result *r)
     strata_result_trim(r);
     strata_allocator al = r->alloc;
     void *arrays[] = {r->x, r->y, r->z, r->nx, r->ny, r->nz, r->indices, r->terraces, r->uv,
-                      r->ao};
+                      r->ao, r->skirt_ends};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         strata__free(&al, arrays[i]);
     strata__free(&al, r);

@@ -24,6 +24,11 @@ struct strata_result {
     /* World tiles with skirts (core/world/skirt.c): the skirt's triangles,
      * after every terrace's, outside their ranges (count 0: none). */
     uint64_t skirt_first, skirt_count;
+    /* grouped by the terrace of the triangle each quad hangs from: terrace
+     * k's are [skirt_first + (k ? skirt_ends[k - 1] : 0), skirt_first +
+     * skirt_ends[k]) (nterraces entries, skirt_ends_cap allocated) */
+    uint64_t *skirt_ends;
+    uint32_t skirt_ends_cap;
     /* strata_result_add_water / add_shoreline (core/edit/water.c): their
      * triangles after everything else, outside the terraces' ranges
      * (count 0: none); the shoreline's vertices are [uv_first, uv_first +

@@ -19,8 +19,13 @@
  * A border edge u -> v (in its triangle's order) gets the triangles
  * (v, u, u') and (v, u', v'), u' and v' new copies of u and v lowered by
  * the depth: they run along the edge the other way, so the skirt faces
- * away from the tile, towards a lower neighbour's gap.  Everything is in
- * the order of r's triangles: the same bytes for any thread count. */
+ * away from the tile, towards a lower neighbour's gap.  The quads are
+ * grouped by the terrace of the triangle they hang from (r's skirt_ends:
+ * a glTF writer colours each group as its terrace's roof, so that where a
+ * viewer's depth test lets a sliver of skirt win over the neighbour's
+ * surface along a seam it shows the ground's colour, not a line), each
+ * group in the order of r's triangles: the same bytes for any thread
+ * count. */
 #include "world/world.h"
 #include "mesh/mesh.h"
 
@@ -35,6 +40,8 @@ void strata__skirt_scratch_free(strata_skirt_scratch *s)
     strata__free(s->al, s->slots);
     strata__free(s->al, s->cand);
     strata__free(s->al, s->own);
+    strata__free(s->al, s->ter);
+    strata__free(s->al, s->order);
     strata__free(s->al, s->pos);
     const strata_allocator *al = s->al;
     memset(s, 0, sizeof *s);
@@ -187,6 +194,101 @@ static void copy_normal(strata_result *r, uint32_t u, uint32_t o)
     r->nz[o] = r->nz[u];
 }
 
+/* With normals the walls have vertices of their own, at the roofs'
+ * positions: edges are then told apart by position (each of the ncand
+ * candidates' ends replaced by the first vertex at their position, the
+ * candidates as their triangles have them kept in s->own). */
+static strata_status by_position(const strata_result *r, strata_skirt_scratch *s, uint64_t ncand)
+{
+    size_t psize = 16;
+    while (psize < 4 * ncand + 16)
+        psize *= 2;
+    if (s->pos_cap < psize || !s->pos) {
+        strata__free(s->al, s->pos);
+        s->pos_cap = 0;
+        if (!(s->pos = strata__alloc_array(s->al, psize, 4 * sizeof(uint32_t))))
+            return STRATA_ERR_NOMEM;
+        s->pos_cap = psize;
+    }
+    uint32_t *pos = s->pos;
+    const size_t pmask = psize - 1;
+    for (size_t i = 0; i < psize; i++)
+        pos[4 * i + 3] = UINT32_MAX;
+    for (uint64_t i = 0; i < ncand; i++) {
+        s->own[i] = s->cand[i];
+        uint32_t end[2] = {(uint32_t)(s->cand[i] >> 32), (uint32_t)s->cand[i]};
+        for (int e = 0; e < 2; e++) {
+            uint32_t b[3];
+            memcpy(&b[0], &r->x[end[e]], 4);
+            memcpy(&b[1], &r->y[end[e]], 4);
+            memcpy(&b[2], &r->z[end[e]], 4);
+            const uint64_t h = ((uint64_t)b[0] * 0x9E3779B97F4A7C15ull) ^
+                               ((uint64_t)b[1] * 0xC2B2AE3D27D4EB4Full) ^
+                               ((uint64_t)b[2] * 0x165667B19E3779F9ull);
+            size_t at = (size_t)(h >> 17) & pmask;
+            while (pos[4 * at + 3] != UINT32_MAX && memcmp(&pos[4 * at], b, sizeof b))
+                at = (at + 1) & pmask;
+            if (pos[4 * at + 3] == UINT32_MAX) {
+                memcpy(&pos[4 * at], b, sizeof b);
+                pos[4 * at + 3] = end[e];
+            }
+            end[e] = pos[4 * at + 3];
+        }
+        s->cand[i] = (uint64_t)end[0] << 32 | end[1];
+    }
+    return STRATA_OK;
+}
+
+/* The terrace of the triangle at index i of r (its roof or wall range;
+ * 0 outside every range). */
+static uint32_t terrace_of(const strata_result *r, uint64_t i)
+{
+    for (uint32_t k = 0; k < r->nterraces; k++) {
+        const strata_terrace *t = &r->terraces[k];
+        if ((i >= t->roof_first && i - t->roof_first < t->roof_count) ||
+            (i >= t->wall_first && i - t->wall_first < t->wall_count))
+            return k;
+    }
+    return 0;
+}
+
+/* The border edges cand[0..quads) in s->order grouped by terrace (in
+ * their order within each), and r's skirt_ends. */
+static strata_status group_by_terrace(strata_result *r, strata_skirt_scratch *s, uint64_t quads)
+{
+    const uint32_t nk = r->nterraces ? r->nterraces : 1;
+    if (r->skirt_ends_cap < nk) {
+        uint64_t *e = strata__alloc_array(&r->alloc, nk, sizeof *e);
+        if (!e)
+            return STRATA_ERR_NOMEM;
+        strata__free(&r->alloc, r->skirt_ends);
+        r->skirt_ends = e;
+        r->skirt_ends_cap = nk;
+    }
+    if (s->order_cap < quads || !s->order) {
+        strata__free(s->al, s->order);
+        s->order_cap = 0;
+        if (!(s->order = strata__alloc_array(s->al, quads ? quads : 1, sizeof *s->order)))
+            return STRATA_ERR_NOMEM;
+        s->order_cap = quads ? quads : 1;
+    }
+    uint64_t *end = r->skirt_ends;
+    memset(end, 0, nk * sizeof *end);
+    for (uint64_t q = 0; q < quads; q++)
+        end[s->ter[q] < nk ? s->ter[q] : 0]++;
+    uint64_t at = 0;
+    for (uint32_t k = 0; k < nk; k++) { /* end[k]: where terrace k starts */
+        const uint64_t c = end[k];
+        end[k] = at;
+        at += c;
+    }
+    for (uint64_t q = 0; q < quads; q++)
+        s->order[end[s->ter[q] < nk ? s->ter[q] : 0]++] = q;
+    for (uint32_t k = 0; k < nk; k++) /* now each terrace's end, in quads */
+        end[k] *= 6;
+    return STRATA_OK;
+}
+
 strata_status strata__skirt_add(const strata_world *w, uint64_t id, strata_result *r,
                                 double depth, strata_skirt_scratch *s)
 {
@@ -213,57 +315,29 @@ strata_status strata__skirt_add(const strata_world *w, uint64_t id, strata_resul
         if (s->cand_cap < ncand + 3) {
             const size_t want = s->cand_cap ? 2 * s->cand_cap : 4096;
             if (!regrow(s->al, (void **)&s->cand, (size_t)ncand, want, sizeof(uint64_t)) ||
-                !regrow(s->al, (void **)&s->own, (size_t)ncand, want, sizeof(uint64_t)))
+                !regrow(s->al, (void **)&s->own, (size_t)ncand, want, sizeof(uint64_t)) ||
+                !regrow(s->al, (void **)&s->ter, (size_t)ncand, want, sizeof(uint32_t)))
                 return STRATA_ERR_NOMEM;
             s->cand_cap = want;
         }
-        if (sa & sb)
+        const uint32_t k = terrace_of(r, 3 * t);
+        if (sa & sb) {
+            s->ter[ncand] = k;
             s->cand[ncand++] = (uint64_t)a << 32 | b;
-        if (sb & sd)
+        }
+        if (sb & sd) {
+            s->ter[ncand] = k;
             s->cand[ncand++] = (uint64_t)b << 32 | d;
-        if (sd & sa)
+        }
+        if (sd & sa) {
+            s->ter[ncand] = k;
             s->cand[ncand++] = (uint64_t)d << 32 | a;
+        }
     }
-    /* With normals the walls have vertices of their own, at the roofs'
-     * positions: edges are then told apart by position (each candidate's
-     * ends replaced by the first vertex at their position). */
     if (r->nx && ncand) {
-        size_t psize = 16;
-        while (psize < 4 * ncand + 16)
-            psize *= 2;
-        if (s->pos_cap < psize || !s->pos) {
-            strata__free(s->al, s->pos);
-            s->pos_cap = 0;
-            if (!(s->pos = strata__alloc_array(s->al, psize, 4 * sizeof(uint32_t))))
-                return STRATA_ERR_NOMEM;
-            s->pos_cap = psize;
-        }
-        uint32_t *pos = s->pos;
-        const size_t pmask = psize - 1;
-        for (size_t i = 0; i < psize; i++)
-            pos[4 * i + 3] = UINT32_MAX;
-        for (uint64_t i = 0; i < ncand; i++) {
-            s->own[i] = s->cand[i];
-            uint32_t end[2] = {(uint32_t)(s->cand[i] >> 32), (uint32_t)s->cand[i]};
-            for (int e = 0; e < 2; e++) {
-                uint32_t b[3];
-                memcpy(&b[0], &r->x[end[e]], 4);
-                memcpy(&b[1], &r->y[end[e]], 4);
-                memcpy(&b[2], &r->z[end[e]], 4);
-                const uint64_t h = ((uint64_t)b[0] * 0x9E3779B97F4A7C15ull) ^
-                                   ((uint64_t)b[1] * 0xC2B2AE3D27D4EB4Full) ^
-                                   ((uint64_t)b[2] * 0x165667B19E3779F9ull);
-                size_t at = (size_t)(h >> 17) & pmask;
-                while (pos[4 * at + 3] != UINT32_MAX && memcmp(&pos[4 * at], b, sizeof b))
-                    at = (at + 1) & pmask;
-                if (pos[4 * at + 3] == UINT32_MAX) {
-                    memcpy(&pos[4 * at], b, sizeof b);
-                    pos[4 * at + 3] = end[e];
-                }
-                end[e] = pos[4 * at + 3];
-            }
-            s->cand[i] = (uint64_t)end[0] << 32 | end[1];
-        }
+        const strata_status pst = by_position(r, s, ncand);
+        if (pst != STRATA_OK)
+            return pst;
     }
     size_t size = 16;
     while (size < 2 * ncand + 16)
@@ -293,6 +367,7 @@ strata_status strata__skirt_add(const strata_world *w, uint64_t id, strata_resul
             !(side[u] & side[v] & 0xF0)) {
             if (r->nx)
                 s->own[quads] = s->own[i];
+            s->ter[quads] = s->ter[i];
             s->cand[quads++] = s->cand[i];
         }
     }
@@ -301,11 +376,14 @@ strata_status strata__skirt_add(const strata_world *w, uint64_t id, strata_resul
      * vertices keep theirs): lit as the roof or wall it hangs from, so
      * that where it shows (a pixel of the seam) it looks like them. */
     const uint32_t per = r->nx ? 4 : 2;
-    const strata_status st = strata__result_grow(r, (uint64_t)nv + per * quads, ni + 6 * quads);
+    strata_status st = group_by_terrace(r, s, quads);
+    if (st == STRATA_OK)
+        st = strata__result_grow(r, (uint64_t)nv + per * quads, ni + 6 * quads);
     if (st != STRATA_OK)
         return st;
     for (uint64_t q = 0; q < quads; q++) {
-        uint32_t u = (uint32_t)(s->cand[q] >> 32), v = (uint32_t)s->cand[q];
+        const uint64_t e = s->order[q]; /* the q-th quad: border edge e */
+        uint32_t u = (uint32_t)(s->cand[e] >> 32), v = (uint32_t)s->cand[e];
         const uint32_t base = nv + (uint32_t)(per * q), lu = base, lv = base + 1;
         lower(r, u, lu, depth);
         lower(r, v, lv, depth);
@@ -314,7 +392,7 @@ strata_status strata__skirt_add(const strata_world *w, uint64_t id, strata_resul
             copy(r, v, base + 3);
             u = base + 2;
             v = base + 3;
-            const uint32_t ou = (uint32_t)(s->own[q] >> 32), ov = (uint32_t)s->own[q];
+            const uint32_t ou = (uint32_t)(s->own[e] >> 32), ov = (uint32_t)s->own[e];
             copy_normal(r, ou, lu);
             copy_normal(r, ou, u);
             copy_normal(r, ov, lv);

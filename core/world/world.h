@@ -137,7 +137,10 @@ typedef struct strata_skirt_scratch {
     size_t slot_cap;
     uint64_t *cand; /* candidate edges u << 32 | v, then the border ones */
     uint64_t *own;  /* with normals: each candidate as its triangle has it */
+    uint32_t *ter;  /* the terrace of each candidate's triangle */
     size_t cand_cap;
+    uint64_t *order; /* the border edges (their candidate slots) by terrace */
+    size_t order_cap;
     uint32_t *pos; /* with normals: position bits -> first vertex there */
     size_t pos_cap;
 } strata_skirt_scratch;
@@ -148,8 +151,8 @@ STRATA_HIDDEN void strata__skirt_scratch_free(strata_skirt_scratch *s);
  * vertical and not on the world's outer border (a terrain's domain edge),
  * two triangles down to copies of its ends lowered by `depth` (planets:
  * towards the centre, to at most half the radius), facing outwards, with
- * the normals of the edge's triangle when r has normals; sets r's skirt
- * range. */
+ * the normals of the edge's triangle when r has normals; grouped by the
+ * terrace of that triangle (r's skirt_ends); sets r's skirt range. */
 STRATA_HIDDEN strata_status strata__skirt_add(const strata_world *w, uint64_t id,
                                               strata_result *r, double depth,
                                               strata_skirt_scratch *s);

@@ -45,7 +45,11 @@ window.strataFrame = '';  // the centre and radius orbited, as frame= takes them
 const frameParam = (params.get('frame') || '').split(',').map(Number);
 const fixedFrame = frameParam.length === 4 && frameParam.every(Number.isFinite) && frameParam[3] > 0;
 
-const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+// A logarithmic depth buffer: a --lod tile's skirt lies right behind the
+// neighbour's surface along every seam, and the near plane follows the
+// zoom down to 1e-5 radii; a linear 24-bit depth buffer then cannot tell
+// them apart and the skirt shows as a dashed line (perf/skirts.sh).
+const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true, logarithmicDepthBuffer: true });
 renderer.setPixelRatio(window.devicePixelRatio);
 renderer.setSize(window.innerWidth, window.innerHeight);
 renderer.setClearColor(0x0b0e14);
