@@ -1197,6 +1197,67 @@ static void bench_ao(strata_ctx *ctx)
     }
 }
 
+/* ---------------------------------------------------------- uv
+ *
+ * Texture coordinates against the slice they follow, in the same run and
+ * on the same input (a 1024^2 and a 2048^2 cell terrain, 16 planes), at
+ * every ISA and thread count: the slice cold, then strata_result_add_uv
+ * (one thread, double precision: the same bytes everywhere) on a fresh
+ * slice each repetition, texel the planes' spacing as plain --uv.
+ * ratio = uv seconds / slice seconds. */
+
+typedef struct {
+    slice_arg *sa;
+    float texel;
+} uv_arg;
+
+static double run_uv(void *p)
+{
+    uv_arg *a = p;
+    run_slice(a->sa); /* a fresh result, outside the clock */
+    const double t0 = now();
+    check(strata_result_add_uv(a->sa->ctx, a->sa->r, a->texel), "uv");
+    return now() - t0;
+}
+
+static void bench_uv(strata_ctx *ctx)
+{
+    if (!want("uv"))
+        return;
+    static const uint32_t full[] = {1024, 2048}, quick[] = {256, 512};
+    for (int i = 0; i < 2; i++) {
+        input in;
+        set_default(ctx);
+        terrain_input(ctx, cfg.quick ? quick[i] : full[i], 16, &in);
+        const uint32_t tris = strata_mesh_triangle_count(in.m);
+        const float texel =
+            (float)(((double)in.levels[in.nlevels - 1] - in.levels[0]) / (in.nlevels - 1));
+        for (int ri = 0; ri < nruns(); ri++) {
+            set_run(ctx, ri);
+            slice_arg sa = {ctx, &in, NULL, 0, INFINITY, {0}};
+            const double slice_s = best_of(run_slice, &sa);
+            strata_result_view v0;
+            strata_result_get_view(sa.r, &v0);
+            const uint32_t before = v0.nverts;
+            uv_arg a = {&sa, texel};
+            const double s = best_of(run_uv, &a);
+            strata_result_view v;
+            strata_result_get_view(sa.r, &v);
+            bench_begin("uv", ctx, v.nverts);
+            fprintf(cfg.out, " input=%s terraces=%u texel=%.6g tris=%u slice_verts=%u out_verts=%u"
+                   " seconds=%.6f ns_per_vertex=%.2f slice_seconds=%.6f ratio=%.3f",
+                   in.name, in.nlevels, (double)texel, tris, before, v.nverts, s,
+                   s * 1e9 / v.nverts, slice_s, s / slice_s);
+            bench_end();
+            char what[48];
+            snprintf(what, sizeof what, "input=%s", in.name);
+            record_ctx("uv", what, ctx, s);
+            strata_result_destroy(sa.r);
+        }
+        strata_mesh_destroy(in.m);
+    }
+}
+
 /* ---------------------------------------------------------- kernels
  *
  * Each entry of the dispatch table alone, on one thread, at every ISA of
@@ -1808,8 +1869,8 @@ static void usage(FILE *f)
           "                   choice); default: every one this CPU and build offer\n"
           "  --stage NAME     run only NAME (a comma list is allowed): bandwidth,\n"
           "                   icosphere, subdivide, fbm3, fbm2, displace, slice, kernels,\n"
-          "                   stacked, write, planet, ao (bandwidth is measured whenever\n"
-          "                   a stage's bw_share needs it)\n"
+          "                   stacked, write, planet, ao, uv (bandwidth is measured\n"
+          "                   whenever a stage's bw_share needs it)\n"
           "  --reps N         best of N runs per measurement (default 3)\n"
           "  --busy N         keep N threads spinning all through the run (a shared\n"
           "                   machine: compare the scaling lines with and without)\n"
@@ -2023,7 +2084,7 @@ static void parse_args(int argc, char **argv, const char **threads, const char *
         static const char *const stages[] = {"bandwidth", "icosphere", "subdivide", "fbm3",
                                              "fbm2",      "displace",  "slice",     "kernels",
                                              "stacked",   "write",     "planet",
-                                             "ao"};
+                                             "ao",        "uv"};
         const size_t len = strcspn(s, ",");
         size_t i = 0;
         while (i < sizeof stages / sizeof *stages &&
@@ -2061,6 +2122,7 @@ static void measure(strata_ctx *ctx)
     bench_write(ctx);
     bench_planet(ctx);
     bench_ao(ctx);
+    bench_uv(ctx);
     busy_end();
 
     print_scaling();

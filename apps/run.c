@@ -648,6 +648,8 @@ static void pipeline_options(strata_ctx *ctx, const job *o, const strata_mesh *m
                                                     : o->simplify_error;
     po->solid = o->solid;
     po->solid_depth = (float)o->solid_depth;
+    po->uv = o->uv;
+    po->uv_texel = o->uv && !isnan(o->uv_texel) ? (float)o->uv_texel : 0.0f;
     po->water = o->water;
     po->water_npoints = water_outline(o, k->outline);
     po->water_outline = po->water_npoints ? k->outline : NULL;
@@ -711,6 +713,18 @@ static void pipeline_check(const job *o, strata_status st, const strata_pipeline
                                      : st == STRATA_ERR_BAD_MESH
                                          ? "the terrain's border is not one simple loop around "
                                            "a star-shaped footprint"
+                                         : NULL});
+        break;
+    case STRATA_STAGE_UV:
+        check_call(st, (call){.what = "--uv",
+                              .why = st == STRATA_ERR_INVALID_ARG && !o->levels.n &&
+                                             o->terraces + o->sea < 2 && isnan(o->uv_texel)
+                                         ? "the surface has fewer than two planes to take a "
+                                           "texel from (give --uv=TEXEL)"
+                                     : st == STRATA_ERR_INVALID_ARG
+                                         ? "the walls are not the slicer's quads"
+                                     : st == STRATA_ERR_UNSUPPORTED
+                                         ? "planets have no texture coordinates yet"
                                          : NULL});
         break;
     case STRATA_STAGE_WATER:

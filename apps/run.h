@@ -78,6 +78,8 @@ typedef struct job {
     const char *output;
     bool ao;               /* --ao given */
     double ao_radius;      /* --ao=RADIUS; NAN: from the planes' spacing */
+    bool uv;               /* --uv given */
+    double uv_texel;       /* --uv=TEXEL; NAN: the planes' spacing */
     bool simplify;         /* --simplify-roofs given */
     double simplify_error; /* --simplify-roofs=ERR; NAN: the default */
     /* props */

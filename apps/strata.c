@@ -180,6 +180,40 @@ static void check_ao(const job *j, bool world, const char *world_opt)
                     STRATA_AO_RADIUS_PLANES, n);
 }
 
+/* --uv: terrains, in a file that holds texture coordinates, and planes
+ * to take the default texel from. */
+static void check_uv(const job *j, bool world, bool planet)
+{
+    const char *v = cli_given("uv");
+    if (!v)
+        return;
+    const char *eq = *v ? "=" : "";
+    if (planet)
+        usage_error("--uv%s%s: not available for planets yet (their roofs need a projection "
+                    "without a visible seam, still to choose); terrains only",
+                    eq, v);
+    if (world)
+        usage_error("--uv%s%s: not available for worlds yet; make one mesh", eq, v);
+    if (j->solid)
+        usage_error("--uv%s%s and --solid cannot be used together (a solid's outer walls and "
+                    "base are not the slicer's wall quads that texture coordinates follow)",
+                    eq, v);
+    if (j->water || j->shore)
+        usage_error("--uv%s%s and --%s cannot be used together (the %s has texture "
+                    "coordinates of its own, not yet merged with the terrain's)",
+                    eq, v, j->water ? "water" : "shoreline", j->water ? "water" : "shoreline");
+    if (!has_suffix(j->output, ".glb") && !has_suffix(j->output, ".ply") &&
+        !has_suffix(j->output, ".obj"))
+        usage_error("--uv%s%s: -o %s cannot hold texture coordinates (.glb TEXCOORD_0, .ply "
+                    "s and t, .obj vt; STL has none)",
+                    eq, v, j->output);
+    const long long n = (j->levels.n ? (long long)j->levels.n : j->terraces) + (j->sea ? 1 : 0);
+    if (!*v && n < 2)
+        usage_error("--uv: the default texel is the mean spacing of the planes, and there are "
+                    "%lld; give --uv=TEXEL",
+                    n);
+}
+
 /* --place: where on the Earth, or none. */
 static const char *check_place(const char *s)
 {
@@ -238,6 +272,7 @@ static void check_world_output(job *j, bool world, const char *world_opt)
             usage_error("--%s%s%s needs %s (a world)", world_only[i], *v ? " " : "", v,
                         world_opt);
     check_ao(j, world, world_opt);
+    check_uv(j, world, !strcmp(world_opt, "--chunk-level"));
     if (!world) {
         const char *why = check_output(j->output);
         if (why)
@@ -291,6 +326,7 @@ static void check_slice(job *j)
     check_normals(j, false);
     check_compress(j, false);
     check_ao(j, false, NULL);
+    check_uv(j, false, j->radial);
 }
 
 /* --sculpt: a world, made by this one process, whose edits are its
@@ -778,6 +814,14 @@ static const cli_option options[] = {
      .def_text = "2 x the mean spacing of the planes",
      .help = "bake ambient occlusion within RADIUS of each vertex (wall feet and inner corners "
              "darker, open roofs light): .glb COLOR_0, .ply vertex colours, --preview shading",
+     .commands = WRITERS, .group = G_TERRACE},
+    {.name = "uv", .kind = CLI_REAL, .arg = "TEXEL", .target = &g_job.uv_texel,
+     .mark = &g_job.uv, .min = 0, .max = LENGTH_MAX,
+     .flags = CLI_ABOVE_MIN | CLI_OPTIONAL_VALUE,
+     .def_text = "the mean spacing of the planes",
+     .help = "texture coordinates, one repeat every TEXEL units: roofs planar (U = x / TEXEL, "
+             "V = z / TEXEL), walls U along the wall's top and V down from it (vertices of "
+             "their own); .glb TEXCOORD_0, .ply s and t, .obj vt; terrains",
      .commands = WRITERS, .group = G_TERRACE},
     {.name = "compress", .kind = CLI_FLAG, .target = &g_job.compress, .def_text = "off",
      .help = "compress .glb buffers (and world tiles) with meshoptimizer's codecs under the "

@@ -2100,6 +2100,7 @@ typedef enum strata_stage {
     STRATA_STAGE_LOOPS,      /* the loops file, and the coasts of --shoreline */
     STRATA_STAGE_SIMPLIFY,   /* strata_result_simplify_roofs */
     STRATA_STAGE_SOLID,      /* strata_result_solidify */
+    STRATA_STAGE_UV,         /* strata_result_add_uv */
     STRATA_STAGE_WATER,      /* strata_result_add_water */
     STRATA_STAGE_SHORELINE,  /* strata_result_add_shoreline */
     STRATA_STAGE_FIT,        /* strata_result_fit_size */
@@ -2129,6 +2130,15 @@ typedef struct strata_pipeline_options {
     float solid_depth;     /* its base below the lowest terrace; NAN:
                               STRATA_SOLID_DEPTH x the longest horizontal
                               side of the result */
+    int uv;                /* texture coordinates (strata_result_add_uv;
+                              terrains, without water or a shoreline) */
+    float uv_texel;        /* their texel (one repeat of the texture) in the
+                              surface's units: texture coordinates are made
+                              before fit_size, so they keep to the surface
+                              as it is scaled; 0: the mean spacing of the
+                              planes (at least two planes, else
+                              STRATA_ERR_INVALID_ARG), so a terrace's wall
+                              is about one repeat high */
     int water;             /* a water surface at terraces.sea_level */
     const float *water_outline; /* strata_result_add_water's outline */
     uint32_t water_npoints;

@@ -301,7 +301,10 @@ static const unsigned char *accessor_data(const glb *g, size_t i, uint64_t *coun
     *count = (uint64_t)jnum(acc, "count");
     const jval *type = jget(acc, "type");
     ck_assert_ptr_nonnull(type);
-    *ncomp = !strcmp(type->str, "VEC3") ? 3 : !strcmp(type->str, "VEC4") ? 4 : 1;
+    *ncomp = !strcmp(type->str, "VEC3")   ? 3
+             : !strcmp(type->str, "VEC4") ? 4
+             : !strcmp(type->str, "VEC2") ? 2
+                                          : 1;
     const size_t cs = comp_size(*ctype);
     ck_assert_uint_ne(cs, 0);
     ck_assert_uint_ge(*count, 1);
@@ -1219,6 +1222,67 @@ START_TEST(test_glb_compress)
 }
 END_TEST
 
+/* strata_result_add_uv: every terrace primitive's TEXCOORD_0 is one VEC2
+ * float accessor over every vertex holding the library's floats bit for
+ * bit; compressed, the same bytes decoded. */
+START_TEST(test_glb_uv)
+{
+    strata_ctx *ctx = ctx_new(2);
+    strata_result *r = terrain(ctx, 64, 6, _i ? STRATA_WALLS_SEPARATE : STRATA_WALLS_UPPER, !_i);
+    ck_assert_ok(strata_result_add_uv(ctx, r, 0.25f));
+    strata_result_view v;
+    strata_result_get_view(r, &v);
+    char *d = tmpdir_new();
+    char *pu = join(d, "u.glb");
+    ck_assert_ok(write_as(ctx, r, pu, STRATA_FORMAT_AUTO));
+    uint64_t predicted;
+    ck_assert_ok(strata_result_glb_size(ctx, r, &predicted));
+    glb u;
+    glb_read(pu, &u);
+    ck_assert_uint_eq(predicted, u.len);
+    const jval *prims = jget(jat(jget(&u.json, "meshes"), 0), "primitives");
+    ck_assert_uint_ge(prims->n, 6);
+    const jval *tc = jget(jget(jat(prims, 0), "attributes"), "TEXCOORD_0");
+    ck_assert_ptr_nonnull(tc);
+    for (size_t i = 0; i < prims->n; i++) {
+        const jval *a = jget(jat(prims, i), "attributes");
+        ck_assert_int_eq((int)jnum(a, "TEXCOORD_0"), (int)tc->num);
+        ck_assert_int_eq((int)jnum(a, "POSITION"), 0);
+    }
+    uint64_t count;
+    int ctype;
+    size_t ncomp;
+    const unsigned char *uv = accessor_data(&u, (size_t)tc->num, &count, &ctype, &ncomp);
+    ck_assert_uint_eq(count, v.nverts);
+    ck_assert_int_eq(ctype, 5126);
+    ck_assert_uint_eq(ncomp, 2);
+    ck_assert_str_eq(jget(jat(jget(&u.json, "accessors"), (size_t)tc->num), "type")->str, "VEC2");
+    for (uint32_t i = 0; i < v.nverts; i++)
+        require(rdf(uv + 8 * (size_t)i) == v.uv[2 * (size_t)i] &&
+                    rdf(uv + 8 * (size_t)i + 4) == v.uv[2 * (size_t)i + 1],
+                "vertex %u: other texture coordinates", i);
+#ifdef HAVE_MESHOPTIMIZER
+    if (strata_optimize_supported()) {
+        char *pc = join(d, "c.glb");
+        strata_write_options wo;
+        strata_write_defaults(&wo);
+        wo.compress = 1;
+        ck_assert_ok(strata_result_write(ctx, r, pc, &wo));
+        glb c;
+        glb_read(pc, &c);
+        check_compressed(&u, &c);
+        glb_free(&c);
+        free(pc);
+    }
+#endif
+    glb_free(&u);
+    free(pu);
+    tmpdir_remove(d);
+    strata_result_destroy(r);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 /* compress with another format, or without meshoptimizer: refused before
  * any file exists. */
 START_TEST(test_glb_compress_errors)
@@ -1359,6 +1423,7 @@ static Suite *gltf_suite(void)
     tcase_add_test(core, test_glb_extremes);
     tcase_add_loop_test(core, test_glb_compress, 0, 5);
     tcase_add_test(core, test_glb_compress_errors);
+    tcase_add_loop_test(core, test_glb_uv, 0, 2);
     tcase_add_test(core, test_glb_props);
     suite_add_tcase(s, core);
 

@@ -640,10 +640,60 @@ START_TEST(test_memory_bound)
 }
 END_TEST
 
+/* The uv stage: strata_result_add_uv with the given texel or the planes'
+ * mean spacing, after the slice and before the fit (the coordinates keep
+ * to the surface as it is scaled); fewer than two planes and no texel:
+ * the uv stage fails. */
+START_TEST(test_uv_stage)
+{
+    strata_ctx *ctx = ctx_new(2);
+    strata_mesh *m = noise_grid(ctx);
+    strata_pipeline_options po;
+    strata_pipeline_defaults(&po);
+    po.terraces.count = 5;
+    po.uv = 1;
+    po.fit_size = 100.0;
+    strata_pipeline_report rep;
+    strata_result *r, *ref;
+    ck_assert_ok(strata_pipeline_run(ctx, m, &po, &r, NULL, &rep));
+    ck_assert(rep.ran & (1u << STRATA_STAGE_UV));
+    /* the same by hand: slice, the texel from the planes, then fit */
+    float L[5];
+    uint32_t n;
+    float lo, hi;
+    ck_assert_ok(strata_mesh_height_range(m, &lo, &hi));
+    ck_assert_ok(strata_terraces_heights(&po.terraces, lo, hi, L, &n));
+    ck_assert_uint_eq(n, 5);
+    strata_slice_options so = slice_options(L, n, STRATA_WALLS_UPPER, 0, 0);
+    ck_assert_ok(strata_slice(ctx, m, &so, &ref));
+    ck_assert_ok(strata_result_add_uv(ctx, ref, (float)(((double)L[4] - L[0]) / 4)));
+    double factor;
+    ck_assert_ok(strata_result_fit_size(ref, 100.0, &factor));
+    strata_result_view a, b;
+    strata_result_get_view(r, &a);
+    strata_result_get_view(ref, &b);
+    ck_assert_uint_eq(a.nuv, a.nverts);
+    ck_assert_uint_eq(a.nuv, b.nuv);
+    ck_assert(!memcmp(a.uv, b.uv, 8 * (size_t)a.nuv));
+    ck_assert(!memcmp(a.x, b.x, 4 * (size_t)a.nverts));
+    strata_result_destroy(r);
+    strata_result_destroy(ref);
+    po.terraces.count = 1;
+    ck_assert_status(strata_pipeline_run(ctx, m, &po, &r, NULL, &rep), STRATA_ERR_INVALID_ARG);
+    ck_assert_int_eq(rep.failed, STRATA_STAGE_UV);
+    po.uv_texel = 0.5f;
+    ck_assert_ok(strata_pipeline_run(ctx, m, &po, &r, NULL, &rep));
+    strata_result_destroy(r);
+    strata_mesh_destroy(m);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 START_TEST(test_stage_names)
 {
     ck_assert_str_eq(strata_stage_name(STRATA_STAGE_LEVELS), "levels");
     ck_assert_str_eq(strata_stage_name(STRATA_STAGE_SHORELINE), "shoreline");
+    ck_assert_str_eq(strata_stage_name(STRATA_STAGE_UV), "uv");
     ck_assert_str_eq(strata_stage_name(STRATA_STAGE_PREVIEW), "preview");
     ck_assert_str_eq(strata_stage_name(STRATA_STAGE_COUNT_), "unknown");
     ck_assert_str_eq(strata_stage_name((strata_stage)-1), "unknown");
@@ -664,6 +714,7 @@ static Suite *pipeline_suite(void)
     tcase_add_test(core, test_solid_and_unsliced);
     tcase_add_test(core, test_files);
     tcase_add_test(core, test_stage_names);
+    tcase_add_test(core, test_uv_stage);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("Limits");
     tcase_add_test(limits, test_failures);

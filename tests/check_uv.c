@@ -173,6 +173,91 @@ START_TEST(test_threads_isas)
 }
 END_TEST
 
+/* The PLY file: the vertex record's layout from the header, then every
+ * vertex's s and t, the library's floats bit for bit. */
+static void check_ply(const strata_result_view *v, const char *path, int normals)
+{
+    size_t len;
+    unsigned char *b = slurp(path, &len);
+    const char *end = strstr((const char *)b, "end_header\n");
+    ck_assert_ptr_nonnull(end);
+    const char *want = normals ? "property float z\nproperty float nx\nproperty float ny\n"
+                                 "property float nz\nproperty float s\nproperty float t\n"
+                                 "element face"
+                               : "property float z\nproperty float s\nproperty float t\n"
+                                 "element face";
+    ck_assert_ptr_nonnull(strstr((const char *)b, want));
+    const size_t rec = normals ? 32 : 20, at = normals ? 24 : 12;
+    const unsigned char *body = (const unsigned char *)end + strlen("end_header\n");
+    ck_assert_uint_ge(len, (size_t)(body - b) + rec * v->nverts);
+    for (uint32_t i = 0; i < v->nverts; i++)
+        require(!memcmp(body + rec * i + at, v->uv + 2 * (size_t)i, 8) &&
+                    !memcmp(body + rec * i, &v->x[i], 4),
+                "ply vertex %u: other bytes", i);
+    free(b);
+}
+
+/* The OBJ file: a "vt" line a vertex (floats read back equal) and every
+ * face corner's texture coordinate the corner's vertex. */
+static void check_obj(const strata_result_view *v, const char *path)
+{
+    size_t len;
+    char *b = (char *)slurp(path, &len);
+    uint32_t nvt = 0;
+    uint64_t corners = 0;
+    for (char *line = strtok(b, "\n"); line; line = strtok(NULL, "\n")) {
+        if (!strncmp(line, "vt ", 3)) {
+            char *e;
+            const float u = strtof(line + 3, &e), t = strtof(e, NULL);
+            require_lt(nvt, v->nverts);
+            require(u == v->uv[2 * (size_t)nvt] && t == v->uv[2 * (size_t)nvt + 1],
+                    "vt %u: %s", nvt, line);
+            nvt++;
+        } else if (line[0] == 'f' && line[1] == ' ') {
+            for (char *c = line + 2; *c;) {
+                unsigned long a, t;
+                int used = 0;
+                ck_assert_int_eq(sscanf(c, "%lu/%lu%n", &a, &t, &used), 2);
+                require(a == t, "face corner %lu/%lu", a, t);
+                corners++;
+                c += used;
+                while (*c && *c != ' ')
+                    c++;
+                while (*c == ' ')
+                    c++;
+            }
+        }
+    }
+    require_eq(nvt, v->nverts);
+    require_eq(corners, v->nindices);
+    free(b);
+}
+
+/* The writers: .ply s and t, .obj vt and f v/vt, with and without
+ * normals (.glb: tests/check_gltf.c). */
+START_TEST(test_files)
+{
+    strata_ctx *ctx = ctx_new(0);
+    char *d = tmpdir_new();
+    for (int normals = 0; normals < 2; normals++) {
+        strata_result *r = hills(ctx, normals);
+        ck_assert_ok(strata_result_add_uv(ctx, r, TEXEL));
+        strata_result_view v;
+        strata_result_get_view(r, &v);
+        char *ply = join(d, "uv.ply"), *obj = join(d, "uv.obj");
+        ck_assert_ok(write_as(ctx, r, ply, STRATA_FORMAT_AUTO));
+        ck_assert_ok(write_as(ctx, r, obj, STRATA_FORMAT_AUTO));
+        check_ply(&v, ply, normals);
+        check_obj(&v, obj); /* with normals f v/vt/vn: v and vt read the same */
+        free(ply);
+        free(obj);
+        strata_result_destroy(r);
+    }
+    tmpdir_remove(d);
+    strata_ctx_destroy(ctx);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
     strata_ctx *ctx = ctx_new(0);
@@ -209,6 +294,7 @@ static Suite *uv_suite(void)
     tcase_add_test(core, test_terrain);
     tcase_add_test(core, test_threads_isas);
     tcase_add_test(core, test_errors);
+    tcase_add_test(core, test_files);
     suite_add_tcase(s, core);
     return s;
 }

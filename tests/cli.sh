@@ -529,6 +529,24 @@ for f in ao-*-avx2.glb ao-*-avx512.glb; do
     [ -f "$f" ] && same "--ao: the same .glb, $f" ao-1-scalar.glb "$f"
 done
 
+# ------------------------------------------------------------ --uv
+fails 2 "--uv" "--uv=0" terrain --cells 8 --uv=0 -o uv.ply
+fails 2 "--uv" "--uv negative" terrain --cells 8 --uv=-1 -o uv.ply
+fails 2 "--uv" "--uv not a number" terrain --cells 8 --uv=abc -o uv.ply
+fails 2 "--uv=1" "--uv TEXEL as a separate word" terrain --cells 8 --uv 1 -o uv.ply
+fails 2 "--uv: -o uv.stl cannot hold texture coordinates" "--uv into .stl" terrain --cells 8 --uv -o uv.stl
+fails 2 "--uv: the default texel" "plain --uv with one plane" terrain --cells 8 --terraces 1 --uv -o uv.ply
+fails 2 "--uv: not available for planets" "--uv on a planet" planet --level 2 --uv -o uv.glb
+fails 2 "--uv: not available for planets" "--uv on a radial slice" slice in.ply --radial --uv -o uv.glb
+fails 2 "--uv and --solid cannot" "--uv with --solid" terrain --cells 8 --uv --solid -o uv.ply
+fails 2 "--uv and --water cannot" "--uv with --water" terrain --cells 8 --sea-level 0 --water --uv -o uv.glb
+fails 2 "--uv and --shoreline cannot" "--uv with --shoreline" terrain --cells 8 --sea-level 0 --shoreline 0.2 --uv -o uv.glb
+fails 2 "--uv: not available for worlds" "--uv in a world" terrain --cells 64 --tile-cells 16 --uv -o uvw
+check "refused --uv leaves no files" '[ ! -e uv.ply ] && [ ! -e uv.stl ] && [ ! -e uv.glb ] && [ ! -e uvw ]'
+succeeds "--uv=TEXEL with one plane" terrain --cells 8 --terraces 1 --uv=0.5 -o uv1.ply
+succeeds "--uv --stats" terrain --cells 32 --uv --stats -o uv.glb
+check "--stats times the uv stage" 'grep -q "^time\.uv=[0-9]" err'
+
 # ------------------------------------------------------------ --compress
 run info
 if grep -q "^meshoptimizer: yes\$" out; then

@@ -102,6 +102,15 @@ if "$STRATA" terrain --cells 64 --tile-cells 32 --ao --quiet -o aoworld 2>err; t
 else
     bad "ao world: strata terrain --tile-cells 32 --ao: $(cat err)"
 fi
+# --uv: TEXCOORD_0 (VEC2 floats) on every terrace primitive, with normals,
+# separate walls, occlusion, props
+glb uv terrain --cells 100 --uv
+check "uv: TEXCOORD_0 on every primitive, one VEC2 accessor" \
+    '[ "$(count uv.glb "\"TEXCOORD_0\"")" = "$(count uv.glb "\"mode\":4")" ] && [ "$(count uv.glb "\"VEC2\"")" = 1 ]'
+glb uv-separate terrain --cells 100 --walls separate --no-normals --uv=0.3
+glb uv-ao terrain --cells 100 --uv --ao --props 2
+check "uv with occlusion and props: TEXCOORD_0 and COLOR_0 on the terrain's primitives only" \
+    '[ "$(count uv-ao.glb "\"TEXCOORD_0\"")" = "$(count uv-ao.glb "\"COLOR_0\"")" ] && [ "$(count uv-ao.glb "\"TEXCOORD_0\"")" = $(($(count uv-ao.glb "\"mode\":4") - 3)) ]'
 glb unsliced terrain --cells 8 --terraces 0
 check "unsliced: one primitive" '[ "$(count unsliced.glb "\"mode\":4")" = 1 ]'
 
@@ -116,6 +125,7 @@ if "$STRATA" info | grep -q '^meshoptimizer: yes'; then
     check "compressed shoreline and props: TEXCOORD_0 and instancing in a compressed file" \
         '[ "$(count compressed-shore.glb "\"TEXCOORD_0\"")" = 1 ] && [ "$(count compressed-shore.glb "\"TRANSLATION\"")" = 2 ]'
     glb compressed-shore-terrain terrain --cells 300 --sea-level 0.1 --water --shoreline 0.05 --props 2 --compress
+    glb compressed-uv terrain --cells 100 --uv --ao --props 2 --compress
     glb compressed-ao planet --level 5 --terraces 8 --sea-level 0 --water --shoreline 0.02 --normals --props 300 --compress --ao
     if "$STRATA" planet --level 5 --chunk-level 1 --compress --quiet -o world 2>err; then
         ok

@@ -127,7 +127,7 @@ struct strata_span {
     uint64_t n;         /* records */
     uint32_t rec;       /* bytes per record, 1..STRATA_SPAN_REC_MAX */
     uint32_t tag[2];    /* encoder constants */
-    const void *src[7]; /* encoder arrays */
+    const void *src[8]; /* encoder arrays */
 };
 
 /* Block size of strata__out_spans: one pwrite(2) each, and the buffer a

@@ -167,7 +167,10 @@ typedef struct plan {
     int shore;                     /* a shoreline prim: its own accessors */
     uint32_t nuv;                  /* its vertices */
     float shore_min[3], shore_max[3];
-    uint64_t uv_offset;            /* its TEXCOORD_0 in BIN, 8 bytes a vertex */
+    int mesh_uv;                   /* every vertex has TEXCOORD_0 (strata_result_add_uv):
+                                      the terrace primitives' */
+    uint64_t uv_offset;            /* TEXCOORD_0 in BIN (the shoreline's or the
+                                      whole mesh's), 8 bytes a vertex */
     const uint8_t *ao;             /* the occlusion (NULL: none): COLOR_0 */
     uint64_t ao_offset;            /* in BIN, 4 bytes a vertex, after the rest */
     uint64_t pos_bytes, nrm_bytes, idx_bytes; /* uncompressed bin = their sum */
@@ -420,13 +423,15 @@ static strata_status plan_layout(const strata_result *r, plan *p, int threads)
         }
     }
 
-    if (p->shore) {
+    if (p->shore || p->mesh_uv) {
         p->uv_offset = p->bin_bytes;
         p->bin_bytes += 8 * (uint64_t)r->nuv;
         if (GLB_FIXED + p->bin_bytes > GLB_MAX) {
             p->total = GLB_FIXED + p->bin_bytes;
             return STRATA_ERR_TOO_LARGE;
         }
+    }
+    if (p->shore) {
         const float *c[3] = {r->x, r->y, r->z};
         for (int k = 0; k < 3; k++)
             extremes(c[k] + r->uv_first, r->nuv, threads, &p->shore_min[k], &p->shore_max[k]);
@@ -515,7 +520,7 @@ static strata_status plan_xviews(const strata_result *r, plan *p)
                                           .offset = p->kinds[k].offset + 4 * at[a]};
         }
     }
-    if (p->shore)
+    if (p->shore || p->mesh_uv)
         p->xv[p->nxv++] = (xview){.f = r->uv, .count = r->nuv, .stride = 8,
                                   .target = GL_ARRAY_BUFFER, .offset = p->uv_offset};
     if (p->ao)
@@ -708,7 +713,7 @@ static void json_views(strata_jtext *j, const plan *p, const int *used, int nuse
                                  (unsigned long long)p->kinds[used[u]].offset,
                                  40ull * p->kinds[used[u]].n);
     }
-    if (p->shore)
+    if (p->shore || p->mesh_uv)
         strata__jtext_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,"
                                 "\"byteStride\":8,\"target\":%d}",
                              (unsigned long long)p->uv_offset,
@@ -736,7 +741,8 @@ typedef struct json_ids {
     size_t prop_acc;       /* the props' vertices */
     size_t part_acc[8];    /* a used part's indices */
     size_t inst_acc[STRATA_PROP_KINDS]; /* used kind u's T, R, S from here */
-    size_t shore_acc;      /* the shoreline's POSITION, then NORMAL, TEXCOORD_0 */
+    size_t shore_acc;      /* the shoreline's POSITION, then NORMAL, TEXCOORD_0;
+                              or the whole mesh's TEXCOORD_0 */
     size_t ao_acc;         /* COLOR_0 of the terrain's vertices */
 } json_ids;
 
@@ -760,7 +766,7 @@ static void json_number(const strata_result *r, const plan *p, json_ids *d)
     for (int u = 0; u < d->nused; u++, acc += 3)
         d->inst_acc[u] = acc;
     d->shore_acc = d->nused ? acc : d->prop_acc;
-    d->ao_acc = d->shore_acc + (p->shore ? 2 + (size_t)p->normals : 0);
+    d->ao_acc = d->shore_acc + (p->shore ? 2 + (size_t)p->normals : (size_t)p->mesh_uv);
 }
 
 /* The asset, the extensions and the scene: node 0 the terrain, then one
@@ -827,6 +833,8 @@ static void json_meshes(strata_jtext *j, const plan *p, const json_ids *d)
         strata__jtext_printf(j, "%s{\"attributes\":{\"POSITION\":0", i ? "," : "");
         if (p->normals)
             strata__jtext_printf(j, ",\"NORMAL\":1");
+        if (p->mesh_uv && !p->prims[i].skirt && !p->prims[i].water)
+            strata__jtext_printf(j, ",\"TEXCOORD_0\":%zu", d->shore_acc);
         if (p->ao)
             strata__jtext_printf(j, ",\"COLOR_0\":%zu", d->ao_acc);
         strata__jtext_printf(j, "},\"indices\":%zu,\"material\":%zu,\"mode\":4}", d->first_ix + i, i);
@@ -949,13 +957,19 @@ static void json_prop_accessors(strata_jtext *j, const plan *p, const json_ids *
     }
 }
 
+/* The texture coordinates' view (compressed: the last but the
+ * occlusion's). */
+static size_t uv_view(const plan *p, const json_ids *d)
+{
+    return p->compress ? d->first_ix + p->nprims + p->nxv - 1 - (p->ao != NULL)
+                       : d->first_ix + 1 + (d->nused ? 2 + (size_t)d->nused : 0);
+}
+
 /* The shoreline's accessors: views 0 and 1 from uv_first, then its
- * texture coordinates' view (compressed: the last). */
+ * texture coordinates'. */
 static void json_shore_accessors(strata_jtext *j, const strata_result *r, const plan *p,
                                  const json_ids *d)
 {
-    const size_t uv_view = p->compress ? d->first_ix + p->nprims + p->nxv - 1 - (p->ao != NULL)
-                                       : d->first_ix + 1 + (d->nused ? 2 + (size_t)d->nused : 0);
     strata__jtext_printf(j, ",{\"bufferView\":0,\"byteOffset\":%llu,\"componentType\":%d,"
                             "\"count\":%u,\"type\":\"VEC3\",\"min\":[",
                          12ull * r->uv_first, GL_FLOAT, r->nuv);
@@ -966,7 +980,7 @@ static void json_shore_accessors(strata_jtext *j, const strata_result *r, const 
                              12ull * r->uv_first, GL_FLOAT, r->nuv);
     strata__jtext_printf(j, ",{\"bufferView\":%zu,\"componentType\":%d,\"count\":%u,"
                             "\"type\":\"VEC2\"}",
-                         uv_view, GL_FLOAT, r->nuv);
+                         uv_view(p, d), GL_FLOAT, r->nuv);
 }
 
 /* The accessors in the order of json_ids: the terrain's vertices and
@@ -996,10 +1010,14 @@ static void json_accessors(strata_jtext *j, const strata_result *r, const plan *
         json_prop_accessors(j, p, d);
     if (p->shore)
         json_shore_accessors(j, r, p, d);
+    if (p->mesh_uv)
+        strata__jtext_printf(j, ",{\"bufferView\":%zu,\"componentType\":%d,\"count\":%u,"
+                                "\"type\":\"VEC2\"}",
+                             uv_view(p, d), GL_FLOAT, r->nuv);
     if (p->ao) { /* the last view */
         const size_t ao_view = p->compress ? d->first_ix + p->nprims + p->nxv - 1
                                            : d->first_ix + 1 + (d->nused ? 2 + (size_t)d->nused : 0) +
-                                                 (size_t)p->shore;
+                                                 (size_t)(p->shore || p->mesh_uv);
         strata__jtext_printf(j, ",{\"bufferView\":%zu,\"componentType\":%d,\"normalized\":true,"
                                 "\"count\":%llu,\"type\":\"VEC4\"}",
                              ao_view, GL_UNSIGNED_BYTE, (unsigned long long)nv);
@@ -1052,6 +1070,7 @@ static strata_status make_plan(strata_ctx *ctx, const strata_result *r,
     p->compress = compress;
     strata_status st = STRATA_OK;
     p->shore = r->shore_count && r->nuv;
+    p->mesh_uv = !r->shore_count && r->nuv && r->uv_first == 0 && r->nuv == r->nverts;
     p->nuv = r->nuv;
     p->ao = strata__result_ao(r);
     if (st == STRATA_OK && props && props->count) {
@@ -1234,7 +1253,7 @@ strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r, const c
                         sp[n++] = (strata_span){.encode = enc_f32, .n = 10 * p.kinds[k].n,
                                                 .rec = 4, .src = {p.kinds[k].trs}};
             }
-            if (p.shore)
+            if (p.shore || p.mesh_uv)
                 sp[n++] = (strata_span){.encode = enc_f32, .n = 2 * (uint64_t)r->nuv, .rec = 4,
                                         .src = {r->uv}};
             if (p.ao)

@@ -358,7 +358,8 @@ static void obj_vectors(strata_out *o, obj_lines *l, const char *tag, const floa
     l->done += n;
 }
 
-/* "vt u v\n" for every shoreline vertex (2 floats each). */
+/* "vt u v\n" for every vertex with texture coordinates (2 floats each):
+ * the shoreline's, or every vertex's (strata_result_add_uv). */
 static void obj_texcoords(strata_out *o, obj_lines *l, const float *uv, uint32_t n)
 {
     const char dp = decimal_point();
@@ -375,8 +376,8 @@ static void obj_texcoords(strata_out *o, obj_lines *l, const float *uv, uint32_t
 }
 
 /* Faces of indices [from, to): "f a b c", "f a//a ..." with normals; with
- * texture coordinates (the shoreline's, tex) "f a/t b/t c/t" or
- * "a/t/a", t counted from the shoreline's first vertex. */
+ * texture coordinates (tex: the shoreline's, or every vertex's) "f a/t
+ * b/t c/t" or "a/t/a", t counted from uv_first (0 for every vertex's). */
 static void obj_faces(strata_out *o, obj_lines *l, const strata_result *r, uint64_t from,
                       uint64_t to, int tex)
 {
@@ -438,6 +439,7 @@ static void write_obj(strata_out *o, const strata_result *r, const strata_range 
     if (r->nx)
         obj_vectors(o, &l, "vn", r->nx, r->ny, r->nz, r->nverts);
     obj_texcoords(o, &l, r->uv, r->nuv);
+    const int mesh_uv = !r->shore_count && r->nuv && r->uv_first == 0 && r->nuv == r->nverts;
     char group[48], mtl[48], prev[48] = "";
     for (size_t k = 0; k < nrg && strata__out_ok(o); k++) {
         range_names(r, &rg[k], group, mtl, sizeof group);
@@ -450,7 +452,7 @@ static void write_obj(strata_out *o, const strata_result *r, const strata_range 
             memcpy(prev, group, sizeof prev);
         }
         obj_faces(o, &l, r, rg[k].first, rg[k].first + rg[k].count,
-                  rg[k].terrace == STRATA_TERRACE_SHORE && r->nuv);
+                  mesh_uv || (rg[k].terrace == STRATA_TERRACE_SHORE && r->nuv));
     }
 }
 

@@ -18,7 +18,7 @@
 #include <time.h>
 
 static const char *const stage_names[STRATA_STAGE_COUNT_] = {
-    "levels", "slice",    "loops", "simplify", "solid", "water",
+    "levels", "slice",    "loops", "simplify", "solid", "uv", "water",
     "shoreline", "fit", "props", "optimize", "ao", "write", "preview"};
 
 const char *strata_stage_name(strata_stage s)
@@ -162,6 +162,19 @@ static strata_status solid(job *j)
     return strata_result_solidify(j->ctx, j->r, depth, &j->rep->solid);
 }
 
+/* The texel in the surface's units: by default the planes' mean
+ * spacing. */
+static strata_status uv(job *j)
+{
+    double texel = j->o->uv_texel;
+    if (texel == 0) {
+        if (j->nlevels < 2)
+            return STRATA_ERR_INVALID_ARG;
+        texel = ((double)j->levels[j->nlevels - 1] - j->levels[0]) / (j->nlevels - 1);
+    }
+    return strata_result_add_uv(j->ctx, j->r, (float)texel);
+}
+
 static strata_status water(job *j)
 {
     const strata_pipeline_options *o = j->o;
@@ -260,7 +273,7 @@ static strata_status write(job *j)
 /* The stages in their order, and whether o asks for each. */
 typedef strata_status (*stage_fn)(job *);
 static const stage_fn stages[STRATA_STAGE_COUNT_] = {
-    levels, slice, loops, simplify, solid, water, shoreline, fit, props, optimize, ao, write,
+    levels, slice, loops, simplify, solid, uv, water, shoreline, fit, props, optimize, ao, write,
     preview};
 
 static int asked(const strata_pipeline_options *o, strata_stage s)
@@ -271,6 +284,7 @@ static int asked(const strata_pipeline_options *o, strata_stage s)
     case STRATA_STAGE_LOOPS: return o->loops_path || o->shoreline > 0;
     case STRATA_STAGE_SIMPLIFY: return o->simplify_roofs > 0;
     case STRATA_STAGE_SOLID: return o->solid;
+    case STRATA_STAGE_UV: return o->uv;
     case STRATA_STAGE_WATER: return o->water;
     case STRATA_STAGE_SHORELINE: return o->shoreline > 0;
     case STRATA_STAGE_FIT: return o->fit_size > 0;
