@@ -102,6 +102,16 @@ if "$STRATA" terrain --cells 64 --tile-cells 32 --ao --quiet -o aoworld 2>err; t
 else
     bad "ao world: strata terrain --tile-cells 32 --ao: $(cat err)"
 fi
+# --style / --colours: COLOR_0 carries the colours (times the occlusion),
+# the terrace materials white; with water, a shoreline and props too
+glb style planet --level 4 --terraces 8 --sea-level 0 --style cartoon
+check "style: COLOR_0 on every primitive, white terrace materials" \
+    '[ "$(count style.glb "\"COLOR_0\"")" = "$(count style.glb "\"mode\":4")" ] && [ "$(count style.glb "\"baseColorFactor\":\[1.000000,1.000000,1.000000,1\]")" = "$(count style.glb "\"mode\":4")" ]'
+glb style-ao-shore planet --level 5 --terraces 8 --sea-level 0 --water --shoreline 0.02 --normals --props 300 --ao=0.05 --style cartoon
+glb style-terrain terrain --cells 100 --walls separate --sea-level 0.1 --ao --style desert
+if "$STRATA" info | grep -q '^meshoptimizer: yes'; then
+    glb style-compressed planet --level 5 --terraces 8 --sea-level 0 --water --normals --compress --ao --style snow
+fi
 glb unsliced terrain --cells 8 --terraces 0
 check "unsliced: one primitive" '[ "$(count unsliced.glb "\"mode\":4")" = 1 ]'
 

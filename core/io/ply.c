@@ -679,14 +679,22 @@ static void enc_ply_vertex_normal(const strata_span *s, uint64_t i, uint64_t n,
     }
 }
 
-/* A vertex with its occlusion as a grey colour: src[0..2] = x, y, z,
- * src[3..5] = nx, ny, nz or NULL, src[6] the occlusion (rec 15 or 27). */
+/* A vertex's colour bytes: the occlusion (NULL: none) and the colours
+ * (3 sRGB bytes a vertex, NULL: none). */
+typedef struct ply_colour {
+    const uint8_t *ao, *rgb;
+} ply_colour;
+
+/* A vertex with its colour: src[0..2] = x, y, z, src[3..5] = nx, ny, nz
+ * or NULL, src[6] a ply_colour (rec 15 or 27): the occlusion as a grey,
+ * or the sRGB colour times ao / 255, rounded. */
 static void enc_ply_vertex_ao(const strata_span *s, uint64_t i, uint64_t n,
                               unsigned char *restrict p)
 {
     const float *restrict x = s->src[0], *restrict y = s->src[1], *restrict z = s->src[2];
     const float *restrict nx = s->src[3], *restrict ny = s->src[4], *restrict nz = s->src[5];
-    const uint8_t *restrict ao = s->src[6];
+    const ply_colour *col = s->src[6];
+    const uint8_t *restrict ao = col->ao, *restrict rgb = col->rgb;
     for (const uint64_t end = i + n; i < end; i++) {
         p = put_f32(p, x[i]);
         p = put_f32(p, y[i]);
@@ -696,7 +704,9 @@ static void enc_ply_vertex_ao(const strata_span *s, uint64_t i, uint64_t n,
             p = put_f32(p, ny[i]);
             p = put_f32(p, nz[i]);
         }
-        p[0] = p[1] = p[2] = ao[i];
+        const unsigned a = ao ? ao[i] : 255;
+        for (int c = 0; c < 3; c++)
+            p[c] = rgb ? (unsigned char)((rgb[3 * i + c] * a + 127) / 255) : (unsigned char)a;
         p += 3;
     }
 }
@@ -740,7 +750,8 @@ static void write_spans(strata_out *o, const strata_result *r, const strata_rang
         return;
     }
     const int normals = r->nx != NULL;
-    const uint8_t *ao = strata__result_ao(r);
+    const ply_colour col = {strata__result_ao(r), strata__result_rgb(r)};
+    const int colour = col.ao || col.rgb;
     char head[512 + STRATA_TILE_EXTRAS_MAX];
     const int hl = snprintf(
         head, sizeof head,
@@ -751,15 +762,15 @@ static void write_spans(strata_out *o, const strata_result *r, const strata_rang
         STRATA_VERSION, extras ? "comment strata " : "", extras ? extras : "",
         extras ? "\n" : "", (unsigned long)r->nverts,
         normals ? "property float nx\nproperty float ny\nproperty float nz\n" : "",
-        ao ? "property uchar red\nproperty uchar green\nproperty uchar blue\n" : "",
+        colour ? "property uchar red\nproperty uchar green\nproperty uchar blue\n" : "",
         (unsigned long long)(r->nindices / 3));
     size_t n = 0;
     sp[n++] = (strata_span){.encode = strata__enc_bytes, .n = (uint64_t)hl, .rec = 1,
                             .src = {head}};
-    if (ao)
+    if (colour)
         sp[n++] = (strata_span){.encode = enc_ply_vertex_ao, .n = r->nverts,
                                 .rec = normals ? 27 : 15,
-                                .src = {r->x, r->y, r->z, r->nx, r->ny, r->nz, ao}};
+                                .src = {r->x, r->y, r->z, r->nx, r->ny, r->nz, &col}};
     else if (normals)
         sp[n++] = (strata_span){.encode = enc_ply_vertex_normal, .n = r->nverts, .rec = 24,
                                 .src = {r->x, r->y, r->z, r->nx, r->ny, r->nz}};
