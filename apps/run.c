@@ -131,6 +131,27 @@ void job_palette(const job *o, strata_palette *pal)
                           .why = palette_problem(st, o->palette)});
 }
 
+strata_colours *job_colours(const job *o)
+{
+    strata_colours *c = NULL;
+    if (o->style) {
+        check_call(strata_colours_preset(o->style, &c), (call){.what = "--style"});
+        return c;
+    }
+    if (!o->colours)
+        return NULL;
+    strata_colours_error err;
+    const strata_status st = strata_colours_load(o->colours, &c, &err);
+    if (st == STRATA_ERR_FORMAT || (st == STRATA_ERR_TOO_LARGE && err.line))
+        die(EXIT_RUNTIME, "--colours '%s': line %u, field %u: %s (see 'Colour rules' in README.md)",
+            o->colours, err.line, err.field, err.what);
+    if (st == STRATA_ERR_TOO_LARGE)
+        die(EXIT_RUNTIME, "--colours '%s': bigger than a rules file may be (%u MiB)", o->colours,
+            STRATA_COLOUR_FILE_MAX >> 20);
+    check_call(st, (call){.what = "colour rules", .path = o->colours});
+    return c;
+}
+
 /* strata slice: read the input mesh, say what was repaired. */
 static strata_mesh *load_input(strata_ctx *ctx, const job *o)
 {
@@ -733,6 +754,9 @@ static void pipeline_check(const job *o, strata_status st, const strata_pipeline
                                          ? "the sea level lies at or below the planet's centre"
                                          : NULL});
         break;
+    case STRATA_STAGE_COLOURS:
+        check_call(st, (call){.what = o->style ? "--style" : "--colours"});
+        break;
     case STRATA_STAGE_FIT:
         check_call(st, (call){.what = "--print-size",
                               .why = st == STRATA_ERR_OVERFLOW
@@ -930,6 +954,7 @@ static int run(job *o)
         die(EXIT_RUNTIME, "--optimize: this strata was built without meshoptimizer");
     strata_palette pal;
     job_palette(o, &pal);
+    strata_colours *rules = job_colours(o);
 
     interrupt_catch();
     strata_ctx *ctx = job_ctx(o);
@@ -955,6 +980,7 @@ static int run(job *o)
     keep k = {0};
     strata_pipeline_options po;
     pipeline_options(ctx, o, m, &pal, &k, &po);
+    po.colours = rules;
     float *edit_levels = NULL;
     if (o->kind != JOB_SLICE)
         apply_edits(ctx, o, m, extent, &po.terraces, &edit_levels);
@@ -971,6 +997,7 @@ static int run(job *o)
         print_written(o, r, props);
     interrupt_watch(NULL);
     strata_curve_destroy(k.terrace_curve);
+    strata_colours_destroy(rules);
     free(edit_levels);
     strata_props_destroy(props);
     strata_result_destroy(r);

@@ -67,6 +67,8 @@ typedef struct job {
     bool optimize;       /* vertex-cache order of each range */
     bool compress;       /* .glb buffers with EXT_meshopt_compression */
     const char *palette; /* a preset name or a file */
+    const char *colours; /* --colours FILE, NULL: none */
+    const char *style;   /* --style NAME, NULL: none */
     const char *preview; /* FILE.png, NULL: none */
     int view;            /* strata_preview_view */
     long long preview_size;
@@ -170,6 +172,9 @@ int run_world(job *j);
 strata_ctx *job_ctx(const job *o);
 void job_noise(const job *o, double extent, strata_fbm *f);
 void job_palette(const job *o, strata_palette *pal);
+/* --colours or --style: the rules (NULL: neither given); a bad file
+ * ends the program with its line and field. */
+strata_colours *job_colours(const job *o);
 void job_raster_defaults(job *o, const strata_heightmap *hm);
 double job_noise_extent(const job *o, double extent);
 /* The job's terraces as the library takes them (*curve: the

@@ -214,6 +214,31 @@ static void check_uv(const job *j, bool world, bool planet)
                     n);
 }
 
+/* --style: a built-in rule set. */
+static const char *check_style(const char *s)
+{
+    return strata_colours_preset_text(s) ? NULL : "unknown style (cartoon, desert or snow)";
+}
+
+/* --colours and --style: one mesh (worlds refuse them for now), a file
+ * or a preview that shows them. */
+static void check_colours(const job *j, bool world, const char *world_opt)
+{
+    const char *opt = j->style ? "--style" : "--colours";
+    const char *v = j->style ? j->style : j->colours;
+    if (!v)
+        return;
+    if (world)
+        usage_error("%s %s: not available for worlds (%s) yet: make one mesh (the rules are "
+                    "per-triangle, but the tiles' vertex splits and skirts are not written "
+                    "with colours)",
+                    opt, v, world_opt);
+    if (!has_suffix(j->output, ".glb") && !has_suffix(j->output, ".ply") && !j->preview)
+        usage_error("%s %s: -o %s cannot hold the colours (.glb writes COLOR_0, .ply vertex "
+                    "colours; or draw them with --preview FILE.png)",
+                    opt, v, j->output);
+}
+
 /* --place: where on the Earth, or none. */
 static const char *check_place(const char *s)
 {
@@ -273,6 +298,7 @@ static void check_world_output(job *j, bool world, const char *world_opt)
                         world_opt);
     check_ao(j, world, world_opt);
     check_uv(j, world, !strcmp(world_opt, "--chunk-level"));
+    check_colours(j, world, world_opt);
     if (!world) {
         const char *why = check_output(j->output);
         if (why)
@@ -327,6 +353,7 @@ static void check_slice(job *j)
     check_compress(j, false);
     check_ao(j, false, NULL);
     check_uv(j, false, j->radial);
+    check_colours(j, false, NULL);
 }
 
 /* --sculpt: a world, made by this one process, whose edits are its
@@ -832,6 +859,16 @@ static const cli_option options[] = {
      .check = check_palette, .def = "earth",
      .help = "terrace colours of .obj and .glb files: earth, desert, ice or mono, else a file "
              "of at most 256 #rrggbb colours, lowest terrace first",
+     .commands = WRITERS, .group = G_TERRACE},
+    {.name = "colours", .kind = CLI_STRING, .arg = "FILE", .target = &g_job.colours,
+     .conflicts = "style",
+     .help = "colour each terrace triangle by rules: slope, height, height above the sea "
+             "level, terrace (see 'Colour rules' in README.md); hard edges between colours; "
+             ".glb COLOR_0 (times --ao), .ply vertex colours, --preview",
+     .commands = WRITERS, .group = G_TERRACE},
+    {.name = "style", .kind = CLI_STRING, .arg = "NAME", .target = &g_job.style,
+     .check = check_style,
+     .help = "built-in colour rules: cartoon, desert or snow (as --colours)",
      .commands = WRITERS, .group = G_TERRACE},
 
     /* preview */

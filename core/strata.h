@@ -817,6 +817,9 @@ typedef struct strata_result_view {
      * byte a vertex (ao[i] / 255 in [0, 1]: 0 fully occluded, 255 open);
      * NULL when none is baked for the vertices as they are */
     const uint8_t *ao;
+    /* strata_result_apply_colours: 3 sRGB bytes a vertex; NULL when the
+     * vertices as they are have none */
+    const uint8_t *rgb;
 } strata_result_view;
 
 STRATA_API void strata_result_get_view(const strata_result *r,
@@ -1504,6 +1507,127 @@ STRATA_API void strata_palette_color(const strata_palette *p, uint32_t k,
                                      strata_color_space space, float rgb[3]);
 
 /* ------------------------------------------------------------------ */
+/* Colour rules                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Colour rules give every triangle of the terraces (roofs and walls; not
+ * water, a shoreline or a skirt) one sRGB colour from what it is and
+ * where it lies, so regions read as distinct flat colours: rock on
+ * walls, grass on roofs, sand along the sea, snow on the heights.
+ *
+ * A triangle's measures:
+ *  - height: the highest of its corners' heights (FLAT: y; RADIAL: the
+ *    distance from r's centre less r's radius), taken as a terrace's
+ *    level when within 1e-6 (|level| + RADIAL radius) of it, so a roof
+ *    has its plane's height exactly and a wall its top's;
+ *  - slope: the angle in degrees between its plane's normal and up
+ *    (FLAT: +y; RADIAL: from r's centre through its centroid), 0 flat,
+ *    90 a wall, from the corners in double precision;
+ *  - sea: height less the sea level (only with a sea level);
+ *  - terrace: the index of the terrace whose roof or wall range holds it.
+ * Heights written with `%` are fractions of the span [lo, hi] of the
+ * heights of every terraced triangle's corners: height `h%` is
+ * lo + h / 100 (hi - lo), sea `s%` is s / 100 (hi - lo).
+ *
+ * Rules are tried in order; the first whose conditions all hold colours
+ * the triangle; a triangle no rule takes gets its terrace's palette
+ * colour (strata_palette_color, sRGB, walls darker), as without rules.
+ * A rule's colour is one of:
+ *  - one colour;
+ *  - a gradient over height: stops (height, colour) in ascending height,
+ *    mixed linearly in sRGB between the two stops around the triangle's
+ *    height, the end colours beyond them;
+ *  - a palette over a terrace range: the rule's terrace conditions give
+ *    the range [a, b] (none: every terrace), terrace k gets the palette's
+ *    colour of k - a of b - a + 1 (walls darker).
+ * Colour bytes are round(255 v) of the sRGB value v, computed in double.
+ *
+ * The file format (text, lines ending in '\n', at most 256 bytes each;
+ * `#` as a line's first non-blank character starts a comment; blank
+ * lines skipped), one rule a line: conditions, then the colour:
+ *     slope>=60 colour 8d7b68
+ *     sea<0 colour 2f6fa8
+ *     sea<6% colour e8d9a0
+ *     height>=88% colour f4f6f8
+ *     terrace>=2 terrace<=5 palette 5a2a1a,b8622b,e6c48a
+ *     * gradient 0%:7cc25a 60%:4e9a3a 100%:6b8f4a
+ * A condition is QUANTITY OP VALUE without spaces: quantity slope,
+ * height, sea or terrace; OP <, <=, > or >=; the value a decimal number
+ * (slope in [0, 90], terrace a whole number >= 0, height and sea may end
+ * in `%`).  `*` is a rule without conditions.  Colours are rrggbb or
+ * #rrggbb (hex).  A gradient has 1 to STRATA_COLOUR_MAX_STOPS stops
+ * HEIGHT:COLOUR in ascending height, all in `%` or none; a palette 1 to
+ * STRATA_COLOUR_MAX_STOPS colours separated by commas.  At most
+ * STRATA_COLOUR_MAX_RULES rules, at least one. */
+#define STRATA_COLOUR_MAX_RULES 64u
+#define STRATA_COLOUR_MAX_STOPS 16u
+#define STRATA_COLOUR_FILE_MAX (1u << 20)
+
+typedef struct strata_colours strata_colours;
+
+/* Where a rules text is wrong: its line (1 is the first), the field (1
+ * is the line's first word; 0: the line as a whole) and what was
+ * expected there. */
+typedef struct strata_colours_error {
+    uint32_t line;
+    uint32_t field;
+    char what[96];
+} strata_colours_error;
+
+/* Parse rules from text[0..len) into a new rule set *out.  Errors:
+ * STRATA_ERR_FORMAT with *err (when not NULL) filled, STRATA_ERR_TOO_LARGE
+ * for more than STRATA_COLOUR_MAX_RULES rules (*err names the line),
+ * STRATA_ERR_NOMEM, STRATA_ERR_INVALID_ARG for NULL arguments; *out is
+ * NULL on every error. */
+STRATA_API strata_status strata_colours_parse(const char *text, size_t len,
+                                              strata_colours **out,
+                                              strata_colours_error *err);
+/* Read a rules file (a regular file of at most STRATA_COLOUR_FILE_MAX
+ * bytes) and parse it: the errors above, STRATA_ERR_IO (errno set),
+ * STRATA_ERR_TOO_LARGE for a bigger file (err->line 0). */
+STRATA_API strata_status strata_colours_load(const char *path, strata_colours **out,
+                                             strata_colours_error *err);
+/* Built-in rule sets, written in the format above (README shows them):
+ *   "cartoon" rock walls, blue under the sea, sand within 3% above it,
+ *             snow above 86%, grey-green above 76%, bright grass
+ *             between
+ *   "desert"  red rock walls, pale sand by the sea, ochre and red roofs
+ *             by terrace
+ *   "snow"    grey rock walls, dark water, snow above 35%, pale green
+ *             below
+ * STRATA_ERR_INVALID_ARG for NULL arguments or an unknown name;
+ * STRATA_ERR_NOMEM. */
+STRATA_API strata_status strata_colours_preset(const char *name, strata_colours **out);
+/* Name of preset i (0: "cartoon"), NULL past the last; its text, NULL
+ * for an unknown name. */
+STRATA_API const char *strata_colours_preset_name(unsigned i);
+STRATA_API const char *strata_colours_preset_text(const char *name);
+STRATA_API void strata_colours_destroy(strata_colours *c);
+
+/* Colour r's terrace triangles by the rules c (palette pal for the
+ * triangles no rule takes and for rules without a palette; NULL:
+ * "earth"; sea_level NULL: no sea, and conditions on `sea` never hold),
+ * into the view's rgb (3 sRGB bytes a vertex).  Hard edges: each vertex
+ * keeps the colour of the first triangle (in index order) that uses it;
+ * a triangle of another colour gets a copy of the vertex (position,
+ * normal, texture coordinates when every vertex has them, occlusion when
+ * baked), appended after the others, one copy per vertex and colour, so
+ * no colour blends across a boundary in any viewer.  Vertices no
+ * terrace triangle uses (water, shoreline) are white (255, 255, 255).
+ * The colours belong to the vertices as coloured: functions that add or
+ * remove vertices drop them (as the occlusion).  Colours are per-triangle
+ * functions of positions, computed in double precision, and the copies
+ * made in index order: the same bytes for every thread count and
+ * instruction set.
+ * Errors: STRATA_ERR_INVALID_ARG (NULL ctx, r or c), STRATA_ERR_OVERFLOW
+ * (more than 2^32-1 vertices), STRATA_ERR_NOMEM, STRATA_ERR_CANCELLED (r
+ * without colours then; its vertices may have been split). */
+STRATA_API strata_status strata_result_apply_colours(strata_ctx *ctx, strata_result *r,
+                                                     const strata_colours *c,
+                                                     const strata_palette *pal,
+                                                     const float *sea_level);
+
+/* ------------------------------------------------------------------ */
 /* glTF                                                                */
 /* ------------------------------------------------------------------ */
 
@@ -2103,6 +2227,7 @@ typedef enum strata_stage {
     STRATA_STAGE_UV,         /* strata_result_add_uv */
     STRATA_STAGE_WATER,      /* strata_result_add_water */
     STRATA_STAGE_SHORELINE,  /* strata_result_add_shoreline */
+    STRATA_STAGE_COLOURS,    /* strata_result_apply_colours */
     STRATA_STAGE_FIT,        /* strata_result_fit_size */
     STRATA_STAGE_PROPS,      /* strata_props_scatter (and the CSV file) */
     STRATA_STAGE_OPTIMIZE,   /* strata_result_optimize */
@@ -2162,6 +2287,10 @@ typedef struct strata_pipeline_options {
                               fit_size); 0: STRATA_AO_RADIUS_PLANES x the
                               mean spacing of the planes (at least two
                               planes, else STRATA_ERR_INVALID_ARG) */
+    const strata_colours *colours; /* NULL: none; else strata_result_apply_colours
+                              with write.palette and the sea level when
+                              terraces.sea, after the shoreline and before
+                              fit_size (heights in the surface's units) */
     /* the mesh file (NULL: none) and how to write it; write.props is
      * set to the props made here */
     const char *path;

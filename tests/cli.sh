@@ -546,6 +546,39 @@ check "refused --uv leaves no files" '[ ! -e uv.ply ] && [ ! -e uv.stl ] && [ ! 
 succeeds "--uv=TEXEL with one plane" terrain --cells 8 --terraces 1 --uv=0.5 -o uv1.ply
 succeeds "--uv --stats" terrain --cells 32 --uv --stats -o uv.glb
 check "--stats times the uv stage" 'grep -q "^time\.uv=[0-9]" err'
+# ------------------------------------------------------------ --colours, --style
+fails 2 "--style plaid: unknown style" "--style unknown" terrain --cells 8 --style plaid -o sty.ply
+fails 2 "--style cartoon: -o sty.obj cannot hold the colours" "--style into .obj without --preview" terrain --cells 8 --style cartoon -o sty.obj
+fails 2 "--style cartoon: not available for worlds" "--style in a world" terrain --cells 64 --tile-cells 16 --style cartoon -o styw
+fails 2 "--colours" "--colours with --style" terrain --cells 8 --style cartoon --colours r.txt -o sty.ply
+printf 'slope>=60 colour 808080\n\nsea<6%% colour eedc9a\n* colour 00c000\n' >ok.rules
+printf '# rock\nslope>=91 colour 808080\n' >bad1.rules
+printf '* colour 808080\n* gradient 10:000000 5:ffffff\n' >bad2.rules
+printf 'slope>=60 colour 808080 extra\n' >bad3.rules
+fails 1 "--colours 'bad1.rules': line 2, field 1: expected a slope in degrees from 0 to 90" "--colours: a slope out of range" terrain --cells 8 --colours bad1.rules -o sty.ply
+fails 1 "line 2, field 4: stops in ascending height" "--colours: a gradient descending" terrain --cells 8 --colours bad2.rules -o sty.ply
+fails 1 "line 1, field 4: expected the end of the line" "--colours: a word too many" terrain --cells 8 --colours bad3.rules -o sty.ply
+fails 1 "no-such.rules" "--colours: a missing file" terrain --cells 8 --colours no-such.rules -o sty.ply
+check "refused colours leave no files" '[ ! -e sty.ply ] && [ ! -e sty.obj ] && [ ! -e styw ]'
+succeeds "--colours FILE" terrain --cells 32 --sea-level 0 --colours ok.rules --stats -o sty.ply
+check "--stats times the colours stage" 'grep -q "^time\.colours=[0-9]" err'
+check "--colours: PLY vertex colours" 'grep -aq "^property uchar red\$" sty.ply'
+succeeds "--style into .obj with --preview" terrain --cells 8 --style snow --preview sty.png -o sty.obj
+succeeds "--style --preview" planet --level 4 --style cartoon --sea-level 0 --preview-size 64 --preview sty1.png -o sty1.ply
+succeeds "plain --preview" planet --level 4 --sea-level 0 --preview-size 64 --preview sty0.png -o sty0.ply
+check "--style changes the preview" '! cmp -s sty0.png sty1.png'
+for t in 1 2; do
+    for isa in scalar avx2 avx512; do
+        case " $isas " in *" $isa "*) ;; *) continue ;; esac
+        OMP_NUM_THREADS=$t STRATA_SIMD=$isa "$STRATA" planet --level 5 --sea-level 0 --ao --style cartoon --quiet \
+            -o "sty-$t-$isa.glb" --preview sty-$t-$isa.png --preview-size 128 2>err || bad "--style, $t threads, $isa: $(cat err)"
+    done
+done
+same "--style: the same .glb for 1 and 2 threads, scalar" sty-1-scalar.glb sty-2-scalar.glb
+same "--style: the same preview for 1 and 2 threads, scalar" sty-1-scalar.png sty-2-scalar.png
+for f in sty-*-avx2.glb sty-*-avx512.glb; do
+    [ -f "$f" ] && same "--style: the same .glb, $f" sty-1-scalar.glb "$f"
+done
 
 # ------------------------------------------------------------ --compress
 run info

@@ -111,6 +111,24 @@ glb uv-separate terrain --cells 100 --walls separate --no-normals --uv=0.3
 glb uv-ao terrain --cells 100 --uv --ao --props 2
 check "uv with occlusion and props: TEXCOORD_0 and COLOR_0 on the terrain's primitives only" \
     '[ "$(count uv-ao.glb "\"TEXCOORD_0\"")" = "$(count uv-ao.glb "\"COLOR_0\"")" ] && [ "$(count uv-ao.glb "\"TEXCOORD_0\"")" = $(($(count uv-ao.glb "\"mode\":4") - 3)) ]'
+# --style / --colours: COLOR_0 carries the colours (times the occlusion),
+# the terrace materials white; with water, a shoreline and props too
+glb style planet --level 4 --terraces 8 --sea-level 0 --style cartoon
+check "style: COLOR_0 on every primitive, white terrace materials" \
+    '[ "$(count style.glb "\"COLOR_0\"")" = "$(count style.glb "\"mode\":4")" ] && [ "$(count style.glb "\"baseColorFactor\":\[1.000000,1.000000,1.000000,1\]")" = "$(count style.glb "\"mode\":4")" ]'
+glb style-ao-shore planet --level 5 --terraces 8 --sea-level 0 --water --shoreline 0.02 --normals --props 300 --ao=0.05 --style cartoon
+glb style-terrain terrain --cells 100 --walls separate --sea-level 0.1 --ao --style desert
+if "$STRATA" info | grep -q '^meshoptimizer: yes'; then
+    glb style-compressed planet --level 5 --terraces 8 --sea-level 0 --water --normals --compress --ao --style snow
+fi
+# --uv and --style together: TEXCOORD_0 and COLOR_0 on the terrain's
+# primitives, plain and compressed (the views of both counted right)
+glb uv-style terrain --cells 100 --uv --ao --style desert --sea-level 0.1
+check "uv and style: TEXCOORD_0 and COLOR_0 on every primitive" \
+    '[ "$(count uv-style.glb "\"TEXCOORD_0\"")" = "$(count uv-style.glb "\"mode\":4")" ] && [ "$(count uv-style.glb "\"COLOR_0\"")" = "$(count uv-style.glb "\"mode\":4")" ]'
+if "$STRATA" info | grep -q '^meshoptimizer: yes'; then
+    glb uv-style-compressed terrain --cells 100 --uv --ao --style desert --sea-level 0.1 --compress
+fi
 glb unsliced terrain --cells 8 --terraces 0
 check "unsliced: one primitive" '[ "$(count unsliced.glb "\"mode\":4")" = 1 ]'
 

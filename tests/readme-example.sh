@@ -35,4 +35,29 @@ if [ $fail -eq 0 ]; then
         bad "the README example exited $rc: $(cat "$tmp/out" "$tmp/err")"
     fi
 fi
+
+# The pictures' commands (the sh block after "<!-- pictures:" in
+# README.md): each runs with `strata` the program just built and writes
+# its PNG, under 150 KB; the committed pictures are under 150 KB too.
+awk '/<!-- pictures:/ {grab=1; next} grab && /^```sh/ {inside=1; next} inside && /^```/ {exit} inside {print}' \
+    "$SRCDIR/README.md" >"$tmp/pictures.sh"
+n=$(grep -c '^strata ' "$tmp/pictures.sh")
+check "README: four picture commands or more, found $n" '[ "$n" -ge 4 ]'
+mkdir -p "$tmp/pics/docs"
+while IFS= read -r line; do
+    case $line in strata\ *) ;; *) continue ;; esac
+    png=$(printf '%s\n' "$line" | sed -n 's/.*--preview \(docs\/[^ ]*\.png\).*/\1/p')
+    set -f
+    # shellcheck disable=SC2086
+    (cd "$tmp/pics" && "$build/apps/strata" ${line#strata } --quiet >out 2>err)
+    rc=$?
+    set +f
+    if [ $rc -eq 0 ] && [ -n "$png" ] && [ -s "$tmp/pics/$png" ] &&
+        [ "$(wc -c <"$tmp/pics/$png")" -lt 153600 ] &&
+        [ "$(wc -c <"$SRCDIR/$png")" -lt 153600 ]; then
+        ok
+    else
+        bad "README picture: '$line' exited $rc or made no PNG under 150 KB: $(cat "$tmp/pics/err")"
+    fi
+done <"$tmp/pictures.sh"
 finish

@@ -73,14 +73,27 @@
 
 static inline uint64_t pad4(uint64_t n) { return (n + 3) & ~(uint64_t)3; }
 
-/* COLOR_0 of the occlusion, (ao, ao, ao, 255) a vertex: src[0] the bytes
- * (rec 4).  The terraces' materials keep their colours: glTF multiplies
- * baseColorFactor by COLOR_0, so every viewer shades with it unasked. */
+/* A linear-light byte of sRGB byte c times a / 255, rounded. */
+static unsigned char linear_byte(unsigned char c, unsigned a)
+{
+    const double v = c / 255.0;
+    const double lin = v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+    return (unsigned char)floor(lin * (double)a + 0.5);
+}
+
+/* COLOR_0 a vertex: src[0] the occlusion bytes (NULL: none), src[1] the
+ * colours (3 sRGB bytes a vertex, NULL: none); (ao, ao, ao, 255) without
+ * colours, else the colour in linear light times ao / 255 (rec 4).
+ * Without colours the terraces' materials keep theirs; with them the
+ * materials are white.  glTF multiplies baseColorFactor by COLOR_0, so
+ * every viewer shades with it unasked. */
 static void enc_color(const strata_span *s, uint64_t i, uint64_t n, unsigned char *p)
 {
-    const uint8_t *ao = (const uint8_t *)s->src[0] + i;
-    for (uint64_t k = 0; k < n; k++, p += 4) {
-        p[0] = p[1] = p[2] = ao[k];
+    const uint8_t *ao = s->src[0], *rgb = s->src[1];
+    for (const uint64_t end = i + n; i < end; i++, p += 4) {
+        const unsigned a = ao ? ao[i] : 255;
+        for (int c = 0; c < 3; c++)
+            p[c] = rgb ? linear_byte(rgb[3 * i + c], a) : (unsigned char)a;
         p[3] = 255;
     }
 }
@@ -140,7 +153,9 @@ typedef struct prop_kind {
  * stream of its own. */
 typedef struct xview {
     const float *f;       /* mode ATTRIBUTES: count elements of stride bytes */
-    const uint8_t *ao;    /* or COLOR_0: count occlusion bytes (stride 4) */
+    const uint8_t *ao;    /* or COLOR_0 (color set): count occlusion bytes and */
+    const uint8_t *rgb;   /* colours (either NULL: none; stride 4) */
+    int color;
     const uint16_t *ix;   /* or mode INDICES: count u16 indices (stride 2) */
     uint64_t count;
     uint32_t stride, nverts; /* nverts: above every index */
@@ -172,6 +187,7 @@ typedef struct plan {
     uint64_t uv_offset;            /* TEXCOORD_0 in BIN (the shoreline's or the
                                       whole mesh's), 8 bytes a vertex */
     const uint8_t *ao;             /* the occlusion (NULL: none): COLOR_0 */
+    const uint8_t *rgb;            /* the colours (NULL: none): COLOR_0 */
     uint64_t ao_offset;            /* in BIN, 4 bytes a vertex, after the rest */
     uint64_t pos_bytes, nrm_bytes, idx_bytes; /* uncompressed bin = their sum */
     uint64_t bin_bytes;
@@ -184,6 +200,9 @@ typedef struct plan {
     strata_jtext json;
     uint64_t total; /* the file's size */
 } plan;
+
+/* The terrain's primitives get COLOR_0: occlusion, colours or both. */
+static inline int has_color(const plan *p) { return p->ao || p->rgb; }
 
 static void plan_free(const strata_allocator *al, plan *p)
 {
@@ -436,7 +455,7 @@ static strata_status plan_layout(const strata_result *r, plan *p, int threads)
         for (int k = 0; k < 3; k++)
             extremes(c[k] + r->uv_first, r->nuv, threads, &p->shore_min[k], &p->shore_max[k]);
     }
-    if (p->ao && nv) {
+    if (has_color(p) && nv) {
         p->ao_offset = p->bin_bytes;
         p->bin_bytes += 4 * nv;
         if (GLB_FIXED + p->bin_bytes > GLB_MAX) {
@@ -523,8 +542,9 @@ static strata_status plan_xviews(const strata_result *r, plan *p)
     if (p->shore || p->mesh_uv)
         p->xv[p->nxv++] = (xview){.f = r->uv, .count = r->nuv, .stride = 8,
                                   .target = GL_ARRAY_BUFFER, .offset = p->uv_offset};
-    if (p->ao)
-        p->xv[p->nxv++] = (xview){.ao = p->ao, .count = r->nverts, .stride = 4,
+    if (has_color(p))
+        p->xv[p->nxv++] = (xview){.ao = p->ao, .rgb = p->rgb, .color = 1, .count = r->nverts,
+                                  .stride = 4,
                                   .target = GL_ARRAY_BUFFER, .offset = p->ao_offset};
     return STRATA_OK;
 }
@@ -543,8 +563,8 @@ static strata_status encode_xview(const strata_allocator *al, xview *x)
         for (uint64_t i = 0; i < n; i++)
             ix[i] = x->ix[i];
         st = strata__meshopt_indices(al, ix, n, NULL, 0, x->nverts, &x->enc, &x->enc_bytes);
-    } else if (x->ao) {
-        enc_color(&(strata_span){.src = {x->ao}}, 0, x->count, raw);
+    } else if (x->color) {
+        enc_color(&(strata_span){.src = {x->ao, x->rgb}}, 0, x->count, raw);
         st = strata__meshopt_attributes(al, raw, x->count, 4, &x->enc, &x->enc_bytes);
     } else {
         unsigned char *b = raw;
@@ -718,7 +738,7 @@ static void json_views(strata_jtext *j, const plan *p, const int *used, int nuse
                                 "\"byteStride\":8,\"target\":%d}",
                              (unsigned long long)p->uv_offset,
                              (unsigned long long)(8ull * p->nuv), GL_ARRAY_BUFFER);
-    if (p->ao)
+    if (has_color(p))
         strata__jtext_printf(j, ",{\"buffer\":0,\"byteOffset\":%llu,\"byteLength\":%llu,"
                                 "\"byteStride\":4,\"target\":%d}",
                              (unsigned long long)p->ao_offset,
@@ -835,7 +855,7 @@ static void json_meshes(strata_jtext *j, const plan *p, const json_ids *d)
             strata__jtext_printf(j, ",\"NORMAL\":1");
         if (p->mesh_uv && !p->prims[i].skirt && !p->prims[i].water)
             strata__jtext_printf(j, ",\"TEXCOORD_0\":%zu", d->shore_acc);
-        if (p->ao)
+        if (has_color(p))
             strata__jtext_printf(j, ",\"COLOR_0\":%zu", d->ao_acc);
         strata__jtext_printf(j, "},\"indices\":%zu,\"material\":%zu,\"mode\":4}", d->first_ix + i, i);
     }
@@ -876,6 +896,8 @@ static void json_materials(strata_jtext *j, const strata_result *r, const strata
         const prim *q = &p->prims[i];
         float rgb[3];
         strata_palette_color(pal, q->terrace, r->nterraces, q->wall, STRATA_COLOR_LINEAR, rgb);
+        if (p->rgb) /* the colours are COLOR_0's */
+            rgb[0] = rgb[1] = rgb[2] = 1.0f;
         if (q->water) { /* translucent blue, drawn after the opaque terrain */
             strata__jtext_printf(j, "%s{\"name\":\"water\",\"alphaMode\":\"BLEND\","
                                     "\"pbrMetallicRoughness\":{\"baseColorFactor\":"
@@ -961,7 +983,7 @@ static void json_prop_accessors(strata_jtext *j, const plan *p, const json_ids *
  * occlusion's). */
 static size_t uv_view(const plan *p, const json_ids *d)
 {
-    return p->compress ? d->first_ix + p->nprims + p->nxv - 1 - (p->ao != NULL)
+    return p->compress ? d->first_ix + p->nprims + p->nxv - 1 - (size_t)has_color(p)
                        : d->first_ix + 1 + (d->nused ? 2 + (size_t)d->nused : 0);
 }
 
@@ -1014,7 +1036,7 @@ static void json_accessors(strata_jtext *j, const strata_result *r, const plan *
         strata__jtext_printf(j, ",{\"bufferView\":%zu,\"componentType\":%d,\"count\":%u,"
                                 "\"type\":\"VEC2\"}",
                              uv_view(p, d), GL_FLOAT, r->nuv);
-    if (p->ao) { /* the last view */
+    if (has_color(p)) { /* the last view */
         const size_t ao_view = p->compress ? d->first_ix + p->nprims + p->nxv - 1
                                            : d->first_ix + 1 + (d->nused ? 2 + (size_t)d->nused : 0) +
                                                  (size_t)(p->shore || p->mesh_uv);
@@ -1073,6 +1095,7 @@ static strata_status make_plan(strata_ctx *ctx, const strata_result *r,
     p->mesh_uv = !r->shore_count && r->nuv && r->uv_first == 0 && r->nuv == r->nverts;
     p->nuv = r->nuv;
     p->ao = strata__result_ao(r);
+    p->rgb = strata__result_rgb(r);
     if (st == STRATA_OK && props && props->count) {
         p->props = props;
         for (int k = 0; k < STRATA_PROP_KINDS && st == STRATA_OK; k++) {
@@ -1256,9 +1279,9 @@ strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r, const c
             if (p.shore || p.mesh_uv)
                 sp[n++] = (strata_span){.encode = enc_f32, .n = 2 * (uint64_t)r->nuv, .rec = 4,
                                         .src = {r->uv}};
-            if (p.ao)
+            if (has_color(&p))
                 sp[n++] = (strata_span){.encode = enc_color, .n = r->nverts, .rec = 4,
-                                        .src = {p.ao}};
+                                        .src = {p.ao, p.rgb}};
         }
         strata__out_spans(&f, sp, n);
         strata__out_finish(&f);

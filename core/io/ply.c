@@ -679,8 +679,15 @@ static void enc_ply_vertex_normal(const strata_span *s, uint64_t i, uint64_t n,
     }
 }
 
+/* A vertex's colour bytes: the occlusion (NULL: none) and the colours
+ * (3 sRGB bytes a vertex, NULL: none). */
+typedef struct ply_colour {
+    const uint8_t *ao, *rgb;
+} ply_colour;
+
 /* A vertex with its optional attributes: src[0..2] = x, y, z, src[3..5] =
- * nx, ny, nz or NULL, src[6] the occlusion as a grey colour or NULL,
+ * nx, ny, nz or NULL, src[6] a ply_colour (both NULL: no colour; else the
+ * occlusion as a grey, or the sRGB colour times ao / 255, rounded),
  * src[7] the texture coordinates (s, t) or NULL; rec 12 + 12 + 8 + 3 at
  * most. */
 static void enc_ply_vertex_attrs(const strata_span *s, uint64_t i, uint64_t n,
@@ -688,7 +695,8 @@ static void enc_ply_vertex_attrs(const strata_span *s, uint64_t i, uint64_t n,
 {
     const float *restrict x = s->src[0], *restrict y = s->src[1], *restrict z = s->src[2];
     const float *restrict nx = s->src[3], *restrict ny = s->src[4], *restrict nz = s->src[5];
-    const uint8_t *restrict ao = s->src[6];
+    const ply_colour *col = s->src[6];
+    const uint8_t *restrict ao = col->ao, *restrict rgb = col->rgb;
     const float *restrict uv = s->src[7];
     for (const uint64_t end = i + n; i < end; i++) {
         p = put_f32(p, x[i]);
@@ -703,8 +711,10 @@ static void enc_ply_vertex_attrs(const strata_span *s, uint64_t i, uint64_t n,
             p = put_f32(p, uv[2 * i]);
             p = put_f32(p, uv[2 * i + 1]);
         }
-        if (ao) {
-            p[0] = p[1] = p[2] = ao[i];
+        if (ao || rgb) {
+            const unsigned a = ao ? ao[i] : 255;
+            for (int c = 0; c < 3; c++)
+                p[c] = rgb ? (unsigned char)((rgb[3 * i + c] * a + 127) / 255) : (unsigned char)a;
             p += 3;
         }
     }
@@ -749,7 +759,8 @@ static void write_spans(strata_out *o, const strata_result *r, const strata_rang
         return;
     }
     const int normals = r->nx != NULL;
-    const uint8_t *ao = strata__result_ao(r);
+    const ply_colour col = {strata__result_ao(r), strata__result_rgb(r)};
+    const int colour = col.ao || col.rgb;
     /* texture coordinates of every vertex (strata_result_add_uv), not a
      * shoreline's own */
     const float *uv = !r->shore_count && r->nuv && r->uv_first == 0 && r->nuv == r->nverts
@@ -766,15 +777,15 @@ static void write_spans(strata_out *o, const strata_result *r, const strata_rang
         extras ? "\n" : "", (unsigned long)r->nverts,
         normals ? "property float nx\nproperty float ny\nproperty float nz\n" : "",
         uv ? "property float s\nproperty float t\n" : "",
-        ao ? "property uchar red\nproperty uchar green\nproperty uchar blue\n" : "",
+        colour ? "property uchar red\nproperty uchar green\nproperty uchar blue\n" : "",
         (unsigned long long)(r->nindices / 3));
     size_t n = 0;
     sp[n++] = (strata_span){.encode = strata__enc_bytes, .n = (uint64_t)hl, .rec = 1,
                             .src = {head}};
-    if (ao || uv)
+    if (colour || uv)
         sp[n++] = (strata_span){.encode = enc_ply_vertex_attrs, .n = r->nverts,
-                                .rec = 12 + (normals ? 12 : 0) + (uv ? 8 : 0) + (ao ? 3 : 0),
-                                .src = {r->x, r->y, r->z, r->nx, r->ny, r->nz, ao, uv}};
+                                .rec = 12 + (normals ? 12 : 0) + (uv ? 8 : 0) + (colour ? 3 : 0),
+                                .src = {r->x, r->y, r->z, r->nx, r->ny, r->nz, &col, uv}};
     else if (normals)
         sp[n++] = (strata_span){.encode = enc_ply_vertex_normal, .n = r->nverts, .rec = 24,
                                 .src = {r->x, r->y, r->z, r->nx, r->ny, r->nz}};

@@ -262,6 +262,7 @@ typedef struct job {
     int32_t size;
     bool cull; /* drop triangles facing away from the viewer */
     const uint8_t *ao; /* the result's baked occlusion, NULL: none */
+    const uint8_t *rgb; /* the result's colours (3 sRGB bytes a vertex), NULL: none */
 } job;
 
 typedef struct piece {
@@ -482,8 +483,8 @@ static strata_status draw_result(strata_ctx *ctx, const strata_result *r, const 
             sv[i].x = INVALID;
 
     const job jb = {r, cam, sv, fb, (int32_t)size, r->geometry == STRATA_RADIAL,
-                    strata__result_ao(r)};
-    const job wjb = {r, cam, sv, wfb, (int32_t)size, r->geometry == STRATA_RADIAL, NULL};
+                    strata__result_ao(r), strata__result_rgb(r)};
+    const job wjb = {r, cam, sv, wfb, (int32_t)size, r->geometry == STRATA_RADIAL, NULL, NULL};
     const int64_t n = (int64_t)np;
 #pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 1)
     for (int64_t i = 0; i < n; i++) {
@@ -491,8 +492,16 @@ static strata_status draw_result(strata_ctx *ctx, const strata_result *r, const 
             continue;
         const piece *p = &pieces[i];
         const uint32_t *ix = r->indices + p->first;
-        for (uint64_t t = 0; t < p->count; t += 3)
-            draw_triangle(p->water ? &wjb : &jb, ix[t], ix[t + 1], ix[t + 2], p->rgb);
+        for (uint64_t t = 0; t < p->count; t += 3) {
+            float col[3]; /* with colours: the triangle's, its first corner's */
+            const float *rgb = p->rgb;
+            if (jb.rgb && !p->water && ix[t] < r->nverts) {
+                for (int ch = 0; ch < 3; ch++)
+                    col[ch] = jb.rgb[3 * (size_t)ix[t] + ch];
+                rgb = col;
+            }
+            draw_triangle(p->water ? &wjb : &jb, ix[t], ix[t + 1], ix[t + 2], rgb);
+        }
     }
     strata__free(&r->alloc, pieces);
     strata__free(&ctx->alloc, sv);

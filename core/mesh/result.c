@@ -56,6 +56,7 @@ void strata__result_clear(strata_result *r)
     r->uv_first = r->nuv = 0;
     r->roof_verts = 0;
     r->ao_verts = 0;
+    r->rgb_verts = 0;
 }
 
 /* *p (elements of `size` bytes, `have` used) replaced by an array of
@@ -206,7 +207,7 @@ void strata_result_destroy(strata_result *r)
     strata_result_trim(r);
     strata_allocator al = r->alloc;
     void *arrays[] = {r->x, r->y, r->z, r->nx, r->ny, r->nz, r->indices, r->terraces, r->uv,
-                      r->ao, r->skirt_ends};
+                      r->ao, r->skirt_ends, r->rgb};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         strata__free(&al, arrays[i]);
     strata__free(&al, r);
@@ -236,6 +237,7 @@ void strata_result_get_view(const strata_result *r, strata_result_view *v)
     v->nuv = r->nuv;
     v->uv = r->uv;
     v->ao = strata__result_ao(r);
+    v->rgb = strata__result_rgb(r);
 }
 
 /* Area of the triangles in indices [first, first+count), summed in index

@@ -42,6 +42,11 @@ struct strata_result {
      * none).  ao_cap: room in ao. */
     uint8_t *ao;
     uint32_t ao_verts, ao_cap;
+    /* strata_result_apply_colours (core/edit/colours.c): 3 sRGB bytes a
+     * vertex of [0, rgb_verts), dropped as the occlusion is (rgb_verts !=
+     * nverts: none). */
+    uint8_t *rgb;
+    uint32_t rgb_verts;
     uint32_t roof_verts; /* strata_slice: ids below are the input's vertices
                             (roof copies; a loop point there is a vertex
                             lying exactly on its plane); else 0 */
@@ -82,6 +87,13 @@ STRATA_HIDDEN void strata__result_clear(strata_result *r);
 static inline const uint8_t *strata__result_ao(const strata_result *r)
 {
     return r->ao && r->nverts && r->ao_verts == r->nverts ? r->ao : NULL;
+}
+
+/* r's colours, 3 sRGB bytes a vertex, or NULL when it has none for its
+ * vertices as they are. */
+static inline const uint8_t *strata__result_rgb(const strata_result *r)
+{
+    return r->rgb && r->nverts && r->rgb_verts == r->nverts ? r->rgb : NULL;
 }
 
 /* Fill roof_area / wall_area of every terrace from the final buffers. */

@@ -19,7 +19,7 @@
 
 static const char *const stage_names[STRATA_STAGE_COUNT_] = {
     "levels", "slice",    "loops", "simplify", "solid", "uv", "water",
-    "shoreline", "fit", "props", "optimize", "ao", "write", "preview"};
+    "shoreline", "colours", "fit", "props", "optimize", "ao", "write", "preview"};
 
 const char *strata_stage_name(strata_stage s)
 {
@@ -220,6 +220,13 @@ static strata_status props(job *j)
     return st;
 }
 
+static strata_status colours(job *j)
+{
+    const strata_pipeline_options *o = j->o;
+    return strata_result_apply_colours(j->ctx, j->r, o->colours, o->write.palette,
+                                       o->terraces.sea ? &o->terraces.sea_level : NULL);
+}
+
 static strata_status simplify(job *j)
 {
     return strata_result_simplify_roofs(j->ctx, j->r, j->o->simplify_roofs, &j->rep->simplify);
@@ -273,8 +280,8 @@ static strata_status write(job *j)
 /* The stages in their order, and whether o asks for each. */
 typedef strata_status (*stage_fn)(job *);
 static const stage_fn stages[STRATA_STAGE_COUNT_] = {
-    levels, slice, loops, simplify, solid, uv, water, shoreline, fit, props, optimize, ao, write,
-    preview};
+    levels, slice, loops, simplify, solid, uv, water, shoreline, colours, fit, props, optimize, ao,
+    write, preview};
 
 static int asked(const strata_pipeline_options *o, strata_stage s)
 {
@@ -287,6 +294,7 @@ static int asked(const strata_pipeline_options *o, strata_stage s)
     case STRATA_STAGE_UV: return o->uv;
     case STRATA_STAGE_WATER: return o->water;
     case STRATA_STAGE_SHORELINE: return o->shoreline > 0;
+    case STRATA_STAGE_COLOURS: return o->colours != NULL;
     case STRATA_STAGE_FIT: return o->fit_size > 0;
     case STRATA_STAGE_PROPS: return o->props != NULL;
     case STRATA_STAGE_OPTIMIZE: return o->optimize;

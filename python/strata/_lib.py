@@ -150,6 +150,7 @@ typedef struct strata_result_view {
     uint32_t uv_first, nuv;
     const float *uv;
     const uint8_t *ao;
+    const uint8_t *rgb;
 } strata_result_view;
 void strata_result_get_view(const strata_result *r, strata_result_view *v);
 strata_status strata_result_rotate_from_y_up(strata_result *r, strata_axis up);
@@ -317,6 +318,24 @@ typedef struct strata_edit {
     float strength;
 } strata_edit;
 typedef struct strata_edits strata_edits;
+typedef struct strata_colours strata_colours;
+typedef struct strata_colours_error {
+    uint32_t line;
+    uint32_t field;
+    char what[96];
+} strata_colours_error;
+strata_status strata_colours_parse(const char *text, size_t len, strata_colours **out,
+                                   strata_colours_error *err);
+strata_status strata_colours_load(const char *path, strata_colours **out,
+                                  strata_colours_error *err);
+strata_status strata_colours_preset(const char *name, strata_colours **out);
+const char *strata_colours_preset_name(unsigned i);
+const char *strata_colours_preset_text(const char *name);
+void strata_colours_destroy(strata_colours *c);
+strata_status strata_result_apply_colours(strata_ctx *ctx, strata_result *r,
+                                          const strata_colours *c, const strata_palette *pal,
+                                          const float *sea_level);
+
 typedef struct strata_edits_error {
     uint64_t line;
     char field[16];
@@ -354,7 +373,7 @@ STRUCTS = {
     "strata_result_view": ["nverts", "x", "y", "z", "nx", "ny", "nz", "nindices", "indices",
                            "nterraces", "terraces", "walls", "geometry", "center", "radius",
                            "water_first", "water_count", "shore_first", "shore_count",
-                           "uv_first", "nuv", "uv", "ao"],
+                           "uv_first", "nuv", "uv", "ao", "rgb"],
     "strata_loop": ["plane", "closed", "first", "count", "length", "area"],
     "strata_loops_view": ["nplanes", "levels", "plane_first", "nloops", "loops", "npoints", "x",
                           "y", "z", "vertex", "geometry", "center", "radius"],
@@ -375,6 +394,7 @@ STRUCTS = {
     "strata_tile_record": ["id", "triangles", "bytes", "box"],
     "strata_edit": ["brush", "center", "radius", "strength"],
     "strata_edits_error": ["line", "field"],
+    "strata_colours_error": ["line", "field", "what"],
     "strata_world_run_options": ["dir", "palette", "resume", "ids", "nids", "next",
                                  "next_user", "done", "done_user", "preview"],
     "strata_world_run_stats": ["made", "skipped", "triangles", "bytes", "seconds_lattice",
