@@ -20,7 +20,8 @@ dabs=${2:-60}
 [ $# -gt 2 ] && shift 2 || set --
 case $strata in /*) ;; *) strata=$(pwd)/$strata ;; esac
 modules=${STRATA_NODE_MODULES:-$HOME/.cache/strata-npm/node_modules}
-chromium=${STRATA_CHROMIUM:-chromium}
+. "$here/../tests/browser.sh"
+browser_find || { echo "sculpt-frame: Chromium is not installed" >&2; exit 1; }
 if [ $# -eq 0 ]; then
     set -- "planet --level 9 --terraces 32 --chunk-level 4" \
         "terrain --cells 2048 --terraces 32 --tile-cells 128"
@@ -37,17 +38,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-"$chromium" --headless=new --no-sandbox --use-angle=swiftshader --enable-unsafe-swiftshader \
-    --remote-debugging-port=0 --user-data-dir="$tmp/profile" --no-first-run \
-    --no-default-browser-check --disable-extensions --mute-audio about:blank 2>"$tmp/chrome.err" &
-browser=$!
-ws= i=0
-while [ $i -lt 300 ] && [ -z "$ws" ]; do
-    sleep 0.1
-    ws=$(sed -n 's/^DevTools listening on \(ws:.*\)$/\1/p' "$tmp/chrome.err" | head -n 1)
-    i=$((i + 1))
-done
-[ -n "$ws" ] || { echo "sculpt-frame: Chromium did not start" >&2; exit 1; }
+browser_start "$tmp" >&2 || exit 1
 
 status=0
 n=0

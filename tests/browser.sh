@@ -1,13 +1,14 @@
 # Headless Chromium for the browser suites (tests/viewer.sh,
-# tests/cesium.sh, perf/skirts.sh): sourced, POSIX sh.
+# tests/cesium.sh, tests/sculpt-page.sh, perf/skirts.sh,
+# perf/sculpt-frame.sh): sourced, POSIX sh.
 #
 #   browser_find      sets chromium (STRATA_CHROMIUM or the first of
 #                     chromium, chromium-browser, google-chrome on PATH);
 #                     returns 1 when there is none
 #   browser_start DIR starts it headless with software WebGL (SwiftShader)
 #                     and its profile in DIR; sets browser (its pid) and ws
-#                     (the DevTools URL tests/viewer.mjs and
-#                     tests/cesium.mjs connect to); returns 1 when it did
+#                     (the DevTools URL the drivers' tests/cdp.mjs
+#                     connects to); returns 1 when it did
 #                     not start (the last lines of its stderr printed)
 # The caller kills $browser when done.
 browser_find() {

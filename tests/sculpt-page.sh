@@ -37,16 +37,8 @@ for f in three/build/three.module.js 3d-tiles-renderer/build/index.js ws/wrapper
         exit 77
     fi
 done
-chromium=${STRATA_CHROMIUM:-}
-if [ -z "$chromium" ]; then
-    for c in chromium chromium-browser google-chrome; do
-        if command -v $c >/dev/null 2>&1; then chromium=$c; break; fi
-    done
-fi
-if [ -z "$chromium" ]; then
-    echo "SKIP: Chromium is not installed (Debian: apt-get install chromium)"
-    exit 77
-fi
+. "$SRCDIR/tests/browser.sh"
+browser_find || { echo "SKIP: Chromium is not installed (Debian: apt-get install chromium)"; exit 77; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-sculpt-page.XXXXXX") || exit 99
 server= browser=
@@ -98,24 +90,7 @@ expect() { # DESC WANT PATH
     esac
 }
 
-"$chromium" --headless=new --no-sandbox --use-angle=swiftshader --enable-unsafe-swiftshader \
-    --remote-debugging-port=0 --user-data-dir="$tmp/profile" --no-first-run \
-    --no-default-browser-check --disable-extensions --mute-audio about:blank 2>chrome.err &
-browser=$!
-ws=
-i=0
-while [ $i -lt 300 ]; do
-    ws=$(sed -n 's/^DevTools listening on \(ws:.*\)$/\1/p' chrome.err | head -n 1)
-    [ -n "$ws" ] && break
-    kill -0 "$browser" 2>/dev/null || break
-    sleep 0.1
-    i=$((i + 1))
-done
-if [ -z "$ws" ]; then
-    echo "SKIP: Chromium ($chromium) did not start:"
-    tail -n 5 chrome.err
-    exit 77
-fi
+browser_start "$tmp" || { echo "SKIP: Chromium did not start"; exit 77; }
 
 # sculpt NAME MAKER WORLD...: edit a world of MAKER's options (WORLD: its
 # chunking) in NAME with the page, check what the driver saw and the
