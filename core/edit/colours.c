@@ -411,6 +411,7 @@ typedef struct frame {
     double lo, hi;
     int sea;
     double sea_level;
+    const double *vh;       /* a vertex's height (vertex_height) */
     const int32_t *terrace; /* a triangle's terrace, -1: none */
     const uint8_t *wall;    /* a triangle is in a wall range */
 } frame;
@@ -548,11 +549,9 @@ static uint32_t tri_colour(const frame *f, uint64_t t)
     const uint32_t *ix = r->indices + 3 * t;
     if (ix[0] >= r->nverts || ix[1] >= r->nverts || ix[2] >= r->nverts)
         return NONE;
-    double h = vertex_height(r, ix[0]);
-    for (int c = 1; c < 3; c++) {
-        const double hc = vertex_height(r, ix[c]);
-        h = hc > h ? hc : h;
-    }
+    double h = f->vh[ix[0]];
+    for (int c = 1; c < 3; c++)
+        h = f->vh[ix[c]] > h ? f->vh[ix[c]] : h;
     h = snap(r, h);
     double slope = -1;
     const double span = f->hi - f->lo;
@@ -589,12 +588,17 @@ static uint32_t tri_colour(const frame *f, uint64_t t)
     return out;
 }
 
-/* Each triangle's terrace and wall flag; the span of the terraced
- * triangles' heights. */
-static strata_status frame_fill(strata_ctx *ctx, frame *f, int32_t *terrace, uint8_t *wall,
-                                uint64_t ntris)
+/* Each vertex's height, each triangle's terrace and wall flag; the span
+ * of the terraced triangles' heights. */
+static strata_status frame_fill(strata_ctx *ctx, frame *f, double *vh, int32_t *terrace,
+                                uint8_t *wall, uint64_t ntris)
 {
     const strata_result *r = f->r;
+    const int64_t nv = (int64_t)r->nverts;
+#pragma omp parallel for num_threads(ctx->threads) schedule(static)
+    for (int64_t v = 0; v < nv; v++)
+        vh[v] = vertex_height(r, (uint32_t)v);
+    f->vh = vh;
     for (uint64_t t = 0; t < ntris; t++) {
         terrace[t] = -1;
         wall[t] = 0;
@@ -617,7 +621,8 @@ static strata_status frame_fill(strata_ctx *ctx, frame *f, int32_t *terrace, uin
     reduction(max : hi)
     for (int64_t t = 0; t < n; t++)
         for (int c = 0; terrace[t] >= 0 && c < 3; c++) {
-            const double h = vertex_height(r, r->indices[3 * t + c]);
+            const uint32_t v = r->indices[3 * t + c];
+            const double h = v < r->nverts ? f->vh[v] : NAN;
             lo = h < lo ? h : lo;
             hi = h > hi ? h : hi;
         }
@@ -775,13 +780,15 @@ strata_status strata_result_apply_colours(strata_ctx *ctx, strata_result *r,
     int32_t *terrace = strata__alloc_array(al, (size_t)(ntris ? ntris : 1), sizeof *terrace);
     uint8_t *wall = strata__alloc_array(al, (size_t)(ntris ? ntris : 1), 1);
     uint32_t *tcol = strata__alloc_array(al, (size_t)(ntris ? ntris : 1), sizeof *tcol);
+    double *vh = strata__alloc_array(al, (size_t)(r->nverts ? r->nverts : 1), sizeof *vh);
     uint32_t *new_ix = strata__alloc_array(al, (size_t)(r->nindices ? r->nindices : 1),
                                            sizeof *new_ix);
     split s = {.al = al};
     frame f = {.r = r, .c = c, .pal = pal, .sea = sea_level != NULL,
                .sea_level = sea_level ? *sea_level : 0, .terrace = terrace, .wall = wall};
-    strata_status st = terrace && wall && tcol && new_ix ? frame_fill(ctx, &f, terrace, wall, ntris)
-                                                         : STRATA_ERR_NOMEM;
+    strata_status st = terrace && wall && tcol && new_ix && vh
+                           ? frame_fill(ctx, &f, vh, terrace, wall, ntris)
+                           : STRATA_ERR_NOMEM;
     if (st == STRATA_OK) {
         const int64_t n = (int64_t)ntris;
 #pragma omp parallel for num_threads(ctx->threads) schedule(dynamic, 4096)
@@ -794,6 +801,7 @@ strata_status strata_result_apply_colours(strata_ctx *ctx, strata_result *r,
     strata__free(al, terrace);
     strata__free(al, wall);
     strata__free(al, tcol);
+    strata__free(al, vh);
     strata__free(al, new_ix);
     strata__free(al, s.col);
     strata__free(al, s.next);

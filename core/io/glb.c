@@ -73,27 +73,31 @@
 
 static inline uint64_t pad4(uint64_t n) { return (n + 3) & ~(uint64_t)3; }
 
-/* A linear-light byte of sRGB byte c times a / 255, rounded. */
-static unsigned char linear_byte(unsigned char c, unsigned a)
+/* The sRGB bytes in linear light, 0 to 1 (lin[256]). */
+static void srgb_to_linear(double *lin)
 {
-    const double v = c / 255.0;
-    const double lin = v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
-    return (unsigned char)floor(lin * (double)a + 0.5);
+    for (int c = 0; c < 256; c++) {
+        const double v = c / 255.0;
+        lin[c] = v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+    }
 }
 
 /* COLOR_0 a vertex: src[0] the occlusion bytes (NULL: none), src[1] the
- * colours (3 sRGB bytes a vertex, NULL: none); (ao, ao, ao, 255) without
- * colours, else the colour in linear light times ao / 255 (rec 4).
+ * colours (3 sRGB bytes a vertex, NULL: none), src[2] srgb_to_linear's
+ * table; (ao, ao, ao, 255) without colours, else the colour in linear
+ * light times ao / 255, rounded (rec 4).
  * Without colours the terraces' materials keep theirs; with them the
  * materials are white.  glTF multiplies baseColorFactor by COLOR_0, so
  * every viewer shades with it unasked. */
 static void enc_color(const strata_span *s, uint64_t i, uint64_t n, unsigned char *p)
 {
     const uint8_t *ao = s->src[0], *rgb = s->src[1];
+    const double *lin = s->src[2];
     for (const uint64_t end = i + n; i < end; i++, p += 4) {
         const unsigned a = ao ? ao[i] : 255;
         for (int c = 0; c < 3; c++)
-            p[c] = rgb ? linear_byte(rgb[3 * i + c], a) : (unsigned char)a;
+            p[c] = rgb ? (unsigned char)floor(lin[rgb[3 * i + c]] * (double)a + 0.5)
+                       : (unsigned char)a;
         p[3] = 255;
     }
 }
@@ -154,7 +158,8 @@ typedef struct prop_kind {
 typedef struct xview {
     const float *f;       /* mode ATTRIBUTES: count elements of stride bytes */
     const uint8_t *ao;    /* or COLOR_0 (color set): count occlusion bytes and */
-    const uint8_t *rgb;   /* colours (either NULL: none; stride 4) */
+    const uint8_t *rgb;   /* colours (either NULL: none; stride 4), */
+    const double *lin;    /* in linear light by this table */
     int color;
     const uint16_t *ix;   /* or mode INDICES: count u16 indices (stride 2) */
     uint64_t count;
@@ -188,6 +193,7 @@ typedef struct plan {
                                       whole mesh's), 8 bytes a vertex */
     const uint8_t *ao;             /* the occlusion (NULL: none): COLOR_0 */
     const uint8_t *rgb;            /* the colours (NULL: none): COLOR_0 */
+    double lin[256];               /* with colours: srgb_to_linear */
     uint64_t ao_offset;            /* in BIN, 4 bytes a vertex, after the rest */
     uint64_t pos_bytes, nrm_bytes, idx_bytes; /* uncompressed bin = their sum */
     uint64_t bin_bytes;
@@ -543,7 +549,7 @@ static strata_status plan_xviews(const strata_result *r, plan *p)
         p->xv[p->nxv++] = (xview){.f = r->uv, .count = r->nuv, .stride = 8,
                                   .target = GL_ARRAY_BUFFER, .offset = p->uv_offset};
     if (has_color(p))
-        p->xv[p->nxv++] = (xview){.ao = p->ao, .rgb = p->rgb, .color = 1, .count = r->nverts,
+        p->xv[p->nxv++] = (xview){.ao = p->ao, .rgb = p->rgb, .lin = p->lin, .color = 1, .count = r->nverts,
                                   .stride = 4,
                                   .target = GL_ARRAY_BUFFER, .offset = p->ao_offset};
     return STRATA_OK;
@@ -564,7 +570,7 @@ static strata_status encode_xview(const strata_allocator *al, xview *x)
             ix[i] = x->ix[i];
         st = strata__meshopt_indices(al, ix, n, NULL, 0, x->nverts, &x->enc, &x->enc_bytes);
     } else if (x->color) {
-        enc_color(&(strata_span){.src = {x->ao, x->rgb}}, 0, x->count, raw);
+        enc_color(&(strata_span){.src = {x->ao, x->rgb, x->lin}}, 0, x->count, raw);
         st = strata__meshopt_attributes(al, raw, x->count, 4, &x->enc, &x->enc_bytes);
     } else {
         unsigned char *b = raw;
@@ -1096,6 +1102,8 @@ static strata_status make_plan(strata_ctx *ctx, const strata_result *r,
     p->nuv = r->nuv;
     p->ao = strata__result_ao(r);
     p->rgb = strata__result_rgb(r);
+    if (p->rgb)
+        srgb_to_linear(p->lin);
     if (st == STRATA_OK && props && props->count) {
         p->props = props;
         for (int k = 0; k < STRATA_PROP_KINDS && st == STRATA_OK; k++) {
@@ -1281,7 +1289,7 @@ strata_status strata__glb_write(strata_ctx *ctx, const strata_result *r, const c
                                         .src = {r->uv}};
             if (has_color(&p))
                 sp[n++] = (strata_span){.encode = enc_color, .n = r->nverts, .rec = 4,
-                                        .src = {p.ao, p.rgb}};
+                                        .src = {p.ao, p.rgb, p.lin}};
         }
         strata__out_spans(&f, sp, n);
         strata__out_finish(&f);
