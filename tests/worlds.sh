@@ -119,13 +119,14 @@ while [ $i -lt 400 ] && [ ! -d busy/tiles ]; do
     i=$((i + 1))
 done
 kill -STOP $pid
-fails 1 "in use by another strata run (pid $pid)" "the same world again into a busy directory" \
+fails 1 "in use by another strata run (pid $pid: " "the same world again into a busy directory" \
     planet --level 9 --chunk-level 4 --quiet -o busy
+check "the message names the other run's command" 'grep -qF "strata planet --level 9 --chunk-level 4 --quiet -o busy)" err'
 fails 1 "another world" "another world into a busy directory" \
     planet --level 9 --chunk-level 4 --terraces 7 --quiet -o busy
-fails 1 "(pid $pid)" "a shard into a directory a whole run holds" \
+fails 1 "(pid $pid: " "a shard into a directory a whole run holds" \
     planet --level 9 --chunk-level 4 --shard 1/2 --quiet -o busy
-fails 1 "(pid $pid)" "strata tileset of a directory a run holds" tileset busy
+fails 1 "(pid $pid: " "strata tileset of a directory a run holds" tileset busy
 kill -CONT $pid
 wait $pid
 check "the first run, stopped and continued, ends well" '[ $? -eq 0 ]'
