@@ -335,7 +335,7 @@ static int send_body(conn *c, int64_t now, char *buf)
 {
     while (c->off < c->size) {
         const off_t left = c->size - c->off;
-        const char *p = (const char *)c->body + c->off;
+        const char *p = c->body ? (const char *)c->body + c->off : buf;
         ssize_t r = left < SEND_BUF ? (ssize_t)left : SEND_BUF;
         if (!c->body) {
             r = pread(c->file, buf, (size_t)r, c->off);

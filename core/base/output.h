@@ -120,8 +120,9 @@ typedef struct strata_span strata_span;
 /* Encode records [i, i + n) of s into dst (n * s->rec bytes). */
 typedef void (*strata_encode_fn)(const strata_span *s, uint64_t i, uint64_t n,
                                  unsigned char *dst);
-/* The largest record: a PLY vertex with normals and colour. */
-#define STRATA_SPAN_REC_MAX 27u
+/* The largest record: a PLY vertex with normals, texture coordinates
+ * and colour (12 + 12 + 8 + 3 bytes). */
+#define STRATA_SPAN_REC_MAX 35u
 struct strata_span {
     strata_encode_fn encode;
     uint64_t n;         /* records */
